@@ -1,0 +1,33 @@
+// Affine views of index expressions and interval bounds of integer expressions.
+// Dependence analysis with isl comes later; these small tools decide what the
+// first transformations need: bounds of accesses and per-loop independence.
+#pragma once
+#include <map>
+#include <string>
+
+#include "ir/expr.hpp"
+
+namespace teml::analysis {
+
+struct Affine {
+  std::map<std::string, int64_t> coeffs;  // iterator -> coefficient (no zeros)
+  int64_t constant = 0;
+  int64_t coeff(const std::string& v) const {
+    auto it = coeffs.find(v);
+    return it == coeffs.end() ? 0 : it->second;
+  }
+};
+
+// False where e is not affine in its iterators (min, max, division, loads).
+bool toAffine(const ir::ExprP& e, Affine* out);
+
+struct Interval {
+  int64_t lo, hi;  // inclusive
+};
+using Ranges = std::map<std::string, Interval>;
+
+// Bounds of an integer expression given the ranges of its iterators; false
+// when some iterator has no range or the expression is not integer.
+bool bounds(const ir::ExprP& e, const Ranges& ranges, Interval* out);
+
+}  // namespace teml::analysis

@@ -1,0 +1,97 @@
+#include "analysis/flops.hpp"
+
+#include <unordered_map>
+
+#include "analysis/affine.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::analysis {
+
+using namespace ir;
+
+namespace {
+
+int64_t opsIn(const ExprP& e) {
+  int64_t n = 0;
+  forEachExpr(e, [&](const ExprP& x) {
+    if (x->kind == ExprKind::Binary && !x->isInt()) ++n;
+  });
+  return n;
+}
+
+// Does any loop bound or guard inside s mention `v`? If not, the work of s is
+// the same in every iteration of the loop over v and is counted once.
+bool controlUses(const StmtP& s, const std::string& v) {
+  bool found = false;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind == StmtKind::For) {
+      auto& f = static_cast<const For&>(*t);
+      found |= usesVar(f.begin, v) || usesVar(f.end, v);
+    } else if (t->kind == StmtKind::If) {
+      found |= usesVar(static_cast<const If&>(*t).cond, v);
+    }
+  });
+  return found;
+}
+
+class Counter {
+ public:
+  double count(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        int64_t b = eval(f.begin), e = eval(f.end);
+        if (e <= b) return 0;
+        int64_t trips = (e - b + f.step - 1) / f.step;
+        if (!controlUses(f.body, f.var)) {
+          env_[f.var] = b;
+          double w = count(f.body);
+          env_.erase(f.var);
+          return w * static_cast<double>(trips);
+        }
+        double total = 0;
+        for (int64_t i = b; i < e; i += f.step) {
+          env_[f.var] = i;
+          total += count(f.body);
+        }
+        env_.erase(f.var);
+        return total;
+      }
+      case StmtKind::Store: return static_cast<double>(opsIn(static_cast<const Store&>(*s).value));
+      case StmtKind::Reduce: return static_cast<double>(opsIn(static_cast<const Reduce&>(*s).value) + 1);
+      case StmtKind::Seq: {
+        double total = 0;
+        for (auto& t : static_cast<const Seq&>(*s).stmts) total += count(t);
+        return total;
+      }
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        if (eval(i.cond)) return count(i.then);
+        return i.otherwise ? count(i.otherwise) : 0;
+      }
+    }
+    return 0;
+  }
+
+ private:
+  int64_t eval(const ExprP& e) {
+    Ranges r;
+    for (auto& [k, v] : env_) r[k] = {v, v};
+    Interval iv{0, 0};
+    bounds(e, r, &iv);
+    return iv.lo;
+  }
+  std::unordered_map<std::string, int64_t> env_;
+};
+
+}  // namespace
+
+double countFlops(const StmtP& nest) { return Counter().count(nest); }
+
+double countFlops(const Program& program) {
+  double total = 0;
+  for (auto& n : program.nests) total += countFlops(n);
+  return total;
+}
+
+}  // namespace teml::analysis

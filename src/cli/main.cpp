@@ -1,0 +1,145 @@
+// The `teml` command: argument parsing, then the driver. Exit status: 0 ok,
+// 1 wrong program, 2 wrong command line or file, 3 internal error.
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include "diag/diagnostics.hpp"
+#include "driver/driver.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: teml COMMAND PROGRAM [options]\n"
+    "commands:\n"
+    "  run    parse, check, transform, generate code, compile, execute\n"
+    "  emit   print the generated code (--emit c|ir|loops, -o FILE)\n"
+    "  check  parse, type-check and legality-check only\n"
+    "  bench  run repeatedly and report min/median time and GFLOP/s\n"
+    "options:\n"
+    "  --set NAME=INT          bind a size parameter (repeatable)\n"
+    "  --input TENSOR=FILE     load a tensor from .npy (repeatable)\n"
+    "  --output TENSOR=FILE    write a tensor to .npy (repeatable)\n"
+    "  --threads N             threads for parallel loops\n"
+    "  --cc PATH, --cflags S   C compiler and flags for JIT compilation\n"
+    "  --cache-dir DIR         where compiled kernels are kept\n"
+    "  --random SEED           fill tensors the program only reads with random values\n"
+    "  --verify                also run the reference interpreter and compare (run)\n"
+    "  --interp                execute with the reference interpreter (run, bench)\n"
+    "  --runs N, --json        bench: number of runs, JSON output\n"
+    "  -v                      print each stage with its time\n";
+
+[[noreturn]] void usage(const std::string& msg) { throw teml::UsageError(msg + "\n" + kUsage); }
+
+long parseInt(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE) usage(what + ": '" + text + "' is not an integer");
+  return v;
+}
+
+std::pair<std::string, std::string> splitAssign(const std::string& text, const std::string& what) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) usage(what + " expects NAME=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+teml::driver::Options parseOptions(int argc, char** argv, int first) {
+  teml::driver::Options o;
+  bool havePath = false;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--set") {
+      auto [name, v] = splitAssign(value(), "--set");
+      long n = parseInt(v, "--set " + name);
+      if (n < 1) usage("--set " + name + ": sizes must be positive");
+      o.sizes[name] = n;
+    } else if (a == "--input") {
+      o.inputs.push_back(splitAssign(value(), "--input"));
+    } else if (a == "--output") {
+      o.outputs.push_back(splitAssign(value(), "--output"));
+    } else if (a == "--threads") {
+      long n = parseInt(value(), "--threads");
+      if (n < 1 || n > 4096) usage("--threads must be between 1 and 4096");
+      o.threads = static_cast<int>(n);
+    } else if (a == "--cc") {
+      o.jit.cc = value();
+    } else if (a == "--cflags") {
+      o.jit.cflags = value();
+    } else if (a == "--cache-dir") {
+      o.jit.cacheDir = value();
+    } else if (a == "--emit") {
+      o.emit = value();
+    } else if (a == "-o") {
+      o.outputFile = value();
+    } else if (a == "--runs") {
+      long n = parseInt(value(), "--runs");
+      if (n < 1 || n > 1000000) usage("--runs must be positive");
+      o.runs = static_cast<int>(n);
+    } else if (a == "--random") {
+      long n = parseInt(value(), "--random");
+      if (n < 0) usage("--random needs a seed >= 0");
+      o.randomSeed = n;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--verify") {
+      o.verify = true;
+    } else if (a == "--interp") {
+      o.interpret = true;
+    } else if (a == "-v") {
+      o.verbose = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      usage("unknown option '" + a + "'");
+    } else if (!havePath) {
+      o.programPath = a;
+      havePath = true;
+    } else {
+      usage("more than one program given ('" + o.programPath + "' and '" + a + "')");
+    }
+  }
+  if (!havePath) usage("no program given");
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string display = "teml";
+  try {
+    if (argc < 2) usage("no command given");
+    std::string cmd = argv[1];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (cmd != "run" && cmd != "emit" && cmd != "check" && cmd != "bench") usage("unknown command '" + cmd + "'");
+    teml::driver::Options o = parseOptions(argc, argv, 2);
+    display = o.programPath == "-" ? "<stdin>" : o.programPath;
+    if (cmd == "run") return teml::driver::commandRun(o, std::cout, std::cerr);
+    if (cmd == "emit") return teml::driver::commandEmit(o, std::cout, std::cerr);
+    if (cmd == "check") return teml::driver::commandCheck(o, std::cout, std::cerr);
+    return teml::driver::commandBench(o, std::cout, std::cerr);
+  } catch (const teml::UserError& e) {
+    std::cerr << teml::formatDiagnostic(display, e.loc(), e.what()) << "\n";
+    return 1;
+  } catch (const teml::UsageError& e) {
+    std::cerr << "teml: error: " << e.what() << "\n";
+    return 2;
+  } catch (const teml::InternalError& e) {
+    std::cerr << "teml: internal error (a bug in teml): " << e.what() << "\n";
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "teml: internal error: out of memory\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "teml: internal error (a bug in teml): " << e.what() << "\n";
+    return 3;
+  }
+}

@@ -1,0 +1,317 @@
+#include "codegen/c_emitter.hpp"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analysis/concurrency.hpp"
+#include "codegen/c_names.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+using analysis::ReduceStrategy;
+
+namespace {
+
+std::string floatLiteral(double v, bool single) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  if (s == "inf") return single ? "INFINITY" : "HUGE_VAL";
+  if (s == "-inf") return single ? "(-INFINITY)" : "(-HUGE_VAL)";
+  if (s == "nan" || s == "-nan") return "NAN";
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return single ? s + "f" : s;
+}
+
+std::string shapeSuffix(const TensorDecl& t) {
+  std::string s;
+  for (size_t d = 1; d < t.shape.size(); ++d) s += "[" + std::to_string(t.shape[d]) + "]";
+  return s;
+}
+
+// The C declarator of a tensor parameter, e.g. "double (*restrict A)[64][64]".
+std::string paramDecl(const TensorDecl& t, const std::string& cname) {
+  std::string type = dtypeName(t.dtype);
+  if (t.shape.size() <= 1) return type + " *restrict " + cname;
+  return type + " (*restrict " + cname + ")" + shapeSuffix(t);
+}
+
+std::string castTo(const TensorDecl& t) {
+  std::string type = dtypeName(t.dtype);
+  if (t.shape.size() <= 1) return "(" + type + " *)";
+  return "(" + type + " (*)" + shapeSuffix(t) + ")";
+}
+
+class NestEmitter {
+ public:
+  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames)
+      : program_(p), tensorNames_(std::move(tensorNames)) {
+    for (auto& [k, v] : tensorNames_) names_.claim(v);
+  }
+
+  std::string body(const StmtP& nest) {
+    emitStmt(nest, 1);
+    return out_.str();
+  }
+
+ private:
+  struct Accumulator {
+    std::string name;
+    bool single;
+  };
+
+  void line(int indent, const std::string& s) { out_ << std::string(indent * 2, ' ') << s << "\n"; }
+
+  std::string iterName(const std::string& var) {
+    for (auto it = iterNames_.rbegin(); it != iterNames_.rend(); ++it)
+      if (it->first == var) return it->second;
+    throw InternalError("code generation: iterator '" + var + "' is not bound by an enclosing loop");
+  }
+
+  bool isSingle(const std::string& tensor) {
+    auto* t = program_.find(tensor);
+    return t && t->dtype == DType::F32;
+  }
+
+  std::string access(const std::string& tensor, const std::vector<ExprP>& idx) {
+    auto it = tensorNames_.find(tensor);
+    if (it == tensorNames_.end()) throw InternalError("code generation: unknown tensor '" + tensor + "'");
+    std::string s = it->second;
+    if (idx.empty()) return s + "[0]";
+    for (auto& i : idx) s += "[" + expr(i, 0, false, false) + "]";
+    return s;
+  }
+
+  static int prec(BinOp op) {
+    switch (op) {
+      case BinOp::And: return 1;
+      case BinOp::Eq: return 2;
+      case BinOp::Lt:
+      case BinOp::Le: return 3;
+      case BinOp::Add:
+      case BinOp::Sub: return 4;
+      case BinOp::Mul:
+      case BinOp::Div: return 5;
+      default: return 6;
+    }
+  }
+
+  std::string expr(const ExprP& e, int parent, bool right, bool single) {
+    switch (e->kind) {
+      case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
+      case ExprKind::FloatConst: return floatLiteral(static_cast<const FloatConst&>(*e).value, single);
+      case ExprKind::Var: return iterName(static_cast<const Var&>(*e).name);
+      case ExprKind::Load: {
+        auto& l = static_cast<const Load&>(*e);
+        return access(l.tensor, l.indices);
+      }
+      case ExprKind::Binary: {
+        auto& b = static_cast<const Binary&>(*e);
+        bool ints = b.a->isInt() && b.b->isInt();
+        std::string x = expr(b.a, prec(b.op), false, single), y = expr(b.b, prec(b.op), true, single);
+        switch (b.op) {
+          case BinOp::FloorDiv: return "teml_floordiv(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
+          case BinOp::Mod: return "teml_mod(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
+          case BinOp::Min:
+          case BinOp::Max: {
+            std::string f = ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
+                                 : (b.op == BinOp::Min ? (single ? "fminf" : "fmin") : (single ? "fmaxf" : "fmax"));
+            return f + "(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
+          }
+          default: {
+            // Integer '/' never reaches here: index division is FloorDiv.
+            std::string s = x + " " + binOpName(b.op) + " " + y;
+            int p = prec(b.op);
+            return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
+          }
+        }
+      }
+    }
+    return "?";
+  }
+
+  std::string loopHeader(const For& f, const std::string& cvar) {
+    std::string step = f.step == 1 ? cvar + "++" : cvar + " += " + std::to_string(f.step);
+    return "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
+           expr(f.end, 3, true, false) + "; " + step + ") {";
+  }
+
+  void emitFor(const For& f, int indent) {
+    std::string cvar = names_.claim(f.var);
+    bool concurrent = f.loopKind.parallel || f.loopKind.vector;
+    std::vector<std::pair<const Reduce*, std::string>> hoisted;  // accumulator -> store back
+    std::string clauses;
+    if (concurrent) {
+      auto rep = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel || f.loopKind.vector);
+      if (!rep.ok) throw InternalError("code generation: " + rep.reason);
+      std::map<std::string, std::string> byLocation;  // one accumulator per element
+      for (auto& [r, strategy] : rep.reduces) {
+        if (strategy == ReduceStrategy::Atomic) {
+          atomic_.insert(r);
+        } else if (strategy == ReduceStrategy::Accumulator) {
+          std::string where = access(r->tensor, r->indices);
+          auto it = byLocation.find(where);
+          if (it == byLocation.end()) {
+            std::string name = names_.claim("teml_acc");
+            bool single = isSingle(r->tensor);
+            line(indent, std::string(single ? "float " : "double ") + name + " = " + where + ";");
+            const char* op = r->op == ReduceOp::Add ? "+" : r->op == ReduceOp::Mul ? "*"
+                           : r->op == ReduceOp::Max ? "max" : "min";
+            clauses += std::string(" reduction(") + op + ":" + name + ")";
+            it = byLocation.emplace(where, name).first;
+            hoisted.push_back({r, name});
+          }
+          accumulators_[r] = Accumulator{it->second, isSingle(r->tensor)};
+        }
+      }
+    }
+    if (f.loopKind.parallel && f.loopKind.vector)
+      line(indent, "#pragma omp parallel for simd schedule(static)" + clauses);
+    else if (f.loopKind.parallel)
+      line(indent, "#pragma omp parallel for schedule(static)" + clauses);
+    else if (f.loopKind.vector)
+      line(indent, "#pragma omp simd" + clauses);
+    iterNames_.push_back({f.var, cvar});
+    line(indent, loopHeader(f, cvar));
+    emitStmt(f.body, indent + 1);
+    line(indent, "}");
+    iterNames_.pop_back();
+    names_.release(cvar);
+    for (auto& [r, name] : hoisted) line(indent, access(r->tensor, r->indices) + " = " + name + ";");
+  }
+
+  void emitReduce(const Reduce& r, int indent) {
+    bool single = isSingle(r.tensor);
+    std::string value = expr(r.value, 0, false, single);
+    auto acc = accumulators_.find(&r);
+    std::string target = acc != accumulators_.end() ? acc->second.name : access(r.tensor, r.indices);
+    std::string update;
+    switch (r.op) {
+      case ReduceOp::Add: update = target + " += " + value + ";"; break;
+      case ReduceOp::Mul: update = target + " *= " + value + ";"; break;
+      case ReduceOp::Max: update = target + " = " + (single ? "fmaxf(" : "fmax(") + target + ", " + value + ");"; break;
+      case ReduceOp::Min: update = target + " = " + (single ? "fminf(" : "fmin(") + target + ", " + value + ");"; break;
+    }
+    if (atomic_.count(&r) && acc == accumulators_.end()) {
+      if (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) {
+        line(indent, "#pragma omp atomic");
+        line(indent, update);
+      } else {
+        line(indent, "#pragma omp critical(teml_minmax)");
+        line(indent, "{ " + update + " }");
+      }
+      return;
+    }
+    line(indent, update);
+  }
+
+  void emitStmt(const StmtP& s, int indent) {
+    switch (s->kind) {
+      case StmtKind::For: emitFor(static_cast<const For&>(*s), indent); break;
+      case StmtKind::Store: {
+        auto& st = static_cast<const Store&>(*s);
+        line(indent, access(st.tensor, st.indices) + " = " + expr(st.value, 0, false, isSingle(st.tensor)) + ";");
+        break;
+      }
+      case StmtKind::Reduce: emitReduce(static_cast<const Reduce&>(*s), indent); break;
+      case StmtKind::Seq:
+        for (auto& t : static_cast<const Seq&>(*s).stmts) emitStmt(t, indent);
+        break;
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        line(indent, "if (" + expr(i.cond, 0, false, false) + ") {");
+        emitStmt(i.then, indent + 1);
+        if (i.otherwise) {
+          line(indent, "} else {");
+          emitStmt(i.otherwise, indent + 1);
+        }
+        line(indent, "}");
+        break;
+      }
+    }
+  }
+
+  const Program& program_;
+  std::map<std::string, std::string> tensorNames_;
+  CNames names_;
+  std::vector<std::pair<std::string, std::string>> iterNames_;
+  std::map<const Reduce*, Accumulator> accumulators_;
+  std::set<const Reduce*> atomic_;
+  std::ostringstream out_;
+};
+
+std::set<std::string> tensorsUsed(const StmtP& nest) {
+  std::set<std::string> used;
+  forEachStmt(nest, [&](const StmtP& s) {
+    auto addLoads = [&](const ExprP& e) {
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load) used.insert(static_cast<const Load&>(*x).tensor);
+      });
+    };
+    if (s->kind == StmtKind::Store) {
+      auto& st = static_cast<const Store&>(*s);
+      used.insert(st.tensor);
+      addLoads(st.value);
+      for (auto& i : st.indices) addLoads(i);
+    } else if (s->kind == StmtKind::Reduce) {
+      auto& r = static_cast<const Reduce&>(*s);
+      used.insert(r.tensor);
+      addLoads(r.value);
+      for (auto& i : r.indices) addLoads(i);
+    }
+  });
+  return used;
+}
+
+}  // namespace
+
+std::string emitC(const Program& program) {
+  std::ostringstream os;
+  os << "/* Generated by teml. */\n"
+        "#include <math.h>\n"
+        "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n"
+        "static inline long teml_min(long a, long b) { return a < b ? a : b; }\n"
+        "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
+        "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+        "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n\n";
+
+  CNames global;
+  std::map<std::string, std::string> cname;  // tensor -> C name
+  for (auto& t : program.tensors) cname[t.name] = global.claim(t.name);
+
+  std::vector<std::vector<const TensorDecl*>> params(program.nests.size());
+  for (size_t k = 0; k < program.nests.size(); ++k) {
+    auto used = tensorsUsed(program.nests[k]);
+    std::string sig;
+    for (auto& t : program.tensors) {
+      if (!used.count(t.name)) continue;
+      params[k].push_back(&t);
+      sig += std::string(sig.empty() ? "" : ", ") + paramDecl(t, cname[t.name]);
+    }
+    NestEmitter em(program, cname);
+    os << "static void teml_nest_" << k + 1 << "(" << (sig.empty() ? "void" : sig) << ") {\n"
+       << em.body(program.nests[k]) << "}\n\n";
+  }
+
+  os << "void teml_entry(void **buffers, int nthreads) {\n"
+        "#ifdef _OPENMP\n  if (nthreads > 0) omp_set_num_threads(nthreads);\n#endif\n"
+        "  (void)nthreads;\n";
+  for (size_t k = 0; k < program.nests.size(); ++k) {
+    os << "  teml_nest_" << k + 1 << "(";
+    for (size_t i = 0; i < params[k].size(); ++i) {
+      size_t slot = params[k][i] - program.tensors.data();
+      os << (i ? ", " : "") << castTo(*params[k][i]) << "buffers[" << slot << "]";
+    }
+    os << ");\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace teml::codegen

@@ -1,0 +1,290 @@
+#include "driver/driver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "analysis/flops.hpp"
+#include "codegen/c_emitter.hpp"
+#include "diag/diagnostics.hpp"
+#include "frontend/teml/ast.hpp"
+#include "frontend/teml/evaluator.hpp"
+#include "interp/interpreter.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+#include "runtime/npy.hpp"
+
+namespace teml::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string extensionOf(const std::string& path) {
+  if (path == "-") return ".teml";
+  auto slash = path.find_last_of('/');
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return path.substr(dot);
+}
+
+std::string readSource(const std::string& path) {
+  std::stringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot read the program");
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int threadCount(const Options& o) {
+  if (o.threads > 0) return o.threads;
+  if (const char* env = std::getenv("OMP_NUM_THREADS"); env && std::atoi(env) > 0) return std::atoi(env);
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+void printStages(const Compiled& c, std::ostream& err) {
+  for (auto& [name, secs] : c.stages)
+    err << "teml: " << std::left << std::setw(16) << name << std::fixed << std::setprecision(2) << secs * 1e3
+        << " ms\n";
+}
+
+// Buffers with the program's initial values, then --input files, then random
+// values for tensors that no nest writes.
+runtime::BufferMap prepareBuffers(const ir::Program& p, const Options& o) {
+  runtime::BufferMap buffers = runtime::allocateBuffers(p);
+  std::set<std::string> given;
+  for (auto& [t, file] : o.inputs) {
+    auto it = buffers.find(t);
+    if (it == buffers.end()) throw UsageError("--input: the program declares no tensor '" + t + "'");
+    runtime::loadNpyInto(file, t, it->second);
+    given.insert(t);
+  }
+  if (o.randomSeed >= 0) {
+    auto written = writtenTensors(p);
+    uint64_t salt = 0;
+    for (auto& t : p.tensors) {
+      ++salt;
+      if (given.count(t.name) || p.initialValues.count(t.name)) continue;
+      if (std::find(written.begin(), written.end(), t.name) != written.end()) continue;
+      buffers.at(t.name).fillRandom(static_cast<uint64_t>(o.randomSeed) * 1000003 + salt);
+    }
+  }
+  for (auto& [t, file] : o.outputs)
+    if (!buffers.count(t)) throw UsageError("--output: the program declares no tensor '" + t + "'");
+  return buffers;
+}
+
+std::vector<void*> pointers(const ir::Program& p, runtime::BufferMap& buffers) {
+  std::vector<void*> out;
+  for (auto& t : p.tensors) out.push_back(buffers.at(t.name).data());
+  return out;
+}
+
+std::string shapeText(const ir::TensorDecl& t) {
+  std::string s = std::string(ir::dtypeName(t.dtype)) + "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::vector<std::string> writtenTensors(const ir::Program& program) {
+  std::vector<std::string> out;
+  for (auto& nest : program.nests)
+    ir::forEachStmt(nest, [&](const ir::StmtP& s) {
+      std::string t;
+      if (s->kind == ir::StmtKind::Store) t = static_cast<const ir::Store&>(*s).tensor;
+      if (s->kind == ir::StmtKind::Reduce) t = static_cast<const ir::Reduce&>(*s).tensor;
+      if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+    });
+  return out;
+}
+
+Compiled compile(const Options& o) {
+  Compiled c;
+  c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
+  std::string ext = extensionOf(o.programPath);
+  if (ext == ".teil" || ext == ".til")
+    throw UsageError(c.displayName + ": the " + (ext == ".teil" ? "TeIL" : "2017 iterator language") +
+                     " front end is not implemented yet; teml reads .teml programs");
+  if (ext != ".teml") throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml)");
+  std::string source = readSource(o.programPath);
+  auto t = Clock::now();
+  teml_lang::Script script = teml_lang::parseTeml(source);
+  c.stages.push_back({"parse", since(t)});
+  t = Clock::now();
+  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{o.sizes});
+  c.stages.push_back({"check+transform", since(t)});
+  return c;
+}
+
+int commandCheck(const Options& o, std::ostream& out, std::ostream& err) {
+  Compiled c = compile(o);
+  if (o.verbose) printStages(c, err);
+  return 0;
+}
+
+int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
+  Compiled c = compile(o);
+  std::string text;
+  if (o.emit == "c") {
+    auto t = Clock::now();
+    text = codegen::emitC(c.program);
+    c.stages.push_back({"codegen", since(t)});
+  } else if (o.emit == "ir") {
+    text = ir::toString(c.program, true);
+  } else if (o.emit == "loops") {
+    text = ir::toString(c.program, false);
+  } else {
+    throw UsageError("--emit must be c, ir or loops, not '" + o.emit + "'");
+  }
+  if (o.verbose) printStages(c, err);
+  if (o.outputFile.empty()) {
+    out << text;
+  } else {
+    std::ofstream f(o.outputFile);
+    f << text;
+    if (!f) throw UsageError(o.outputFile + ": cannot write");
+  }
+  return 0;
+}
+
+namespace {
+
+struct Executable {
+  std::unique_ptr<runtime::Kernel> kernel;
+};
+
+Executable prepareKernel(Compiled& c, const Options& o) {
+  Executable e;
+  if (o.interpret) return e;
+  auto t = Clock::now();
+  std::string source = codegen::emitC(c.program);
+  c.stages.push_back({"codegen", since(t)});
+  t = Clock::now();
+  e.kernel = std::make_unique<runtime::Kernel>(source, o.jit);
+  c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", since(t)});
+  return e;
+}
+
+void execute(const Compiled& c, const Executable& e, runtime::BufferMap& buffers, int threads) {
+  if (!e.kernel) {
+    interp::run(c.program, buffers);
+    return;
+  }
+  auto ptrs = pointers(c.program, buffers);
+  e.kernel->run(ptrs, threads);
+}
+
+}  // namespace
+
+int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
+  auto total = Clock::now();
+  Compiled c = compile(o);
+  Executable e = prepareKernel(c, o);
+  runtime::BufferMap buffers = prepareBuffers(c.program, o);
+  runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};
+  auto t = Clock::now();
+  execute(c, e, buffers, threadCount(o));
+  double runTime = since(t);
+  c.stages.push_back({o.interpret ? "interpret" : "run", runTime});
+  for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
+
+  auto written = writtenTensors(c.program);
+  if (o.outputs.empty()) {
+    for (auto& name : written) {
+      const runtime::Buffer& b = buffers.at(name);
+      double sum = 0, mx = 0;
+      for (int64_t i = 0; i < b.size(); ++i) {
+        sum += b.get(i);
+        mx = std::max(mx, std::fabs(b.get(i)));
+      }
+      out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << sum
+          << "  max|x| = " << mx << "\n";
+    }
+  }
+  int status = 0;
+  if (o.verify) {
+    auto ti = Clock::now();
+    interp::run(c.program, initial);
+    c.stages.push_back({"verify", since(ti)});
+    double worst = 0;
+    for (auto& name : written)
+      worst = std::max(worst, runtime::maxRelativeDifference(buffers.at(name), initial.at(name)));
+    bool single = false;
+    for (auto& name : written) single |= c.program.find(name)->dtype == ir::DType::F32;
+    double tolerance = single ? 1e-3 : 1e-9;
+    bool ok = worst <= tolerance;
+    out << "verify: largest relative difference from the reference interpreter " << std::scientific
+        << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
+    status = ok ? 0 : 3;
+  }
+  if (o.verbose) {
+    printStages(c, err);
+    double outside = since(total) - runTime;
+    for (auto& [name, secs] : c.stages)
+      if (name == "verify") outside -= secs;
+    err << "teml: outside the kernel " << std::fixed << std::setprecision(2) << outside * 1e3 << " ms\n";
+  }
+  return status;
+}
+
+int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
+  Compiled c = compile(o);
+  Executable e = prepareKernel(c, o);
+  const runtime::BufferMap initial = prepareBuffers(c.program, o);
+  runtime::BufferMap buffers = initial;
+  int threads = threadCount(o);
+  auto timeOnce = [&]() {
+    for (auto& [name, b] : buffers) b = initial.at(name);  // every run sees the same inputs
+    auto t = Clock::now();
+    execute(c, e, buffers, threads);
+    return since(t);
+  };
+  double warm = timeOnce();
+  int runs = o.runs;
+  if (runs <= 0) runs = std::max(3, static_cast<int>(std::min(1000.0, 1.0 / std::max(warm, 1e-6))));
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) times.push_back(timeOnce());
+  std::sort(times.begin(), times.end());
+  double median = times.size() % 2 ? times[times.size() / 2]
+                                   : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
+  double flops = analysis::countFlops(c.program);
+  std::ostringstream gf;
+  if (flops > 0) gf << std::fixed << std::setprecision(3) << flops / median / 1e9;
+  else gf << "null";
+  if (o.json) {
+    std::string name = c.displayName;
+    std::string escaped;
+    for (char ch : name) {
+      if (ch == '"' || ch == '\\') escaped += '\\';
+      escaped += ch;
+    }
+    out << "{\"program\": \"" << escaped << "\", \"threads\": " << threads << ", \"runs\": " << runs
+        << ", \"min_s\": " << std::scientific << std::setprecision(6) << times.front()
+        << ", \"median_s\": " << median << ", \"gflops\": " << gf.str() << "}\n";
+  } else {
+    out << c.displayName << ": " << runs << " runs on " << threads << " thread" << (threads == 1 ? "" : "s")
+        << ", min " << std::fixed << std::setprecision(6) << times.front() << " s, median " << median << " s";
+    if (flops > 0) out << ", " << gf.str() << " GFLOP/s";
+    out << "\n";
+  }
+  if (o.verbose) printStages(c, err);
+  return 0;
+}
+
+}  // namespace teml::driver

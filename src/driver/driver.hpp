@@ -1,0 +1,49 @@
+// The pipeline behind the `teml` command: load a program, lower it to the loop
+// IR, generate C, compile, run, and report.
+#pragma once
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/jit.hpp"
+
+namespace teml::driver {
+
+struct Options {
+  std::string programPath;  // "-" reads standard input
+  std::map<std::string, int64_t> sizes;
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;  // tensor, .npy file
+  int threads = 0;  // 0: OMP_NUM_THREADS or all cores
+  runtime::JitOptions jit;
+  bool verbose = false;
+  std::string emit = "c";  // c | ir | loops
+  std::string outputFile;
+  int runs = 0;  // bench: 0 chooses
+  bool json = false;
+  bool verify = false;  // also run the reference interpreter and compare
+  bool interpret = false;  // run with the interpreter instead of compiled code
+  long randomSeed = -1;  // >= 0: fill tensors the program only reads with random values
+};
+
+// A lowered program and what it took to get it.
+struct Compiled {
+  ir::Program program;
+  std::string displayName;
+  std::vector<std::pair<std::string, double>> stages;  // name, seconds
+};
+
+// Throws UserError/UsageError/InternalError.
+Compiled compile(const Options& options);
+
+int commandCheck(const Options& options, std::ostream& out, std::ostream& err);
+int commandEmit(const Options& options, std::ostream& out, std::ostream& err);
+int commandRun(const Options& options, std::ostream& out, std::ostream& err);
+int commandBench(const Options& options, std::ostream& out, std::ostream& err);
+
+// Tensors some nest writes (stores or reductions).
+std::vector<std::string> writtenTensors(const ir::Program& program);
+
+}  // namespace teml::driver

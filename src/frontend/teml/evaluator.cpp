@@ -1,0 +1,829 @@
+#include "frontend/teml/evaluator.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "analysis/affine.hpp"
+#include "analysis/concurrency.hpp"
+#include "frontend/teml/ast.hpp"
+#include "frontend/teml/tensor_value.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+#include "lower/assignment.hpp"
+#include "schedule/nest_path.hpp"
+#include "schedule/schedule_error.hpp"
+#include "schedule/transforms.hpp"
+
+namespace teml::teml_lang {
+
+using ir::ExprP;
+using ir::StmtP;
+using Kind = Node::Kind;
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string accessText(const std::string& t, const std::vector<ExprP>& idx) {
+  std::string s = t;
+  for (auto& i : idx) s += "[" + ir::toString(i) + "]";
+  return s;
+}
+
+struct MetaValue {
+  enum class Type { Tensor, Expr, Assignment, Loop } type;
+  std::string tensor;                              // Tensor
+  Virtual expr;                                    // Expr
+  std::shared_ptr<const lower::Assignment> assign; // Assignment
+  StmtP loop;                                      // Loop
+};
+
+const char* typeWord(MetaValue::Type t) {
+  switch (t) {
+    case MetaValue::Type::Tensor: return "a tensor";
+    case MetaValue::Type::Expr: return "a tensor expression";
+    case MetaValue::Type::Assignment: return "an assignment";
+    case MetaValue::Type::Loop: return "a loop nest";
+  }
+  return "?";
+}
+
+// Where an iterator indexes a dimension on its own, and that dimension's extent.
+struct PlainUse {
+  int64_t extent;
+  std::string tensor;
+  size_t dim;
+};
+
+class Evaluator {
+ public:
+  explicit Evaluator(const TemlOptions& o) : options_(o) {}
+
+  ir::Program run(const Script& script) {
+    for (auto& st : script.statements) exec(st);
+    return std::move(program_);
+  }
+
+ private:
+  // ---------------------------------------------------------------- helpers
+  [[noreturn]] void fail(SourceLoc loc, const std::string& msg) { throw UserError(loc, msg); }
+
+  const ir::TensorDecl* decl(const std::string& name) const { return program_.find(name); }
+
+  std::string fresh() { return "%" + std::to_string(++freshCounter_); }
+
+  const MetaValue& lookup(const NodeP& n, const std::string& what) {
+    if (n->kind != Kind::Name) fail(n->loc, what + ": expected an identifier");
+    auto it = state_.find(n->name);
+    if (it == state_.end()) fail(n->loc, "'" + n->name + "' is not defined");
+    return it->second;
+  }
+
+  int64_t intArg(const NodeP& n, const std::string& what) {
+    if (n->kind == Kind::Int) return n->intValue;
+    if (n->kind == Kind::Name) {
+      auto it = options_.sizes.find(n->name);
+      if (it != options_.sizes.end()) return it->second;
+    }
+    if (n->kind == Kind::Neg && n->kids[0]->kind == Kind::Int) return -n->kids[0]->intValue;
+    fail(n->loc, what + ": expected an integer");
+  }
+
+  // Size expressions: integers, size parameters and + - *.
+  int64_t sizeValue(const NodeP& n) {
+    switch (n->kind) {
+      case Kind::Int: return n->intValue;
+      case Kind::Name: {
+        auto it = options_.sizes.find(n->name);
+        if (it == options_.sizes.end())
+          fail(n->loc, "size parameter '" + n->name + "' is not bound (use --set " + n->name + "=VALUE)");
+        return it->second;
+      }
+      case Kind::Add: return sizeValue(n->kids[0]) + sizeValue(n->kids[1]);
+      case Kind::Sub: return sizeValue(n->kids[0]) - sizeValue(n->kids[1]);
+      case Kind::Mul: return sizeValue(n->kids[0]) * sizeValue(n->kids[1]);
+      case Kind::Neg: return -sizeValue(n->kids[0]);
+      default: fail(n->loc, "expected a size (an integer or a size parameter)");
+    }
+  }
+
+  // Index expressions of iterator lists: iterators, integers, + - and products with a constant.
+  ExprP indexExpr(const NodeP& n) {
+    switch (n->kind) {
+      case Kind::Int: return ir::intConst(n->intValue);
+      case Kind::Name: {
+        if (options_.sizes.count(n->name)) return ir::intConst(options_.sizes.at(n->name));
+        return ir::var(n->name);
+      }
+      case Kind::Add: return ir::add(indexExpr(n->kids[0]), indexExpr(n->kids[1]));
+      case Kind::Sub: return ir::sub(indexExpr(n->kids[0]), indexExpr(n->kids[1]));
+      case Kind::Neg: return ir::sub(ir::intConst(0), indexExpr(n->kids[0]));
+      case Kind::Mul: {
+        ExprP a = indexExpr(n->kids[0]), b = indexExpr(n->kids[1]);
+        int64_t c;
+        if (!ir::constValue(a, &c) && !ir::constValue(b, &c))
+          fail(n->loc, "index expressions must be affine: a product needs a constant factor");
+        return ir::mul(a, b);
+      }
+      default: fail(n->loc, "expected an iterator or an affine index expression");
+    }
+  }
+
+  std::vector<ExprP> iteratorList(const NodeP& n) {
+    if (n->kind != Kind::List) fail(n->loc, "expected an iterator list such as [i1, i2]");
+    std::vector<ExprP> out;
+    for (auto& item : n->kids) {
+      if (item->kind == Kind::Empty) fail(item->loc, "empty entry in an iterator list");
+      out.push_back(indexExpr(item));
+    }
+    return out;
+  }
+
+  // Iterators of `body` in order of first appearance, except `skip`.
+  static std::vector<std::string> iteratorsOf(const ExprP& body, const std::vector<std::string>& skip) {
+    std::vector<std::string> out;
+    ir::forEachExpr(body, [&](const ExprP& e) {
+      if (e->kind != ir::ExprKind::Var) return;
+      auto& n = static_cast<const ir::Var&>(*e).name;
+      if (std::find(skip.begin(), skip.end(), n) == skip.end() && std::find(out.begin(), out.end(), n) == out.end())
+        out.push_back(n);
+    });
+    return out;
+  }
+
+  // Records plain uses of iterators in loads of `e`; refuses disagreeing extents.
+  void plainUses(const ExprP& e, std::map<std::string, PlainUse>& uses, SourceLoc loc) {
+    ir::forEachExpr(e, [&](const ExprP& x) {
+      if (x->kind != ir::ExprKind::Load) return;
+      auto& l = static_cast<const ir::Load&>(*x);
+      notePlainUses(l.tensor, l.indices, uses, loc);
+    });
+  }
+
+  void notePlainUses(const std::string& tensor, const std::vector<ExprP>& idx,
+                     std::map<std::string, PlainUse>& uses, SourceLoc loc) {
+    auto* d = decl(tensor);
+    for (size_t k = 0; k < idx.size() && d && k < d->shape.size(); ++k) {
+      if (idx[k]->kind != ir::ExprKind::Var) continue;
+      auto& v = static_cast<const ir::Var&>(*idx[k]).name;
+      PlainUse u{d->shape[k], tensor, k};
+      auto [it, inserted] = uses.emplace(v, u);
+      if (!inserted && it->second.extent != u.extent)
+        fail(loc, "iterator " + iterName(v) + " indexes dimensions of different extents: dimension " +
+                      std::to_string(it->second.dim + 1) + " of '" + it->second.tensor + "' (" +
+                      std::to_string(it->second.extent) + ") and dimension " + std::to_string(k + 1) +
+                      " of '" + tensor + "' (" + std::to_string(u.extent) + ")");
+    }
+  }
+
+  static std::string iterName(const std::string& v) {
+    return isFreshIterator(v) ? "(a contracted or implicit dimension)" : "'" + v + "'";
+  }
+
+  // ---------------------------------------------------------------- tensor expressions
+  // The value `id` names, as a tensor expression. Reductions are renamed so
+  // that two uses of one vcontract sum independently.
+  Virtual operand(const NodeP& n, const std::string& what) {
+    const MetaValue& m = lookup(n, what);
+    switch (m.type) {
+      case MetaValue::Type::Tensor: return tensorOperand(m.tensor);
+      case MetaValue::Type::Assignment: return tensorOperand(m.assign->tensor);
+      case MetaValue::Type::Expr: {
+        Virtual v = m.expr;
+        std::map<std::string, ExprP> ren;
+        for (auto& r : v.reductions) {
+          std::string f = fresh();
+          ren[r] = ir::var(f);
+          r = f;
+        }
+        if (!ren.empty()) v.body = ir::substitute(v.body, ren);
+        return v;
+      }
+      case MetaValue::Type::Loop:
+        fail(n->loc, what + ": '" + n->name + "' is a loop nest, not a tensor");
+    }
+    fail(n->loc, "internal: bad value");
+  }
+
+  Virtual tensorOperand(const std::string& name) {
+    const ir::TensorDecl* d = decl(name);
+    Virtual v;
+    v.indexed = d->shape.empty();
+    v.tensor = name;
+    std::vector<ExprP> idx;
+    for (size_t k = 0; k < d->shape.size(); ++k) {
+      v.dims.push_back(fresh());
+      idx.push_back(ir::var(v.dims.back()));
+    }
+    v.body = ir::load(name, idx);
+    return v;
+  }
+
+  std::vector<int64_t> shapeOf(const Virtual& v, SourceLoc loc, const std::string& what) {
+    std::map<std::string, PlainUse> uses;
+    plainUses(v.body, uses, loc);
+    std::vector<int64_t> shape;
+    for (auto& d : v.dims) {
+      auto it = uses.find(d);
+      if (it == uses.end())
+        fail(loc, what + ": the extent of dimension " + std::to_string(shape.size() + 1) +
+                      " of the operand cannot be inferred (its iterator never indexes a tensor on its own)");
+      shape.push_back(it->second.extent);
+    }
+    return shape;
+  }
+
+  // v indexed by `list` (null or Empty: keep its own iterators).
+  Virtual indexed(Virtual v, const NodeP& list, SourceLoc loc, const std::string& what) {
+    if (!list || list->kind == Kind::Empty) {
+      if (!v.indexed)
+        fail(loc, what + ": tensor '" + v.tensor + "' has no iterators yet; give it an iterator list with " +
+                      std::to_string(v.dims.size()) + " entr" + (v.dims.size() == 1 ? "y" : "ies"));
+      return v;
+    }
+    if (list->kind != Kind::List) fail(list->loc, what + ": expected an iterator list such as [i1, i2]");
+    if (list->kids.size() == 1 && list->kids[0]->kind == Kind::Empty && v.dims.empty()) return v;
+    auto idx = iteratorList(list);
+    if (idx.size() != v.dims.size())
+      fail(list->loc, what + ": " + (v.indexed ? std::string("the operand") : "tensor '" + v.tensor + "'") +
+                          " has " + std::to_string(v.dims.size()) + " dimension" + (v.dims.size() == 1 ? "" : "s") +
+                          " but the iterator list has " + std::to_string(idx.size()) + " entr" +
+                          (idx.size() == 1 ? "y" : "ies"));
+    std::map<std::string, ExprP> subst;
+    for (size_t k = 0; k < idx.size(); ++k) subst[v.dims[k]] = idx[k];
+    Virtual out;
+    out.body = ir::substitute(v.body, subst);
+    out.reductions = v.reductions;
+    out.dims = iteratorsOf(out.body, out.reductions);
+    return out;
+  }
+
+  Virtual combine(ir::BinOp op, const Virtual& a, const Virtual& b, SourceLoc loc, const std::string& what) {
+    bool additive = op == ir::BinOp::Add || op == ir::BinOp::Sub;
+    if ((additive && (!a.reductions.empty() || !b.reductions.empty())) ||
+        (op == ir::BinOp::Div && !b.reductions.empty()))
+      fail(loc, what + ": an operand holds a contraction (vcontract), which can only be multiplied here; "
+                       "contract it into a real tensor first");
+    Virtual v;
+    v.body = ir::binary(op, a.body, b.body);
+    v.reductions = a.reductions;
+    v.reductions.insert(v.reductions.end(), b.reductions.begin(), b.reductions.end());
+    v.dims = iteratorsOf(v.body, v.reductions);
+    std::map<std::string, PlainUse> uses;
+    plainUses(v.body, uses, loc);
+    return v;
+  }
+
+  static ir::BinOp arith(const std::string& op) {
+    if (op == "add") return ir::BinOp::Add;
+    if (op == "sub") return ir::BinOp::Sub;
+    if (op == "mul") return ir::BinOp::Mul;
+    return ir::BinOp::Div;
+  }
+
+  // vop(t0, t1, [I0, I1])
+  Virtual vop(const Call& c, const std::string& op, const NodeP& lists) {
+    if (c.args.size() < 2) fail(c.loc, c.function + " needs two operands");
+    NodeP l0, l1;
+    if (lists) {
+      if (lists->kind != Kind::List || lists->kids.size() != 2)
+        fail(lists->loc, c.function + ": expected two iterator lists [I0, I1] (either may be empty)");
+      l0 = lists->kids[0];
+      l1 = lists->kids[1];
+    }
+    Virtual a = indexed(operand(c.args[0], c.function), l0, c.args[0]->loc, c.function);
+    Virtual b = indexed(operand(c.args[1], c.function), l1, c.args[1]->loc, c.function);
+    return combine(arith(op), a, b, c.loc, c.function);
+  }
+
+  Virtual entrywise(const Call& c, const std::string& op) {
+    if (c.args.size() < 2) fail(c.loc, c.function + " needs at least two operands");
+    Virtual acc;
+    std::vector<int64_t> shape;
+    std::vector<std::string> iters;
+    for (size_t k = 0; k < c.args.size(); ++k) {
+      Virtual v = operand(c.args[k], c.function);
+      auto s = shapeOf(v, c.args[k]->loc, c.function);
+      if (k == 0) {
+        shape = s;
+        for (size_t d = 0; d < s.size(); ++d) iters.push_back(fresh());
+      } else if (s != shape) {
+        fail(c.args[k]->loc, c.function + ": operand '" + c.args[k]->name + "' has shape " + shapeText(s) +
+                                 " but '" + c.args[0]->name + "' has shape " + shapeText(shape));
+      }
+      std::map<std::string, ExprP> subst;
+      for (size_t d = 0; d < iters.size(); ++d) subst[v.dims[d]] = ir::var(iters[d]);
+      Virtual w{ir::substitute(v.body, subst), iters, v.reductions, true, ""};
+      acc = k == 0 ? w : combine(arith(op), acc, w, c.loc, c.function);
+    }
+    acc.dims = iters;
+    return acc;
+  }
+
+  // [[r1, r2], ...] or [r1, r2]: pairs of 1-based positions.
+  std::vector<std::pair<int64_t, int64_t>> pairs(const NodeP& n, const std::string& what) {
+    if (n->kind != Kind::List) fail(n->loc, what + ": expected a list of dimension pairs such as [[1, 2]]");
+    std::vector<std::pair<int64_t, int64_t>> out;
+    if (!n->kids.empty() && n->kids[0]->kind != Kind::List) {
+      if (n->kids.size() != 2) fail(n->loc, what + ": expected a pair of dimensions [r0, r1]");
+      out.push_back({intArg(n->kids[0], what), intArg(n->kids[1], what)});
+      return out;
+    }
+    for (auto& p : n->kids) {
+      if (p->kind != Kind::List || p->kids.size() != 2) fail(p->loc, what + ": expected a pair of dimensions [r0, r1]");
+      out.push_back({intArg(p->kids[0], what), intArg(p->kids[1], what)});
+    }
+    if (out.empty()) fail(n->loc, what + ": no dimension pairs given");
+    return out;
+  }
+
+  // Fresh iterators for every dimension of v.
+  Virtual instantiate(const Virtual& v, std::vector<std::string>& iters) {
+    iters.clear();
+    std::map<std::string, ExprP> subst;
+    for (auto& d : v.dims) {
+      iters.push_back(fresh());
+      subst[d] = ir::var(iters.back());
+    }
+    return Virtual{ir::substitute(v.body, subst), iters, v.reductions, true, ""};
+  }
+
+  Virtual vtranspose(const Call& c) {
+    if (c.args.size() != 2) fail(c.loc, c.function + "(t, [[r1, r2], ...]) takes two arguments");
+    Virtual v = operand(c.args[0], c.function);
+    shapeOf(v, c.args[0]->loc, c.function);
+    std::vector<std::string> iters;
+    Virtual w = instantiate(v, iters);
+    std::vector<std::string> permuted = iters;
+    for (auto [r1, r2] : pairs(c.args[1], c.function)) {
+      for (int64_t r : {r1, r2})
+        if (r < 1 || r > static_cast<int64_t>(iters.size()))
+          fail(c.args[1]->loc, c.function + ": dimension " + std::to_string(r) + " does not exist; the operand has " +
+                                   std::to_string(iters.size()));
+      std::swap(permuted[r1 - 1], permuted[r2 - 1]);
+    }
+    w.dims = permuted;
+    return w;
+  }
+
+  Virtual vcontract(const Call& c) {
+    if (c.args.size() != 3) fail(c.loc, c.function + "(a, b, [r0, r1]) takes three arguments");
+    Virtual a = operand(c.args[0], c.function), b = operand(c.args[1], c.function);
+    auto sa = shapeOf(a, c.args[0]->loc, c.function), sb = shapeOf(b, c.args[1]->loc, c.function);
+    std::vector<std::string> ia, ib;
+    Virtual wa = instantiate(a, ia), wb = instantiate(b, ib);
+    std::set<int64_t> usedA, usedB;
+    std::vector<std::string> reduced;
+    std::map<std::string, ExprP> unify;
+    for (auto [r0, r1] : pairs(c.args[2], c.function)) {
+      if (r0 < 1 || r0 > static_cast<int64_t>(sa.size()))
+        fail(c.args[2]->loc, c.function + ": dimension " + std::to_string(r0) + " of '" + c.args[0]->name +
+                                 "' does not exist (it has " + std::to_string(sa.size()) + ")");
+      if (r1 < 1 || r1 > static_cast<int64_t>(sb.size()))
+        fail(c.args[2]->loc, c.function + ": dimension " + std::to_string(r1) + " of '" + c.args[1]->name +
+                                 "' does not exist (it has " + std::to_string(sb.size()) + ")");
+      if (!usedA.insert(r0).second || !usedB.insert(r1).second)
+        fail(c.args[2]->loc, c.function + ": a dimension is contracted twice");
+      if (sa[r0 - 1] != sb[r1 - 1])
+        fail(c.args[2]->loc, c.function + ": dimension " + std::to_string(r0) + " of '" + c.args[0]->name +
+                                 "' has extent " + std::to_string(sa[r0 - 1]) + " but dimension " +
+                                 std::to_string(r1) + " of '" + c.args[1]->name + "' has extent " +
+                                 std::to_string(sb[r1 - 1]));
+      unify[ib[r1 - 1]] = ir::var(ia[r0 - 1]);
+      reduced.push_back(ia[r0 - 1]);
+    }
+    Virtual v;
+    v.body = ir::mul(wa.body, ir::substitute(wb.body, unify));
+    v.reductions = wa.reductions;
+    v.reductions.insert(v.reductions.end(), wb.reductions.begin(), wb.reductions.end());
+    v.reductions.insert(v.reductions.end(), reduced.begin(), reduced.end());
+    for (size_t k = 0; k < ia.size(); ++k)
+      if (!usedA.count(k + 1)) v.dims.push_back(ia[k]);
+    for (size_t k = 0; k < ib.size(); ++k)
+      if (!usedB.count(k + 1)) v.dims.push_back(ib[k]);
+    return v;
+  }
+
+  Virtual vouterproduct(const Call& c) {
+    if (c.args.size() < 2) fail(c.loc, c.function + " needs at least two operands");
+    std::vector<Virtual> parts;
+    for (auto& a : c.args) {
+      Virtual v = operand(a, c.function);
+      shapeOf(v, a->loc, c.function);
+      std::vector<std::string> iters;
+      parts.push_back(instantiate(v, iters));
+    }
+    Virtual out = parts.back();
+    for (size_t k = parts.size() - 1; k-- > 0;) {
+      Virtual v;
+      v.body = ir::mul(parts[k].body, out.body);
+      v.reductions = parts[k].reductions;
+      v.reductions.insert(v.reductions.end(), out.reductions.begin(), out.reductions.end());
+      v.dims = parts[k].dims;
+      v.dims.insert(v.dims.end(), out.dims.begin(), out.dims.end());
+      out = v;
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- assignments
+  // target[targetIdx] = v (an accumulation when v reads the target at the same
+  // element first, or when v holds contractions: the target accumulates as in
+  // the paper's definition of contract).
+  std::shared_ptr<lower::Assignment> assignment(const std::string& target, std::vector<ExprP> targetIdx,
+                                                const Virtual& v, SourceLoc loc) {
+    auto a = std::make_shared<lower::Assignment>();
+    a->tensor = target;
+    a->indices = targetIdx;
+    a->loc = loc;
+    ExprP value = v.body;
+
+    std::map<std::string, PlainUse> rhs;
+    plainUses(value, rhs, loc);
+    for (auto& r : v.reductions)
+      if (!rhs.count(r)) fail(loc, "internal: contracted dimension has no extent");
+
+    const ir::TensorDecl* d = decl(target);
+    if (!d) {
+      ir::TensorDecl nd;
+      nd.name = target;
+      nd.dtype = ir::DType::F32;
+      ir::forEachExpr(value, [&](const ExprP& e) {
+        if (e->kind == ir::ExprKind::Load && decl(static_cast<const ir::Load&>(*e).tensor)->dtype == ir::DType::F64)
+          nd.dtype = ir::DType::F64;
+      });
+      bool anyLoad = false;
+      ir::forEachExpr(value, [&](const ExprP& e) { anyLoad |= e->kind == ir::ExprKind::Load; });
+      if (!anyLoad) nd.dtype = ir::DType::F64;
+      for (size_t k = 0; k < targetIdx.size(); ++k) {
+        auto& idx = targetIdx[k];
+        if (idx->kind != ir::ExprKind::Var || !rhs.count(static_cast<const ir::Var&>(*idx).name))
+          fail(loc, "the shape of '" + target + "' cannot be inferred from index " + ir::toString(idx) +
+                        "; declare it with tensor([...]) first");
+        nd.shape.push_back(rhs.at(static_cast<const ir::Var&>(*idx).name).extent);
+      }
+      program_.tensors.push_back(nd);
+      d = decl(target);
+    } else if (d->shape.size() != targetIdx.size()) {
+      fail(loc, "tensor '" + target + "' has " + std::to_string(d->shape.size()) + " dimensions but is assigned with " +
+                    std::to_string(targetIdx.size()) + " indices");
+    }
+
+    // Accumulation: target = target op e  ->  target op= e.
+    if (value->kind == ir::ExprKind::Binary) {
+      auto& b = static_cast<const ir::Binary&>(*value);
+      bool readsTarget = b.a->kind == ir::ExprKind::Load && ir::equal(b.a, ir::load(target, targetIdx));
+      if (readsTarget && (b.op == ir::BinOp::Add || b.op == ir::BinOp::Mul)) {
+        a->reduce = b.op == ir::BinOp::Add ? ir::ReduceOp::Add : ir::ReduceOp::Mul;
+        value = b.b;
+      }
+    }
+    if (!v.reductions.empty()) {
+      if (a->reduce == ir::ReduceOp::Mul) fail(loc, "a contraction cannot be accumulated with mul");
+      a->reduce = ir::ReduceOp::Add;
+    }
+    a->value = value;
+
+    // Iterator order: an accumulation starts with the target's iterators
+    // (the paper's contract is target = add(target, ...)); an assignment
+    // follows the right-hand side.
+    ExprP targetLoad = ir::load(target, targetIdx);
+    std::vector<std::string> lhsIters = iteratorsOf(targetLoad, {}), rhsIters = iteratorsOf(value, {});
+    auto& first = a->reduce ? lhsIters : rhsIters;
+    auto& second = a->reduce ? rhsIters : lhsIters;
+    a->order = first;
+    for (auto& it : second)
+      if (std::find(a->order.begin(), a->order.end(), it) == a->order.end()) a->order.push_back(it);
+
+    // Ranges: from the target where an iterator indexes it alone, else from the right-hand side.
+    std::map<std::string, PlainUse> lhs;
+    notePlainUses(target, targetIdx, lhs, loc);
+    for (auto& it : a->order) {
+      if (lhs.count(it)) a->extents[it] = lhs.at(it).extent;
+      else if (rhs.count(it)) a->extents[it] = rhs.at(it).extent;
+      else
+        fail(loc, "the range of iterator " + iterName(it) +
+                      " cannot be inferred: it never indexes a tensor dimension on its own");
+    }
+    checkBounds(*a, loc);
+    renameFreshIterators(*a);
+    return a;
+  }
+
+  // Every access stays inside its tensor for all iterator values.
+  void checkBounds(const lower::Assignment& a, SourceLoc loc) {
+    analysis::Ranges ranges;
+    for (auto& [it, n] : a.extents) {
+      if (n <= 0) fail(loc, "iterator " + iterName(it) + " has an empty range (extent " + std::to_string(n) + ")");
+      ranges[it] = {0, n - 1};
+    }
+    auto check = [&](const std::string& t, const std::vector<ExprP>& idx) {
+      auto* d = decl(t);
+      for (size_t k = 0; k < idx.size(); ++k) {
+        analysis::Interval iv;
+        if (!analysis::bounds(idx[k], ranges, &iv)) fail(loc, "cannot bound index " + ir::toString(idx[k]));
+        if (iv.lo < 0 || iv.hi >= d->shape[k])
+          fail(loc, "access " + accessText(t, idx) + " leaves tensor '" + t + "': index " + ir::toString(idx[k]) +
+                        " ranges over [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) + "] but dimension " +
+                        std::to_string(k + 1) + " has extent " + std::to_string(d->shape[k]));
+      }
+    };
+    check(a.tensor, a.indices);
+    ir::forEachExpr(a.value, [&](const ExprP& e) {
+      if (e->kind == ir::ExprKind::Load) {
+        auto& l = static_cast<const ir::Load&>(*e);
+        check(l.tensor, l.indices);
+      }
+    });
+  }
+
+  // Implicit iterators get readable names: i<level>, avoiding the program's own.
+  static void renameFreshIterators(lower::Assignment& a) {
+    std::set<std::string> taken;
+    for (auto& it : a.order)
+      if (!isFreshIterator(it)) taken.insert(it);
+    std::map<std::string, ExprP> ren;
+    std::map<std::string, int64_t> extents;
+    for (size_t k = 0; k < a.order.size(); ++k) {
+      std::string& it = a.order[k];
+      std::string name = it;
+      if (isFreshIterator(it)) {
+        name = schedule::freshName("i" + std::to_string(k + 1), taken);
+        ren[it] = ir::var(name);
+      }
+      extents[name] = a.extents.at(it);
+      it = name;
+    }
+    if (ren.empty()) return;
+    a.extents = extents;
+    a.value = ir::substitute(a.value, ren);
+    for (auto& i : a.indices) i = ir::substitute(i, ren);
+  }
+
+  std::vector<ExprP> dimVars(const Virtual& v) {
+    std::vector<ExprP> out;
+    for (auto& d : v.dims) out.push_back(ir::var(d));
+    return out;
+  }
+
+  // ---------------------------------------------------------------- loops
+  StmtP loopArg(const NodeP& n, const std::string& what) {
+    const MetaValue& m = lookup(n, what);
+    if (m.type == MetaValue::Type::Loop) return m.loop;
+    fail(n->loc, what + ": '" + n->name + "' is " + typeWord(m.type) + ", not a loop nest" +
+                     (m.type == MetaValue::Type::Assignment ? " (build it first)" : ""));
+  }
+
+  void arity(const Call& c, size_t lo, size_t hi, const std::string& usage) {
+    if (c.args.size() < lo || c.args.size() > hi) fail(c.loc, c.function + " takes " + usage);
+  }
+
+  StmtP loopExpr(const Call& c) {
+    const std::string& f = c.function;
+    try {
+      if (f == "build") {
+        arity(c, 1, 1, "one argument: build(assignment)");
+        const MetaValue& m = lookup(c.args[0], f);
+        if (m.type != MetaValue::Type::Assignment)
+          fail(c.args[0]->loc, "build: '" + c.args[0]->name + "' is " + typeWord(m.type) +
+                                   "; build wraps loops around an assignment (eq, op, contract, ...)");
+        return lower::buildNest(*m.assign, "L" + std::to_string(++nestCounter_) + ".");
+      }
+      if (f == "stripmine") {
+        arity(c, 3, 3, "stripmine(l, level, factor)");
+        return schedule::stripmine(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+      }
+      if (f == "stripmine_n") {
+        arity(c, 3, 3, "stripmine_n(l, n, factor)");
+        return schedule::stripmineN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+      }
+      if (f == "interchange") {
+        if (c.args.size() == 2 && c.args[1]->kind == Kind::List && c.args[1]->kids.size() == 2)
+          return schedule::interchange(loopArg(c.args[0], f), level(c.args[1]->kids[0], f), level(c.args[1]->kids[1], f));
+        arity(c, 3, 3, "interchange(l, level1, level2)");
+        return schedule::interchange(loopArg(c.args[0], f), level(c.args[1], f), level(c.args[2], f));
+      }
+      if (f == "interchange_n") {
+        arity(c, 3, 3, "interchange_n(l, level, n)");
+        return schedule::interchangeN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+      }
+      if (f == "fuse_outer") {
+        arity(c, 3, 3, "fuse_outer(l1, l2, level)");
+        return schedule::fuseOuter(loopArg(c.args[0], f), loopArg(c.args[1], f), level(c.args[2], f));
+      }
+      if (f == "fuse_inner") {
+        arity(c, 2, 2, "fuse_inner(l, level)");
+        return schedule::fuseInner(loopArg(c.args[0], f), level(c.args[1], f));
+      }
+      if (f == "unroll") {
+        arity(c, 2, 3, "unroll(l, level) or unroll(l, level, factor)");
+        if (c.args.size() == 3) return schedule::unrollPartial(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+        return schedule::unroll(loopArg(c.args[0], f), level(c.args[1], f));
+      }
+      if (f == "unroll_and_jam") {
+        arity(c, 3, 3, "unroll_and_jam(l, level, factor)");
+        return schedule::unrollAndJam(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+      }
+      if (f == "tile") {
+        arity(c, 2, 2, "tile(l, factor)");
+        return schedule::tile(loopArg(c.args[0], f), intArg(c.args[1], f));
+      }
+      if (f == "parallelize" || f == "vectorize") {
+        arity(c, 2, 2, f + "(l, level)");
+        StmtP l = loopArg(c.args[0], f);
+        int r = level(c.args[1], f);
+        return f == "parallelize" ? schedule::parallelize(l, r) : schedule::vectorize(l, r);
+      }
+    } catch (const schedule::ScheduleError& e) {
+      fail(c.loc, e.what());
+    }
+    fail(c.loc, "internal: unknown loop expression");
+  }
+
+  int level(const NodeP& n, const std::string& what) {
+    int64_t v = intArg(n, what);
+    if (v < 1 || v > 1000) fail(n->loc, what + ": level " + std::to_string(v) + " does not exist (levels count from 1)");
+    return static_cast<int>(v);
+  }
+
+  // ---------------------------------------------------------------- statements
+  void exec(const Statement& st) {
+    switch (st.kind) {
+      case Statement::Kind::Codegen: return codegen(st);
+      case Statement::Kind::Init: return init(st);
+      case Statement::Kind::Assign: return assign(st);
+    }
+  }
+
+  void codegen(const Statement& st) {
+    if (st.call.args.empty()) fail(st.loc, "codegen needs at least one loop nest");
+    for (auto& a : st.call.args) {
+      const MetaValue& m = lookup(a, "codegen");
+      StmtP nest;
+      if (m.type == MetaValue::Type::Loop) nest = m.loop;
+      else if (m.type == MetaValue::Type::Assignment)
+        nest = lower::buildNest(*m.assign, "L" + std::to_string(++nestCounter_) + ".");
+      else
+        fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
+      validate(nest, a->loc);
+      program_.nests.push_back(nest);
+    }
+  }
+
+  // Transformations may have been composed after parallelize/vectorize; the
+  // final nest must still be free of races.
+  void validate(const StmtP& nest, SourceLoc loc) {
+    try {
+      schedule::checkScoping(nest, "codegen");
+    } catch (const schedule::ScheduleError& e) {
+      fail(loc, e.what());
+    }
+    ir::forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != ir::StmtKind::For) return;
+      auto& f = static_cast<const ir::For&>(*s);
+      if (!f.loopKind.parallel && !f.loopKind.vector) return;
+      auto rep = analysis::analyzeConcurrentLoop(f, f.loopKind.vector);
+      if (!rep.ok) fail(loc, "codegen: " + rep.reason);
+    });
+  }
+
+  void init(const Statement& st) {
+    const Call& c = st.call;
+    if (c.args.size() != 2) fail(c.loc, "init(tensor, value) takes two arguments");
+    const MetaValue& m = lookup(c.args[0], "init");
+    if (m.type != MetaValue::Type::Tensor) fail(c.args[0]->loc, "init: '" + c.args[0]->name + "' is not a declared tensor");
+    const NodeP& v = c.args[1];
+    double value;
+    if (v->kind == Kind::Int) value = static_cast<double>(v->intValue);
+    else if (v->kind == Kind::Float) value = v->floatValue;
+    else if (v->kind == Kind::Neg && v->kids[0]->kind == Kind::Int) value = -static_cast<double>(v->kids[0]->intValue);
+    else if (v->kind == Kind::Neg && v->kids[0]->kind == Kind::Float) value = -v->kids[0]->floatValue;
+    else fail(v->loc, "init: expected a number");
+    program_.initialValues[m.tensor] = value;
+  }
+
+  void declare(const Statement& st) {
+    const Call& c = st.call;
+    ir::TensorDecl d;
+    d.name = st.targetName.empty() ? st.target : st.targetName;
+    size_t next = 0;
+    if (!c.args.empty() && c.args[0]->kind == Kind::Name &&
+        (c.args[0]->name == "double" || c.args[0]->name == "float")) {
+      d.dtype = c.args[0]->name == "float" ? ir::DType::F32 : ir::DType::F64;
+      next = 1;
+    }
+    if (c.function == "scalar") {
+      if (c.args.size() != next) fail(c.loc, "scalar() takes at most an element type");
+    } else {
+      if (c.args.size() != next + 1 || c.args[next]->kind != Kind::List)
+        fail(c.loc, "tensor takes a shape: tensor([sizes]) or tensor(double|float, [sizes])");
+      for (auto& s : c.args[next]->kids) {
+        if (s->kind == Kind::Empty) fail(s->loc, "empty size in a tensor shape");
+        int64_t n = sizeValue(s);
+        if (n < 1 || n > (int64_t(1) << 40)) fail(s->loc, "tensor '" + d.name + "': size " + std::to_string(n) + " is not positive");
+        d.shape.push_back(n);
+      }
+      if (d.shape.empty()) fail(c.loc, "tensor '" + d.name + "' has no dimensions; use scalar() for a scalar");
+      if (d.elementCount() > (int64_t(1) << 36)) fail(c.loc, "tensor '" + d.name + "' is too large");
+    }
+    if (auto* old = decl(d.name)) {
+      if (old->shape != d.shape || old->dtype != d.dtype)
+        fail(st.loc, "tensor '" + d.name + "' is already declared with shape " + shapeText(old->shape));
+    } else {
+      program_.tensors.push_back(d);
+    }
+    state_[st.target] = MetaValue{MetaValue::Type::Tensor, d.name, {}, nullptr, nullptr};
+  }
+
+  static bool isArith(const std::string& f, const std::string& prefix, std::string* op) {
+    for (const char* o : {"add", "sub", "mul", "div"})
+      if (f == prefix + o) { *op = o; return true; }
+    return false;
+  }
+
+  void assign(const Statement& st) {
+    const Call& c = st.call;
+    const std::string& f = c.function;
+    std::string target = st.targetName.empty() ? st.target : st.targetName;
+    std::string op;
+    auto setExpr = [&](Virtual v) { state_[st.target] = MetaValue{MetaValue::Type::Expr, "", std::move(v), nullptr, nullptr}; };
+    auto setAssign = [&](std::vector<ExprP> idx, const Virtual& v) {
+      state_[st.target] = MetaValue{MetaValue::Type::Assignment, "", {}, assignment(target, std::move(idx), v, st.loc), nullptr};
+    };
+
+    if (f == "tensor" || f == "scalar") return declare(st);
+    if (isArith(f, "v", &op)) {
+      arity(c, 2, 3, f + "(t0, t1) or " + f + "(t0, t1, [I0, I1])");
+      if (c.args.size() == 3 && c.args[2]->kind == Kind::Arrow)
+        fail(c.args[2]->loc, f + " is virtual and takes no '->' target list; use " + op + " to assign");
+      return setExpr(vop(c, op, c.args.size() == 3 ? c.args[2] : nullptr));
+    }
+    if (isArith(f, "", &op)) {
+      arity(c, 3, 3, f + "(t0, t1, [I0, I1] -> I)");
+      if (c.args[2]->kind != Kind::Arrow) fail(c.args[2]->loc, f + ": expected [I0, I1] -> I");
+      Virtual v = vop(c, op, c.args[2]->kids[0]->kind == Kind::Empty ? nullptr : c.args[2]->kids[0]);
+      return setAssign(iteratorList(c.args[2]->kids[1]), v);
+    }
+    if (f == "eq") {
+      arity(c, 2, 2, "eq(t, I0 -> I1) or eq(t, -> I1)");
+      if (c.args[1]->kind != Kind::Arrow) fail(c.args[1]->loc, "eq: expected I0 -> I1");
+      Virtual v = indexed(operand(c.args[0], f), c.args[1]->kids[0], c.args[0]->loc, f);
+      return setAssign(iteratorList(c.args[1]->kids[1]), v);
+    }
+    if (isArith(f, "ventrywise_", &op)) return setExpr(entrywise(c, op));
+    if (isArith(f, "entrywise_", &op)) {
+      Virtual v = entrywise(c, op);
+      return setAssign(dimVars(v), v);
+    }
+    if (f == "vtranspose") return setExpr(vtranspose(c));
+    if (f == "transpose") {
+      Virtual v = vtranspose(c);
+      return setAssign(dimVars(v), v);
+    }
+    if (f == "vcontract") return setExpr(vcontract(c));
+    if (f == "contract") {
+      Virtual v = vcontract(c);
+      return setAssign(dimVars(v), v);
+    }
+    if (f == "vouterproduct") return setExpr(vouterproduct(c));
+    if (f == "outerproduct") {
+      Virtual v = vouterproduct(c);
+      return setAssign(dimVars(v), v);
+    }
+    static const std::set<std::string> loops = {"build", "stripmine", "stripmine_n", "interchange", "interchange_n",
+                                                "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
+                                                "parallelize", "vectorize"};
+    if (loops.count(f)) {
+      if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
+      state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, loopExpr(c)};
+      return;
+    }
+    if (f == "codegen" || f == "init") fail(c.loc, f + " is a statement and does not produce a value");
+    fail(c.loc, "unknown built-in '" + f + "'");
+  }
+
+  TemlOptions options_;
+  ir::Program program_;
+  std::map<std::string, MetaValue> state_;
+  int freshCounter_ = 0;
+  int nestCounter_ = 0;
+};
+
+}  // namespace
+
+Script parseTeml(const std::string& source) { return parse(source); }
+
+ir::Program evaluateTeml(const Script& script, const TemlOptions& options) {
+  return Evaluator(options).run(script);
+}
+
+ir::Program compileTeml(const std::string& source, const TemlOptions& options) {
+  return evaluateTeml(parseTeml(source), options);
+}
+
+}  // namespace teml::teml_lang

@@ -1,0 +1,24 @@
+// Evaluation of TeML meta-programs (the paper's valuation functions): the
+// state maps identifiers to tensors, tensor expressions, assignments and loop
+// nests; `codegen` statements collect the nests of the resulting program.
+#pragma once
+#include <map>
+#include <string>
+
+#include "ir/program.hpp"
+
+namespace teml::teml_lang {
+
+struct TemlOptions {
+  std::map<std::string, int64_t> sizes;  // size parameters bound with --set
+};
+
+struct Script;
+
+// Throws UserError (with the statement's position) for malformed programs.
+ir::Program compileTeml(const std::string& source, const TemlOptions& options);
+// The same in two steps, so that callers can time parsing and evaluation.
+Script parseTeml(const std::string& source);
+ir::Program evaluateTeml(const Script& script, const TemlOptions& options);
+
+}  // namespace teml::teml_lang

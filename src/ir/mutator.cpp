@@ -1,0 +1,164 @@
+#include "ir/mutator.hpp"
+
+namespace teml::ir {
+
+ExprP Mutator::mutate(const ExprP& e) {
+  switch (e->kind) {
+    case ExprKind::IntConst:
+    case ExprKind::FloatConst: return e;
+    case ExprKind::Var: return mutateVar(e);
+    case ExprKind::Load: return mutateLoad(e);
+    case ExprKind::Binary: return mutateBinary(e);
+  }
+  return e;
+}
+
+StmtP Mutator::mutate(const StmtP& s) {
+  switch (s->kind) {
+    case StmtKind::For: return mutateFor(s);
+    case StmtKind::Store: return mutateStore(s);
+    case StmtKind::Reduce: return mutateReduce(s);
+    case StmtKind::Seq: return mutateSeq(s);
+    case StmtKind::If: return mutateIf(s);
+  }
+  return s;
+}
+
+std::vector<ExprP> Mutator::mutateAll(const std::vector<ExprP>& es, bool* changed) {
+  std::vector<ExprP> out;
+  for (auto& e : es) {
+    out.push_back(mutate(e));
+    if (out.back() != e) *changed = true;
+  }
+  return out;
+}
+
+ExprP Mutator::mutateLoad(const ExprP& e) {
+  auto& l = static_cast<const Load&>(*e);
+  bool changed = false;
+  auto idx = mutateAll(l.indices, &changed);
+  return changed ? load(l.tensor, std::move(idx)) : e;
+}
+
+ExprP Mutator::mutateBinary(const ExprP& e) {
+  auto& b = static_cast<const Binary&>(*e);
+  ExprP x = mutate(b.a), y = mutate(b.b);
+  return (x == b.a && y == b.b) ? e : binary(b.op, x, y);
+}
+
+StmtP Mutator::mutateFor(const StmtP& s) {
+  auto& f = static_cast<const For&>(*s);
+  ExprP b = mutate(f.begin), e = mutate(f.end);
+  StmtP body = mutate(f.body);
+  if (b == f.begin && e == f.end && body == f.body) return s;
+  return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
+}
+
+StmtP Mutator::mutateStore(const StmtP& s) {
+  auto& st = static_cast<const Store&>(*s);
+  bool changed = false;
+  auto idx = mutateAll(st.indices, &changed);
+  ExprP v = mutate(st.value);
+  if (!changed && v == st.value) return s;
+  return makeStore(st.tensor, std::move(idx), v, st.loc);
+}
+
+StmtP Mutator::mutateReduce(const StmtP& s) {
+  auto& r = static_cast<const Reduce&>(*s);
+  bool changed = false;
+  auto idx = mutateAll(r.indices, &changed);
+  ExprP v = mutate(r.value);
+  if (!changed && v == r.value) return s;
+  return makeReduce(r.op, r.tensor, std::move(idx), v, r.loc);
+}
+
+StmtP Mutator::mutateSeq(const StmtP& s) {
+  auto& q = static_cast<const Seq&>(*s);
+  std::vector<StmtP> out;
+  bool changed = false;
+  for (auto& t : q.stmts) {
+    out.push_back(mutate(t));
+    if (out.back() != t) changed = true;
+  }
+  return changed ? makeSeq(std::move(out)) : s;
+}
+
+StmtP Mutator::mutateIf(const StmtP& s) {
+  auto& i = static_cast<const If&>(*s);
+  ExprP c = mutate(i.cond);
+  StmtP t = mutate(i.then);
+  StmtP o = i.otherwise ? mutate(i.otherwise) : nullptr;
+  if (c == i.cond && t == i.then && o == i.otherwise) return s;
+  return makeIf(c, t, o);
+}
+
+namespace {
+class Substituter : public Mutator {
+ public:
+  explicit Substituter(const std::map<std::string, ExprP>& m) : subst_(m) {}
+
+ protected:
+  ExprP mutateVar(const ExprP& e) override {
+    auto it = subst_.find(static_cast<const Var&>(*e).name);
+    return it == subst_.end() ? e : it->second;
+  }
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    ExprP b = mutate(f.begin), e = mutate(f.end);
+    StmtP body = f.body;
+    if (subst_.count(f.var)) {  // the loop rebinds the name: do not substitute inside
+      auto saved = subst_;
+      subst_.erase(f.var);
+      body = mutate(f.body);
+      subst_ = saved;
+    } else {
+      body = mutate(f.body);
+    }
+    if (b == f.begin && e == f.end && body == f.body) return s;
+    return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
+  }
+
+ private:
+  std::map<std::string, ExprP> subst_;
+};
+}  // namespace
+
+ExprP substitute(const ExprP& e, const std::map<std::string, ExprP>& subst) {
+  Substituter m(subst);
+  return m.mutate(e);
+}
+
+StmtP substitute(const StmtP& s, const std::map<std::string, ExprP>& subst) {
+  Substituter m(subst);
+  return m.mutate(s);
+}
+
+void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f) {
+  f(e);
+  if (e->kind == ExprKind::Load) {
+    for (auto& i : static_cast<const Load&>(*e).indices) forEachExpr(i, f);
+  } else if (e->kind == ExprKind::Binary) {
+    auto& b = static_cast<const Binary&>(*e);
+    forEachExpr(b.a, f);
+    forEachExpr(b.b, f);
+  }
+}
+
+void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) {
+  f(s);
+  switch (s->kind) {
+    case StmtKind::For: forEachStmt(static_cast<const For&>(*s).body, f); break;
+    case StmtKind::Seq:
+      for (auto& t : static_cast<const Seq&>(*s).stmts) forEachStmt(t, f);
+      break;
+    case StmtKind::If: {
+      auto& i = static_cast<const If&>(*s);
+      forEachStmt(i.then, f);
+      if (i.otherwise) forEachStmt(i.otherwise, f);
+      break;
+    }
+    default: break;
+  }
+}
+
+}  // namespace teml::ir

@@ -1,0 +1,37 @@
+// Base classes for passes that rebuild the IR. Override the node kinds a pass
+// cares about; the defaults rebuild a node only when one of its children changed.
+#pragma once
+#include <functional>
+#include <map>
+
+#include "ir/stmt.hpp"
+
+namespace teml::ir {
+
+class Mutator {
+ public:
+  virtual ~Mutator() = default;
+  virtual ExprP mutate(const ExprP& e);
+  virtual StmtP mutate(const StmtP& s);
+
+ protected:
+  virtual ExprP mutateVar(const ExprP& e) { return e; }
+  virtual ExprP mutateLoad(const ExprP& e);
+  virtual ExprP mutateBinary(const ExprP& e);
+  virtual StmtP mutateFor(const StmtP& s);
+  virtual StmtP mutateStore(const StmtP& s);
+  virtual StmtP mutateReduce(const StmtP& s);
+  virtual StmtP mutateSeq(const StmtP& s);
+  virtual StmtP mutateIf(const StmtP& s);
+  std::vector<ExprP> mutateAll(const std::vector<ExprP>& es, bool* changed);
+};
+
+// Replaces iterators by expressions (a simultaneous substitution).
+ExprP substitute(const ExprP& e, const std::map<std::string, ExprP>& subst);
+StmtP substitute(const StmtP& s, const std::map<std::string, ExprP>& subst);
+
+// Calls f on every statement (pre-order) and every expression reachable from s.
+void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f);
+void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f);
+
+}  // namespace teml::ir

@@ -1,0 +1,130 @@
+#include "ir/printer.hpp"
+
+#include <sstream>
+
+namespace teml::ir {
+
+static int precedence(BinOp op) {
+  switch (op) {
+    case BinOp::And: return 1;
+    case BinOp::Eq: return 2;
+    case BinOp::Lt:
+    case BinOp::Le: return 3;
+    case BinOp::Add:
+    case BinOp::Sub: return 4;
+    case BinOp::Mul:
+    case BinOp::Div: return 5;
+    default: return 6;  // printed as calls
+  }
+}
+
+static std::string numberText(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+static std::string print(const ExprP& e, int parentPrec, bool rightSide) {
+  switch (e->kind) {
+    case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
+    case ExprKind::FloatConst: return numberText(static_cast<const FloatConst&>(*e).value);
+    case ExprKind::Var: return static_cast<const Var&>(*e).name;
+    case ExprKind::Load: {
+      auto& l = static_cast<const Load&>(*e);
+      std::string s = l.tensor;
+      for (auto& i : l.indices) s += "[" + print(i, 0, false) + "]";
+      return s;
+    }
+    case ExprKind::Binary: {
+      auto& b = static_cast<const Binary&>(*e);
+      int p = precedence(b.op);
+      if (p == 6) return std::string(binOpName(b.op)) + "(" + print(b.a, 0, false) + ", " +
+                         print(b.b, 0, false) + ")";
+      std::string s = print(b.a, p, false) + " " + binOpName(b.op) + " " + print(b.b, p, true);
+      bool paren = p < parentPrec || (p == parentPrec && rightSide);
+      return paren ? "(" + s + ")" : s;
+    }
+  }
+  return "?";
+}
+
+std::string toString(const ExprP& e) { return print(e, 0, false); }
+
+static std::string target(const std::string& t, const std::vector<ExprP>& idx) {
+  std::string s = t;
+  for (auto& i : idx) s += "[" + toString(i) + "]";
+  return s;
+}
+
+static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent) {
+  std::string pad(indent * 2, ' ');
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      os << pad << "for " << f.var << " in [" << toString(f.begin) << ", " << toString(f.end) << ")";
+      if (f.step != 1) os << " step " << f.step;
+      if (f.loopKind.parallel) os << " parallel";
+      if (f.loopKind.vector) os << " vector";
+      if (withIds) os << "  @" << f.id;
+      os << "\n";
+      printStmt(os, f.body, withIds, indent + 1);
+      break;
+    }
+    case StmtKind::Store: {
+      auto& st = static_cast<const Store&>(*s);
+      os << pad << target(st.tensor, st.indices) << " = " << toString(st.value);
+      if (withIds && st.loc.known()) os << "  # line " << st.loc.line;
+      os << "\n";
+      break;
+    }
+    case StmtKind::Reduce: {
+      auto& r = static_cast<const Reduce&>(*s);
+      os << pad << target(r.tensor, r.indices) << " " << reduceOpName(r.op) << " "
+         << toString(r.value);
+      if (withIds && r.loc.known()) os << "  # line " << r.loc.line;
+      os << "\n";
+      break;
+    }
+    case StmtKind::Seq:
+      for (auto& t : static_cast<const Seq&>(*s).stmts) printStmt(os, t, withIds, indent);
+      break;
+    case StmtKind::If: {
+      auto& i = static_cast<const If&>(*s);
+      os << pad << "if " << toString(i.cond) << ":\n";
+      printStmt(os, i.then, withIds, indent + 1);
+      if (i.otherwise) {
+        os << pad << "else:\n";
+        printStmt(os, i.otherwise, withIds, indent + 1);
+      }
+      break;
+    }
+  }
+}
+
+std::string toString(const StmtP& s, bool withIds, int indent) {
+  std::ostringstream os;
+  printStmt(os, s, withIds, indent);
+  return os.str();
+}
+
+std::string toString(const Program& p, bool withIds) {
+  std::ostringstream os;
+  for (auto& t : p.tensors) {
+    os << "tensor " << t.name << " : " << dtypeName(t.dtype) << "[";
+    for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? ", " : "") << t.shape[i];
+    os << "]";
+    auto init = p.initialValues.find(t.name);
+    if (init != p.initialValues.end()) os << " = " << numberText(init->second);
+    os << "\n";
+  }
+  for (size_t i = 0; i < p.nests.size(); ++i) {
+    os << "# nest " << i + 1 << "\n";
+    printStmt(os, p.nests[i], withIds, 0);
+  }
+  return os.str();
+}
+
+}  // namespace teml::ir

@@ -1,0 +1,59 @@
+#include "ir/stmt.hpp"
+
+namespace teml::ir {
+
+const char* reduceOpName(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return "+=";
+    case ReduceOp::Mul: return "*=";
+    case ReduceOp::Max: return "max=";
+    case ReduceOp::Min: return "min=";
+  }
+  return "?";
+}
+
+StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
+              StmtP body) {
+  return std::make_shared<For>(std::move(id), std::move(var), std::move(begin), std::move(end),
+                               step, kind, std::move(body));
+}
+
+StmtP withBody(const For& f, StmtP body) {
+  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body));
+}
+
+StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc) {
+  return std::make_shared<Store>(std::move(tensor), std::move(indices), std::move(value), loc);
+}
+
+StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,
+                 SourceLoc loc) {
+  return std::make_shared<Reduce>(op, std::move(tensor), std::move(indices), std::move(value), loc);
+}
+
+StmtP makeSeq(std::vector<StmtP> stmts) {
+  std::vector<StmtP> flat;
+  for (auto& s : stmts) {
+    if (!s) continue;
+    if (s->kind == StmtKind::Seq) {
+      for (auto& t : static_cast<const Seq&>(*s).stmts) flat.push_back(t);
+    } else {
+      flat.push_back(s);
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  return std::make_shared<Seq>(std::move(flat));
+}
+
+StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise) {
+  int64_t c;
+  if (constValue(cond, &c)) return c ? then : otherwise ? otherwise : makeSeq({});
+  return std::make_shared<If>(std::move(cond), std::move(then), std::move(otherwise));
+}
+
+std::vector<StmtP> items(const StmtP& s) {
+  if (s->kind == StmtKind::Seq) return static_cast<const Seq&>(*s).stmts;
+  return {s};
+}
+
+}  // namespace teml::ir

@@ -1,0 +1,96 @@
+// Statements of the loop IR: loops, element stores, reductions into an element
+// (+=, *=, max=, min=), sequences and guards. Immutable and shared.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "diag/diagnostics.hpp"
+#include "ir/expr.hpp"
+
+namespace teml::ir {
+
+enum class StmtKind { For, Store, Reduce, Seq, If };
+
+// How a loop is executed. Parallel loops become OpenMP `parallel for`,
+// vector loops `simd` (both: `parallel for simd`).
+struct LoopKind {
+  bool parallel = false;
+  bool vector = false;
+  bool operator==(const LoopKind&) const = default;
+};
+
+enum class ReduceOp { Add, Mul, Max, Min };
+const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="
+
+struct Stmt;
+using StmtP = std::shared_ptr<const Stmt>;
+
+struct Stmt {
+  const StmtKind kind;
+  explicit Stmt(StmtKind k) : kind(k) {}
+  virtual ~Stmt() = default;
+};
+
+// for (var = begin; var < end; var += step) body
+struct For : Stmt {
+  const std::string id;   // stable loop id, survives transformations
+  const std::string var;
+  const ExprP begin, end;
+  const int64_t step;
+  const LoopKind loopKind;
+  const StmtP body;
+  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd)
+      : Stmt(StmtKind::For), id(std::move(i)), var(std::move(v)), begin(std::move(b)),
+        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)) {}
+};
+
+// tensor[indices] = value
+struct Store : Stmt {
+  const std::string tensor;
+  const std::vector<ExprP> indices;
+  const ExprP value;
+  const SourceLoc loc;
+  Store(std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l)
+      : Stmt(StmtKind::Store), tensor(std::move(t)), indices(std::move(idx)), value(std::move(v)), loc(l) {}
+};
+
+// tensor[indices] op= value
+struct Reduce : Stmt {
+  const ReduceOp op;
+  const std::string tensor;
+  const std::vector<ExprP> indices;
+  const ExprP value;
+  const SourceLoc loc;
+  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l)
+      : Stmt(StmtKind::Reduce), op(o), tensor(std::move(t)), indices(std::move(idx)),
+        value(std::move(v)), loc(l) {}
+};
+
+struct Seq : Stmt {
+  const std::vector<StmtP> stmts;
+  explicit Seq(std::vector<StmtP> s) : Stmt(StmtKind::Seq), stmts(std::move(s)) {}
+};
+
+// if (cond) then else otherwise (otherwise may be null)
+struct If : Stmt {
+  const ExprP cond;
+  const StmtP then, otherwise;
+  If(ExprP c, StmtP t, StmtP o)
+      : Stmt(StmtKind::If), cond(std::move(c)), then(std::move(t)), otherwise(std::move(o)) {}
+};
+
+StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
+              StmtP body);
+// A copy of `f` with another body (and optionally other header fields).
+StmtP withBody(const For& f, StmtP body);
+StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc);
+StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,
+                 SourceLoc loc);
+// A sequence; nested sequences are flattened and a single statement is returned as is.
+StmtP makeSeq(std::vector<StmtP> stmts);
+StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise);
+
+// The statements of s as a list (the items of a Seq, or s alone).
+std::vector<StmtP> items(const StmtP& s);
+
+}  // namespace teml::ir

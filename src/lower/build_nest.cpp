@@ -1,0 +1,16 @@
+#include "lower/assignment.hpp"
+
+namespace teml::lower {
+
+ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix) {
+  ir::StmtP s = a.reduce ? ir::makeReduce(*a.reduce, a.tensor, a.indices, a.value, a.loc)
+                         : ir::makeStore(a.tensor, a.indices, a.value, a.loc);
+  for (size_t k = a.order.size(); k-- > 0;) {
+    const std::string& v = a.order[k];
+    s = ir::makeFor(idPrefix + std::to_string(k + 1), v, ir::intConst(0), ir::intConst(a.extents.at(v)), 1,
+                    ir::LoopKind{}, s);
+  }
+  return s;
+}
+
+}  // namespace teml::lower

@@ -1,0 +1,87 @@
+#include "runtime/buffer.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "diag/diagnostics.hpp"
+
+namespace teml::runtime {
+
+static void* allocateAligned(size_t bytes) {
+  size_t rounded = ((bytes + 63) / 64) * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!p) throw UsageError("out of memory allocating " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, rounded == 0 ? 64 : rounded);
+  return p;
+}
+
+Buffer::Buffer(ir::DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)), count_(1) {
+  for (auto d : shape_) count_ *= d;
+  data_.reset(allocateAligned(bytes()));
+}
+
+Buffer::Buffer(const Buffer& other) : Buffer(other.dtype_, other.shape_) {
+  std::memcpy(data_.get(), other.data_.get(), bytes());
+}
+
+Buffer& Buffer::operator=(const Buffer& other) {
+  if (this != &other) {
+    if (dtype_ != other.dtype_ || count_ != other.count_) {
+      data_.reset(allocateAligned(other.bytes()));
+    }
+    dtype_ = other.dtype_;
+    shape_ = other.shape_;
+    count_ = other.count_;
+    std::memcpy(data_.get(), other.data_.get(), bytes());
+  }
+  return *this;
+}
+
+double Buffer::get(int64_t i) const {
+  if (dtype_ == ir::DType::F64) return static_cast<const double*>(data_.get())[i];
+  return static_cast<const float*>(data_.get())[i];
+}
+
+void Buffer::set(int64_t i, double v) {
+  if (dtype_ == ir::DType::F64)
+    static_cast<double*>(data_.get())[i] = v;
+  else
+    static_cast<float*>(data_.get())[i] = static_cast<float>(v);
+}
+
+void Buffer::fill(double v) {
+  for (int64_t i = 0; i < count_; ++i) set(i, v);
+}
+
+void Buffer::fillRandom(uint64_t seed) {
+  uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int64_t i = 0; i < count_; ++i) {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    uint64_t r = s * 2685821657736338717ULL;
+    set(i, static_cast<double>(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+  }
+}
+
+BufferMap allocateBuffers(const ir::Program& program) {
+  BufferMap out;
+  for (auto& t : program.tensors) out.emplace(t.name, Buffer(t.dtype, t.shape));
+  for (auto& [name, value] : program.initialValues) out.at(name).fill(value);
+  return out;
+}
+
+double maxRelativeDifference(const Buffer& a, const Buffer& b) {
+  double worst = 0;
+  for (int64_t i = 0; i < a.size() && i < b.size(); ++i) {
+    double x = a.get(i), y = b.get(i);
+    if (std::isnan(x) != std::isnan(y)) return INFINITY;
+    double d = std::fabs(x - y) / std::max(1.0, std::fabs(y));
+    if (d > worst) worst = d;
+  }
+  return a.size() == b.size() ? worst : INFINITY;
+}
+
+}  // namespace teml::runtime

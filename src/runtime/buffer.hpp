@@ -1,0 +1,50 @@
+// A tensor's storage: 64-byte aligned, C order, double or float elements.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+
+namespace teml::runtime {
+
+class Buffer {
+ public:
+  Buffer(ir::DType dtype, std::vector<int64_t> shape);
+  Buffer(const Buffer& other);
+  Buffer& operator=(const Buffer& other);
+
+  ir::DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t size() const { return count_; }
+  size_t bytes() const { return count_ * (dtype_ == ir::DType::F64 ? 8 : 4); }
+  void* data() { return data_.get(); }
+  const void* data() const { return data_.get(); }
+
+  double get(int64_t i) const;
+  void set(int64_t i, double v);
+  void fill(double v);
+  // Uniform values in [-1, 1) from a fixed generator, so runs are reproducible.
+  void fillRandom(uint64_t seed);
+
+ private:
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  ir::DType dtype_;
+  std::vector<int64_t> shape_;
+  int64_t count_;
+  std::unique_ptr<void, Free> data_;
+};
+
+using BufferMap = std::map<std::string, Buffer>;
+
+// One zero-filled buffer per declared tensor, then the program's initial values.
+BufferMap allocateBuffers(const ir::Program& program);
+
+// Largest |a - b| over elements, scaled: |a-b| / max(1, |b|).
+double maxRelativeDifference(const Buffer& a, const Buffer& b);
+
+}  // namespace teml::runtime

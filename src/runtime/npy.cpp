@@ -1,0 +1,129 @@
+#include "runtime/npy.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "diag/diagnostics.hpp"
+
+namespace teml::runtime {
+
+static std::string shapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+// The value after 'key': in the header dictionary.
+static std::string dictValue(const std::string& header, const std::string& key,
+                             const std::string& path) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos) throw UsageError(path + ": .npy header has no '" + key + "'");
+  size_t colon = header.find(':', k);
+  if (colon == std::string::npos) throw UsageError(path + ": malformed .npy header");
+  size_t start = header.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos) throw UsageError(path + ": malformed .npy header");
+  char open = header[start];
+  size_t end;
+  if (open == '\'') {
+    end = header.find('\'', start + 1);
+    if (end == std::string::npos) throw UsageError(path + ": malformed .npy header");
+    return header.substr(start + 1, end - start - 1);
+  }
+  if (open == '(') {
+    end = header.find(')', start);
+    if (end == std::string::npos) throw UsageError(path + ": malformed .npy header");
+    return header.substr(start, end - start + 1);
+  }
+  end = header.find_first_of(",}", start);
+  return header.substr(start, end - start);
+}
+
+NpyArray readNpy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open file");
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    throw UsageError(path + ": not a .npy file");
+  int major = static_cast<unsigned char>(magic[6]);
+  uint32_t headerLen = 0;
+  if (major == 1) {
+    unsigned char b[2];
+    if (!in.read(reinterpret_cast<char*>(b), 2)) throw UsageError(path + ": truncated .npy file");
+    headerLen = b[0] | (b[1] << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char*>(b), 4)) throw UsageError(path + ": truncated .npy file");
+    headerLen = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
+  } else {
+    throw UsageError(path + ": unsupported .npy format version " + std::to_string(major));
+  }
+  if (headerLen > (1u << 20)) throw UsageError(path + ": .npy header too large");
+  std::string header(headerLen, '\0');
+  if (!in.read(header.data(), headerLen)) throw UsageError(path + ": truncated .npy header");
+
+  NpyArray arr;
+  arr.descr = dictValue(header, "descr", path);
+  if (arr.descr == "|f8" || arr.descr == "=f8") arr.descr = "<f8";
+  if (arr.descr == "|f4" || arr.descr == "=f4") arr.descr = "<f4";
+  if (arr.descr != "<f8" && arr.descr != "<f4")
+    throw UsageError(path + ": unsupported element type '" + arr.descr +
+                     "' (teml reads little-endian f8 and f4)");
+  if (dictValue(header, "fortran_order", path).find("True") != std::string::npos)
+    throw UsageError(path + ": Fortran-ordered arrays are not supported; save in C order");
+  std::string shape = dictValue(header, "shape", path);
+  std::string digits;
+  for (char c : shape + ",") {
+    if (c >= '0' && c <= '9') {
+      digits += c;
+    } else if (c == ',' || c == ')') {
+      if (!digits.empty()) {
+        if (digits.size() > 15) throw UsageError(path + ": .npy shape too large");
+        arr.shape.push_back(std::stoll(digits));
+      }
+      digits.clear();
+    }
+  }
+  int64_t count = 1;
+  for (auto d : arr.shape) {
+    count *= d;
+    if (count > (int64_t(1) << 40)) throw UsageError(path + ": .npy array too large");
+  }
+  size_t bytes = count * (arr.descr == "<f8" ? 8 : 4);
+  arr.data.resize(bytes);
+  if (bytes && !in.read(arr.data.data(), bytes))
+    throw UsageError(path + ": truncated .npy data (expected " + std::to_string(bytes) + " bytes)");
+  return arr;
+}
+
+void loadNpyInto(const std::string& path, const std::string& tensor, Buffer& buffer) {
+  NpyArray arr = readNpy(path);
+  std::string want = buffer.dtype() == ir::DType::F64 ? "<f8" : "<f4";
+  if (arr.shape != buffer.shape() || arr.descr != want)
+    throw UsageError(path + ": tensor '" + tensor + "' is declared " +
+                     ir::dtypeName(buffer.dtype()) + shapeText(buffer.shape()) + " but the file holds " +
+                     (arr.descr == "<f8" ? "double" : "float") + shapeText(arr.shape));
+  std::memcpy(buffer.data(), arr.data.data(), arr.data.size());
+}
+
+void writeNpy(const std::string& path, const Buffer& buffer) {
+  std::ostringstream h;
+  h << "{'descr': '" << (buffer.dtype() == ir::DType::F64 ? "<f8" : "<f4")
+    << "', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < buffer.shape().size(); ++i) h << buffer.shape()[i] << ",";
+  h << "), }";
+  std::string header = h.str();
+  size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError(path + ": cannot write file");
+  out.write("\x93NUMPY\x01\x00", 8);
+  unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
+                          static_cast<unsigned char>(header.size() >> 8)};
+  out.write(reinterpret_cast<char*>(len), 2);
+  out << header;
+  out.write(static_cast<const char*>(buffer.data()), buffer.bytes());
+  if (!out) throw UsageError(path + ": error writing file");
+}
+
+}  // namespace teml::runtime

@@ -1,0 +1,77 @@
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+#include "schedule/nest_path.hpp"
+#include "schedule/schedule_error.hpp"
+#include "schedule/transforms.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+namespace {
+
+std::string rangeText(const For& f) {
+  return "'" + f.var + "' in [" + toString(f.begin) + ", " + toString(f.end) + ")";
+}
+
+// Loop b's header equals a's once b's outer iterators are renamed to a's.
+void requireSameRange(const For& a, const For& b, const std::map<std::string, ExprP>& rename,
+                      const std::string& what, int level) {
+  ExprP bb = substitute(b.begin, rename), be = substitute(b.end, rename);
+  if (!equal(a.begin, bb) || !equal(a.end, be) || a.step != b.step)
+    throw ScheduleError(what + ": the loops at level " + std::to_string(level) +
+                        " iterate over different ranges: " + rangeText(a) + " and " + rangeText(b));
+}
+
+}  // namespace
+
+StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
+  auto ca = loopsToLevel(a, r, "fuse_outer (first nest)");
+  auto cb = loopsToLevel(b, r, "fuse_outer (second nest)");
+  std::map<std::string, ExprP> rename;
+  for (int l = 1; l <= r; ++l) {
+    requireSameRange(*ca[l - 1], *cb[l - 1], rename, "fuse_outer", l);
+    if (cb[l - 1]->var != ca[l - 1]->var) rename[cb[l - 1]->var] = var(ca[l - 1]->var);
+  }
+  StmtP tail = substitute(cb[r - 1]->body, rename);
+  // Iterators of b's inner loops must not capture a's outer iterators.
+  auto innerB = boundVars(cb[r - 1]->body);
+  for (int l = 1; l <= r; ++l)
+    if (cb[l - 1]->var != ca[l - 1]->var && innerB.count(ca[l - 1]->var))
+      throw ScheduleError("fuse_outer: the second nest uses iterator '" + ca[l - 1]->var +
+                          "' for an inner loop; it would clash with the fused loop");
+  StmtP body = makeSeq({ca[r - 1]->body, tail});
+  return replaceLevel(ca, r, withBody(*ca[r - 1], body));
+}
+
+StmtP fuseInner(const StmtP& nest, int r) {
+  StmtP container;
+  std::vector<const For*> chain;
+  if (r == 1) {
+    container = nest;
+  } else {
+    chain = loopsToLevel(nest, r - 1, "fuse_inner");
+    container = chain[r - 2]->body;
+  }
+  auto loops = items(container);
+  if (loops.size() < 2)
+    throw ScheduleError("fuse_inner: level " + std::to_string(r) + " holds a single loop; there is nothing to fuse");
+  std::vector<StmtP> bodies;
+  const For* first = nullptr;
+  for (auto& s : loops) {
+    if (s->kind != StmtKind::For)
+      throw ScheduleError("fuse_inner: level " + std::to_string(r) + " holds a statement that is not a loop");
+    auto& f = static_cast<const For&>(*s);
+    if (!first) {
+      first = &f;
+      bodies.push_back(f.body);
+      continue;
+    }
+    requireSameRange(*first, f, {}, "fuse_inner", r);
+    bodies.push_back(f.var == first->var ? f.body : substitute(f.body, {{f.var, var(first->var)}}));
+  }
+  StmtP fused = withBody(*first, makeSeq(bodies));
+  return r == 1 ? fused : replaceLevel(chain, r - 1, withBody(*chain[r - 2], fused));
+}
+
+}  // namespace teml::schedule

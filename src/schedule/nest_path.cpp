@@ -1,0 +1,75 @@
+#include "schedule/nest_path.hpp"
+
+#include "ir/mutator.hpp"
+#include "schedule/schedule_error.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+StmtP singleChild(const StmtP& s) {
+  if (s->kind == StmtKind::Seq) {
+    auto& q = static_cast<const Seq&>(*s);
+    if (q.stmts.size() == 1) return singleChild(q.stmts[0]);
+  }
+  return s;
+}
+
+int perfectDepth(const StmtP& nest) {
+  int d = 0;
+  StmtP cur = singleChild(nest);
+  while (cur->kind == StmtKind::For) {
+    ++d;
+    cur = singleChild(static_cast<const For&>(*cur).body);
+  }
+  return d;
+}
+
+std::vector<const For*> loopsToLevel(const StmtP& nest, int depth, const std::string& what) {
+  if (depth < 1) throw ScheduleError(what + ": loop levels are numbered from 1");
+  std::vector<const For*> chain;
+  StmtP cur = singleChild(nest);
+  for (int level = 1; level <= depth; ++level) {
+    if (cur->kind != StmtKind::For) {
+      int have = static_cast<int>(chain.size());
+      if (level == 1)
+        throw ScheduleError(what + ": level 1 does not exist: the nest starts with " +
+                            (cur->kind == StmtKind::Seq ? "a sequence of statements, not one loop"
+                                                        : "a statement, not a loop"));
+      if (cur->kind == StmtKind::Seq)
+        throw ScheduleError(what + ": level " + std::to_string(level) + " is not reachable: the body of level " +
+                            std::to_string(have) + " (loop '" + chain.back()->var + "') holds " +
+                            std::to_string(static_cast<const Seq&>(*cur).stmts.size()) +
+                            " statements, so the nest is perfect only down to level " + std::to_string(have));
+      throw ScheduleError(what + ": level " + std::to_string(level) + " does not exist: the loop nest has " +
+                          std::to_string(have) + " level" + (have == 1 ? "" : "s"));
+    }
+    auto* f = static_cast<const For*>(cur.get());
+    chain.push_back(f);
+    cur = singleChild(f->body);
+  }
+  return chain;
+}
+
+StmtP replaceLevel(const std::vector<const For*>& chain, int level, StmtP replacement) {
+  StmtP cur = std::move(replacement);
+  for (int l = level - 1; l >= 1; --l) cur = withBody(*chain[l - 1], cur);
+  return cur;
+}
+
+std::set<std::string> boundVars(const StmtP& s) {
+  std::set<std::string> vars;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind == StmtKind::For) vars.insert(static_cast<const For&>(*t).var);
+  });
+  return vars;
+}
+
+std::string freshName(const std::string& base, std::set<std::string>& taken) {
+  std::string name = base;
+  for (int k = 2; taken.count(name); ++k) name = base + std::to_string(k);
+  taken.insert(name);
+  return name;
+}
+
+}  // namespace teml::schedule

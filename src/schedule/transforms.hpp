@@ -1,0 +1,39 @@
+// Loop transformations. Each is a pure function from a loop nest to a new one
+// and throws ScheduleError when it cannot be applied. Levels count from 1.
+// docs/transformations.md gives the meaning of each.
+#pragma once
+#include "ir/stmt.hpp"
+
+namespace teml::schedule {
+
+// Splits level r into an outer loop over blocks of v iterations and an inner
+// loop that keeps the original iterator; a last partial block runs when v does
+// not divide the extent.
+ir::StmtP stripmine(const ir::StmtP& nest, int r, int64_t v);
+// Swaps the loops at levels r1 and r2.
+ir::StmtP interchange(const ir::StmtP& nest, int r1, int r2);
+// Merges the loops at levels 1..r of two nests with the same iteration ranges.
+ir::StmtP fuseOuter(const ir::StmtP& a, const ir::StmtP& b, int r);
+// Merges the sibling loops (same range) that form the body of level r-1.
+ir::StmtP fuseInner(const ir::StmtP& nest, int r);
+// Replaces the loop at level r by copies of its body, one per iteration.
+ir::StmtP unroll(const ir::StmtP& nest, int r);
+// Unrolls the loop at level r by `factor`, with a remainder loop.
+ir::StmtP unrollPartial(const ir::StmtP& nest, int r, int64_t factor);
+// Unrolls level r by `factor` and jams the copies into the innermost body of
+// the perfect nest below it.
+ir::StmtP unrollAndJam(const ir::StmtP& nest, int r, int64_t factor);
+// Marks level r to run its iterations on threads / SIMD lanes; refused when
+// iterations may conflict.
+ir::StmtP parallelize(const ir::StmtP& nest, int r);
+ir::StmtP vectorize(const ir::StmtP& nest, int r);
+// Compositions (TeML paper, Section 4.1).
+ir::StmtP stripmineN(const ir::StmtP& nest, int n, int64_t v);
+ir::StmtP interchangeN(const ir::StmtP& nest, int r, int n);
+ir::StmtP tile(const ir::StmtP& nest, int64_t v);
+
+// Refuses a nest in which a loop bound or an index uses an iterator that no
+// enclosing loop defines.
+void checkScoping(const ir::StmtP& nest, const std::string& what);
+
+}  // namespace teml::schedule
