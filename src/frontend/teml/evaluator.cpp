@@ -435,9 +435,30 @@ class Evaluator {
   // target[targetIdx] = v (an accumulation when v reads the target at the same
   // element first, or when v holds contractions: the target accumulates as in
   // the paper's definition of contract).
+  // Is `first` (indexed by lists[0]) the target element itself?
+  bool accumulatesInto(const std::string& target, const NodeP& first, const NodeP& lists,
+                       const std::vector<ExprP>& targetIdx) {
+    if (first->kind != Kind::Name) return false;
+    auto it = state_.find(first->name);
+    if (it == state_.end()) return false;
+    const MetaValue& m = it->second;
+    std::string tensor = m.type == MetaValue::Type::Tensor ? m.tensor
+                       : m.type == MetaValue::Type::Assignment ? m.assign->tensor : "";
+    if (tensor != target || !lists || lists->kind != Kind::List || lists->kids.size() != 2 ||
+        lists->kids[0]->kind != Kind::List)
+      return false;
+    auto idx = iteratorList(lists->kids[0]);
+    if (idx.size() != targetIdx.size()) return false;
+    for (size_t k = 0; k < idx.size(); ++k)
+      if (!ir::equal(idx[k], targetIdx[k])) return false;
+    return true;
+  }
+
   std::shared_ptr<lower::Assignment> assignment(const std::string& target, std::vector<ExprP> targetIdx,
-                                                const Virtual& v, SourceLoc loc) {
+                                                const Virtual& v, SourceLoc loc,
+                                                std::optional<ir::ReduceOp> accumulate = std::nullopt) {
     auto a = std::make_shared<lower::Assignment>();
+    a->reduce = accumulate;
     a->tensor = target;
     a->indices = targetIdx;
     a->loc = loc;
@@ -475,7 +496,7 @@ class Evaluator {
     }
 
     // Accumulation: target = target op e  ->  target op= e.
-    if (value->kind == ir::ExprKind::Binary) {
+    if (!a->reduce && value->kind == ir::ExprKind::Binary) {
       auto& b = static_cast<const ir::Binary&>(*value);
       bool readsTarget = b.a->kind == ir::ExprKind::Load && ir::equal(b.a, ir::load(target, targetIdx));
       if (readsTarget && (b.op == ir::BinOp::Add || b.op == ir::BinOp::Mul)) {
@@ -766,8 +787,16 @@ class Evaluator {
     if (isArith(f, "", &op)) {
       arity(c, 3, 3, f + "(t0, t1, [I0, I1] -> I)");
       if (c.args[2]->kind != Kind::Arrow) fail(c.args[2]->loc, f + ": expected [I0, I1] -> I");
-      Virtual v = vop(c, op, c.args[2]->kids[0]->kind == Kind::Empty ? nullptr : c.args[2]->kids[0]);
-      return setAssign(iteratorList(c.args[2]->kids[1]), v);
+      NodeP lists = c.args[2]->kids[0]->kind == Kind::Empty ? nullptr : c.args[2]->kids[0];
+      auto targetIdx = iteratorList(c.args[2]->kids[1]);
+      if (op == "add" && accumulatesInto(target, c.args[0], lists, targetIdx)) {
+        // target = add(target, x, [I, J] -> I): an accumulation, which may hold contractions.
+        Virtual x = indexed(operand(c.args[1], f), lists ? lists->kids[1] : nullptr, c.args[1]->loc, f);
+        state_[st.target] = MetaValue{MetaValue::Type::Assignment, "", {},
+                                      assignment(target, targetIdx, x, st.loc, ir::ReduceOp::Add), nullptr};
+        return;
+      }
+      return setAssign(targetIdx, vop(c, op, lists));
     }
     if (f == "eq") {
       arity(c, 2, 2, "eq(t, I0 -> I1) or eq(t, -> I1)");
