@@ -158,7 +158,7 @@ class NestEmitter {
           std::string where = access(r->tensor, r->indices);
           auto it = byLocation.find(where);
           if (it == byLocation.end()) {
-            std::string name = names_.claim("teml_acc");
+            std::string name = names_.claim("acc");
             bool single = isSingle(r->tensor);
             line(indent, std::string(single ? "float " : "double ") + name + " = " + where + ";");
             const char* op = r->op == ReduceOp::Add ? "+" : r->op == ReduceOp::Mul ? "*"

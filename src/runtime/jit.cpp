@@ -114,14 +114,13 @@ Kernel::Kernel(const std::string& source, const JitOptions& options) {
     std::remove((unique + ".log").c_str());
     compiledNow_ = true;
   }
-  handle_ = dlopen(libPath_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Never unloaded: OpenMP worker threads may outlive a Kernel object.
+  handle_ = dlopen(libPath_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle_) throw InternalError(std::string("cannot load compiled kernel: ") + dlerror());
   entry_ = reinterpret_cast<EntryFn>(dlsym(handle_, "teml_entry"));
   if (!entry_) throw InternalError("compiled kernel has no teml_entry");
 }
 
-Kernel::~Kernel() {
-  if (handle_) dlclose(handle_);
-}
+Kernel::~Kernel() = default;
 
 }  // namespace teml::runtime

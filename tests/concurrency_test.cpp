@@ -1,0 +1,77 @@
+// parallelize and vectorize refuse loops whose iterations could race, and
+// accept reductions only with a correct implementation.
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+TEST(Concurrency, WritesToTheSameElementAreRefused) {
+  // B[i] is overwritten for every k: running k on threads would race.
+  auto f = compileError(R"(
+A = tensor([4, 5])
+B = tensor([4])
+B = eq(A, [i, k] -> [i])
+l = build(B)
+p = parallelize(l, 2)
+codegen(p)
+)");
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.loc.line, 6);
+  EXPECT_NE(f.message.find("parallelize"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("'B'"), std::string::npos) << f.message;
+}
+
+TEST(Concurrency, ReadingWhatAnotherIterationWritesIsRefused) {
+  // Iteration i writes X[2i + 2], which iteration i + 1 reads as X[2i].
+  auto g = compileError(R"(
+X = tensor([9])
+Z = tensor([4])
+t = vadd(X, Z, [[2 * i], [i]])
+X = eq(t, -> [2 * i + 2])
+l = build(X)
+v = vectorize(l, 1)
+)");
+  ASSERT_TRUE(g.failed);
+  EXPECT_EQ(g.loc.line, 7);
+  EXPECT_NE(g.message.find("'X'"), std::string::npos) << g.message;
+}
+
+TEST(Concurrency, VectorizingAReductionWithAVaryingTargetIsRefused) {
+  auto f = compileError(R"(
+A = tensor([6, 5])
+B = tensor([5])
+B = add(B, A, [[j], [i, j]] -> [j])
+l = build(B)
+s = interchange(l, 1, 2)
+v = vectorize(s, 1)
+)");
+  ASSERT_TRUE(f.failed);
+  EXPECT_NE(f.message.find("vectorize"), std::string::npos) << f.message;
+}
+
+TEST(Concurrency, ParallelReductionIntoAScalar) {
+  auto p = compile(R"(
+a = tensor([1000])
+b = tensor([1000])
+s = contract(a, b, [1, 1])
+l = build(s)
+p = parallelize(l, 1)
+codegen(p)
+)");
+  expectJitMatchesInterpreter(p);
+}
+
+TEST(Concurrency, TransformingAfterParallelizeIsRechecked) {
+  // Interchanging after parallelize makes the parallel loop carry the reduction's
+  // varying target; codegen still implements it correctly (atomics).
+  auto p = compile(R"(
+A = tensor([7, 6])
+B = tensor([6])
+B = add(B, A, [[j], [i, j]] -> [j])
+l = build(B)
+p = parallelize(l, 1)
+q = interchange(p, 1, 2)
+codegen(q)
+)");
+  expectJitMatchesInterpreter(p);
+}

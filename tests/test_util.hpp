@@ -1,0 +1,100 @@
+// Helpers shared by the tests: compile TeML text, run it with the reference
+// interpreter and with JIT-compiled C on the same random inputs, compare.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "codegen/c_emitter.hpp"
+#include "driver/driver.hpp"
+#include "frontend/teml/evaluator.hpp"
+#include "interp/interpreter.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/jit.hpp"
+
+namespace teml::testing {
+
+inline std::string cacheDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return std::string(tmp && *tmp ? tmp : "/tmp") + "/teml-test-cache-" + std::to_string(getuid());
+}
+
+inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
+  return teml_lang::compileTeml(source, teml_lang::TemlOptions{std::move(sizes)});
+}
+
+// Random values for every tensor no nest writes; zeros (or init values) elsewhere.
+inline runtime::BufferMap randomInputs(const ir::Program& p, uint64_t seed = 7) {
+  runtime::BufferMap b = runtime::allocateBuffers(p);
+  auto written = driver::writtenTensors(p);
+  uint64_t salt = 0;
+  for (auto& t : p.tensors) {
+    ++salt;
+    if (p.initialValues.count(t.name)) continue;
+    if (std::find(written.begin(), written.end(), t.name) != written.end()) continue;
+    b.at(t.name).fillRandom(seed * 31 + salt);
+  }
+  return b;
+}
+
+inline runtime::BufferMap runInterpreter(const ir::Program& p, runtime::BufferMap b) {
+  interp::run(p, b);
+  return b;
+}
+
+inline runtime::BufferMap runJit(const ir::Program& p, runtime::BufferMap b, int threads = 2) {
+  runtime::JitOptions o;
+  o.cacheDir = cacheDir();
+  runtime::Kernel k(codegen::emitC(p), o);
+  std::vector<void*> ptrs;
+  for (auto& t : p.tensors) ptrs.push_back(b.at(t.name).data());
+  k.run(ptrs, threads);
+  return b;
+}
+
+inline double tolerance(const ir::Program& p) {
+  for (auto& t : p.tensors)
+    if (t.dtype == ir::DType::F32) return 1e-4;
+  return 1e-10;
+}
+
+// The program's results from compiled code equal the interpreter's.
+inline void expectJitMatchesInterpreter(const ir::Program& p, uint64_t seed = 7) {
+  auto inputs = randomInputs(p, seed);
+  auto want = runInterpreter(p, inputs);
+  auto got = runJit(p, inputs);
+  for (auto& t : p.tensors)
+    EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), tolerance(p)) << "tensor " << t.name;
+}
+
+// Both programs compute the same values for every tensor they share.
+inline void expectSameResults(const ir::Program& a, const ir::Program& b, uint64_t seed = 7) {
+  auto ra = runJit(a, randomInputs(a, seed));
+  auto rb = runInterpreter(b, randomInputs(b, seed));
+  for (auto& t : a.tensors)
+    if (rb.count(t.name))
+      EXPECT_LE(runtime::maxRelativeDifference(ra.at(t.name), rb.at(t.name)), tolerance(a)) << "tensor " << t.name;
+}
+
+// The UserError message and position of compiling `source`.
+struct Failure {
+  bool failed = false;
+  SourceLoc loc;
+  std::string message;
+};
+
+inline Failure compileError(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
+  Failure f;
+  try {
+    compile(source, std::move(sizes));
+  } catch (const UserError& e) {
+    f.failed = true;
+    f.loc = e.loc();
+    f.message = e.what();
+  }
+  return f;
+}
+
+}  // namespace teml::testing
