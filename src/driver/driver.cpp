@@ -195,6 +195,7 @@ void execute(const Compiled& c, const Executable& e, runtime::BufferMap& buffers
 int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   auto total = Clock::now();
   Compiled c = compile(o);
+  if (c.program.nests.empty()) err << "teml: warning: " << c.displayName << " has no codegen statement; nothing runs\n";
   Executable e = prepareKernel(c, o);
   runtime::BufferMap buffers = prepareBuffers(c.program, o);
   runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};

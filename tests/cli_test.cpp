@@ -1,0 +1,122 @@
+// The `teml` command as users and scripts see it: exit codes, diagnostics,
+// .npy input and output, the kernel cache, bench --json.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include "runtime/npy.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out;  // stdout and stderr together
+};
+
+Result runTeml(const std::string& args, const std::string& stdinText = "") {
+  std::string cmd = std::string(TEML_BINARY) + " " + args + " --cache-dir " + teml::testing::cacheDir() + " 2>&1";
+  std::string input = teml::testing::cacheDir() + "-stdin.teml";
+  if (!stdinText.empty()) {
+    std::ofstream(input) << stdinText;
+    cmd += " < " + input;
+  }
+  Result r{0, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return r;
+}
+
+const std::string kMm = std::string(TEML_SOURCE_DIR) + "/examples/mm/best.teml";
+
+}  // namespace
+
+TEST(Cli, RunVerifiesAgainstTheInterpreter) {
+  auto r = runTeml("run " + kMm + " --set N=70 --random 3 --verify");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(ok)"), std::string::npos) << r.out;
+}
+
+TEST(Cli, WrongProgramExitsOneWithPosition) {
+  auto r = runTeml("check -", "A = tensor([3])\nB = eq(A, [i] -> [i, j])\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("<stdin>:2:1: error:"), std::string::npos) << r.out;
+}
+
+TEST(Cli, CheckPrintsNothingOnSuccess) {
+  auto r = runTeml("check " + kMm + " --set N=64");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, BadCommandLinesExitTwo) {
+  EXPECT_EQ(runTeml("frobnicate x.teml").status, 2);
+  EXPECT_EQ(runTeml("run " + kMm + " --bogus").status, 2);
+  EXPECT_EQ(runTeml("run " + kMm + " --set N").status, 2);
+  EXPECT_EQ(runTeml("run /nonexistent.teml").status, 2);
+  EXPECT_EQ(runTeml("run x.py").status, 2);
+  EXPECT_EQ(runTeml("run " + kMm + " --set N=8 --input A=/nonexistent.npy").status, 2);
+}
+
+TEST(Cli, InputsAndOutputsAsNpy) {
+  std::string dir = teml::testing::cacheDir();
+  runtime::Buffer a(ir::DType::F64, {2, 2}), b(ir::DType::F64, {2, 2});
+  for (int k = 0; k < 4; ++k) {
+    a.set(k, k + 1);       // [[1, 2], [3, 4]]
+    b.set(k, k == 0 || k == 3);  // identity
+  }
+  runtime::writeNpy(dir + "-A.npy", a);
+  runtime::writeNpy(dir + "-B.npy", b);
+  auto r = runTeml("run " + kMm + " --set N=2 --input A=" + dir + "-A.npy --input B=" + dir + "-B.npy --output C=" +
+                dir + "-C.npy");
+  ASSERT_EQ(r.status, 0) << r.out;
+  runtime::Buffer c(ir::DType::F64, {2, 2});
+  runtime::loadNpyInto(dir + "-C.npy", "C", c);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(c.get(k), k + 1);
+
+  auto bad = runTeml("run " + kMm + " --set N=3 --input A=" + dir + "-A.npy");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("tensor 'A' is declared double[3, 3] but the file holds double[2, 2]"), std::string::npos)
+      << bad.out;
+}
+
+TEST(Cli, RepeatedRunSkipsTheCompiler) {
+  runTeml("run " + kMm + " --set N=40");
+  auto r = runTeml("run " + kMm + " --set N=40 -v");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("teml: load"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("teml: compile"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BenchJson) {
+  auto r = runTeml("bench " + kMm + " --set N=64 --runs 3 --json --threads 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("{\"program\": ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\"threads\": 1, \"runs\": 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"gflops\": "), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+TEST(Cli, EmitForms) {
+  auto c = runTeml("emit " + kMm + " --set N=64");
+  EXPECT_NE(c.out.find("void teml_entry(void **buffers, int nthreads)"), std::string::npos);
+  EXPECT_NE(c.out.find("#pragma omp parallel for"), std::string::npos);
+  auto loops = runTeml("emit " + kMm + " --set N=64 --emit loops");
+  EXPECT_NE(loops.out.find("for i2_o in [0, 1)"), std::string::npos) << loops.out;
+  auto ir = runTeml("emit " + kMm + " --set N=64 --emit ir");
+  EXPECT_NE(ir.out.find("@L1."), std::string::npos) << ir.out;
+}
+
+TEST(Cli, NamesThatClashWithCAreMangled) {
+  auto r = runTeml("run - --random 1 --verify",
+                "int = tensor([3])\ndouble = tensor([3])\nmain = entrywise_add(int, double)\ncodegen(main)\n");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(ok)"), std::string::npos) << r.out;
+}
