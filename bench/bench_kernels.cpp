@@ -1,0 +1,163 @@
+// The paper's kernels at the issue's sizes: for each, the naive sequential
+// nest, teml's Table-2 (Pluto-equivalent) schedule and teml's best schedule,
+// all compiled with the same flags and timed in one run. Writes a Markdown
+// table and a JSON file.
+//   teml_bench [--threads N] [--only KERNEL] [--out DIR] [--quick]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "analysis/flops.hpp"
+#include "codegen/c_emitter.hpp"
+#include "diag/diagnostics.hpp"
+#include "driver/driver.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/jit.hpp"
+
+using namespace teml;
+
+namespace {
+
+struct Kernel {
+  std::string name;
+  std::string sizeText;
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, int64_t> quickSizes;
+  double floor;       // required speed-up of the best schedule over naive
+  double handWritten;  // what hand-written C reaches on this kind of machine
+};
+
+const std::vector<Kernel> kKernels = {
+    {"mm", "n=1024", {{"N", 1024}}, {{"N", 256}}, 20, 117},
+    {"sddmm", "4096x4096, K=256", {{"N", 4096}, {"K", 256}}, {{"N", 512}, {"K", 64}}, 15, 63},
+    {"mttkrp", "I=J=K=L=250", {{"I", 250}, {"J", 250}, {"K", 250}, {"L", 250}}, {{"I", 60}, {"J", 60}, {"K", 60}, {"L", 60}}, 5, 29},
+    {"gconv", "batch 128, 32->32 ch in 4 groups, 32x32, 7x7",
+     {{"NB", 128}, {"G", 4}, {"C", 8}, {"H", 32}, {"R", 7}}, {{"NB", 8}, {"G", 4}, {"C", 8}, {"H", 32}, {"R", 7}}, 5, 36},
+    {"bmm", "32768 x (72x26)(26x72)", {{"NB", 32768}, {"M", 72}, {"K", 26}}, {{"NB", 1024}, {"M", 72}, {"K", 26}}, 2, 3.3},
+    {"interp", "E=350000, N=7", {{"E", 350000}, {"N", 7}}, {{"E", 10000}, {"N", 7}}, 2.5, 3.1},
+    {"helm", "E=25000, N=13", {{"E", 25000}, {"N", 13}}, {{"E", 1000}, {"N", 13}}, 2.5, 3.0},
+    {"blur", "4096x4096", {{"N", 4096}}, {{"N", 1024}}, 2, 2.7},
+    {"coars", "4096x4096", {{"N", 4096}}, {{"N", 1024}}, 1.6, 2.3},
+};
+
+using Clock = std::chrono::steady_clock;
+
+struct Timing {
+  double median = 0, min = 0, gflops = 0;
+  int runs = 0;
+};
+
+Timing measure(const std::string& path, const std::map<std::string, int64_t>& sizes, int threads) {
+  driver::Options o;
+  o.programPath = path;
+  o.sizes = sizes;
+  driver::Compiled c = driver::compile(o);
+  runtime::Kernel kernel(codegen::emitC(c.program), o.jit);
+  runtime::BufferMap buffers = runtime::allocateBuffers(c.program);
+  auto written = driver::writtenTensors(c.program);
+  uint64_t salt = 0;
+  for (auto& t : c.program.tensors) {
+    ++salt;
+    if (std::find(written.begin(), written.end(), t.name) == written.end() && !c.program.initialValues.count(t.name))
+      buffers.at(t.name).fillRandom(salt);
+  }
+  std::vector<void*> ptrs;
+  for (auto& t : c.program.tensors) ptrs.push_back(buffers.at(t.name).data());
+  auto once = [&]() {
+    // Results accumulate into outputs; zero them so every run does the same work.
+    for (auto& name : written) std::memset(buffers.at(name).data(), 0, buffers.at(name).bytes());
+    auto t = Clock::now();
+    kernel.run(ptrs, threads);
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  double warm = once();
+  int runs = std::clamp(static_cast<int>(std::ceil(3.0 / std::max(warm, 1e-6))), 3, 15);
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) times.push_back(once());
+  std::sort(times.begin(), times.end());
+  Timing r;
+  r.runs = runs;
+  r.min = times.front();
+  r.median = times[times.size() / 2];
+  r.gflops = analysis::countFlops(c.program) / r.median / 1e9;
+  return r;
+}
+
+std::string machine() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 2;
+  std::string only, outDir = std::string(TEML_SOURCE_DIR) + "/bench";
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--out" && i + 1 < argc) outDir = argv[++i];
+    else if (a == "--quick") quick = true;
+    else {
+      std::cerr << "usage: teml_bench [--threads N] [--only KERNEL] [--out DIR] [--quick]\n";
+      return 2;
+    }
+  }
+  std::ostringstream md, json;
+  md << "# teml benchmark\n\nMachine: " << machine() << ". Double precision; naive = the sequential loop nest "
+     << "(1 thread); Table 2 and best on " << threads << " threads; all compiled with `cc -O3 -march=native -fopenmp`, "
+     << "timed in one run (median of " << "3-15 runs after a warm-up).\n\n"
+     << "| kernel | size | naive s | naive GFLOP/s | Table 2 s | Table 2 GFLOP/s | Table 2 speed-up | best s | "
+        "best GFLOP/s | best speed-up | floor | hand-written C | best / hand-written |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  json << "[\n";
+  bool first = true;
+  for (auto& k : kKernels) {
+    if (!only.empty() && k.name != only) continue;
+    auto sizes = quick ? k.quickSizes : k.sizes;
+    std::string dir = std::string(TEML_SOURCE_DIR) + "/examples/" + k.name + "/";
+    try {
+      std::cerr << k.name << "..." << std::flush;
+      Timing naive = measure(dir + "naive.teml", sizes, 1);
+      Timing pluto = measure(dir + "pluto.teml", sizes, threads);
+      Timing best = measure(dir + "best.teml", sizes, threads);
+      double sp = naive.median / pluto.median, sb = naive.median / best.median;
+      std::cerr << " naive " << naive.median << " s, Table 2 " << sp << "x, best " << sb << "x\n";
+      md << std::fixed << "| " << k.name << " | " << k.sizeText << " | " << std::setprecision(4) << naive.median
+         << " | " << std::setprecision(2) << naive.gflops << " | " << std::setprecision(4) << pluto.median << " | "
+         << std::setprecision(2) << pluto.gflops << " | " << sp << "x | " << std::setprecision(4) << best.median
+         << " | " << std::setprecision(2) << best.gflops << " | **" << sb << "x**" << (sb >= k.floor ? "" : " (below)")
+         << " | " << std::setprecision(1) << k.floor << "x | " << k.handWritten << "x | " << std::setprecision(2)
+         << sb / k.handWritten << " |\n";
+      json << (first ? "" : ",\n") << "  {\"kernel\": \"" << k.name << "\", \"threads\": " << threads
+           << ", \"naive_s\": " << naive.median << ", \"table2_s\": " << pluto.median << ", \"best_s\": " << best.median
+           << ", \"naive_gflops\": " << naive.gflops << ", \"table2_gflops\": " << pluto.gflops
+           << ", \"best_gflops\": " << best.gflops << ", \"table2_speedup\": " << sp << ", \"best_speedup\": " << sb
+           << ", \"floor\": " << k.floor << ", \"hand_written\": " << k.handWritten << "}";
+      first = false;
+    } catch (const std::exception& e) {
+      std::cerr << " failed: " << e.what() << "\n";
+      md << "| " << k.name << " | " << k.sizeText << " | failed: " << e.what() << " |\n";
+    }
+  }
+  json << "\n]\n";
+  std::string suffix = quick ? "-quick" : "";
+  std::ofstream(outDir + "/results" + suffix + ".md") << md.str();
+  std::ofstream(outDir + "/results" + suffix + ".json") << json.str();
+  std::cout << md.str();
+  return 0;
+}
