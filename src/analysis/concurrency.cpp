@@ -14,11 +14,24 @@ using namespace ir;
 
 namespace {
 
+// What is known of an inner loop's iterator w, relative to the analyzed loop's
+// iterator v: either w = a*v + base + r with r in [0, span - 1] (the inner loop
+// of a strip-mined v), or w in the constant range [lo, hi].
+struct InnerRange {
+  bool block = false;
+  int64_t a = 0;
+  Affine base;  // begin minus a*v: outer iterators and a constant
+  int64_t span = 0;
+  bool known = false;  // constant range known
+  int64_t lo = 0, hi = 0;
+};
+using InnerVars = std::map<std::string, InnerRange>;
+
 struct Access {
   std::string tensor;
   std::vector<ExprP> indices;
-  std::set<std::string> innerVars;  // iterators of loops inside the analyzed loop
-  const Stmt* stmt = nullptr;       // the Store/Reduce writing, or null for a read
+  InnerVars inner;             // iterators of loops inside the analyzed loop
+  const Stmt* stmt = nullptr;  // the Store/Reduce writing, or null for a read
   bool isReduce = false;
   ReduceOp op = ReduceOp::Add;
   std::string text() const {
@@ -28,31 +41,55 @@ struct Access {
   }
 };
 
-bool mentionsAny(const Affine& a, const std::set<std::string>& vars) {
+bool mentionsAny(const Affine& a, const InnerVars& vars) {
   for (auto& [v, c] : a.coeffs)
     if (vars.count(v)) return true;
   return false;
 }
 
-// Inner loops whose iterations for different values of the analyzed iterator
-// `v` are disjoint blocks: begin = a*v + rest, end <= begin + a (strip-mining).
-using BlockVars = std::map<std::string, int64_t>;  // iterator -> a
-
-bool isBlockLoop(const For& f, const std::string& v, const std::set<std::string>& inner, int64_t* a) {
-  Affine b;
-  if (!toAffine(f.begin, &b) || b.coeff(v) <= 0 || mentionsAny(b, inner)) return false;
-  *a = b.coeff(v);
-  ExprP limit = add(f.begin, intConst(*a));
-  if (equal(f.end, limit)) return true;
-  if (f.end->kind == ExprKind::Binary) {
-    auto& m = static_cast<const Binary&>(*f.end);
-    return m.op == BinOp::Min && (equal(m.a, limit) || equal(m.b, limit));
+// An upper bound of end - begin when it is a constant.
+bool maxSpan(const ExprP& end, const ExprP& begin, int64_t* span) {
+  if (constValue(sub(end, begin), span)) return true;
+  if (end->kind != ExprKind::Binary) return false;
+  auto& b = static_cast<const Binary&>(*end);
+  int64_t k, x, y;
+  if (b.op == BinOp::Sub && constValue(b.b, &k) && maxSpan(b.a, begin, &x)) {
+    *span = x - k;
+    return true;
+  }
+  if (b.op == BinOp::Min) {
+    bool hx = maxSpan(b.a, begin, &x), hy = maxSpan(b.b, begin, &y);
+    if (hx && hy) *span = std::min(x, y);
+    else if (hx) *span = x;
+    else if (hy) *span = y;
+    return hx || hy;
   }
   return false;
 }
 
-void collect(const StmtP& s, std::set<std::string>& inner, std::vector<Access>& out,
-             const std::string& v, BlockVars& blocks) {
+InnerRange rangeOf(const For& f, const std::string& v, const InnerVars& inner) {
+  InnerRange r;
+  int64_t b, e;
+  if (constValue(f.begin, &b) && constValue(f.end, &e)) {
+    r.known = true;
+    r.lo = b;
+    r.hi = e - 1;
+    return r;
+  }
+  Affine begin;
+  int64_t span;
+  if (toAffine(f.begin, &begin) && begin.coeff(v) > 0 && !mentionsAny(begin, inner) &&
+      maxSpan(f.end, f.begin, &span) && span <= begin.coeff(v)) {
+    r.block = true;
+    r.a = begin.coeff(v);
+    r.base = begin;
+    r.base.coeffs.erase(v);
+    r.span = std::max<int64_t>(span, 1);
+  }
+  return r;
+}
+
+void collect(const StmtP& s, InnerVars& inner, std::vector<Access>& out, const std::string& v) {
   auto addReads = [&](const ExprP& e) {
     forEachExpr(e, [&](const ExprP& x) {
       if (x->kind == ExprKind::Load) {
@@ -64,11 +101,10 @@ void collect(const StmtP& s, std::set<std::string>& inner, std::vector<Access>& 
   switch (s->kind) {
     case StmtKind::For: {
       auto& f = static_cast<const For&>(*s);
-      int64_t a;
-      if (isBlockLoop(f, v, inner, &a)) blocks[f.var] = a;
-      inner.insert(f.var);
-      collect(f.body, inner, out, v, blocks);
-      inner.erase(f.var);
+      auto saved = inner;
+      inner[f.var] = rangeOf(f, v, inner);
+      collect(f.body, inner, out, v);
+      inner = saved;
       break;
     }
     case StmtKind::Store: {
@@ -86,45 +122,86 @@ void collect(const StmtP& s, std::set<std::string>& inner, std::vector<Access>& 
       break;
     }
     case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts) collect(t, inner, out, v, blocks);
+      for (auto& t : static_cast<const Seq&>(*s).stmts) collect(t, inner, out, v);
       break;
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
       addReads(i.cond);
-      collect(i.then, inner, out, v, blocks);
-      if (i.otherwise) collect(i.otherwise, inner, out, v, blocks);
+      collect(i.then, inner, out, v);
+      if (i.otherwise) collect(i.otherwise, inner, out, v);
       break;
     }
   }
 }
 
+// An index as C*v + (outer iterators) + g with g in [lo, hi] for one iteration of v.
+struct Spread {
+  int64_t c = 0;
+  Affine outer;
+  int64_t lo = 0, hi = 0;
+};
+
+bool spread(const Affine& a, const std::string& v, const InnerVars& inner, Spread* out) {
+  Spread s;
+  s.c = a.coeff(v);
+  s.lo = s.hi = a.constant;
+  for (auto& [w, c] : a.coeffs) {
+    if (w == v) continue;
+    auto it = inner.find(w);
+    if (it == inner.end()) {
+      s.outer.coeffs[w] += c;
+      continue;
+    }
+    const InnerRange& r = it->second;
+    int64_t lo, hi;
+    if (r.block) {  // w = a*v + base + [0, span - 1]
+      s.c += c * r.a;
+      for (auto& [x, k] : r.base.coeffs) {
+        if (inner.count(x)) return false;
+        s.outer.coeffs[x] += c * k;
+      }
+      lo = c * r.base.constant + std::min<int64_t>(0, c * (r.span - 1));
+      hi = c * r.base.constant + std::max<int64_t>(0, c * (r.span - 1));
+    } else if (r.known) {
+      lo = std::min(c * r.lo, c * r.hi);
+      hi = std::max(c * r.lo, c * r.hi);
+    } else {
+      return false;
+    }
+    s.lo += lo;
+    s.hi += hi;
+  }
+  for (auto it = s.outer.coeffs.begin(); it != s.outer.coeffs.end();)
+    it = it->second == 0 ? s.outer.coeffs.erase(it) : std::next(it);
+  *out = s;
+  return true;
+}
+
 // True when accesses x and y, made in two different iterations of the loop over
 // `v` with step `step`, can never touch the same element.
-bool separated(const Access& x, const Access& y, const std::string& v, int64_t step, const BlockVars& blocks) {
+bool separated(const Access& x, const Access& y, const std::string& v, int64_t step) {
   if (x.indices.size() != y.indices.size()) return false;
   for (size_t d = 0; d < x.indices.size(); ++d) {
     Affine a, b;
     if (!toAffine(x.indices[d], &a) || !toAffine(y.indices[d], &b)) continue;
-    // Indexed by the same block iterator at the same offset: iterations of v
-    // touch disjoint blocks.
-    for (auto& [w, size] : blocks) {
-      int64_t c = a.coeff(w);
-      if (c == 0 || b.coeff(w) != c || a.constant != b.constant || a.coeff(v) != 0 || b.coeff(v) != 0) continue;
-      Affine ra = a, rb = b;
-      ra.coeffs.erase(w);
-      rb.coeffs.erase(w);
-      if (ra.coeffs == rb.coeffs && !mentionsAny(ra, x.innerVars) && !mentionsAny(rb, y.innerVars)) return true;
-    }
+    // Direct use of v with no inner iterators: c*v + ka == c*v' + kb needs
+    // (kb - ka) to be a nonzero multiple of c*step.
     int64_t c = a.coeff(v);
-    if (c == 0 || b.coeff(v) != c) continue;
-    if (mentionsAny(a, x.innerVars) || mentionsAny(b, y.innerVars)) continue;
-    Affine ra = a, rb = b;
-    ra.coeffs.erase(v);
-    rb.coeffs.erase(v);
-    if (ra.coeffs != rb.coeffs) continue;
-    // c*v + ka == c*v' + kb with v - v' a nonzero multiple of step.
-    int64_t delta = b.constant - a.constant, period = c * step;
-    if (delta == 0 || delta % period != 0) return true;
+    if (c != 0 && b.coeff(v) == c && !mentionsAny(a, x.inner) && !mentionsAny(b, y.inner)) {
+      Affine ra = a, rb = b;
+      ra.coeffs.erase(v);
+      rb.coeffs.erase(v);
+      int64_t delta = b.constant - a.constant, period = c * step;
+      if (ra.coeffs == rb.coeffs && (delta == 0 || delta % period != 0)) return true;
+    }
+    // Each iteration of v touches a window of the dimension: windows narrower
+    // than the distance between iterations never overlap.
+    Spread sx, sy;
+    if (spread(a, v, x.inner, &sx) && spread(b, v, y.inner, &sy) && sx.c != 0 && sx.c == sy.c &&
+        sx.outer.coeffs == sy.outer.coeffs) {
+      int64_t width = std::max(sx.hi, sy.hi) - std::min(sx.lo, sy.lo);
+      if (width < std::abs(sx.c) * step) return true;
+    }
   }
   return false;
 }
@@ -132,7 +209,7 @@ bool separated(const Access& x, const Access& y, const std::string& v, int64_t s
 bool invariant(const Access& x, const std::string& v) {
   for (auto& i : x.indices) {
     if (usesVar(i, v)) return false;
-    for (auto& w : x.innerVars)
+    for (auto& [w, r] : x.inner)
       if (usesVar(i, w)) return false;
     bool hasLoad = false;
     forEachExpr(i, [&](const ExprP& e) { hasLoad |= e->kind == ExprKind::Load; });
@@ -166,9 +243,8 @@ bool sameLocation(const Access& x, const Access& y) {
 ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
   ConcurrencyReport rep;
   std::vector<Access> acc;
-  std::set<std::string> inner;
-  BlockVars blocks;
-  collect(loop.body, inner, acc, loop.var, blocks);
+  InnerVars inner;
+  collect(loop.body, inner, acc, loop.var);
   const char* what = simd ? "vectorized" : "parallel";
   std::set<size_t> racyReduces;
   for (size_t i = 0; i < acc.size(); ++i) {
@@ -176,7 +252,7 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
     for (size_t j = 0; j < acc.size(); ++j) {
       if (acc[j].tensor != acc[i].tensor) continue;
       if (j < i && acc[j].stmt) continue;  // write pairs are seen once
-      if (separated(acc[i], acc[j], loop.var, loop.step, blocks)) continue;
+      if (separated(acc[i], acc[j], loop.var, loop.step)) continue;
       bool bothReduce = acc[j].stmt && acc[i].isReduce && acc[j].isReduce && acc[i].op == acc[j].op;
       if (bothReduce) {
         racyReduces.insert(i);
