@@ -197,8 +197,10 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   Compiled c = compile(o);
   if (c.program.nests.empty()) err << "teml: warning: " << c.displayName << " has no codegen statement; nothing runs\n";
   Executable e = prepareKernel(c, o);
+  auto tp = Clock::now();
   runtime::BufferMap buffers = prepareBuffers(c.program, o);
   runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};
+  c.stages.push_back({"buffers", since(tp)});
   auto t = Clock::now();
   execute(c, e, buffers, threadCount(o));
   double runTime = since(t);
@@ -209,13 +211,8 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.outputs.empty()) {
     for (auto& name : written) {
       const runtime::Buffer& b = buffers.at(name);
-      double sum = 0, mx = 0;
-      for (int64_t i = 0; i < b.size(); ++i) {
-        sum += b.get(i);
-        mx = std::max(mx, std::fabs(b.get(i)));
-      }
-      out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << sum
-          << "  max|x| = " << mx << "\n";
+      out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << b.sum()
+          << "  max|x| = " << b.maxAbs() << "\n";
     }
   }
   int status = 0;

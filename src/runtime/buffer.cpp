@@ -3,24 +3,49 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
+#include <algorithm>
 
 #include "diag/diagnostics.hpp"
 
 namespace teml::runtime {
 
+// Large buffers come from mmap: zero-filled by the kernel, 2 MiB pages where
+// the system allows (far fewer page faults for gigabyte tensors).
+constexpr size_t kMmapThreshold = size_t(1) << 20;
+
+static size_t roundedSize(size_t bytes) { return bytes == 0 ? 64 : ((bytes + 63) / 64) * 64; }
+
 static void* allocateAligned(size_t bytes) {
-  size_t rounded = ((bytes + 63) / 64) * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  size_t rounded = roundedSize(bytes);
+  if (rounded >= kMmapThreshold) {
+    void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw UsageError("out of memory allocating " + std::to_string(bytes) + " bytes");
+    madvise(p, rounded, MADV_HUGEPAGE);
+    return p;
+  }
+  void* p = std::aligned_alloc(64, rounded);
   if (!p) throw UsageError("out of memory allocating " + std::to_string(bytes) + " bytes");
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
+  std::memset(p, 0, rounded);
   return p;
 }
 
-Buffer::Buffer(ir::DType dtype, std::vector<int64_t> shape)
-    : dtype_(dtype), shape_(std::move(shape)), count_(1) {
-  for (auto d : shape_) count_ *= d;
-  data_.reset(allocateAligned(bytes()));
+void Buffer::Free::operator()(void* p) const {
+  if (roundedSize(bytes) >= kMmapThreshold) munmap(p, roundedSize(bytes));
+  else std::free(p);
 }
+
+static int64_t elementCount(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Buffer::Buffer(ir::DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      count_(elementCount(shape_)),
+      data_(allocateAligned(bytes()), Free{bytes()}) {}
 
 Buffer::Buffer(const Buffer& other) : Buffer(other.dtype_, other.shape_) {
   std::memcpy(data_.get(), other.data_.get(), bytes());
@@ -28,9 +53,7 @@ Buffer::Buffer(const Buffer& other) : Buffer(other.dtype_, other.shape_) {
 
 Buffer& Buffer::operator=(const Buffer& other) {
   if (this != &other) {
-    if (dtype_ != other.dtype_ || count_ != other.count_) {
-      data_.reset(allocateAligned(other.bytes()));
-    }
+    if (bytes() != other.bytes()) data_ = std::unique_ptr<void, Free>(allocateAligned(other.bytes()), Free{other.bytes()});
     dtype_ = other.dtype_;
     shape_ = other.shape_;
     count_ = other.count_;
@@ -49,6 +72,25 @@ void Buffer::set(int64_t i, double v) {
     static_cast<double*>(data_.get())[i] = v;
   else
     static_cast<float*>(data_.get())[i] = static_cast<float>(v);
+}
+
+template <typename T, typename F>
+static double foldElements(const void* data, int64_t n, F f) {
+  const T* p = static_cast<const T*>(data);
+  double acc = 0;
+  for (int64_t i = 0; i < n; ++i) acc = f(acc, static_cast<double>(p[i]));
+  return acc;
+}
+
+double Buffer::sum() const {
+  auto plus = [](double a, double x) { return a + x; };
+  return dtype_ == ir::DType::F64 ? foldElements<double>(data(), count_, plus)
+                                  : foldElements<float>(data(), count_, plus);
+}
+
+double Buffer::maxAbs() const {
+  auto m = [](double a, double x) { return std::max(a, std::fabs(x)); };
+  return dtype_ == ir::DType::F64 ? foldElements<double>(data(), count_, m) : foldElements<float>(data(), count_, m);
 }
 
 void Buffer::fill(double v) {

@@ -15,6 +15,8 @@ class Buffer {
   Buffer(ir::DType dtype, std::vector<int64_t> shape);
   Buffer(const Buffer& other);
   Buffer& operator=(const Buffer& other);
+  Buffer(Buffer&&) noexcept = default;
+  Buffer& operator=(Buffer&&) noexcept = default;
 
   ir::DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -26,12 +28,15 @@ class Buffer {
   double get(int64_t i) const;
   void set(int64_t i, double v);
   void fill(double v);
+  double sum() const;
+  double maxAbs() const;
   // Uniform values in [-1, 1) from a fixed generator, so runs are reproducible.
   void fillRandom(uint64_t seed);
 
  private:
   struct Free {
-    void operator()(void* p) const { std::free(p); }
+    size_t bytes;
+    void operator()(void* p) const;
   };
   ir::DType dtype_;
   std::vector<int64_t> shape_;
