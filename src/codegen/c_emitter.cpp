@@ -48,25 +48,30 @@ std::string castTo(const TensorDecl& t) {
   return "(" + type + " (*)" + shapeSuffix(t) + ")";
 }
 
+std::set<std::string> tensorsUsed(const StmtP& nest);
+
 class NestEmitter {
  public:
-  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames)
-      : program_(p), tensorNames_(std::move(tensorNames)) {
+  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName)
+      : program_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
     for (auto& [k, v] : tensorNames_) names_.claim(v);
   }
 
   std::string body(const StmtP& nest) {
     emitStmt(nest, 1);
-    return out_.str();
+    return out_->str();
   }
+  // Functions holding the bodies of parallel loops; they precede the nest's function.
+  const std::string& helpers() const { return helpers_; }
 
  private:
   struct Accumulator {
     std::string name;
     bool single;
+    std::string ref;  // how code refers to it: the name, or (*name) inside a body function
   };
 
-  void line(int indent, const std::string& s) { out_ << std::string(indent * 2, ' ') << s << "\n"; }
+  void line(int indent, const std::string& s) { *out_ << std::string(indent * 2, ' ') << s << "\n"; }
 
   std::string iterName(const std::string& var) {
     for (auto it = iterNames_.rbegin(); it != iterNames_.rend(); ++it)
@@ -167,30 +172,82 @@ class NestEmitter {
             it = byLocation.emplace(where, name).first;
             hoisted.push_back({r, name});
           }
-          accumulators_[r] = Accumulator{it->second, isSingle(r->tensor)};
+          accumulators_[r] = Accumulator{it->second, isSingle(r->tensor), it->second};
         }
       }
     }
-    if (f.loopKind.parallel && f.loopKind.vector)
-      line(indent, "#pragma omp parallel for simd schedule(static)" + clauses);
-    else if (f.loopKind.parallel)
-      line(indent, "#pragma omp parallel for schedule(static)" + clauses);
-    else if (f.loopKind.vector)
-      line(indent, "#pragma omp simd" + clauses);
     iterNames_.push_back({f.var, cvar});
-    line(indent, loopHeader(f, cvar));
-    emitStmt(f.body, indent + 1);
-    line(indent, "}");
+    if (f.loopKind.parallel && f.loopKind.vector) {
+      line(indent, "#pragma omp parallel for simd schedule(static)" + clauses);
+    } else if (f.loopKind.parallel) {
+      line(indent, "#pragma omp parallel for schedule(static)" + clauses);
+      line(indent, loopHeader(f, cvar));
+      line(indent + 1, bodyFunction(f) + ";");
+      line(indent, "}");
+    } else if (f.loopKind.vector) {
+      line(indent, "#pragma omp simd" + clauses);
+    }
+    if (!f.loopKind.parallel || f.loopKind.vector) {
+      line(indent, loopHeader(f, cvar));
+      emitStmt(f.body, indent + 1);
+      line(indent, "}");
+    }
     iterNames_.pop_back();
     names_.release(cvar);
     for (auto& [r, name] : hoisted) line(indent, access(r->tensor, r->indices) + " = " + name + ";");
+  }
+
+  // Emits the body of parallel loop f as a function of the iterators in scope,
+  // the tensors and the accumulators it uses, and returns the call. GCC
+  // vectorizes such a function as well as sequential code, which it often
+  // fails to do inside the function it outlines for a parallel region.
+  std::string bodyFunction(const For& f) {
+    std::string name = nestName_ + "_par" + std::to_string(++helperCount_);
+    std::vector<std::string> params, args;
+    for (auto& [var, cname] : iterNames_) {
+      params.push_back("long " + cname);
+      args.push_back(cname);
+    }
+    auto used = tensorsUsed(f.body);
+    for (auto& t : program_.tensors)
+      if (used.count(t.name)) {
+        params.push_back(paramDecl(t, tensorNames_.at(t.name)));
+        args.push_back(tensorNames_.at(t.name));
+      }
+    auto savedAcc = accumulators_;
+    std::set<std::string> passed;
+    forEachStmt(f.body, [&](const StmtP& s) {
+      if (s->kind != StmtKind::Reduce) return;
+      auto it = accumulators_.find(static_cast<const Reduce*>(s.get()));
+      if (it == accumulators_.end()) return;
+      if (passed.insert(it->second.name).second) {
+        params.push_back(std::string(it->second.single ? "float" : "double") + " *restrict " + it->second.name);
+        args.push_back("&" + it->second.ref);
+      }
+    });
+    for (auto& [r, a] : accumulators_)
+      if (passed.count(a.name)) a.ref = "(*" + a.name + ")";
+    auto saved = std::move(out_);
+    out_ = std::make_unique<std::ostringstream>();
+    std::string sig, call;
+    for (size_t i = 0; i < params.size(); ++i) {
+      sig += (i ? ", " : "") + params[i];
+      call += (i ? ", " : "") + args[i];
+    }
+    line(0, "static void " + name + "(" + sig + ") {");
+    emitStmt(f.body, 1);
+    line(0, "}");
+    helpers_ += out_->str() + "\n";
+    out_ = std::move(saved);
+    accumulators_ = savedAcc;
+    return name + "(" + call + ")";
   }
 
   void emitReduce(const Reduce& r, int indent) {
     bool single = isSingle(r.tensor);
     std::string value = expr(r.value, 0, false, single);
     auto acc = accumulators_.find(&r);
-    std::string target = acc != accumulators_.end() ? acc->second.name : access(r.tensor, r.indices);
+    std::string target = acc != accumulators_.end() ? acc->second.ref : access(r.tensor, r.indices);
     std::string update;
     switch (r.op) {
       case ReduceOp::Add: update = target + " += " + value + ";"; break;
@@ -243,7 +300,10 @@ class NestEmitter {
   std::vector<std::pair<std::string, std::string>> iterNames_;
   std::map<const Reduce*, Accumulator> accumulators_;
   std::set<const Reduce*> atomic_;
-  std::ostringstream out_;
+  std::string nestName_;
+  int helperCount_ = 0;
+  std::string helpers_;
+  std::unique_ptr<std::ostringstream> out_ = std::make_unique<std::ostringstream>();
 };
 
 std::set<std::string> tensorsUsed(const StmtP& nest) {
@@ -294,9 +354,10 @@ std::string emitC(const Program& program) {
       params[k].push_back(&t);
       sig += std::string(sig.empty() ? "" : ", ") + paramDecl(t, cname[t.name]);
     }
-    NestEmitter em(program, cname);
-    os << "static void teml_nest_" << k + 1 << "(" << (sig.empty() ? "void" : sig) << ") {\n"
-       << em.body(program.nests[k]) << "}\n\n";
+    std::string name = "teml_nest_" + std::to_string(k + 1);
+    NestEmitter em(program, cname, name);
+    std::string body = em.body(program.nests[k]);
+    os << em.helpers() << "static void " << name << "(" << (sig.empty() ? "void" : sig) << ") {\n" << body << "}\n\n";
   }
 
   os << "void teml_entry(void **buffers, int nthreads) {\n"
