@@ -6,6 +6,7 @@
 
 #include "analysis/concurrency.hpp"
 #include "codegen/c_names.hpp"
+#include "codegen/vector_plan.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -184,10 +185,19 @@ class NestEmitter {
       line(indent, loopHeader(f, cvar));
       line(indent + 1, bodyFunction(f) + ";");
       line(indent, "}");
+    } else if (f.loopKind.vector && hoisted.empty() && !vectorType_) {
+      VectorPlan plan = planVectorLoop(f, program_);
+      if (plan.ok) {
+        emitVectorLoop(f, cvar, plan, indent);
+      } else {
+        line(indent, "#pragma omp simd" + clauses);
+      }
     } else if (f.loopKind.vector) {
       line(indent, "#pragma omp simd" + clauses);
     }
-    if (!f.loopKind.parallel || f.loopKind.vector) {
+    bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && hoisted.empty() && !vectorType_ &&
+                          planVectorLoop(f, program_).ok;
+    if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
       line(indent, loopHeader(f, cvar));
       emitStmt(f.body, indent + 1);
       line(indent, "}");
@@ -241,6 +251,172 @@ class NestEmitter {
     out_ = std::move(saved);
     accumulators_ = savedAcc;
     return name + "(" + call + ")";
+  }
+
+  // ---- explicit vectors (GCC vector extensions) for planned vector loops
+  // Lane 0 of a vector is the element at the chunk's first iteration; the
+  // loop steps by whole vectors and a scalar loop runs the remainder.
+  void emitVectorLoop(const For& f, const std::string& cvar, const VectorPlan& plan, int indent) {
+    vectorType_ = plan.dtype == DType::F64 ? "teml_vd" : "teml_vf";
+    vectorVar_ = f.var;
+    vectorWidth_ = plan.width;
+    int64_t chunks = plan.span / plan.width, mainSpan = chunks * plan.width;
+    ExprP mainEnd = add(f.begin, intConst(mainSpan));
+    if (chunks <= kMaxJammedVectors) {
+      // A few vectors: one copy of the body per vector, jammed into the inner
+      // loops so that they share what they load.
+      vectorCopies_ = static_cast<int>(chunks);
+      line(indent, "{");
+      line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
+      emitVectorStmt(f.body, indent + 1);
+      line(indent, "}");
+    } else {
+      vectorCopies_ = 1;
+      line(indent, "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
+                       expr(mainEnd, 3, true, false) + "; " + cvar + " += " + std::to_string(plan.width) + ") {");
+      emitVectorStmt(f.body, indent + 1);
+      line(indent, "}");
+    }
+    vectorType_ = nullptr;
+    if (mainSpan != plan.span) {
+      line(indent, "for (long " + cvar + " = " + expr(mainEnd, 0, false, false) + "; " + cvar + " < " +
+                       expr(f.end, 3, true, false) + "; " + cvar + "++) {");
+      emitStmt(f.body, indent + 1);
+      line(indent, "}");
+    }
+  }
+
+  // Indices of the current vector copy (the vector iterator advanced by copy * width).
+  std::vector<ExprP> shifted(const std::vector<ExprP>& idx) {
+    if (copy_ == 0) return idx;
+    std::vector<ExprP> out;
+    for (auto& i : idx) out.push_back(substitute(i, {{vectorVar_, add(var(vectorVar_), intConst(copy_ * vectorWidth_))}}));
+    return out;
+  }
+
+  std::string vectorAt(const std::string& tensor, const std::vector<ExprP>& idx) {
+    return "*(" + std::string(vectorType_) + " *)&" + access(tensor, shifted(idx));
+  }
+
+  // A value in the vector loop: {text, is it a vector}.
+  std::pair<std::string, bool> vectorValue(const ExprP& e, bool single) {
+    switch (e->kind) {
+      case ExprKind::Load: {
+        auto& l = static_cast<const Load&>(*e);
+        if (variesWith(l.indices, vectorVar_)) return {"(" + vectorAt(l.tensor, l.indices) + ")", true};
+        return {access(l.tensor, shifted(l.indices)), false};
+      }
+      case ExprKind::Binary: {
+        auto& b = static_cast<const Binary&>(*e);
+        auto x = vectorValue(b.a, single), y = vectorValue(b.b, single);
+        return {"(" + x.first + " " + binOpName(b.op) + " " + y.first + ")", x.second || y.second};
+      }
+      default: return {expr(e, 0, false, single), false};
+    }
+  }
+
+  std::string asVector(const ExprP& e, bool single) {
+    auto v = vectorValue(e, single);
+    return v.second ? v.first : "((" + std::string(vectorType_) + "){0} + " + v.first + ")";
+  }
+
+  void emitVectorStmt(const StmtP& s, int indent) {
+    switch (s->kind) {
+      case StmtKind::Store: {
+        auto& st = static_cast<const Store&>(*s);
+        for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
+          line(indent, vectorAt(st.tensor, st.indices) + " = " + asVector(st.value, isSingle(st.tensor)) + ";");
+        copy_ = 0;
+        break;
+      }
+      case StmtKind::Reduce: {
+        auto& r = static_cast<const Reduce&>(*s);
+        for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
+          auto reg = vectorRegs_.find({&r, copy_});
+          std::string target = reg != vectorRegs_.end() ? reg->second : vectorAt(r.tensor, r.indices);
+          line(indent, target + (r.op == ReduceOp::Add ? " += " : " *= ") + asVector(r.value, isSingle(r.tensor)) + ";");
+        }
+        copy_ = 0;
+        break;
+      }
+      case StmtKind::Seq:
+        for (auto& t : static_cast<const Seq&>(*s).stmts) emitVectorStmt(t, indent);
+        break;
+      case StmtKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        auto promoted = promoteReductions(f, indent);
+        std::string cvar = names_.claim(f.var);
+        iterNames_.push_back({f.var, cvar});
+        line(indent, loopHeader(f, cvar));
+        emitVectorStmt(f.body, indent + 1);
+        line(indent, "}");
+        iterNames_.pop_back();
+        names_.release(cvar);
+        for (auto& [where, reg] : promoted) {
+          line(indent, where + " = " + reg + ";");
+          names_.release(reg);
+        }
+        for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
+          bool mine = false;
+          for (auto& [where, reg] : promoted) mine |= reg == it->second;
+          it = mine ? vectorRegs_.erase(it) : std::next(it);
+        }
+        break;
+      }
+      case StmtKind::If: throw InternalError("code generation: a guard in an explicitly vectorized loop");
+    }
+  }
+
+  // Reductions in loop f whose target does not move during f and that nothing
+  // else in f touches live in vector registers for the whole loop.
+  std::map<std::string, std::string> promoteReductions(const For& f, int indent) {
+    std::set<std::string> moving = {f.var};
+    forEachStmt(f.body, [&](const StmtP& s) {
+      if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
+    });
+    std::vector<const Reduce*> reduces;
+    std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
+    forEachStmt(f.body, [&](const StmtP& s) {
+      auto countLoads = [&](const ExprP& e) {
+        forEachExpr(e, [&](const ExprP& x) {
+          if (x->kind == ExprKind::Load) ++otherUses[static_cast<const Load&>(*x).tensor];
+        });
+      };
+      if (s->kind == StmtKind::Store) {
+        auto& st = static_cast<const Store&>(*s);
+        ++otherUses[st.tensor];
+        countLoads(st.value);
+      } else if (s->kind == StmtKind::Reduce) {
+        auto& r = static_cast<const Reduce&>(*s);
+        countLoads(r.value);
+        bool fixed = true;
+        for (auto& i : r.indices)
+          for (auto& v : moving) fixed = fixed && !usesVar(i, v);
+        if (fixed && !vectorRegs_.count({&r, 0})) reduces.push_back(&r);
+        else ++otherUses[r.tensor];
+      }
+    });
+    std::map<std::string, std::string> promoted;  // location -> register
+    std::map<std::string, ReduceOp> opAt;
+    // One register per element: mixed operations on an element are left in memory.
+    std::map<std::string, std::set<ReduceOp>> opsAt;
+    for (auto* r : reduces)
+      for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAt(r->tensor, r->indices)].insert(r->op);
+    for (auto* r : reduces) {
+      if (otherUses[r->tensor] > 0) continue;
+      for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
+        std::string where = vectorAt(r->tensor, r->indices);
+        if (opsAt[where].size() != 1) continue;
+        if (!promoted.count(where)) {
+          std::string reg = names_.claim("vacc");
+          line(indent, std::string(vectorType_) + " " + reg + " = " + where + ";");
+          promoted[where] = reg;
+        }
+        vectorRegs_[{r, copy_}] = promoted[where];
+      }
+    }
+    copy_ = 0;
+    return promoted;
   }
 
   void emitReduce(const Reduce& r, int indent) {
@@ -301,6 +477,13 @@ class NestEmitter {
   std::map<const Reduce*, Accumulator> accumulators_;
   std::set<const Reduce*> atomic_;
   std::string nestName_;
+  const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop
+  std::string vectorVar_;
+  std::map<std::pair<const Reduce*, int>, std::string> vectorRegs_;  // (reduction, copy) -> register
+  int vectorWidth_ = 0;
+  int vectorCopies_ = 1;
+  int copy_ = 0;
+  static constexpr int64_t kMaxJammedVectors = 4;
   int helperCount_ = 0;
   std::string helpers_;
   std::unique_ptr<std::ostringstream> out_ = std::make_unique<std::ostringstream>();
@@ -339,7 +522,9 @@ std::string emitC(const Program& program) {
         "static inline long teml_min(long a, long b) { return a < b ? a : b; }\n"
         "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
         "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-        "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n\n";
+        "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n"
+        "typedef double teml_vd __attribute__((vector_size(64), aligned(8), may_alias));\n"
+        "typedef float teml_vf __attribute__((vector_size(64), aligned(4), may_alias));\n\n";
 
   CNames global;
   std::map<std::string, std::string> cname;  // tensor -> C name

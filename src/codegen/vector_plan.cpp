@@ -1,0 +1,101 @@
+#include "codegen/vector_plan.hpp"
+
+#include "analysis/affine.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+bool variesWith(const std::vector<ExprP>& indices, const std::string& var) {
+  return !indices.empty() && usesVar(indices.back(), var);
+}
+
+namespace {
+
+class Planner {
+ public:
+  Planner(const For& loop, const Program& p) : var_(loop.var), program_(p) {}
+
+  bool stmt(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        if (f.loopKind.parallel || f.loopKind.vector) return false;
+        if (usesVar(f.begin, var_) || usesVar(f.end, var_)) return false;
+        return stmt(f.body);
+      }
+      case StmtKind::Store: {
+        auto& st = static_cast<const Store&>(*s);
+        return access(st.tensor, st.indices) && variesWith(st.indices, var_) && value(st.value);
+      }
+      case StmtKind::Reduce: {
+        auto& r = static_cast<const Reduce&>(*s);
+        return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && access(r.tensor, r.indices) &&
+               variesWith(r.indices, var_) && value(r.value);
+      }
+      case StmtKind::Seq:
+        for (auto& t : static_cast<const Seq&>(*s).stmts)
+          if (!stmt(t)) return false;
+        return true;
+      case StmtKind::If: return false;
+    }
+    return false;
+  }
+
+  bool mixed = false;
+  bool sawType = false;
+  DType dtype = DType::F64;
+
+ private:
+  bool access(const std::string& tensor, const std::vector<ExprP>& idx) {
+    const TensorDecl* t = program_.find(tensor);
+    if (!t) return false;
+    if (sawType && t->dtype != dtype) mixed = true;
+    dtype = t->dtype;
+    sawType = true;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      analysis::Affine a;
+      if (!analysis::toAffine(idx[d], &a)) return false;
+      int64_t c = a.coeff(var_);
+      if (d + 1 < idx.size() ? c != 0 : (c != 0 && c != 1)) return false;
+    }
+    return true;
+  }
+
+  bool value(const ExprP& e) {
+    switch (e->kind) {
+      case ExprKind::FloatConst: return true;
+      case ExprKind::Load: {
+        auto& l = static_cast<const Load&>(*e);
+        return access(l.tensor, l.indices);
+      }
+      case ExprKind::Binary: {
+        auto& b = static_cast<const Binary&>(*e);
+        bool arith = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul || b.op == BinOp::Div;
+        return arith && value(b.a) && value(b.b);
+      }
+      default: return false;  // iterators or integers used as numbers
+    }
+  }
+
+  std::string var_;
+  const Program& program_;
+};
+
+}  // namespace
+
+VectorPlan planVectorLoop(const For& loop, const Program& program) {
+  VectorPlan plan;
+  int64_t span;
+  if (loop.step != 1 || !constValue(sub(loop.end, loop.begin), &span)) return plan;
+  Planner p(loop, program);
+  if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
+  plan.dtype = p.dtype;
+  plan.width = p.dtype == DType::F64 ? 8 : 16;
+  plan.span = span;
+  plan.ok = span >= plan.width;
+  return plan;
+}
+
+}  // namespace teml::codegen

@@ -1,0 +1,23 @@
+// Whether a vectorized loop can be emitted with explicit vector types (GCC
+// vector extensions) instead of relying on `#pragma omp simd`: every access
+// must be invariant in the loop's iterator or unit-stride in its last
+// dimension, values must be + - * / of loads and constants of one element
+// type, and the trip count must be a constant.
+#pragma once
+#include "ir/program.hpp"
+
+namespace teml::codegen {
+
+struct VectorPlan {
+  bool ok = false;
+  ir::DType dtype = ir::DType::F64;
+  int width = 0;      // elements per vector (64 bytes)
+  int64_t span = 0;   // iterations of the loop
+};
+
+VectorPlan planVectorLoop(const ir::For& loop, const ir::Program& program);
+
+// Does the access vary with `var` (unit stride in its last dimension)?
+bool variesWith(const std::vector<ir::ExprP>& indices, const std::string& var);
+
+}  // namespace teml::codegen
