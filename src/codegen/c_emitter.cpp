@@ -94,20 +94,6 @@ class NestEmitter {
     return s;
   }
 
-  static int prec(BinOp op) {
-    switch (op) {
-      case BinOp::And: return 1;
-      case BinOp::Eq: return 2;
-      case BinOp::Lt:
-      case BinOp::Le: return 3;
-      case BinOp::Add:
-      case BinOp::Sub: return 4;
-      case BinOp::Mul:
-      case BinOp::Div: return 5;
-      default: return 6;
-    }
-  }
-
   std::string expr(const ExprP& e, int parent, bool right, bool single) {
     switch (e->kind) {
       case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
@@ -120,7 +106,7 @@ class NestEmitter {
       case ExprKind::Binary: {
         auto& b = static_cast<const Binary&>(*e);
         bool ints = b.a->isInt() && b.b->isInt();
-        std::string x = expr(b.a, prec(b.op), false, single), y = expr(b.b, prec(b.op), true, single);
+        std::string x = expr(b.a, precedence(b.op), false, single), y = expr(b.b, precedence(b.op), true, single);
         switch (b.op) {
           case BinOp::FloorDiv: return "teml_floordiv(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
           case BinOp::Mod: return "teml_mod(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
@@ -133,7 +119,7 @@ class NestEmitter {
           default: {
             // Integer '/' never reaches here: index division is FloorDiv.
             std::string s = x + " " + binOpName(b.op) + " " + y;
-            int p = prec(b.op);
+            int p = precedence(b.op);
             return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
           }
         }

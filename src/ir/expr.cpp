@@ -24,6 +24,20 @@ const char* binOpName(BinOp op) {
   return "?";
 }
 
+int precedence(BinOp op) {
+  switch (op) {
+    case BinOp::And: return 1;
+    case BinOp::Eq: return 2;
+    case BinOp::Lt:
+    case BinOp::Le: return 3;
+    case BinOp::Add:
+    case BinOp::Sub: return 4;
+    case BinOp::Mul:
+    case BinOp::Div: return 5;
+    default: return 6;
+  }
+}
+
 bool Expr::isInt() const {
   switch (kind) {
     case ExprKind::IntConst:

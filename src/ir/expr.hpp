@@ -18,6 +18,8 @@ enum class ExprKind { IntConst, FloatConst, Var, Load, Binary };
 // give 0/1 integers (used by guards).
 enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Min, Max, Lt, Le, Eq, And };
 const char* binOpName(BinOp op);
+// C-like precedence of an infix operator; 6 for those printed as calls (min, max, ...).
+int precedence(BinOp op);
 
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;

@@ -4,19 +4,6 @@
 
 namespace teml::ir {
 
-static int precedence(BinOp op) {
-  switch (op) {
-    case BinOp::And: return 1;
-    case BinOp::Eq: return 2;
-    case BinOp::Lt:
-    case BinOp::Le: return 3;
-    case BinOp::Add:
-    case BinOp::Sub: return 4;
-    case BinOp::Mul:
-    case BinOp::Div: return 5;
-    default: return 6;  // printed as calls
-  }
-}
 
 static std::string numberText(double v) {
   std::ostringstream os;
