@@ -11,9 +11,21 @@ using namespace ir;
 namespace {
 
 constexpr int64_t kMaxUnrolledCopies = 4096;
+// Unrolled nests are kept to a size the C compiler handles in reasonable time.
+constexpr int64_t kMaxStatements = 100000;
+
+int64_t statementCount(const StmtP& s) {
+  int64_t n = 0;
+  forEachStmt(s, [&](const StmtP& t) { n += t->kind == StmtKind::Store || t->kind == StmtKind::Reduce; });
+  return n;
+}
+
 
 // Copies of `body` for iterator values start, start+step, ... (count copies).
 StmtP copies(const StmtP& body, const std::string& v, const ExprP& start, int64_t step, int64_t count) {
+  if (statementCount(body) * count > kMaxStatements)
+    throw ScheduleError("unrolling would create " + std::to_string(statementCount(body) * count) +
+                        " statements; the limit is " + std::to_string(kMaxStatements));
   std::vector<StmtP> out;
   for (int64_t j = 0; j < count; ++j) out.push_back(substitute(body, {{v, add(start, intConst(j * step))}}));
   return makeSeq(out);

@@ -1,0 +1,91 @@
+// Random mutations of the example programs: each either compiles (and then
+// generates C without an internal error) or is refused with a UserError.
+// Nothing else may escape, and nothing may crash or hang.
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "codegen/c_emitter.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+std::vector<std::string> examplePrograms() {
+  std::vector<std::string> out;
+  for (const char* k : {"mm", "tmm", "bmm", "gconv", "mttkrp", "sddmm", "interp", "helm", "blur", "coars"})
+    for (const char* v : {"naive", "pluto", "best"}) {
+      std::ifstream in(std::string(TEML_SOURCE_DIR) + "/examples/" + k + "/" + v + ".teml");
+      std::stringstream ss;
+      ss << in.rdbuf();
+      out.push_back(ss.str());
+    }
+  return out;
+}
+
+std::vector<std::string> tokens(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (word) {
+      cur += c;
+      continue;
+    }
+    if (!cur.empty()) out.push_back(cur), cur.clear();
+    out.push_back(std::string(1, c));
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::string mutate(const std::string& src, std::mt19937& rng) {
+  auto t = tokens(src);
+  static const std::vector<std::string> pieces = {"0", "1", "-1", "7", "100000", "[", "]", "(", ")", ",", "->",
+                                                  "i", "j", "l", "A", "unroll", "tile", "+", "*", "\n", "@", ":"};
+  int edits = 1 + static_cast<int>(rng() % 3);
+  for (int e = 0; e < edits && !t.empty(); ++e) {
+    size_t at = rng() % t.size();
+    switch (rng() % 4) {
+      case 0: t.erase(t.begin() + at); break;
+      case 1: t.insert(t.begin() + at, pieces[rng() % pieces.size()]); break;
+      case 2: t[at] = pieces[rng() % pieces.size()]; break;
+      case 3: t.insert(t.begin() + at, t[rng() % t.size()]); break;
+    }
+  }
+  std::string out;
+  for (auto& x : t) out += x;
+  return out;
+}
+
+}  // namespace
+
+TEST(Robustness, MutatedExamplesNeverCrashTheCompiler) {
+  const std::map<std::string, int64_t> sizes = {{"N", 24}, {"M", 9}, {"K", 5}, {"NB", 2}, {"E", 2}, {"G", 2},
+                                                {"C", 2},  {"H", 4}, {"R", 3}, {"I", 4},  {"J", 5}, {"L", 3}};
+  std::mt19937 rng(12345);
+  auto programs = examplePrograms();
+  int accepted = 0, refused = 0;
+  for (int n = 0; n < 5000; ++n) {
+    std::string src = mutate(programs[rng() % programs.size()], rng);
+    try {
+      auto p = compile(src, sizes);
+      codegen::emitC(p);
+      // The first accepted programs also run: compiled code equals the interpreter.
+      if (++accepted <= 40) {
+        SCOPED_TRACE(src);
+        expectJitMatchesInterpreter(p);
+      }
+    } catch (const UserError&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "unexpected " << e.what() << " for:\n" << src;
+    }
+  }
+  std::cout << accepted << " mutated programs accepted, " << refused << " refused\n";
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0);
+}
