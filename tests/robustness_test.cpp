@@ -69,7 +69,7 @@ TEST(Robustness, MutatedExamplesNeverCrashTheCompiler) {
   std::mt19937 rng(12345);
   auto programs = examplePrograms();
   int accepted = 0, refused = 0;
-  for (int n = 0; n < 5000; ++n) {
+  for (int n = 0; n < 2000; ++n) {
     std::string src = mutate(programs[rng() % programs.size()], rng);
     try {
       auto p = compile(src, sizes);

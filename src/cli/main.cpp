@@ -28,6 +28,7 @@ const char* kUsage =
     "  --random SEED           fill tensors the program only reads with random values\n"
     "  --verify                also run the reference interpreter and compare (run)\n"
     "  --interp                execute with the reference interpreter (run, bench)\n"
+    "  --no-check              apply transformations without dependence checks (the paper's behaviour)\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 
@@ -93,6 +94,8 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.verify = true;
     } else if (a == "--interp") {
       o.interpret = true;
+    } else if (a == "--no-check") {
+      o.noCheck = true;
     } else if (a == "-v") {
       o.verbose = true;
     } else if (a.size() > 1 && a[0] == '-') {

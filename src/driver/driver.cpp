@@ -127,8 +127,15 @@ Compiled compile(const Options& o) {
   teml_lang::Script script = teml_lang::parseTeml(source);
   c.stages.push_back({"parse", since(t)});
   t = Clock::now();
-  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{o.sizes});
+  teml_lang::TemlStats stats;
+  std::string cache = o.jit.cacheDir.empty() ? runtime::defaultCacheDir() : o.jit.cacheDir;
+  runtime::makeDirs(cache);
+  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{o.sizes, !o.noCheck, cache + "/analysis"}, &stats);
   c.stages.push_back({"check+transform", since(t)});
+  c.stages.push_back({"(analysis)", stats.analysisSeconds});
+  if (o.noCheck)
+    std::cerr << "teml: warning: --no-check: transformations are applied without dependence checks; "
+                 "they may change the program's results\n";
   return c;
 }
 

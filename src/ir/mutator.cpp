@@ -54,22 +54,30 @@ StmtP Mutator::mutateFor(const StmtP& s) {
   return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
 }
 
+StmtTag Mutator::mutateTag(const StmtTag& tag, bool* changed) {
+  StmtTag out = tag;
+  out.origin = mutateAll(tag.origin, changed);
+  return out;
+}
+
 StmtP Mutator::mutateStore(const StmtP& s) {
   auto& st = static_cast<const Store&>(*s);
   bool changed = false;
   auto idx = mutateAll(st.indices, &changed);
+  StmtTag tag = mutateTag(st.tag, &changed);
   ExprP v = mutate(st.value);
   if (!changed && v == st.value) return s;
-  return makeStore(st.tensor, std::move(idx), v, st.loc);
+  return makeStore(st.tensor, std::move(idx), v, st.loc, std::move(tag));
 }
 
 StmtP Mutator::mutateReduce(const StmtP& s) {
   auto& r = static_cast<const Reduce&>(*s);
   bool changed = false;
   auto idx = mutateAll(r.indices, &changed);
+  StmtTag tag = mutateTag(r.tag, &changed);
   ExprP v = mutate(r.value);
   if (!changed && v == r.value) return s;
-  return makeReduce(r.op, r.tensor, std::move(idx), v, r.loc);
+  return makeReduce(r.op, r.tensor, std::move(idx), v, r.loc, std::move(tag));
 }
 
 StmtP Mutator::mutateSeq(const StmtP& s) {

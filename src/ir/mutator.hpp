@@ -24,6 +24,7 @@ class Mutator {
   virtual StmtP mutateSeq(const StmtP& s);
   virtual StmtP mutateIf(const StmtP& s);
   std::vector<ExprP> mutateAll(const std::vector<ExprP>& es, bool* changed);
+  StmtTag mutateTag(const StmtTag& tag, bool* changed);
 };
 
 // Replaces iterators by expressions (a simultaneous substitution).

@@ -22,13 +22,13 @@ StmtP withBody(const For& f, StmtP body) {
   return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body));
 }
 
-StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc) {
-  return std::make_shared<Store>(std::move(tensor), std::move(indices), std::move(value), loc);
+StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag) {
+  return std::make_shared<Store>(std::move(tensor), std::move(indices), std::move(value), loc, std::move(tag));
 }
 
 StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,
-                 SourceLoc loc) {
-  return std::make_shared<Reduce>(op, std::move(tensor), std::move(indices), std::move(value), loc);
+                 SourceLoc loc, StmtTag tag) {
+  return std::make_shared<Reduce>(op, std::move(tensor), std::move(indices), std::move(value), loc, std::move(tag));
 }
 
 StmtP makeSeq(std::vector<StmtP> stmts) {

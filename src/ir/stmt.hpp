@@ -25,6 +25,19 @@ const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
 
+// Identity of a statement for dependence analysis: which statement it was when
+// built (`id`, with the names of its loop iterators then) and, in terms of the
+// current loop iterators, which of that statement's instances it executes.
+// Transformations rewrite `origin` with everything else (an unrolled copy
+// for i + 1 has origin i + 1), so any two versions of a nest can be compared
+// instance by instance.
+struct StmtTag {
+  std::string id;
+  std::vector<std::string> names;
+  std::vector<ExprP> origin;
+  bool known() const { return !id.empty(); }
+};
+
 struct Stmt {
   const StmtKind kind;
   explicit Stmt(StmtKind k) : kind(k) {}
@@ -50,8 +63,10 @@ struct Store : Stmt {
   const std::vector<ExprP> indices;
   const ExprP value;
   const SourceLoc loc;
-  Store(std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l)
-      : Stmt(StmtKind::Store), tensor(std::move(t)), indices(std::move(idx)), value(std::move(v)), loc(l) {}
+  const StmtTag tag;
+  Store(std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {})
+      : Stmt(StmtKind::Store), tensor(std::move(t)), indices(std::move(idx)), value(std::move(v)), loc(l),
+        tag(std::move(g)) {}
 };
 
 // tensor[indices] op= value
@@ -61,9 +76,10 @@ struct Reduce : Stmt {
   const std::vector<ExprP> indices;
   const ExprP value;
   const SourceLoc loc;
-  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l)
+  const StmtTag tag;
+  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {})
       : Stmt(StmtKind::Reduce), op(o), tensor(std::move(t)), indices(std::move(idx)),
-        value(std::move(v)), loc(l) {}
+        value(std::move(v)), loc(l), tag(std::move(g)) {}
 };
 
 struct Seq : Stmt {
@@ -83,9 +99,9 @@ StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t s
               StmtP body);
 // A copy of `f` with another body (and optionally other header fields).
 StmtP withBody(const For& f, StmtP body);
-StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc);
+StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag = {});
 StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,
-                 SourceLoc loc);
+                 SourceLoc loc, StmtTag tag = {});
 // A sequence; nested sequences are flattened and a single statement is returned as is.
 StmtP makeSeq(std::vector<StmtP> stmts);
 StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise);

@@ -23,7 +23,8 @@ struct Assignment {
 };
 
 // for order[0] in [0, extent) ... for order[n-1]: the statement. Loop ids are
-// idPrefix + "1", idPrefix + "2", ... from outermost.
-ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix);
+// idPrefix + "1", idPrefix + "2", ... from outermost; the statement is tagged
+// `statementId` for dependence analysis.
+ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix, const std::string& statementId);
 
 }  // namespace teml::lower

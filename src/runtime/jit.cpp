@@ -35,7 +35,7 @@ std::string defaultCacheDir() {
   return "/tmp/teml-cache";
 }
 
-static void makeDirs(const std::string& path) {
+void makeDirs(const std::string& path) {
   std::string partial;
   std::stringstream ss(path);
   std::string part;

@@ -34,6 +34,8 @@ class Kernel {
 };
 
 std::string defaultCacheDir();
+// Creates `path` and its parents; UsageError when it cannot.
+void makeDirs(const std::string& path);
 // A stable 64-bit FNV-1a hash, as 16 hex digits.
 std::string contentHash(const std::string& text);
 

@@ -1,11 +1,13 @@
 #include "frontend/teml/evaluator.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <set>
 
 #include "analysis/affine.hpp"
 #include "analysis/concurrency.hpp"
+#include "analysis/legality.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/tensor_value.hpp"
 #include "ir/mutator.hpp"
@@ -68,6 +70,7 @@ class Evaluator {
     for (auto& st : script.statements) exec(st);
     return std::move(program_);
   }
+  const TemlStats& stats() const { return stats_; }
 
  private:
   // ---------------------------------------------------------------- helpers
@@ -604,6 +607,17 @@ class Evaluator {
     if (c.args.size() < lo || c.args.size() > hi) fail(c.loc, c.function + " takes " + usage);
   }
 
+  // Refuses a reordering that would reverse a dependence of `before`.
+  StmtP checked(const Call& c, const StmtP& before, StmtP after) {
+    if (!options_.checkLegality) return after;
+    auto t = std::chrono::steady_clock::now();
+    analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
+    stats_.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    ++stats_.checks;
+    if (!l.legal) fail(c.loc, c.function + " would reverse " + l.violation);
+    return after;
+  }
+
   StmtP loopExpr(const Call& c) {
     const std::string& f = c.function;
     try {
@@ -613,7 +627,7 @@ class Evaluator {
         if (m.type != MetaValue::Type::Assignment)
           fail(c.args[0]->loc, "build: '" + c.args[0]->name + "' is " + typeWord(m.type) +
                                    "; build wraps loops around an assignment (eq, op, contract, ...)");
-        return lower::buildNest(*m.assign, "L" + std::to_string(++nestCounter_) + ".");
+        return build(*m.assign);
       }
       if (f == "stripmine") {
         arity(c, 3, 3, "stripmine(l, level, factor)");
@@ -624,22 +638,26 @@ class Evaluator {
         return schedule::stripmineN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
       }
       if (f == "interchange") {
+        StmtP l = loopArg(c.args[0], f);
         if (c.args.size() == 2 && c.args[1]->kind == Kind::List && c.args[1]->kids.size() == 2)
-          return schedule::interchange(loopArg(c.args[0], f), level(c.args[1]->kids[0], f), level(c.args[1]->kids[1], f));
+          return checked(c, l, schedule::interchange(l, level(c.args[1]->kids[0], f), level(c.args[1]->kids[1], f)));
         arity(c, 3, 3, "interchange(l, level1, level2)");
-        return schedule::interchange(loopArg(c.args[0], f), level(c.args[1], f), level(c.args[2], f));
+        return checked(c, l, schedule::interchange(l, level(c.args[1], f), level(c.args[2], f)));
       }
       if (f == "interchange_n") {
         arity(c, 3, 3, "interchange_n(l, level, n)");
-        return schedule::interchangeN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::interchangeN(l, level(c.args[1], f), intArg(c.args[2], f)));
       }
       if (f == "fuse_outer") {
         arity(c, 3, 3, "fuse_outer(l1, l2, level)");
-        return schedule::fuseOuter(loopArg(c.args[0], f), loopArg(c.args[1], f), level(c.args[2], f));
+        StmtP a = loopArg(c.args[0], f), b = loopArg(c.args[1], f);
+        return checked(c, ir::makeSeq({a, b}), schedule::fuseOuter(a, b, level(c.args[2], f)));
       }
       if (f == "fuse_inner") {
         arity(c, 2, 2, "fuse_inner(l, level)");
-        return schedule::fuseInner(loopArg(c.args[0], f), level(c.args[1], f));
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::fuseInner(l, level(c.args[1], f)));
       }
       if (f == "unroll") {
         arity(c, 2, 3, "unroll(l, level) or unroll(l, level, factor)");
@@ -648,11 +666,13 @@ class Evaluator {
       }
       if (f == "unroll_and_jam") {
         arity(c, 3, 3, "unroll_and_jam(l, level, factor)");
-        return schedule::unrollAndJam(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::unrollAndJam(l, level(c.args[1], f), intArg(c.args[2], f)));
       }
       if (f == "tile") {
         arity(c, 2, 2, "tile(l, factor)");
-        return schedule::tile(loopArg(c.args[0], f), intArg(c.args[1], f));
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::tile(l, intArg(c.args[1], f)));
       }
       if (f == "parallelize" || f == "vectorize") {
         arity(c, 2, 2, f + "(l, level)");
@@ -664,6 +684,11 @@ class Evaluator {
       fail(c.loc, e.what());
     }
     fail(c.loc, "internal: unknown loop expression");
+  }
+
+  StmtP build(const lower::Assignment& a) {
+    std::string n = std::to_string(++nestCounter_);
+    return lower::buildNest(a, "L" + n + ".", "S" + n);
   }
 
   int level(const NodeP& n, const std::string& what) {
@@ -688,7 +713,7 @@ class Evaluator {
       StmtP nest;
       if (m.type == MetaValue::Type::Loop) nest = m.loop;
       else if (m.type == MetaValue::Type::Assignment)
-        nest = lower::buildNest(*m.assign, "L" + std::to_string(++nestCounter_) + ".");
+        nest = build(*m.assign);
       else
         fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
       validate(nest, a->loc);
@@ -837,6 +862,7 @@ class Evaluator {
   }
 
   TemlOptions options_;
+  TemlStats stats_;
   ir::Program program_;
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
@@ -847,8 +873,11 @@ class Evaluator {
 
 Script parseTeml(const std::string& source) { return parse(source); }
 
-ir::Program evaluateTeml(const Script& script, const TemlOptions& options) {
-  return Evaluator(options).run(script);
+ir::Program evaluateTeml(const Script& script, const TemlOptions& options, TemlStats* stats) {
+  Evaluator e(options);
+  ir::Program p = e.run(script);
+  if (stats) *stats = e.stats();
+  return p;
 }
 
 ir::Program compileTeml(const std::string& source, const TemlOptions& options) {

@@ -11,6 +11,13 @@ namespace teml::teml_lang {
 
 struct TemlOptions {
   std::map<std::string, int64_t> sizes;  // size parameters bound with --set
+  bool checkLegality = true;             // false: --no-check, the paper's unchecked transformations
+  std::string analysisCacheDir;          // where dependence-analysis answers are kept ("" : nowhere)
+};
+
+struct TemlStats {
+  double analysisSeconds = 0;  // time spent in dependence analysis
+  int checks = 0;
 };
 
 struct Script;
@@ -19,6 +26,6 @@ struct Script;
 ir::Program compileTeml(const std::string& source, const TemlOptions& options);
 // The same in two steps, so that callers can time parsing and evaluation.
 Script parseTeml(const std::string& source);
-ir::Program evaluateTeml(const Script& script, const TemlOptions& options);
+ir::Program evaluateTeml(const Script& script, const TemlOptions& options, TemlStats* stats = nullptr);
 
 }  // namespace teml::teml_lang

@@ -1,0 +1,27 @@
+// Dependence-based legality of reordering transformations, computed with isl
+// (which stays inside src/analysis). Statement instances are identified by
+// their tags (ir::StmtTag), so `before` and `after` may differ by any
+// reordering, copying or renaming of loops.
+#pragma once
+#include <string>
+
+#include "ir/stmt.hpp"
+
+namespace teml::analysis {
+
+struct Legality {
+  bool legal = true;
+  // When not legal: the dependence that `after` would reverse, e.g.
+  // "the dependence (i, j) -> (i + 2, j - 1) on 'a' (written at line 4, read at line 4)".
+  std::string violation;
+};
+
+// Every dependence between instances in `before` (write then read, read then
+// write, write then write; reductions of one kind into the same element
+// commute) must keep its order in `after`. Untagged statements are ignored.
+// When isl's work budget runs out the answer is "not legal" with a reason.
+// With a `cacheDir`, answers are kept there (keyed by the problem's text) so
+// that re-running a meta-program does not repeat the analysis.
+Legality checkReordering(const ir::StmtP& before, const ir::StmtP& after, const std::string& cacheDir = "");
+
+}  // namespace teml::analysis
