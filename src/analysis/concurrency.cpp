@@ -184,6 +184,10 @@ bool separated(const Access& x, const Access& y, const std::string& v, int64_t s
   for (size_t d = 0; d < x.indices.size(); ++d) {
     Affine a, b;
     if (!toAffine(x.indices[d], &a) || !toAffine(y.indices[d], &b)) continue;
+    // The same expression of outer iterators plus different constants: never equal.
+    if (a.coeff(v) == 0 && b.coeff(v) == 0 && !mentionsAny(a, x.inner) && !mentionsAny(b, y.inner) &&
+        a.coeffs == b.coeffs && a.constant != b.constant)
+      return true;
     // Direct use of v with no inner iterators: c*v + ka == c*v' + kb needs
     // (kb - ka) to be a nonzero multiple of c*step.
     int64_t c = a.coeff(v);

@@ -261,8 +261,12 @@ std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>&
   const Occurrence* so = byId.at(src);
   const Occurrence* dO = byId.at(dst);
   std::string names = "(" + join(so->tag.names, ", ") + ")";
-  if (src == dst) {
-    isl_set* deltas = isl_map_deltas(isl_map_copy(m));
+  std::string where = src == dst ? "" : " from the statement at line " + std::to_string(so->loc.line) +
+                                            " to the one at line " + std::to_string(dO->loc.line);
+  if (so->tag.names.size() == dO->tag.names.size()) {
+    // A constant distance reads best: (i, j) -> (i + 2, j - 1).
+    isl_map* same = isl_map_set_tuple_name(isl_map_copy(m), isl_dim_out, src.c_str());
+    isl_set* deltas = same ? isl_map_deltas(same) : nullptr;
     if (deltas && isl_set_is_singleton(deltas) == isl_bool_true) {
       isl_point* p = isl_set_sample_point(isl_set_copy(deltas));
       std::vector<std::string> terms;
@@ -270,12 +274,12 @@ std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>&
         isl_val* v = isl_point_get_coordinate_val(p, isl_dim_set, static_cast<int>(k));
         long d = isl_val_get_num_si(v);
         isl_val_free(v);
-        terms.push_back(d == 0 ? so->tag.names[k]
-                               : so->tag.names[k] + (d > 0 ? " + " : " - ") + std::to_string(d > 0 ? d : -d));
+        const std::string& n = dO->tag.names[k];
+        terms.push_back(d == 0 ? n : n + (d > 0 ? " + " : " - ") + std::to_string(d > 0 ? d : -d));
       }
       isl_point_free(p);
       isl_set_free(deltas);
-      return "the dependence " + names + " -> (" + join(terms, ", ") + ")";
+      return "the dependence " + names + " -> (" + join(terms, ", ") + ")" + where;
     }
     if (deltas) isl_set_free(deltas);
   }
@@ -287,9 +291,12 @@ std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>&
 }
 
 
+// Changes whenever the analysis or its messages change, so old answers are not reused.
+constexpr const char* kAnalysisVersion = "teml-legality-2";
+
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
-  std::string key;
+  std::string key = kAnalysisVersion;
   for (auto* occ : {&occB, &occA}) {
     key += "|";
     for (auto& o : *occ) {

@@ -186,6 +186,13 @@ class NestEmitter {
     if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
       line(indent, loopHeader(f, cvar));
       emitStmt(f.body, indent + 1);
+      if (!concurrent && !analysis::analyzeConcurrentLoop(f, true).ok) {
+        // The iterations depend on each other. GCC 12 at -O3 -march=native
+        // has been seen to vectorize such a loop anyway (an outer loop, after
+        // unrolling the inner one) and compute wrong results; a compiler
+        // barrier per iteration keeps its vectorizer away from this loop.
+        line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");
+      }
       line(indent, "}");
     }
     iterNames_.pop_back();

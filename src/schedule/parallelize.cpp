@@ -1,4 +1,7 @@
+#include <functional>
+
 #include "analysis/concurrency.hpp"
+#include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -6,6 +9,32 @@
 namespace teml::schedule {
 
 using namespace ir;
+
+void checkParallelNesting(const StmtP& nest, const std::string& what) {
+  std::function<void(const StmtP&, const For*)> walk = [&](const StmtP& s, const For* vectorLoop) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        if (vectorLoop && f.loopKind.parallel)
+          throw ScheduleError(what + ": the parallel loop '" + f.var + "' would be inside the vectorized loop '" +
+                              vectorLoop->var + "'; SIMD lanes cannot start threads");
+        walk(f.body, f.loopKind.vector ? &f : vectorLoop);
+        break;
+      }
+      case StmtKind::Seq:
+        for (auto& t : static_cast<const Seq&>(*s).stmts) walk(t, vectorLoop);
+        break;
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        walk(i.then, vectorLoop);
+        if (i.otherwise) walk(i.otherwise, vectorLoop);
+        break;
+      }
+      default: break;
+    }
+  };
+  walk(nest, nullptr);
+}
 
 namespace {
 
@@ -19,7 +48,9 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel) {
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
   auto report = analysis::analyzeConcurrentLoop(*marked, kind.vector);
   if (!report.ok) throw ScheduleError(std::string(what) + ": " + report.reason);
-  return replaceLevel(chain, r, marked);
+  StmtP result = replaceLevel(chain, r, marked);
+  checkParallelNesting(result, what);
+  return result;
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ ir::StmtP stripmineN(const ir::StmtP& nest, int n, int64_t v);
 ir::StmtP interchangeN(const ir::StmtP& nest, int r, int n);
 ir::StmtP tile(const ir::StmtP& nest, int64_t v);
 
+// Refuses a parallel loop inside a vectorized one (OpenMP cannot nest them).
+void checkParallelNesting(const ir::StmtP& nest, const std::string& what);
+
 // Refuses a nest in which a loop bound or an index uses an iterator that no
 // enclosing loop defines.
 void checkScoping(const ir::StmtP& nest, const std::string& what);

@@ -726,6 +726,7 @@ class Evaluator {
   void validate(const StmtP& nest, SourceLoc loc) {
     try {
       schedule::checkScoping(nest, "codegen");
+      schedule::checkParallelNesting(nest, "codegen");
     } catch (const schedule::ScheduleError& e) {
       fail(loc, e.what());
     }
