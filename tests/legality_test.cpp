@@ -86,3 +86,18 @@ TEST(Legality, PaperSchedulesOfTheExamplesAreLegal) {
   auto p = compile(kFigure11 + "s = stripmine(l, 1, 2)\ncodegen(s)\n", {{"N", 9}, {"M", 7}});
   EXPECT_EQ(p.nests.size(), 1u);
 }
+
+TEST(Legality, FissionAndSwapRespectDependences) {
+  // Fused: t[i + 1] = a[i] then u[i] = t[i + 1] + z[i] (same iteration) and r[i] = t[i + 2] + z[i].
+  const std::string src = "a = tensor([N])\nt = tensor([N + 2])\nz = tensor([N])\nu = tensor([N])\n"
+                          "t = eq(a, [i] -> [i + 1])\nv = vadd(t, z, [[i + 1], [i]])\nu = eq(v, -> [i])\n"
+                          "l1 = build(t)\nl2 = build(u)\nf = fuse_outer(l1, l2, 1)\n";
+  // Splitting back is legal; swapping puts the read of t[i + 1] before its write.
+  expectAcceptedAndEqual(src + "g = fission(f, 1, 1)\ncodegen(g)\n", src + "codegen(f)\n");
+  expectRefused(src + "g = swap(f, 1, 1, 2)\n", 11, "swap would reverse the dependence");
+}
+
+TEST(Legality, SkewingMakesADependenceCarriedByTheOuterLoop) {
+  // Skewing never reorders; it is accepted and keeps the results.
+  expectAcceptedAndEqual(kFigure11 + "s = skew(l, 1, 2, 1)\ncodegen(s)\n", kFigure11 + "codegen(l)\n");
+}

@@ -144,3 +144,48 @@ TEST(Transformations, TransformationsDoNotChangeTheirArgument) {
   auto p = compile(mm("s = interchange(l, 1, 2)\nt = tile(l, 4)\ncodegen(l)"), kOdd);
   EXPECT_EQ(ir::toString(p.nests[0]).substr(0, 16), "for i1 in [0, 13");
 }
+
+TEST(Transformations, SkewKeepsResults) {
+  checkSchedule("s = skew(l, 1, 2, 2)\ncodegen(s)");
+  checkSchedule("s = skew(l, 2, 3, 1)\nt = unroll(s, 1, 2)\ncodegen(t)");
+}
+
+TEST(Transformations, MergeKeepsResults) {
+  checkSchedule("s = merge(l, 1)\ncodegen(s)");
+  checkSchedule("s = merge(l, 2)\nu = unroll(s, 2, 3)\ncodegen(u)");
+}
+
+TEST(Transformations, SeparateTailSplitsFullBlocksFromTheRest) {
+  checkSchedule("s = stripmine(l, 2, 4)\nt = separate_tail(s, 2)\ncodegen(t)");
+  auto p = compile(mm("s = stripmine(l, 2, 4)\nt = separate_tail(s, 2)\ncodegen(t)"), kOdd);
+  std::string loops = ir::toString(p.nests[0]);
+  EXPECT_NE(loops.find("for i2_o in [0, 2)\n    for i2 in [4 * i2_o, 4 * i2_o + 4)"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("for i2_o in [2, 3)\n    for i2 in [4 * i2_o, 11)"), std::string::npos) << loops;
+}
+
+TEST(Transformations, FissionAndSwap) {
+  const std::string src = R"(
+A = tensor([N, N])
+B = tensor([N, N])
+C = entrywise_add(A, A)
+D = entrywise_mul(B, B)
+l1 = build(C)
+l2 = build(D)
+f = fuse_outer(l1, l2, 2)
+)";
+  auto base = compile(src + "codegen(l1, l2)", {{"N", 9}});
+  auto fis = compile(src + "g = fission(f, 2, 1)\ncodegen(g)", {{"N", 9}});
+  auto swp = compile(src + "g = swap(f, 2, 1, 2)\ncodegen(g)", {{"N", 9}});
+  EXPECT_EQ(ir::toString(fis.nests[0]),
+            "for i1 in [0, 9)\n  for i2 in [0, 9)\n    C[i1][i2] = A[i1][i2] + A[i1][i2]\n"
+            "  for i2 in [0, 9)\n    D[i1][i2] = B[i1][i2] * B[i1][i2]\n");
+  expectSameResults(fis, base);
+  expectSameResults(swp, base);
+}
+
+TEST(Transformations, NestedAccumulatorsShareTheOuterOne) {
+  // k is strip-mined: threads reduce over blocks of k, SIMD lanes within a block;
+  // the inner accumulator starts from and returns to the outer one.
+  checkSchedule("s = stripmine(l, 3, 4)\nv = vectorize(s, 4)\np = parallelize(v, 3)\ncodegen(p)");
+  checkSchedule("s = stripmine(l, 3, 4)\nv = vectorize(s, 4)\np = parallelize(v, 3)\nu = unroll(p, 4, 5)\ncodegen(u)");
+}

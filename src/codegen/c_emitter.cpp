@@ -137,7 +137,7 @@ class NestEmitter {
   void emitFor(const For& f, int indent) {
     std::string cvar = names_.claim(f.var);
     bool concurrent = f.loopKind.parallel || f.loopKind.vector;
-    std::vector<std::pair<const Reduce*, std::string>> hoisted;  // accumulator -> store back
+    std::vector<std::pair<std::string, std::string>> hoisted;  // (where it lives, accumulator): stored back after
     std::string clauses;
     if (concurrent) {
       auto rep = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel || f.loopKind.vector);
@@ -147,7 +147,9 @@ class NestEmitter {
         if (strategy == ReduceStrategy::Atomic) {
           atomic_.insert(r);
         } else if (strategy == ReduceStrategy::Accumulator) {
-          std::string where = access(r->tensor, r->indices);
+          // Inside an enclosing loop's accumulator, this one starts from and returns to it.
+          auto outer = accumulators_.find(r);
+          std::string where = outer != accumulators_.end() ? outer->second.ref : access(r->tensor, r->indices);
           auto it = byLocation.find(where);
           if (it == byLocation.end()) {
             std::string name = names_.claim("acc");
@@ -157,7 +159,7 @@ class NestEmitter {
                            : r->op == ReduceOp::Max ? "max" : "min";
             clauses += std::string(" reduction(") + op + ":" + name + ")";
             it = byLocation.emplace(where, name).first;
-            hoisted.push_back({r, name});
+            hoisted.push_back({where, name});
           }
           accumulators_[r] = Accumulator{it->second, isSingle(r->tensor), it->second};
         }
@@ -197,7 +199,7 @@ class NestEmitter {
     }
     iterNames_.pop_back();
     names_.release(cvar);
-    for (auto& [r, name] : hoisted) line(indent, access(r->tensor, r->indices) + " = " + name + ";");
+    for (auto& [where, name] : hoisted) line(indent, where + " = " + name + ";");
   }
 
   // Emits the body of parallel loop f as a function of the iterators in scope,

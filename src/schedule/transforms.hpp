@@ -27,6 +27,17 @@ ir::StmtP unrollAndJam(const ir::StmtP& nest, int r, int64_t factor);
 // iterations may conflict.
 ir::StmtP parallelize(const ir::StmtP& nest, int r);
 ir::StmtP vectorize(const ir::StmtP& nest, int r);
+// Loop r2 (inside r1) iterates over j + factor * i instead of j (loop skewing).
+ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);
+// The body of level r (a sequence) is split after its k-th statement into two loops.
+ir::StmtP fission(const ir::StmtP& nest, int r, int k);
+// Statements a and b of the sequence forming the body of level r (r = 0: the nest itself) trade places.
+ir::StmtP swap(const ir::StmtP& nest, int r, int a, int b);
+// Levels r and r+1 (constant trip counts) become one loop.
+ir::StmtP merge(const ir::StmtP& nest, int r);
+// Level r is split into the iterations where an inner loop's min(c*v + d, X)
+// bound is its first argument (full blocks) and the rest (the tail).
+ir::StmtP separateTail(const ir::StmtP& nest, int r);
 // Compositions (TeML paper, Section 4.1).
 ir::StmtP stripmineN(const ir::StmtP& nest, int n, int64_t v);
 ir::StmtP interchangeN(const ir::StmtP& nest, int r, int n);

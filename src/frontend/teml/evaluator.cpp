@@ -674,6 +674,33 @@ class Evaluator {
         StmtP l = loopArg(c.args[0], f);
         return checked(c, l, schedule::tile(l, intArg(c.args[1], f)));
       }
+      if (f == "skew") {
+        arity(c, 4, 4, "skew(l, level1, level2, factor)");
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::skew(l, level(c.args[1], f), level(c.args[2], f), intArg(c.args[3], f)));
+      }
+      if (f == "fission") {
+        arity(c, 3, 3, "fission(l, level, k)");
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::fission(l, level(c.args[1], f), static_cast<int>(intArg(c.args[2], f))));
+      }
+      if (f == "swap") {
+        arity(c, 4, 4, "swap(l, level, a, b)");
+        StmtP l = loopArg(c.args[0], f);
+        int64_t r = intArg(c.args[1], f);
+        if (r < 0 || r > 1000) fail(c.args[1]->loc, "swap: level " + std::to_string(r) + " does not exist");
+        return checked(c, l, schedule::swap(l, static_cast<int>(r), static_cast<int>(intArg(c.args[2], f)),
+                                            static_cast<int>(intArg(c.args[3], f))));
+      }
+      if (f == "merge") {
+        arity(c, 2, 2, "merge(l, level)");
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::merge(l, level(c.args[1], f)));
+      }
+      if (f == "separate_tail") {
+        arity(c, 2, 2, "separate_tail(l, level)");
+        return schedule::separateTail(loopArg(c.args[0], f), level(c.args[1], f));
+      }
       if (f == "parallelize" || f == "vectorize") {
         arity(c, 2, 2, f + "(l, level)");
         StmtP l = loopArg(c.args[0], f);
@@ -852,7 +879,8 @@ class Evaluator {
     }
     static const std::set<std::string> loops = {"build", "stripmine", "stripmine_n", "interchange", "interchange_n",
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
-                                                "parallelize", "vectorize"};
+                                                "parallelize", "vectorize", "skew", "fission", "swap", "merge",
+                                                "separate_tail"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, loopExpr(c)};
