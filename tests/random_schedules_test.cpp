@@ -44,7 +44,7 @@ const std::vector<Template> kTemplates = {
 std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, bool canFuse, const std::string& next) {
   auto lv = [&](int hi) { return std::to_string(1 + static_cast<int>(rng() % std::max(1, hi))); };
   auto factor = [&]() { return std::to_string(2 + static_cast<int>(rng() % 4)); };
-  switch (rng() % (canFuse ? 9 : 8)) {
+  switch (rng() % (canFuse ? 12 : 11)) {
     case 0:
     case 1: return next + " = interchange(" + cur + ", " + lv(depth) + ", " + lv(depth) + ")";
     case 2: return next + " = stripmine(" + cur + ", " + lv(depth) + ", " + factor() + ")";
@@ -53,6 +53,9 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
     case 5: return next + " = unroll(" + cur + ", " + lv(depth) + ", " + factor() + ")";
     case 6: return next + " = parallelize(" + cur + ", " + lv(depth) + ")";
     case 7: return next + " = vectorize(" + cur + ", " + lv(depth) + ")";
+    case 8: return next + " = skew(" + cur + ", " + lv(depth) + ", " + lv(depth) + ", " + lv(2) + ")";
+    case 9: return next + " = merge(" + cur + ", " + lv(depth) + ")";
+    case 10: return next + " = separate_tail(" + cur + ", " + lv(depth) + ")";
     default: return next + " = fuse_outer(" + cur + ", l2, " + lv(2) + ")";
   }
 }
