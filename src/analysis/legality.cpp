@@ -249,12 +249,6 @@ UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
   return m;
 }
 
-std::string originText(const StmtTag& tag, const std::vector<int64_t>& point) {
-  std::vector<std::string> s;
-  for (auto v : point) s.push_back(std::to_string(v));
-  return "(" + join(s, ", ") + ")";
-}
-
 // Describes one violated dependence of map `m` (instances of two statements).
 std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>& byId) {
   std::string src = isl_map_get_tuple_name(m, isl_dim_in), dst = isl_map_get_tuple_name(m, isl_dim_out);
