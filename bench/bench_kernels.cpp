@@ -71,7 +71,7 @@ std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::st
   o.sizes = sizes;
   v->compiled = driver::compile(o);
   const ir::Program& p = v->compiled.program;
-  v->kernel = std::make_unique<runtime::Kernel>(codegen::emitC(p), o.jit);
+  v->kernel = std::make_unique<runtime::Kernel>(codegen::emitC(p), o.jit, codegen::linkFlags(p));
   v->buffers = runtime::allocateBuffers(p);
   v->written = driver::writtenTensors(p);
   uint64_t salt = 0;

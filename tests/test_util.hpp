@@ -22,7 +22,9 @@ inline std::string cacheDir() {
 }
 
 inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
-  return teml_lang::compileTeml(source, teml_lang::TemlOptions{std::move(sizes)});
+  teml_lang::TemlOptions o;
+  o.sizes = std::move(sizes);
+  return teml_lang::compileTeml(source, o);
 }
 
 // Random values for every tensor no nest writes; zeros (or init values) elsewhere.
@@ -47,7 +49,7 @@ inline runtime::BufferMap runInterpreter(const ir::Program& p, runtime::BufferMa
 inline runtime::BufferMap runJit(const ir::Program& p, runtime::BufferMap b, int threads = 2) {
   runtime::JitOptions o;
   o.cacheDir = cacheDir();
-  runtime::Kernel k(codegen::emitC(p), o);
+  runtime::Kernel k(codegen::emitC(p), o, codegen::linkFlags(p));
   std::vector<void*> ptrs;
   for (auto& t : p.tensors) ptrs.push_back(b.at(t.name).data());
   k.run(ptrs, threads);
@@ -73,9 +75,10 @@ inline void expectJitMatchesInterpreter(const ir::Program& p, uint64_t seed = 7)
 inline void expectSameResults(const ir::Program& a, const ir::Program& b, uint64_t seed = 7) {
   auto ra = runJit(a, randomInputs(a, seed));
   auto rb = runInterpreter(b, randomInputs(b, seed));
-  for (auto& t : a.tensors)
-    if (rb.count(t.name))
-      EXPECT_LE(runtime::maxRelativeDifference(ra.at(t.name), rb.at(t.name)), tolerance(a)) << "tensor " << t.name;
+  for (auto& t : a.tensors) {
+    if (!rb.count(t.name)) continue;
+    EXPECT_LE(runtime::maxRelativeDifference(ra.at(t.name), rb.at(t.name)), tolerance(a)) << "tensor " << t.name;
+  }
 }
 
 // The UserError message and position of compiling `source`.

@@ -124,6 +124,7 @@ void collect(const StmtP& s, InnerVars& inner, std::vector<Access>& out, const s
     case StmtKind::Seq:
       for (auto& t : static_cast<const Seq&>(*s).stmts) collect(t, inner, out, v);
       break;
+    case StmtKind::LibCall: collect(static_cast<const LibCall&>(*s).reference, inner, out, v); break;
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
       addReads(i.cond);

@@ -64,6 +64,7 @@ class Counter {
         for (auto& t : static_cast<const Seq&>(*s).stmts) total += count(t);
         return total;
       }
+      case StmtKind::LibCall: return count(static_cast<const LibCall&>(*s).reference);
       case StmtKind::If: {
         auto& i = static_cast<const If&>(*s);
         if (eval(i.cond)) return count(i.then);

@@ -156,6 +156,7 @@ void collect(const StmtP& s, Occurrence ctx, std::vector<Occurrence>& out) {
       }
       break;
     }
+    case StmtKind::LibCall: collect(static_cast<const LibCall&>(*s).reference, ctx, out); break;
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
       Occurrence t = ctx;

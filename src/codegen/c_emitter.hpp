@@ -3,11 +3,14 @@
 // taking one buffer per declared tensor, in declaration order.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "ir/program.hpp"
 
 namespace teml::codegen {
 
 std::string emitC(const ir::Program& program);
+// Libraries the generated code calls (as linker flags): -lopenblas for BLAS calls.
+std::vector<std::string> linkFlags(const ir::Program& program);
 
 }  // namespace teml::codegen

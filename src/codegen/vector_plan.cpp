@@ -38,7 +38,8 @@ class Planner {
         for (auto& t : static_cast<const Seq&>(*s).stmts)
           if (!stmt(t)) return false;
         return true;
-      case StmtKind::If: return false;
+      case StmtKind::If:
+      case StmtKind::LibCall: return false;
     }
     return false;
   }

@@ -183,7 +183,7 @@ Executable prepareKernel(Compiled& c, const Options& o) {
   std::string source = codegen::emitC(c.program);
   c.stages.push_back({"codegen", since(t)});
   t = Clock::now();
-  e.kernel = std::make_unique<runtime::Kernel>(source, o.jit);
+  e.kernel = std::make_unique<runtime::Kernel>(source, o.jit, codegen::linkFlags(c.program));
   c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", since(t)});
   return e;
 }

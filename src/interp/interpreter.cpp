@@ -50,6 +50,7 @@ class Interpreter {
       case StmtKind::Seq:
         for (auto& t : static_cast<const Seq&>(*s).stmts) exec(t);
         break;
+      case StmtKind::LibCall: exec(static_cast<const LibCall&>(*s).reference); break;
       case StmtKind::If: {
         auto& i = static_cast<const If&>(*s);
         if (evalInt(i.cond)) exec(i.then);

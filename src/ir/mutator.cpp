@@ -20,6 +20,11 @@ StmtP Mutator::mutate(const StmtP& s) {
     case StmtKind::Reduce: return mutateReduce(s);
     case StmtKind::Seq: return mutateSeq(s);
     case StmtKind::If: return mutateIf(s);
+    case StmtKind::LibCall: {
+      auto& c = static_cast<const LibCall&>(*s);
+      StmtP ref = mutate(c.reference);
+      return ref == c.reference ? s : std::make_shared<LibCall>(c.routine, c.tensors, c.args, ref);
+    }
   }
   return s;
 }
@@ -165,6 +170,7 @@ void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) {
       if (i.otherwise) forEachStmt(i.otherwise, f);
       break;
     }
+    case StmtKind::LibCall: forEachStmt(static_cast<const LibCall&>(*s).reference, f); break;
     default: break;
   }
 }

@@ -78,6 +78,15 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
     case StmtKind::Seq:
       for (auto& t : static_cast<const Seq&>(*s).stmts) printStmt(os, t, withIds, indent);
       break;
+    case StmtKind::LibCall: {
+      auto& c = static_cast<const LibCall&>(*s);
+      os << pad << "call " << c.routine << "(";
+      for (size_t k = 0; k < c.tensors.size(); ++k) os << (k ? ", " : "") << c.tensors[k];
+      for (auto a : c.args) os << ", " << a;
+      os << ")  # computes:\n";
+      printStmt(os, c.reference, withIds, indent + 1);
+      break;
+    }
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
       os << pad << "if " << toString(i.cond) << ":\n";

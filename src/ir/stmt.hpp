@@ -9,7 +9,7 @@
 
 namespace teml::ir {
 
-enum class StmtKind { For, Store, Reduce, Seq, If };
+enum class StmtKind { For, Store, Reduce, Seq, If, LibCall };
 
 // How a loop is executed. Parallel loops become OpenMP `parallel for`,
 // vector loops `simd` (both: `parallel for simd`).
@@ -93,6 +93,19 @@ struct If : Stmt {
   const StmtP then, otherwise;
   If(ExprP c, StmtP t, StmtP o)
       : Stmt(StmtKind::If), cond(std::move(c)), then(std::move(t)), otherwise(std::move(o)) {}
+};
+
+// A call of a library routine that computes what `reference` (the loop nest
+// it replaced) computes. Code generation emits the call; the interpreter and
+// the analyses use the reference.
+struct LibCall : Stmt {
+  const std::string routine;               // "gemm"
+  const std::vector<std::string> tensors;  // gemm: C, A, B
+  const std::vector<int64_t> args;         // gemm: transA, transB, M, N, K, lda, ldb, ldc
+  const StmtP reference;
+  LibCall(std::string r, std::vector<std::string> t, std::vector<int64_t> a, StmtP ref)
+      : Stmt(StmtKind::LibCall), routine(std::move(r)), tensors(std::move(t)), args(std::move(a)),
+        reference(std::move(ref)) {}
 };
 
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,

@@ -83,10 +83,12 @@ static int runCompiler(const std::vector<std::string>& argv, const std::string& 
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-Kernel::Kernel(const std::string& source, const JitOptions& options) {
+Kernel::Kernel(const std::string& source, const JitOptions& options, const std::vector<std::string>& libraries) {
   std::string dir = options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir;
   makeDirs(dir);
-  std::string key = contentHash(source + '\0' + options.cc + '\0' + options.cflags);
+  std::string libs;
+  for (auto& l : libraries) libs += l + " ";
+  std::string key = contentHash(source + '\0' + options.cc + '\0' + options.cflags + '\0' + libs);
   std::string base = dir + "/k" + key;
   libPath_ = base + ".so";
   struct stat st;
@@ -102,6 +104,7 @@ Kernel::Kernel(const std::string& source, const JitOptions& options) {
     for (const char* w : {"-shared", "-fPIC", "-o"}) argv.push_back(w);
     argv.push_back(unique + ".so");
     argv.push_back(unique + ".c");
+    for (auto& l : libraries) argv.push_back(l);
     int rc = runCompiler(argv, unique + ".log");
     if (rc == -1) throw UsageError("cannot run the C compiler '" + options.cc + "'");
     if (rc != 0) {

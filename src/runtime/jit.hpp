@@ -17,7 +17,8 @@ using EntryFn = void (*)(void** buffers, int nthreads);
 
 class Kernel {
  public:
-  Kernel(const std::string& source, const JitOptions& options);
+  // `libraries`: linker flags the code needs (e.g. -lopenblas).
+  Kernel(const std::string& source, const JitOptions& options, const std::vector<std::string>& libraries = {});
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;

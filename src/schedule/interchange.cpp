@@ -46,6 +46,7 @@ void checkScoping(const StmtP& nest, const std::string& what) {
       case StmtKind::Seq:
         for (auto& t : static_cast<const Seq&>(*s).stmts) walk(t);
         break;
+      case StmtKind::LibCall: walk(static_cast<const LibCall&>(*s).reference); break;
       case StmtKind::If: {
         auto& i = static_cast<const If&>(*s);
         checkExpr(i.cond);

@@ -2,7 +2,7 @@
 // and throws ScheduleError when it cannot be applied. Levels count from 1.
 // docs/transformations.md gives the meaning of each.
 #pragma once
-#include "ir/stmt.hpp"
+#include "ir/program.hpp"
 
 namespace teml::schedule {
 
@@ -38,6 +38,9 @@ ir::StmtP merge(const ir::StmtP& nest, int r);
 // Level r is split into the iterations where an inner loop's min(c*v + d, X)
 // bound is its first argument (full blocks) and the rest (the tail).
 ir::StmtP separateTail(const ir::StmtP& nest, int r);
+// A nest computing C[i][j] += A[i][k] * B[k][j] (A or B possibly transposed)
+// becomes a call of BLAS gemm (OpenBLAS).
+ir::StmtP asLib(const ir::StmtP& nest, const ir::Program& program);
 // Compositions (TeML paper, Section 4.1).
 ir::StmtP stripmineN(const ir::StmtP& nest, int n, int64_t v);
 ir::StmtP interchangeN(const ir::StmtP& nest, int r, int n);

@@ -697,6 +697,10 @@ class Evaluator {
         StmtP l = loopArg(c.args[0], f);
         return checked(c, l, schedule::merge(l, level(c.args[1], f)));
       }
+      if (f == "as_lib") {
+        arity(c, 1, 1, "as_lib(l)");
+        return schedule::asLib(loopArg(c.args[0], f), program_);
+      }
       if (f == "separate_tail") {
         arity(c, 2, 2, "separate_tail(l, level)");
         return schedule::separateTail(loopArg(c.args[0], f), level(c.args[1], f));
@@ -880,7 +884,7 @@ class Evaluator {
     static const std::set<std::string> loops = {"build", "stripmine", "stripmine_n", "interchange", "interchange_n",
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
-                                                "separate_tail"};
+                                                "separate_tail", "as_lib"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, loopExpr(c)};
