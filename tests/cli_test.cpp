@@ -120,3 +120,22 @@ TEST(Cli, NamesThatClashWithCAreMangled) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("(ok)"), std::string::npos) << r.out;
 }
+
+TEST(Cli, IllegalTransformationIsRefusedUnlessNoCheck) {
+  const std::string src = "a = tensor([N + 3, M + 2])\nB = tensor([N, M])\nt = vadd(a, B, [[i + 1, j + 2], [i, j]])\n"
+                          "a = eq(t, -> [i + 3, j + 1])\nl = build(a)\ns = interchange(l, 1, 2)\ncodegen(s)\n";
+  auto r = runTeml("check - --set N=6 --set M=5", src);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("<stdin>:6:5: error: interchange would reverse the dependence (i, j) -> (i + 2, j - 1) on 'a'"),
+            std::string::npos)
+      << r.out;
+  auto forced = runTeml("check - --set N=6 --set M=5 --no-check", src);
+  EXPECT_EQ(forced.status, 0);
+  EXPECT_NE(forced.out.find("--no-check"), std::string::npos) << forced.out;
+}
+
+TEST(Cli, VerboseShowsTheAnalysisTime) {
+  auto r = runTeml("check " + kMm + " --set N=64 -v");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("teml: (analysis)"), std::string::npos) << r.out;
+}
