@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -279,7 +280,9 @@ std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>&
     if (deltas) isl_set_free(deltas);
   }
   isl_basic_map* sample = isl_map_sample(isl_map_copy(m));
-  std::string text = sample ? isl_basic_map_to_str(sample) : "?";
+  char* printed = sample ? isl_basic_map_to_str(sample) : nullptr;
+  std::string text = printed ? printed : "?";
+  std::free(printed);
   if (sample) isl_basic_map_free(sample);
   return "a dependence between instances of the statements at lines " + std::to_string(so->loc.line) + " and " +
          std::to_string(dO->loc.line) + " (for example " + text + ")";
