@@ -1,5 +1,6 @@
 // parallelize and vectorize refuse loops whose iterations could race, and
 // accept reductions only with a correct implementation.
+#include "codegen/c_emitter.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -74,4 +75,20 @@ q = interchange(p, 1, 2)
 codegen(q)
 )");
   expectJitMatchesInterpreter(p);
+}
+
+TEST(Concurrency, IslProvesMergedLoopsIndependent) {
+  // i and j merged into one loop with / and mod: the affine test gives up, isl decides.
+  const std::string mm = "A = tensor([7, 5])\nB = tensor([5, 6])\nC = contract(A, B, [2, 1])\nl = build(C)\n";
+  auto p = compile(mm + "s = merge(l, 1)\nq = parallelize(s, 1)\ncodegen(q)\n");
+  expectJitMatchesInterpreter(p);
+  // j and k merged: iterations with the same j and different k update one C[i][j]:
+  // threads use atomics, SIMD lanes are refused.
+  auto atomic = compile(mm + "s = merge(l, 2)\nq = parallelize(s, 2)\ncodegen(q)\n");
+  EXPECT_NE(codegen::emitC(atomic).find("#pragma omp atomic"), std::string::npos);
+  expectJitMatchesInterpreter(atomic);
+  auto f = compileError(mm + "s = merge(l, 2)\nq = vectorize(s, 2)\n");
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.loc.line, 6);
+  EXPECT_NE(f.message.find("vectorize"), std::string::npos) << f.message;
 }

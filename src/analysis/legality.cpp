@@ -127,6 +127,7 @@ struct Occurrence {
   std::vector<std::string> vars;        // x0, x1, ... of enclosing loops
   std::vector<std::string> constraints;  // domain
   std::vector<std::string> time;        // schedule vector
+  std::map<std::string, size_t> loopPos;  // loop id -> position of its iterator in `time`
   Access write;
   bool isReduce = false;
   ReduceOp op = ReduceOp::Add;
@@ -142,6 +143,7 @@ void collect(const StmtP& s, Occurrence ctx, std::vector<Occurrence>& out) {
       ctx.texter.names[f.var] = x;
       ctx.vars.push_back(x);
       ctx.constraints.push_back(b + " <= " + x + " < " + e);
+      ctx.loopPos[f.id] = ctx.time.size();
       if (f.step != 1) ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(f.step) + " = 0");
       ctx.time.push_back(x);
       ctx.time.push_back("0");
@@ -439,5 +441,71 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
 }
 
 }  // namespace
+
+bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
+  Ctx ctx(isl_ctx_alloc());
+  isl_options_set_on_error(ctx.get(), ISL_ON_ERROR_CONTINUE);
+  isl_ctx_set_max_operations(ctx.get(), 5000000);
+  try {
+    bool untagged = false;
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::Store) untagged |= !static_cast<const Store&>(*s).tag.known();
+      if (s->kind == StmtKind::Reduce) untagged |= !static_cast<const Reduce&>(*s).tag.known();
+    });
+    if (untagged) return false;
+    std::vector<Occurrence> all, inside;
+    Occurrence root;
+    root.time = {"0"};
+    collect(nest, root, all);
+    for (auto& o : all)
+      if (o.loopPos.count(loopId)) inside.push_back(o);
+    if (inside.empty()) return true;
+    // Untagged statements cannot be described to isl: no verdict.
+    size_t p = inside[0].loopPos.at(loopId);
+    UMap time = schedule(ctx.get(), inside);
+    size_t len = 0;
+    for (auto& o : inside) len = std::max(len, o.time.size());
+    std::set<std::string> tensors;
+    for (auto& o : inside) {
+      tensors.insert(o.write.tensor);
+      for (auto& r : o.reads) tensors.insert(r.tensor);
+    }
+    // Same time before the loop's iterator, a different value of it.
+    std::vector<std::string> t, u, eqs;
+    for (size_t k = 0; k < len; ++k) {
+      t.push_back("t" + std::to_string(k));
+      u.push_back("u" + std::to_string(k));
+      if (k < p) eqs.push_back(t.back() + " = " + u.back());
+    }
+    eqs.push_back("(t" + std::to_string(p) + " < u" + std::to_string(p) + " or t" + std::to_string(p) + " > u" +
+                  std::to_string(p) + ")");
+    UMap across = read(ctx.get(), "{ T[" + join(t, ", ") + "] -> T[" + join(u, ", ") + "] : " + join(eqs, " and ") + " }");
+    UMap acrossInstances = check(isl_union_map_apply_range(
+        isl_union_map_apply_range(time.copy(), across.copy()), isl_union_map_reverse(time.copy())));
+    for (auto& tn : tensors) {
+      UMap writes = empty(ctx.get()), any = empty(ctx.get());
+      for (auto& o : inside) {
+        auto rel = [&](const Access& a) {
+          std::vector<std::string> idx;
+          for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
+          return read(ctx.get(), relation(o, "A_" + tn, idx));
+        };
+        if (o.write.tensor == tn) {
+          writes = unite(writes, rel(o.write));
+          any = unite(any, rel(o.write));
+        }
+        for (auto& r : o.reads)
+          if (r.tensor == tn) any = unite(any, rel(r));
+      }
+      UMap conflicts = unite(meet(writes, any), meet(any, writes));
+      UMap carried = intersect(conflicts, acrossInstances);
+      isl_bool none = isl_union_map_is_empty(carried.get());
+      if (none != isl_bool_true) return false;
+    }
+    return true;
+  } catch (const IslFailure&) {
+    return false;
+  }
+}
 
 }  // namespace teml::analysis

@@ -25,3 +25,14 @@ struct Legality {
 Legality checkReordering(const ir::StmtP& before, const ir::StmtP& after, const std::string& cacheDir = "");
 
 }  // namespace teml::analysis
+
+namespace teml::analysis {
+
+// True when no two iterations of the loop `loopId` in `nest` touch the same
+// element with at least one write (reductions included): the loop can run on
+// threads or SIMD lanes with no synchronization at all. Exact for affine
+// subscripts including / and mod (e.g. merged loops); false when isl cannot
+// decide or a statement is untagged.
+bool loopIsIndependent(const ir::StmtP& nest, const std::string& loopId);
+
+}  // namespace teml::analysis

@@ -139,7 +139,7 @@ class NestEmitter {
     bool concurrent = f.loopKind.parallel || f.loopKind.vector;
     std::vector<std::pair<std::string, std::string>> hoisted;  // (where it lives, accumulator): stored back after
     std::string clauses;
-    if (concurrent) {
+    if (concurrent && !f.loopKind.independent) {
       auto rep = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel || f.loopKind.vector);
       if (!rep.ok) throw InternalError("code generation: " + rep.reason);
       std::map<std::string, std::string> byLocation;  // one accumulator per element

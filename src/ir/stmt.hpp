@@ -16,6 +16,9 @@ enum class StmtKind { For, Store, Reduce, Seq, If, LibCall };
 struct LoopKind {
   bool parallel = false;
   bool vector = false;
+  // Proven by dependence analysis: no two iterations touch one element with a
+  // write, so the loop needs no reduction clause or atomic at all.
+  bool independent = false;
   bool operator==(const LoopKind&) const = default;
 };
 

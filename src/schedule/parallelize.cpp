@@ -1,6 +1,7 @@
 #include <functional>
 
 #include "analysis/concurrency.hpp"
+#include "analysis/legality.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
@@ -47,7 +48,13 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel) {
   auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body);
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
   auto report = analysis::analyzeConcurrentLoop(*marked, kind.vector);
-  if (!report.ok) throw ScheduleError(std::string(what) + ": " + report.reason);
+  if (!report.ok) {
+    // The affine test is conservative (it does not see through / and mod);
+    // isl decides exactly whether iterations are independent.
+    if (!analysis::loopIsIndependent(nest, f.id)) throw ScheduleError(std::string(what) + ": " + report.reason);
+    kind.independent = true;
+    marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body);
+  }
   StmtP result = replaceLevel(chain, r, marked);
   checkParallelNesting(result, what);
   return result;
