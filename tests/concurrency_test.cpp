@@ -92,3 +92,21 @@ TEST(Concurrency, IslProvesMergedLoopsIndependent) {
   EXPECT_EQ(f.loc.line, 6);
   EXPECT_NE(f.message.find("vectorize"), std::string::npos) << f.message;
 }
+
+TEST(Concurrency, RepeatedStripminingKeepsLoopIdsDistinct) {
+  // Found by the randomized test: three strip-minings of one loop gave three
+  // loops one id, and the independence proof looked at the wrong one.
+  auto f = compileError(R"(
+a = tensor([N + 2, M + 2])
+B = tensor([N, M])
+t = vadd(a, B, [[i + 1, j + 1], [i, j]])
+a = eq(t, -> [i + 2, j + 2])
+l1 = build(a)
+s0 = tile(l1, 4)
+s1 = stripmine(s0, 4, 5)
+s2 = stripmine(s1, 5, 5)
+s3 = parallelize(s2, 2)
+)", {{"N", 7}, {"M", 6}});
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.loc.line, 10);
+}

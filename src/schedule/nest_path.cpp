@@ -65,6 +65,14 @@ std::set<std::string> boundVars(const StmtP& s) {
   return vars;
 }
 
+std::string freshLoopId(const StmtP& nest, const std::string& base) {
+  std::set<std::string> ids;
+  forEachStmt(nest, [&](const StmtP& t) {
+    if (t->kind == StmtKind::For) ids.insert(static_cast<const For&>(*t).id);
+  });
+  return freshName(base, ids);
+}
+
 std::string freshName(const std::string& base, std::set<std::string>& taken) {
   std::string name = base;
   for (int k = 2; taken.count(name); ++k) name = base + std::to_string(k);

@@ -24,6 +24,9 @@ std::set<std::string> boundVars(const ir::StmtP& s);
 // A name based on `base` that is not in `taken` (and adds it).
 std::string freshName(const std::string& base, std::set<std::string>& taken);
 
+// A loop id based on `base` that no loop of `nest` has.
+std::string freshLoopId(const ir::StmtP& nest, const std::string& base);
+
 // The statement a loop at `level` sees as its single child, unwrapping one-item sequences.
 ir::StmtP singleChild(const ir::StmtP& s);
 

@@ -89,7 +89,7 @@ StmtP unrollPartial(const StmtP& nest, int r, int64_t factor) {
   int64_t n;
   std::vector<StmtP> parts = {main};
   if (!(constValue(extent, &n) && n % factor == 0))
-    parts.push_back(makeFor(f.id + ".rem", f.var, remStart, f.end, 1, f.loopKind, f.body));
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body));
   StmtP replacement = makeSeq(parts);
   if (r == 1) return replacement;
   return replaceLevel(chain, r - 1, withBody(*chain[r - 2], replacement));
@@ -121,7 +121,7 @@ StmtP unrollAndJam(const StmtP& nest, int r, int64_t factor) {
   int64_t n;
   if (!(constValue(extent, &n) && n % factor == 0)) {
     ExprP remStart = add(f.begin, mul(floorDiv(extent, intConst(factor)), intConst(factor)));
-    parts.push_back(makeFor(f.id + ".rem", f.var, remStart, f.end, 1, f.loopKind, f.body));
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body));
   }
   StmtP replacement = makeSeq(parts);
   if (r == 1) return replacement;
