@@ -1,6 +1,8 @@
 // Dependence-checked transformations: legal ones keep the results, illegal
 // ones are refused with the transformation's line and the dependence. The
 // cases follow the FreeTensor paper's Figures 11-13 where TeML can express them.
+#include "analysis/legality.hpp"
+#include "schedule/transforms.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -100,4 +102,26 @@ TEST(Legality, FissionAndSwapRespectDependences) {
 TEST(Legality, SkewingMakesADependenceCarriedByTheOuterLoop) {
   // Skewing never reorders; it is accepted and keeps the results.
   expectAcceptedAndEqual(kFigure11 + "s = skew(l, 1, 2, 1)\ncodegen(s)\n", kFigure11 + "codegen(l)\n");
+}
+
+TEST(Legality, BlendInterleavesOnlyWhenDependencesAllow) {
+  // Fused: t[i + 1] = a[i] then u[i] = t[i + 1] + z[i]; all writes of t come
+  // before all reads once blended, which keeps every value.
+  const std::string src = "a = tensor([N])\nt = tensor([N + 2])\nz = tensor([N])\nu = tensor([N])\n"
+                          "t = eq(a, [i] -> [i + 1])\nv = vadd(t, z, [[i + 1], [i]])\nu = eq(v, -> [i])\n"
+                          "l1 = build(t)\nl2 = build(u)\nf = fuse_outer(l1, l2, 1)\n";
+  expectAcceptedAndEqual(src + "g = blend(f, 1)\ncodegen(g)\n", src + "codegen(f)\n");
+  // An illegally fused nest (fused with checks off) reads t[i + 1] after the
+  // previous iteration wrote it; blending all reads before all writes would
+  // change the values read, and the analysis says so.
+  const std::string rev = "a = tensor([N])\nt = tensor([N + 2])\nz = tensor([N])\nr = tensor([N])\n"
+                          "w = vadd(t, z, [[i + 1], [i]])\nr = eq(w, -> [i])\nt = eq(a, [i] -> [i + 2])\n"
+                          "l1 = build(r)\nl2 = build(t)\nf = fuse_outer(l1, l2, 1)\ncodegen(f)\n";
+  teml_lang::TemlOptions o;
+  o.sizes = {{"N", 9}};
+  o.checkLegality = false;
+  ir::StmtP fused = teml_lang::compileTeml(rev, o).nests.at(0);
+  auto verdict = analysis::checkReordering(fused, schedule::blend(fused, 1));
+  EXPECT_FALSE(verdict.legal);
+  EXPECT_NE(verdict.violation.find("'t'"), std::string::npos) << verdict.violation;
 }

@@ -45,7 +45,7 @@ const std::vector<Template> kTemplates = {
 std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, bool canFuse, const std::string& next) {
   auto lv = [&](int hi) { return std::to_string(1 + static_cast<int>(rng() % std::max(1, hi))); };
   auto factor = [&]() { return std::to_string(2 + static_cast<int>(rng() % 4)); };
-  switch (rng() % (canFuse ? 12 : 11)) {
+  switch (rng() % (canFuse ? 15 : 14)) {
     case 0:
     case 1: return next + " = interchange(" + cur + ", " + lv(depth) + ", " + lv(depth) + ")";
     case 2: return next + " = stripmine(" + cur + ", " + lv(depth) + ", " + factor() + ")";
@@ -57,6 +57,9 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
     case 8: return next + " = skew(" + cur + ", " + lv(depth) + ", " + lv(depth) + ", " + lv(2) + ")";
     case 9: return next + " = merge(" + cur + ", " + lv(depth) + ")";
     case 10: return next + " = separate_tail(" + cur + ", " + lv(depth) + ")";
+    case 11: return next + " = fission(" + cur + ", " + lv(depth) + ", 1)";
+    case 12: return next + " = swap(" + cur + ", " + lv(depth) + ", 1, 2)";
+    case 13: return next + " = blend(" + cur + ", " + lv(depth) + ")";
     default: return next + " = fuse_outer(" + cur + ", l2, " + lv(2) + ")";
   }
 }

@@ -18,6 +18,9 @@ ir::StmtP fuseOuter(const ir::StmtP& a, const ir::StmtP& b, int r);
 ir::StmtP fuseInner(const ir::StmtP& nest, int r);
 // Replaces the loop at level r by copies of its body, one per iteration.
 ir::StmtP unroll(const ir::StmtP& nest, int r);
+// Unrolls level r completely and interleaves the copies statement by
+// statement: S1 of every iteration, then S2 of every iteration, ...
+ir::StmtP blend(const ir::StmtP& nest, int r);
 // Unrolls the loop at level r by `factor`, with a remainder loop.
 ir::StmtP unrollPartial(const ir::StmtP& nest, int r, int64_t factor);
 // Unrolls level r by `factor` and jams the copies into the innermost body of

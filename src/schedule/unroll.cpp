@@ -129,3 +129,26 @@ StmtP unrollAndJam(const StmtP& nest, int r, int64_t factor) {
 }
 
 }  // namespace teml::schedule
+
+namespace teml::schedule {
+
+using namespace ir;
+
+StmtP blend(const StmtP& nest, int r) {
+  auto chain = loopsToLevel(nest, r, "blend");
+  const For& f = *chain[r - 1];
+  int64_t extent;
+  if (!constValue(sub(f.end, f.begin), &extent))
+    throw ScheduleError("blend: the number of iterations of loop '" + f.var + "' is not a constant");
+  int64_t trips = extent <= 0 ? 0 : (extent + f.step - 1) / f.step;
+  if (trips > kMaxUnrolledCopies)
+    throw ScheduleError("blend: loop '" + f.var + "' has " + std::to_string(trips) + " iterations");
+  // Statement by statement, one copy per iteration: S1(i0) S1(i1) ... S2(i0) ...
+  std::vector<StmtP> out;
+  for (auto& s : items(f.body)) out.push_back(copies(s, f.var, f.begin, f.step, trips));
+  StmtP replacement = makeSeq(out);
+  if (r == 1) return replacement;
+  return replaceLevel(chain, r - 1, withBody(*chain[r - 2], replacement));
+}
+
+}  // namespace teml::schedule

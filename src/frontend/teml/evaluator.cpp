@@ -697,6 +697,11 @@ class Evaluator {
         StmtP l = loopArg(c.args[0], f);
         return checked(c, l, schedule::merge(l, level(c.args[1], f)));
       }
+      if (f == "blend") {
+        arity(c, 2, 2, "blend(l, level)");
+        StmtP l = loopArg(c.args[0], f);
+        return checked(c, l, schedule::blend(l, level(c.args[1], f)));
+      }
       if (f == "as_lib") {
         arity(c, 1, 1, "as_lib(l)");
         return schedule::asLib(loopArg(c.args[0], f), program_);
@@ -887,7 +892,7 @@ class Evaluator {
     static const std::set<std::string> loops = {"build", "stripmine", "stripmine_n", "interchange", "interchange_n",
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
-                                                "separate_tail", "as_lib"};
+                                                "separate_tail", "as_lib", "blend"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, loopExpr(c)};
