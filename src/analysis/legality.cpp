@@ -1,10 +1,7 @@
 #include "analysis/legality.hpp"
 
-#include <isl/ctx.h>
 #include <isl/map.h>
-#include <isl/options.h>
 #include <isl/set.h>
-#include <isl/union_map.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,240 +15,15 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/isl_model.hpp"
 #include "ir/mutator.hpp"
-#include "ir/printer.hpp"
 
 namespace teml::analysis {
 
 using namespace ir;
+using namespace isl_model;
 
 namespace {
-
-// ---- small RAII holders for isl objects
-struct CtxDeleter {
-  void operator()(isl_ctx* c) const { isl_ctx_free(c); }
-};
-using Ctx = std::unique_ptr<isl_ctx, CtxDeleter>;
-
-class UMap {
- public:
-  UMap() = default;
-  explicit UMap(isl_union_map* m) : m_(m) {}
-  UMap(const UMap& o) : m_(o.m_ ? isl_union_map_copy(o.m_) : nullptr) {}
-  UMap& operator=(UMap o) {
-    std::swap(m_, o.m_);
-    return *this;
-  }
-  ~UMap() {
-    if (m_) isl_union_map_free(m_);
-  }
-  isl_union_map* copy() const { return isl_union_map_copy(m_); }
-  isl_union_map* get() const { return m_; }
-  bool valid() const { return m_ != nullptr; }
-
- private:
-  isl_union_map* m_ = nullptr;
-};
-
-struct IslFailure {};
-
-UMap check(isl_union_map* m) {
-  if (!m) throw IslFailure{};
-  return UMap(m);
-}
-
-UMap unite(const UMap& a, const UMap& b) { return check(isl_union_map_union(a.copy(), b.copy())); }
-UMap intersect(const UMap& a, const UMap& b) { return check(isl_union_map_intersect(a.copy(), b.copy())); }
-// {i1 -> i2 : a(i1) = b(i2)}
-UMap meet(const UMap& a, const UMap& b) {
-  return check(isl_union_map_apply_range(a.copy(), isl_union_map_reverse(b.copy())));
-}
-
-// ---- IR expressions as isl text; iterators are renamed x0, x1, ... by depth
-class Texter {
- public:
-  std::map<std::string, std::string> names;
-
-  std::string expr(const ExprP& e) const {
-    switch (e->kind) {
-      case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
-      case ExprKind::Var: {
-        auto it = names.find(static_cast<const Var&>(*e).name);
-        if (it == names.end()) throw IslFailure{};
-        return it->second;
-      }
-      case ExprKind::Binary: {
-        auto& b = static_cast<const Binary&>(*e);
-        std::string x = expr(b.a), y = expr(b.b);
-        switch (b.op) {
-          case BinOp::Add: return "(" + x + " + " + y + ")";
-          case BinOp::Sub: return "(" + x + " - " + y + ")";
-          case BinOp::Mul: return "(" + x + " * " + y + ")";
-          case BinOp::FloorDiv: return "floor((" + x + ") / " + y + ")";
-          case BinOp::Mod: return "((" + x + ") mod " + y + ")";
-          case BinOp::Min: return "min(" + x + ", " + y + ")";
-          case BinOp::Max: return "max(" + x + ", " + y + ")";
-          default: throw IslFailure{};
-        }
-      }
-      default: throw IslFailure{};  // loads in indices: not affine
-    }
-  }
-
-  std::string cond(const ExprP& e, bool positive) const {
-    if (e->kind != ExprKind::Binary) throw IslFailure{};
-    auto& b = static_cast<const Binary&>(*e);
-    if (b.op == BinOp::And)
-      return "(" + cond(b.a, positive) + (positive ? " and " : " or ") + cond(b.b, positive) + ")";
-    std::string x = expr(b.a), y = expr(b.b);
-    switch (b.op) {
-      case BinOp::Lt: return positive ? x + " < " + y : x + " >= " + y;
-      case BinOp::Le: return positive ? x + " <= " + y : x + " > " + y;
-      case BinOp::Eq: return positive ? x + " = " + y : "(" + x + " < " + y + " or " + x + " > " + y + ")";
-      default: throw IslFailure{};
-    }
-  }
-};
-
-struct Access {
-  std::string tensor;
-  std::vector<ExprP> indices;
-};
-
-// One Store/Reduce node with everything needed to describe its instances.
-struct Occurrence {
-  const Stmt* node;
-  StmtTag tag;
-  SourceLoc loc;
-  Texter texter;
-  std::vector<std::string> vars;        // x0, x1, ... of enclosing loops
-  std::vector<std::string> constraints;  // domain
-  std::vector<std::string> time;        // schedule vector
-  std::map<std::string, size_t> loopPos;  // loop id -> position of its iterator in `time`
-  Access write;
-  bool isReduce = false;
-  ReduceOp op = ReduceOp::Add;
-  std::vector<Access> reads;
-};
-
-void collect(const StmtP& s, Occurrence ctx, std::vector<Occurrence>& out) {
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      std::string x = "x" + std::to_string(ctx.vars.size());
-      std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
-      ctx.texter.names[f.var] = x;
-      ctx.vars.push_back(x);
-      ctx.constraints.push_back(b + " <= " + x + " < " + e);
-      ctx.loopPos[f.id] = ctx.time.size();
-      if (f.step != 1) ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(f.step) + " = 0");
-      ctx.time.push_back(x);
-      ctx.time.push_back("0");
-      collect(f.body, ctx, out);
-      break;
-    }
-    case StmtKind::Seq: {
-      auto& q = static_cast<const Seq&>(*s);
-      for (size_t k = 0; k < q.stmts.size(); ++k) {
-        Occurrence c = ctx;
-        c.time.back() = std::to_string(k);
-        collect(q.stmts[k], c, out);
-      }
-      break;
-    }
-    case StmtKind::LibCall: collect(static_cast<const LibCall&>(*s).reference, ctx, out); break;
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      Occurrence t = ctx;
-      t.constraints.push_back(ctx.texter.cond(i.cond, true));
-      t.time.push_back("0");
-      t.time.push_back("0");
-      collect(i.then, t, out);
-      if (i.otherwise) {
-        Occurrence o = ctx;
-        o.constraints.push_back(ctx.texter.cond(i.cond, false));
-        o.time.push_back("1");
-        o.time.push_back("0");
-        collect(i.otherwise, o, out);
-      }
-      break;
-    }
-    case StmtKind::Store:
-    case StmtKind::Reduce: {
-      bool red = s->kind == StmtKind::Reduce;
-      const StmtTag& tag = red ? static_cast<const Reduce&>(*s).tag : static_cast<const Store&>(*s).tag;
-      if (!tag.known()) return;
-      Occurrence o = ctx;
-      o.node = s.get();
-      o.tag = tag;
-      ExprP value;
-      if (red) {
-        auto& r = static_cast<const Reduce&>(*s);
-        o.write = {r.tensor, r.indices};
-        o.isReduce = true;
-        o.op = r.op;
-        o.loc = r.loc;
-        value = r.value;
-      } else {
-        auto& st = static_cast<const Store&>(*s);
-        o.write = {st.tensor, st.indices};
-        o.loc = st.loc;
-        value = st.value;
-      }
-      forEachExpr(value, [&](const ExprP& e) {
-        if (e->kind == ExprKind::Load) {
-          auto& l = static_cast<const Load&>(*e);
-          o.reads.push_back({l.tensor, l.indices});
-        }
-      });
-      out.push_back(std::move(o));
-      break;
-    }
-  }
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
-  return s;
-}
-
-// { Sid[origin] -> <rhs>[values] : the occurrence's domain }
-std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values) {
-  std::vector<std::string> outs, eqs;
-  for (size_t k = 0; k < o.tag.origin.size(); ++k) {
-    eqs.push_back("o" + std::to_string(k) + " = " + o.texter.expr(o.tag.origin[k]));
-    outs.push_back("o" + std::to_string(k));
-  }
-  std::vector<std::string> rv;
-  for (size_t k = 0; k < values.size(); ++k) {
-    rv.push_back("v" + std::to_string(k));
-    eqs.push_back("v" + std::to_string(k) + " = " + values[k]);
-  }
-  for (auto& c : o.constraints) eqs.push_back(c);
-  std::string body = join(eqs, " and ");
-  if (!o.vars.empty()) body = "exists (" + join(o.vars, ", ") + " : " + body + ")";
-  return "{ " + o.tag.id + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" + join(rv, ", ") + "] : " + body + " }";
-}
-
-UMap read(isl_ctx* ctx, const std::string& text) {
-  return check(isl_union_map_read_from_str(ctx, text.c_str()));
-}
-
-UMap empty(isl_ctx* ctx) { return check(isl_union_map_read_from_str(ctx, "{ }")); }
-
-// The schedule of every instance: statement instance -> time vector (padded).
-UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
-  size_t len = 0;
-  for (auto& o : occ) len = std::max(len, o.time.size());
-  UMap m = empty(ctx);
-  for (auto& o : occ) {
-    std::vector<std::string> t = o.time;
-    t.resize(len, "0");
-    m = unite(m, read(ctx, relation(o, "T", t)));
-  }
-  return m;
-}
 
 // Describes one violated dependence of map `m` (instances of two statements).
 std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>& byId) {
@@ -328,12 +100,7 @@ Legality checkReordering(const StmtP& before, const StmtP& after, const std::str
   if (cacheDir.empty()) return checkWithIsl(before, after);
   std::string key;
   try {
-    std::vector<Occurrence> occB, occA;
-    Occurrence root;
-    root.time = {"0"};
-    collect(before, root, occB);
-    collect(after, root, occA);
-    key = problemText(occB, occA);
+    key = problemText(occurrences(before), occurrences(after));
   } catch (const IslFailure&) {
     return checkWithIsl(before, after);
   }
@@ -366,15 +133,9 @@ Legality checkReordering(const StmtP& before, const StmtP& after, const std::str
 namespace {
 
 Legality checkWithIsl(const StmtP& before, const StmtP& after) {
-  Ctx ctx(isl_ctx_alloc());
-  isl_options_set_on_error(ctx.get(), ISL_ON_ERROR_CONTINUE);
-  isl_ctx_set_max_operations(ctx.get(), 5000000);
+  Ctx ctx = boundedContext();
   try {
-    std::vector<Occurrence> occB, occA;
-    Occurrence root;
-    root.time = {"0"};
-    collect(before, root, occB);
-    collect(after, root, occA);
+    std::vector<Occurrence> occB = occurrences(before), occA = occurrences(after);
     if (occB.empty()) return {};
     std::map<std::string, const Occurrence*> byId;
     std::set<std::string> tensors;
@@ -390,11 +151,7 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
       // Access relations of this tensor: plain writes, reductions by kind, reads.
       UMap stores = empty(ctx.get()), reads = empty(ctx.get());
       std::map<ReduceOp, UMap> reduces;
-      auto rel = [&](const Occurrence& o, const Access& a) {
-        std::vector<std::string> idx;
-        for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
-        return read(ctx.get(), relation(o, "A_" + t, idx));
-      };
+      auto rel = [&](const Occurrence& o, const Access& a) { return accessRelation(ctx.get(), o, a); };
       for (auto& o : occB) {
         if (o.write.tensor == t) {
           if (o.isReduce) {
@@ -417,9 +174,7 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
           if (op1 != op2) conflicts = unite(conflicts, meet(m1, m2));
       UMap deps = intersect(conflicts, orderedB);
       UMap violated = intersect(deps, notOrderedA);
-      isl_bool none = isl_union_map_is_empty(violated.get());
-      if (none == isl_bool_error) throw IslFailure{};
-      if (none == isl_bool_true) continue;
+      if (isEmpty(violated)) continue;
       std::string text;
       std::pair<std::string*, const std::map<std::string, const Occurrence*>*> state(&text, &byId);
       isl_union_map_foreach_map(
@@ -443,9 +198,7 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
 }  // namespace
 
 bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
-  Ctx ctx(isl_ctx_alloc());
-  isl_options_set_on_error(ctx.get(), ISL_ON_ERROR_CONTINUE);
-  isl_ctx_set_max_operations(ctx.get(), 5000000);
+  Ctx ctx = boundedContext();
   try {
     bool untagged = false;
     forEachStmt(nest, [&](const StmtP& s) {
@@ -453,11 +206,8 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
       if (s->kind == StmtKind::Reduce) untagged |= !static_cast<const Reduce&>(*s).tag.known();
     });
     if (untagged) return false;
-    std::vector<Occurrence> all, inside;
-    Occurrence root;
-    root.time = {"0"};
-    collect(nest, root, all);
-    for (auto& o : all)
+    std::vector<Occurrence> inside;
+    for (auto& o : occurrences(nest))
       if (o.loopPos.count(loopId)) inside.push_back(o);
     if (inside.empty()) return true;
     // Untagged statements cannot be described to isl: no verdict.
@@ -485,11 +235,7 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
     for (auto& tn : tensors) {
       UMap writes = empty(ctx.get()), any = empty(ctx.get());
       for (auto& o : inside) {
-        auto rel = [&](const Access& a) {
-          std::vector<std::string> idx;
-          for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
-          return read(ctx.get(), relation(o, "A_" + tn, idx));
-        };
+        auto rel = [&](const Access& a) { return accessRelation(ctx.get(), o, a); };
         if (o.write.tensor == tn) {
           writes = unite(writes, rel(o.write));
           any = unite(any, rel(o.write));
@@ -498,9 +244,7 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
           if (r.tensor == tn) any = unite(any, rel(r));
       }
       UMap conflicts = unite(meet(writes, any), meet(any, writes));
-      UMap carried = intersect(conflicts, acrossInstances);
-      isl_bool none = isl_union_map_is_empty(carried.get());
-      if (none != isl_bool_true) return false;
+      if (!isEmpty(intersect(conflicts, acrossInstances))) return false;
     }
     return true;
   } catch (const IslFailure&) {

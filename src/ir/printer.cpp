@@ -57,6 +57,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (f.loopKind.vector) os << " vector";
       if (withIds) os << "  @" << f.id;
       os << "\n";
+      for (auto& l : f.locals) os << pad << "  local " << l.decl.name << " : " << dtypeName(l.decl.dtype) << "\n";
       printStmt(os, f.body, withIds, indent + 1);
       break;
     }

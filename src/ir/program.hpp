@@ -7,19 +7,9 @@
 #include <vector>
 
 #include "ir/stmt.hpp"
+#include "ir/tensor_decl.hpp"
 
 namespace teml::ir {
-
-struct TensorDecl {
-  std::string name;
-  DType dtype = DType::F64;
-  std::vector<int64_t> shape;  // empty: a scalar
-  int64_t elementCount() const {
-    int64_t n = 1;
-    for (auto d : shape) n *= d;
-    return n;
-  }
-};
 
 struct Program {
   std::vector<TensorDecl> tensors;

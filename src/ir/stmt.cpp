@@ -13,13 +13,13 @@ const char* reduceOpName(ReduceOp op) {
 }
 
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
-              StmtP body) {
+              StmtP body, std::vector<LocalTensor> locals) {
   return std::make_shared<For>(std::move(id), std::move(var), std::move(begin), std::move(end),
-                               step, kind, std::move(body));
+                               step, kind, std::move(body), std::move(locals));
 }
 
 StmtP withBody(const For& f, StmtP body) {
-  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body));
+  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body), f.locals);
 }
 
 StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag) {

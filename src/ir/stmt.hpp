@@ -6,6 +6,7 @@
 
 #include "diag/diagnostics.hpp"
 #include "ir/expr.hpp"
+#include "ir/tensor_decl.hpp"
 
 namespace teml::ir {
 
@@ -47,7 +48,7 @@ struct Stmt {
   virtual ~Stmt() = default;
 };
 
-// for (var = begin; var < end; var += step) body
+// for (var = begin; var < end; var += step) { locals; body }
 struct For : Stmt {
   const std::string id;   // stable loop id, survives transformations
   const std::string var;
@@ -55,9 +56,11 @@ struct For : Stmt {
   const int64_t step;
   const LoopKind loopKind;
   const StmtP body;
-  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd)
+  const std::vector<LocalTensor> locals;  // fresh in every iteration
+  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd,
+      std::vector<LocalTensor> l = {})
       : Stmt(StmtKind::For), id(std::move(i)), var(std::move(v)), begin(std::move(b)),
-        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)) {}
+        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)), locals(std::move(l)) {}
 };
 
 // tensor[indices] = value
@@ -112,8 +115,8 @@ struct LibCall : Stmt {
 };
 
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
-              StmtP body);
-// A copy of `f` with another body (and optionally other header fields).
+              StmtP body, std::vector<LocalTensor> locals = {});
+// A copy of `f` with another body (same header, same local tensors).
 StmtP withBody(const For& f, StmtP body);
 StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag = {});
 StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,

@@ -1,0 +1,212 @@
+#include "analysis/isl_model.hpp"
+
+#include <isl/options.h>
+
+#include "ir/mutator.hpp"
+
+namespace teml::analysis::isl_model {
+
+using namespace ir;
+
+Ctx boundedContext() {
+  Ctx ctx(isl_ctx_alloc());
+  isl_options_set_on_error(ctx.get(), ISL_ON_ERROR_CONTINUE);
+  isl_ctx_set_max_operations(ctx.get(), 5000000);
+  return ctx;
+}
+
+UMap check(isl_union_map* m) {
+  if (!m) throw IslFailure{};
+  return UMap(m);
+}
+
+UMap unite(const UMap& a, const UMap& b) { return check(isl_union_map_union(a.copy(), b.copy())); }
+UMap intersect(const UMap& a, const UMap& b) { return check(isl_union_map_intersect(a.copy(), b.copy())); }
+UMap meet(const UMap& a, const UMap& b) {
+  return check(isl_union_map_apply_range(a.copy(), isl_union_map_reverse(b.copy())));
+}
+
+bool isEmpty(const UMap& m) {
+  isl_bool e = isl_union_map_is_empty(m.get());
+  if (e == isl_bool_error) throw IslFailure{};
+  return e == isl_bool_true;
+}
+
+std::string Texter::expr(const ExprP& e) const {
+    switch (e->kind) {
+      case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
+      case ExprKind::Var: {
+        auto it = names.find(static_cast<const Var&>(*e).name);
+        if (it == names.end()) throw IslFailure{};
+        return it->second;
+      }
+      case ExprKind::Binary: {
+        auto& b = static_cast<const Binary&>(*e);
+        std::string x = expr(b.a), y = expr(b.b);
+        switch (b.op) {
+          case BinOp::Add: return "(" + x + " + " + y + ")";
+          case BinOp::Sub: return "(" + x + " - " + y + ")";
+          case BinOp::Mul: return "(" + x + " * " + y + ")";
+          case BinOp::FloorDiv: return "floor((" + x + ") / " + y + ")";
+          case BinOp::Mod: return "((" + x + ") mod " + y + ")";
+          case BinOp::Min: return "min(" + x + ", " + y + ")";
+          case BinOp::Max: return "max(" + x + ", " + y + ")";
+          default: throw IslFailure{};
+        }
+      }
+      default: throw IslFailure{};  // loads in indices: not affine
+    }
+  }
+
+std::string Texter::cond(const ExprP& e, bool positive) const {
+    if (e->kind != ExprKind::Binary) throw IslFailure{};
+    auto& b = static_cast<const Binary&>(*e);
+    if (b.op == BinOp::And)
+      return "(" + cond(b.a, positive) + (positive ? " and " : " or ") + cond(b.b, positive) + ")";
+    std::string x = expr(b.a), y = expr(b.b);
+    switch (b.op) {
+      case BinOp::Lt: return positive ? x + " < " + y : x + " >= " + y;
+      case BinOp::Le: return positive ? x + " <= " + y : x + " > " + y;
+      case BinOp::Eq: return positive ? x + " = " + y : "(" + x + " < " + y + " or " + x + " > " + y + ")";
+      default: throw IslFailure{};
+    }
+  }
+
+namespace {
+
+void collect(const StmtP& s, Occurrence ctx, std::vector<Occurrence>& out) {
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      std::string x = "x" + std::to_string(ctx.vars.size());
+      std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
+      ctx.texter.names[f.var] = x;
+      ctx.vars.push_back(x);
+      ctx.constraints.push_back(b + " <= " + x + " < " + e);
+      ctx.loopPos[f.id] = ctx.time.size();
+      if (f.step != 1) ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(f.step) + " = 0");
+      ctx.time.push_back(x);
+      ctx.time.push_back("0");
+      collect(f.body, ctx, out);
+      break;
+    }
+    case StmtKind::Seq: {
+      auto& q = static_cast<const Seq&>(*s);
+      for (size_t k = 0; k < q.stmts.size(); ++k) {
+        Occurrence c = ctx;
+        c.time.back() = std::to_string(k);
+        collect(q.stmts[k], c, out);
+      }
+      break;
+    }
+    case StmtKind::LibCall: collect(static_cast<const LibCall&>(*s).reference, ctx, out); break;
+    case StmtKind::If: {
+      auto& i = static_cast<const If&>(*s);
+      Occurrence t = ctx;
+      t.constraints.push_back(ctx.texter.cond(i.cond, true));
+      t.time.push_back("0");
+      t.time.push_back("0");
+      collect(i.then, t, out);
+      if (i.otherwise) {
+        Occurrence o = ctx;
+        o.constraints.push_back(ctx.texter.cond(i.cond, false));
+        o.time.push_back("1");
+        o.time.push_back("0");
+        collect(i.otherwise, o, out);
+      }
+      break;
+    }
+    case StmtKind::Store:
+    case StmtKind::Reduce: {
+      bool red = s->kind == StmtKind::Reduce;
+      const StmtTag& tag = red ? static_cast<const Reduce&>(*s).tag : static_cast<const Store&>(*s).tag;
+      if (!tag.known()) return;
+      Occurrence o = ctx;
+      o.node = s.get();
+      o.tag = tag;
+      ExprP value;
+      if (red) {
+        auto& r = static_cast<const Reduce&>(*s);
+        o.write = {r.tensor, r.indices};
+        o.isReduce = true;
+        o.op = r.op;
+        o.loc = r.loc;
+        value = r.value;
+      } else {
+        auto& st = static_cast<const Store&>(*s);
+        o.write = {st.tensor, st.indices};
+        o.loc = st.loc;
+        value = st.value;
+      }
+      forEachExpr(value, [&](const ExprP& e) {
+        if (e->kind == ExprKind::Load) {
+          auto& l = static_cast<const Load&>(*e);
+          o.reads.push_back({l.tensor, l.indices});
+        }
+      });
+      out.push_back(std::move(o));
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Occurrence> occurrences(const StmtP& nest) {
+  std::vector<Occurrence> out;
+  Occurrence root;
+  root.time = {"0"};
+  collect(nest, root, out);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+// { Sid[origin] -> <rhs>[values] : the occurrence's domain }
+std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values) {
+  std::vector<std::string> outs, eqs;
+  for (size_t k = 0; k < o.tag.origin.size(); ++k) {
+    eqs.push_back("o" + std::to_string(k) + " = " + o.texter.expr(o.tag.origin[k]));
+    outs.push_back("o" + std::to_string(k));
+  }
+  std::vector<std::string> rv;
+  for (size_t k = 0; k < values.size(); ++k) {
+    rv.push_back("v" + std::to_string(k));
+    eqs.push_back("v" + std::to_string(k) + " = " + values[k]);
+  }
+  for (auto& c : o.constraints) eqs.push_back(c);
+  std::string body = join(eqs, " and ");
+  if (!o.vars.empty()) body = "exists (" + join(o.vars, ", ") + " : " + body + ")";
+  return "{ " + o.tag.id + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" + join(rv, ", ") + "] : " + body + " }";
+}
+
+UMap read(isl_ctx* ctx, const std::string& text) {
+  return check(isl_union_map_read_from_str(ctx, text.c_str()));
+}
+
+UMap empty(isl_ctx* ctx) { return check(isl_union_map_read_from_str(ctx, "{ }")); }
+
+// The schedule of every instance: statement instance -> time vector (padded).
+UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
+  size_t len = 0;
+  for (auto& o : occ) len = std::max(len, o.time.size());
+  UMap m = empty(ctx);
+  for (auto& o : occ) {
+    std::vector<std::string> t = o.time;
+    t.resize(len, "0");
+    m = unite(m, read(ctx, relation(o, "T", t)));
+  }
+  return m;
+}
+
+UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a) {
+  std::vector<std::string> idx;
+  for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
+  return read(ctx, relation(o, "A_" + a.tensor, idx));
+}
+
+}  // namespace teml::analysis::isl_model

@@ -1,0 +1,98 @@
+// The loop IR as isl sees it: small RAII holders for isl objects, index
+// expressions as isl text, and every Store/Reduce of a nest as an
+// "occurrence" with its domain, schedule and accesses. Shared by the
+// analyses that ask isl about a nest (legality, local tensors).
+#pragma once
+#include <isl/ctx.h>
+#include <isl/union_map.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/stmt.hpp"
+
+namespace teml::analysis::isl_model {
+
+struct CtxDeleter {
+  void operator()(isl_ctx* c) const { isl_ctx_free(c); }
+};
+using Ctx = std::unique_ptr<isl_ctx, CtxDeleter>;
+
+// A context whose errors are reported, not fatal, with a budget on its work.
+Ctx boundedContext();
+
+class UMap {
+ public:
+  UMap() = default;
+  explicit UMap(isl_union_map* m) : m_(m) {}
+  UMap(const UMap& o) : m_(o.m_ ? isl_union_map_copy(o.m_) : nullptr) {}
+  UMap& operator=(UMap o) {
+    std::swap(m_, o.m_);
+    return *this;
+  }
+  ~UMap() {
+    if (m_) isl_union_map_free(m_);
+  }
+  isl_union_map* copy() const { return isl_union_map_copy(m_); }
+  isl_union_map* get() const { return m_; }
+
+ private:
+  isl_union_map* m_ = nullptr;
+};
+
+// Thrown when isl fails, runs out of budget, or meets what it cannot express.
+struct IslFailure {};
+
+UMap check(isl_union_map* m);
+UMap unite(const UMap& a, const UMap& b);
+UMap intersect(const UMap& a, const UMap& b);
+// {i1 -> i2 : a(i1) = b(i2)}
+UMap meet(const UMap& a, const UMap& b);
+UMap read(isl_ctx* ctx, const std::string& text);
+UMap empty(isl_ctx* ctx);
+// True when m is empty; throws IslFailure when isl cannot tell.
+bool isEmpty(const UMap& m);
+
+// IR expressions as isl text; iterators are renamed x0, x1, ... by depth.
+class Texter {
+ public:
+  std::map<std::string, std::string> names;
+  std::string expr(const ir::ExprP& e) const;
+  std::string cond(const ir::ExprP& e, bool positive) const;
+};
+
+struct Access {
+  std::string tensor;
+  std::vector<ir::ExprP> indices;
+};
+
+// One Store/Reduce node with everything needed to describe its instances.
+struct Occurrence {
+  const ir::Stmt* node = nullptr;
+  ir::StmtTag tag;
+  SourceLoc loc;
+  Texter texter;
+  std::vector<std::string> vars;          // x0, x1, ... of enclosing loops
+  std::vector<std::string> constraints;   // domain
+  std::vector<std::string> time;          // schedule vector
+  std::map<std::string, size_t> loopPos;  // loop id -> position of its iterator in `time`
+  Access write;
+  bool isReduce = false;
+  ir::ReduceOp op = ir::ReduceOp::Add;
+  std::vector<Access> reads;
+};
+
+// Every tagged Store/Reduce of a nest (untagged ones are skipped).
+std::vector<Occurrence> occurrences(const ir::StmtP& nest);
+
+std::string join(const std::vector<std::string>& v, const std::string& sep);
+// { Sid[origin] -> <rhsTuple>[values] : the occurrence's domain }
+std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values);
+// Instance -> element of `tensor` for access a of occurrence o.
+UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a);
+// The schedule of every instance: statement instance -> time vector (padded).
+UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ);
+
+}  // namespace teml::analysis::isl_model

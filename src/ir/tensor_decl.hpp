@@ -1,0 +1,33 @@
+// A tensor's name, element type and shape; program tensors and tensors local
+// to a loop are both described this way.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/expr.hpp"
+
+namespace teml::ir {
+
+struct TensorDecl {
+  std::string name;
+  DType dtype = DType::F64;
+  std::vector<int64_t> shape;  // empty: a scalar
+  int64_t elementCount() const {
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+};
+
+// A tensor whose values live only within one iteration of a loop: every
+// iteration starts with a fresh copy holding `init` everywhere. Its accesses
+// keep the whole tensor's indices; code generation stores only the box that
+// one iteration touches (analysis/local_box.hpp).
+struct LocalTensor {
+  TensorDecl decl;
+  double init = 0;
+  bool operator==(const LocalTensor& o) const { return decl.name == o.decl.name; }
+};
+
+}  // namespace teml::ir
