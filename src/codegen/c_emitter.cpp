@@ -1,10 +1,12 @@
 #include "codegen/c_emitter.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "analysis/concurrency.hpp"
+#include "analysis/local_box.hpp"
 #include "codegen/c_names.hpp"
 #include "codegen/vector_plan.hpp"
 #include "diag/diagnostics.hpp"
@@ -53,9 +55,15 @@ std::set<std::string> tensorsUsed(const StmtP& nest);
 
 class NestEmitter {
  public:
-  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName)
-      : program_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
+  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName, const StmtP& nest)
+      : program_(p), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
     for (auto& [k, v] : tensorNames_) names_.claim(v);
+    // Element types of the nest's local tensors, for the vector planner.
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::For)
+        for (auto& l : static_cast<const For&>(*s).locals)
+          if (!view_.find(l.decl.name)) view_.tensors.push_back(l.decl);
+    });
   }
 
   std::string body(const StmtP& nest) {
@@ -81,7 +89,7 @@ class NestEmitter {
   }
 
   bool isSingle(const std::string& tensor) {
-    auto* t = program_.find(tensor);
+    auto* t = view_.find(tensor);
     return t && t->dtype == DType::F32;
   }
 
@@ -90,8 +98,87 @@ class NestEmitter {
     if (it == tensorNames_.end()) throw InternalError("code generation: unknown tensor '" + tensor + "'");
     std::string s = it->second;
     if (idx.empty()) return s + "[0]";
-    for (auto& i : idx) s += "[" + expr(i, 0, false, false) + "]";
+    auto local = activeLocals_.find(tensor);
+    for (size_t d = 0; d < idx.size(); ++d) {
+      // A local tensor stores only its box: indices count from the box's corner.
+      ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
+      s += "[" + expr(i, 0, false, false) + "]";
+    }
     return s;
+  }
+
+  // Declares the local tensors of loop f at the start of its body; returns
+  // what closeLocals needs to end their lifetime.
+  struct OpenLocal {
+    std::string tensor, cname;
+    bool heap;
+    std::optional<std::string> savedName;
+  };
+  std::vector<OpenLocal> openLocals(const For& f, int indent) {
+    std::vector<OpenLocal> opened;
+    for (auto& l : f.locals) {
+      analysis::LocalBox box;
+      std::string why;
+      if (!analysis::localBox(f, l.decl.name, &box, &why)) throw InternalError("code generation: " + why);
+      if (!box.used) continue;
+      OpenLocal o{l.decl.name, names_.claim(l.decl.name), false, std::nullopt};
+      TensorDecl shape{o.cname, l.decl.dtype, box.extent};
+      std::string type = dtypeName(l.decl.dtype);
+      int64_t bytes = box.elementCount() * (l.decl.dtype == DType::F64 ? 8 : 4);
+      o.heap = bytes > kMaxStackBytes;
+      if (o.heap) {
+        // aligned_alloc wants a multiple of the alignment.
+        int64_t rounded = (bytes + 63) / 64 * 64;
+        std::string decl = shape.shape.size() <= 1 ? type + " *" + o.cname : type + " (*" + o.cname + ")" + shapeSuffix(shape);
+        line(indent, decl + " = aligned_alloc(64, " + std::to_string(rounded) + ");");
+        line(indent, "if (!" + o.cname + ") abort();");
+      } else {
+        std::string dims;
+        for (auto e : box.extent) dims += "[" + std::to_string(e) + "]";
+        line(indent, type + " " + o.cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
+      }
+      if (l.init == 0) {
+        line(indent, "memset(" + o.cname + ", 0, " + std::to_string(bytes) + ");");
+      } else {
+        std::string z = names_.claim("z");
+        line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(box.elementCount()) + "; " + z + "++) ((" +
+                         type + " *)" + o.cname + ")[" + z + "] = " + floatLiteral(l.init, l.decl.dtype == DType::F32) + ";");
+        names_.release(z);
+      }
+      auto prev = tensorNames_.find(l.decl.name);
+      if (prev != tensorNames_.end()) o.savedName = prev->second;
+      tensorNames_[l.decl.name] = o.cname;
+      activeLocals_[l.decl.name] = box;
+      localShapes_[l.decl.name] = shape;
+      opened.push_back(o);
+    }
+    return opened;
+  }
+
+  void closeLocals(const std::vector<OpenLocal>& opened, int indent) {
+    for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
+      if (it->heap) line(indent, "free(" + it->cname + ");");
+      names_.release(it->cname);
+      if (it->savedName) tensorNames_[it->tensor] = *it->savedName;
+      else tensorNames_.erase(it->tensor);
+      activeLocals_.erase(it->tensor);
+      localShapes_.erase(it->tensor);
+    }
+  }
+
+  void emitLoopBody(const For& f, int indent) {
+    auto opened = openLocals(f, indent);
+    emitStmt(f.body, indent);
+    closeLocals(opened, indent);
+  }
+
+  // Explicit vector code handles loops without local tensors in or below them.
+  static bool hasLocals(const For& f) {
+    bool any = !f.locals.empty();
+    forEachStmt(f.body, [&](const StmtP& s) {
+      any |= s->kind == StmtKind::For && !static_cast<const For&>(*s).locals.empty();
+    });
+    return any;
   }
 
   std::string expr(const ExprP& e, int parent, bool right, bool single) {
@@ -173,8 +260,8 @@ class NestEmitter {
       line(indent, loopHeader(f, cvar));
       line(indent + 1, bodyFunction(f) + ";");
       line(indent, "}");
-    } else if (f.loopKind.vector && hoisted.empty() && !vectorType_) {
-      VectorPlan plan = planVectorLoop(f, program_);
+    } else if (f.loopKind.vector && hoisted.empty() && !vectorType_ && !hasLocals(f)) {
+      VectorPlan plan = planVectorLoop(f, view_);
       if (plan.ok) {
         emitVectorLoop(f, cvar, plan, indent);
       } else {
@@ -184,10 +271,10 @@ class NestEmitter {
       line(indent, "#pragma omp simd" + clauses);
     }
     bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && hoisted.empty() && !vectorType_ &&
-                          planVectorLoop(f, program_).ok;
+                          !hasLocals(f) && planVectorLoop(f, view_).ok;
     if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
       line(indent, loopHeader(f, cvar));
-      emitStmt(f.body, indent + 1);
+      emitLoopBody(f, indent + 1);
       if (!concurrent && !analysis::analyzeConcurrentLoop(f, true).ok) {
         // The iterations depend on each other. GCC 12 at -O3 -march=native
         // has been seen to vectorize such a loop anyway (an outer loop, after
@@ -215,9 +302,15 @@ class NestEmitter {
     }
     auto used = tensorsUsed(f.body);
     for (auto& t : program_.tensors)
-      if (used.count(t.name)) {
+      if (used.count(t.name) && !activeLocals_.count(t.name)) {
         params.push_back(paramDecl(t, tensorNames_.at(t.name)));
         args.push_back(tensorNames_.at(t.name));
+      }
+    // Local tensors declared around the loop are shared by its iterations.
+    for (auto& [name, shape] : localShapes_)
+      if (used.count(name)) {
+        params.push_back(paramDecl(shape, tensorNames_.at(name)));
+        args.push_back(tensorNames_.at(name));
       }
     auto savedAcc = accumulators_;
     std::set<std::string> passed;
@@ -240,7 +333,7 @@ class NestEmitter {
       call += (i ? ", " : "") + args[i];
     }
     line(0, "static void " + name + "(" + sig + ") {");
-    emitStmt(f.body, 1);
+    emitLoopBody(f, 1);
     line(0, "}");
     helpers_ += out_->str() + "\n";
     out_ = std::move(saved);
@@ -483,7 +576,11 @@ class NestEmitter {
   }
 
   const Program& program_;
+  Program view_;  // the program's tensors and the nest's local tensors
   std::map<std::string, std::string> tensorNames_;
+  std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
+  std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays
+  static constexpr int64_t kMaxStackBytes = 128 * 1024;
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
   std::map<const Reduce*, Accumulator> accumulators_;
@@ -538,6 +635,8 @@ std::string emitC(const Program& program) {
   std::ostringstream os;
   os << "/* Generated by teml. */\n"
         "#include <math.h>\n"
+        "#include <stdlib.h>\n"
+        "#include <string.h>\n"
         "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n"
         "static inline long teml_min(long a, long b) { return a < b ? a : b; }\n"
         "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
@@ -566,7 +665,7 @@ std::string emitC(const Program& program) {
       sig += std::string(sig.empty() ? "" : ", ") + paramDecl(t, cname[t.name]);
     }
     std::string name = "teml_nest_" + std::to_string(k + 1);
-    NestEmitter em(program, cname, name);
+    NestEmitter em(program, cname, name, program.nests[k]);
     std::string body = em.body(program.nests[k]);
     os << em.helpers() << "static void " << name << "(" << (sig.empty() ? "void" : sig) << ") {\n" << body << "}\n\n";
   }

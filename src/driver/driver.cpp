@@ -20,6 +20,7 @@
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "runtime/npy.hpp"
+#include "schedule/transforms.hpp"
 
 namespace teml::driver {
 
@@ -64,12 +65,24 @@ void printStages(const Compiled& c, std::ostream& err) {
 
 // Buffers with the program's initial values, then --input files, then random
 // values for tensors that no nest writes.
+// Names a tensor on the command line that the program does not keep.
+[[noreturn]] void unknownTensor(const ir::Program& p, const std::string& option, const std::string& t) {
+  std::set<std::string> locals;
+  for (auto& n : p.nests) {
+    auto l = schedule::localTensors(n);
+    locals.insert(l.begin(), l.end());
+  }
+  if (locals.count(t))
+    throw UsageError(option + ": tensor '" + t + "' is local to a loop (local(...)); it has no values outside it");
+  throw UsageError(option + ": the program declares no tensor '" + t + "'");
+}
+
 runtime::BufferMap prepareBuffers(const ir::Program& p, const Options& o) {
   runtime::BufferMap buffers = runtime::allocateBuffers(p);
   std::set<std::string> given;
   for (auto& [t, file] : o.inputs) {
     auto it = buffers.find(t);
-    if (it == buffers.end()) throw UsageError("--input: the program declares no tensor '" + t + "'");
+    if (it == buffers.end()) unknownTensor(p, "--input", t);
     runtime::loadNpyInto(file, t, it->second);
     given.insert(t);
   }
@@ -84,7 +97,7 @@ runtime::BufferMap prepareBuffers(const ir::Program& p, const Options& o) {
     }
   }
   for (auto& [t, file] : o.outputs)
-    if (!buffers.count(t)) throw UsageError("--output: the program declares no tensor '" + t + "'");
+    if (!buffers.count(t)) unknownTensor(p, "--output", t);
   return buffers;
 }
 
@@ -109,7 +122,8 @@ std::vector<std::string> writtenTensors(const ir::Program& program) {
       std::string t;
       if (s->kind == ir::StmtKind::Store) t = static_cast<const ir::Store&>(*s).tensor;
       if (s->kind == ir::StmtKind::Reduce) t = static_cast<const ir::Reduce&>(*s).tensor;
-      if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+      // Local tensors are not the program's: they have no values after it.
+      if (!t.empty() && program.find(t) && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     });
   return out;
 }

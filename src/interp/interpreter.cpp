@@ -1,8 +1,10 @@
 #include "interp/interpreter.hpp"
 
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
+#include "analysis/local_box.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/printer.hpp"
 
@@ -24,7 +26,9 @@ class Interpreter {
         auto saved = env_.find(f.var) != env_.end() ? std::optional<int64_t>(env_[f.var]) : std::nullopt;
         for (int64_t i = b; i < e; i += f.step) {
           env_[f.var] = i;
+          auto bound = bindLocals(f);
           exec(f.body);
+          for (auto& name : bound) locals_[name].pop_back();
         }
         if (saved) env_[f.var] = *saved; else env_.erase(f.var);
         break;
@@ -61,8 +65,44 @@ class Interpreter {
   }
 
  private:
+  // A fresh copy of each local tensor of f (only the box one iteration
+  // touches, as in the generated code); returns the names bound.
+  std::vector<std::string> bindLocals(const For& f) {
+    std::vector<std::string> bound;
+    for (auto& l : f.locals) {
+      auto key = std::make_pair(&f, l.decl.name);
+      auto box = boxes_.find(key);
+      if (box == boxes_.end()) {
+        analysis::LocalBox b;
+        std::string why;
+        if (!analysis::localBox(f, l.decl.name, &b, &why)) throw InternalError("interpreter: " + why);
+        box = boxes_.emplace(key, b).first;
+      }
+      if (!box->second.used) continue;
+      LocalCopy c{runtime::Buffer(l.decl.dtype, box->second.extent), {}};
+      c.buffer.fill(l.init);
+      for (auto& o : box->second.offset) c.offset.push_back(evalInt(o));
+      locals_[l.decl.name].push_back(std::move(c));
+      bound.push_back(l.decl.name);
+    }
+    return bound;
+  }
+
   std::pair<runtime::Buffer*, int64_t> locate(const std::string& tensor,
                                              const std::vector<ExprP>& indices) {
+    auto local = locals_.find(tensor);
+    if (local != locals_.end() && !local->second.empty()) {
+      LocalCopy& c = local->second.back();
+      int64_t off = 0;
+      for (size_t d = 0; d < indices.size(); ++d) {
+        int64_t i = evalInt(indices[d]) - c.offset.at(d);
+        if (i < 0 || i >= c.buffer.shape()[d])
+          throw InternalError("interpreter: access to local tensor '" + tensor + "' outside its box in dimension " +
+                              std::to_string(d + 1));
+        off = off * c.buffer.shape()[d] + i;
+      }
+      return {&c.buffer, off};
+    }
     auto it = buffers_.find(tensor);
     if (it == buffers_.end()) throw InternalError("interpreter: unknown tensor '" + tensor + "'");
     runtime::Buffer& buf = it->second;
@@ -148,9 +188,16 @@ class Interpreter {
     throw InternalError("interpreter: cannot evaluate " + toString(e));
   }
 
+  struct LocalCopy {
+    runtime::Buffer buffer;
+    std::vector<int64_t> offset;
+  };
+
   const Program& program_;
   runtime::BufferMap& buffers_;
   std::unordered_map<std::string, int64_t> env_;
+  std::map<std::string, std::vector<LocalCopy>> locals_;  // innermost copy last
+  std::map<std::pair<const For*, std::string>, analysis::LocalBox> boxes_;
 };
 
 }  // namespace

@@ -17,7 +17,7 @@ StmtP fission(const StmtP& nest, int r, int k) {
                         std::to_string(body.size() - 1));
   std::vector<StmtP> first(body.begin(), body.begin() + k), second(body.begin() + k, body.end());
   StmtP a = withBody(f, makeSeq(first));
-  StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(second));
+  StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(second), f.locals);
   return replaceLevel(chain, r, makeSeq({a, b}));
 }
 

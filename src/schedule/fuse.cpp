@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "schedule/nest_path.hpp"
@@ -23,6 +25,14 @@ void requireSameRange(const For& a, const For& b, const std::map<std::string, Ex
                         " iterate over different ranges: " + rangeText(a) + " and " + rangeText(b));
 }
 
+// The local tensors of both loops (each once).
+std::vector<LocalTensor> bothLocals(const For& a, const For& b) {
+  std::vector<LocalTensor> out = a.locals;
+  for (auto& l : b.locals)
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  return out;
+}
+
 }  // namespace
 
 StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
@@ -40,8 +50,12 @@ StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
     if (cb[l - 1]->var != ca[l - 1]->var && innerB.count(ca[l - 1]->var))
       throw ScheduleError("fuse_outer: the second nest uses iterator '" + ca[l - 1]->var +
                           "' for an inner loop; it would clash with the fused loop");
-  StmtP body = makeSeq({ca[r - 1]->body, tail});
-  return replaceLevel(ca, r, withBody(*ca[r - 1], body));
+  StmtP fused = makeSeq({ca[r - 1]->body, tail});
+  for (int l = r; l >= 1; --l) {
+    const For& f = *ca[l - 1];
+    fused = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, fused, bothLocals(f, *cb[l - 1]));
+  }
+  return fused;
 }
 
 StmtP fuseInner(const StmtP& nest, int r) {
@@ -57,11 +71,14 @@ StmtP fuseInner(const StmtP& nest, int r) {
   if (loops.size() < 2)
     throw ScheduleError("fuse_inner: level " + std::to_string(r) + " holds a single loop; there is nothing to fuse");
   std::vector<StmtP> bodies;
+  std::vector<LocalTensor> locals;
   const For* first = nullptr;
   for (auto& s : loops) {
     if (s->kind != StmtKind::For)
       throw ScheduleError("fuse_inner: level " + std::to_string(r) + " holds a statement that is not a loop");
     auto& f = static_cast<const For&>(*s);
+    for (auto& l : f.locals)
+      if (std::find(locals.begin(), locals.end(), l) == locals.end()) locals.push_back(l);
     if (!first) {
       first = &f;
       bodies.push_back(f.body);
@@ -70,7 +87,8 @@ StmtP fuseInner(const StmtP& nest, int r) {
     requireSameRange(*first, f, {}, "fuse_inner", r);
     bodies.push_back(f.var == first->var ? f.body : substitute(f.body, {{f.var, var(first->var)}}));
   }
-  StmtP fused = withBody(*first, makeSeq(bodies));
+  StmtP fused = makeFor(first->id, first->var, first->begin, first->end, first->step, first->loopKind,
+                        makeSeq(bodies), locals);
   return r == 1 ? fused : replaceLevel(chain, r - 1, withBody(*chain[r - 2], fused));
 }
 

@@ -24,7 +24,9 @@ StmtP merge(const StmtP& nest, int r) {
   StmtP body = substitute(inner.body, {{outer.var, add(outer.begin, floorDiv(var(m), intConst(n2)))},
                                         {inner.var, add(inner.begin, binary(BinOp::Mod, var(m), intConst(n2)))}});
   LoopKind kind{outer.loopKind.parallel || inner.loopKind.parallel, outer.loopKind.vector || inner.loopKind.vector};
-  StmtP merged = makeFor(outer.id, m, intConst(0), intConst(n1 * n2), 1, kind, body);
+  std::vector<LocalTensor> locals = outer.locals;
+  locals.insert(locals.end(), inner.locals.begin(), inner.locals.end());
+  StmtP merged = makeFor(outer.id, m, intConst(0), intConst(n1 * n2), 1, kind, body, locals);
   return replaceLevel(chain, r, merged);
 }
 

@@ -48,8 +48,8 @@ StmtP separateTail(const StmtP& nest, int r) {
     throw ScheduleError("separate_tail: no loop inside '" + f.var + "' ends at min(c * " + f.var + " + d, limit)");
   // c*v + d <= limit  <=>  v <= floor((limit - d) / c): those iterations take the first bound.
   ExprP split = max(f.begin, min(f.end, add(floorDiv(sub(limit, intConst(d)), intConst(c)), intConst(1))));
-  StmtP full = makeFor(f.id, f.var, f.begin, split, 1, f.loopKind, Replace(found, first).mutate(f.body));
-  StmtP tail = makeFor(freshLoopId(nest, f.id + ".tail"), f.var, split, f.end, 1, f.loopKind, Replace(found, limit).mutate(f.body));
+  StmtP full = makeFor(f.id, f.var, f.begin, split, 1, f.loopKind, Replace(found, first).mutate(f.body), f.locals);
+  StmtP tail = makeFor(freshLoopId(nest, f.id + ".tail"), f.var, split, f.end, 1, f.loopKind, Replace(found, limit).mutate(f.body), f.locals);
   return replaceLevel(chain, r, makeSeq({full, tail}));
 }
 

@@ -2,6 +2,9 @@
 // and throws ScheduleError when it cannot be applied. Levels count from 1.
 // docs/transformations.md gives the meaning of each.
 #pragma once
+#include <set>
+#include <string>
+
 #include "ir/program.hpp"
 
 namespace teml::schedule {
@@ -44,6 +47,12 @@ ir::StmtP separateTail(const ir::StmtP& nest, int r);
 // A nest computing C[i][j] += A[i][k] * B[k][j] (A or B possibly transposed)
 // becomes a call of BLAS gemm (OpenBLAS).
 ir::StmtP asLib(const ir::StmtP& nest, const ir::Program& program);
+// Tensor `tensor` becomes local to level r: every iteration works on a fresh
+// copy, of which code generation stores only the part one iteration touches.
+// Whether that keeps the results is analysis::checkLocals's to decide.
+ir::StmtP makeLocal(const ir::StmtP& nest, int r, const ir::LocalTensor& tensor);
+// The names of the tensors local to some loop of the nest.
+std::set<std::string> localTensors(const ir::StmtP& nest);
 // Compositions (TeML paper, Section 4.1).
 ir::StmtP stripmineN(const ir::StmtP& nest, int n, int64_t v);
 ir::StmtP interchangeN(const ir::StmtP& nest, int r, int n);

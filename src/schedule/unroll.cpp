@@ -63,7 +63,7 @@ StmtP unroll(const StmtP& nest, int r) {
     // Full blocks are unrolled; the last, partial block keeps its loop.
     ExprP full = binary(BinOp::Le, add(f.begin, intConst(extent)), limit);
     replacement = makeIf(full, copies(f.body, f.var, f.begin, 1, extent),
-                         makeFor(f.id, f.var, f.begin, limit, 1, f.loopKind, f.body));
+                         makeFor(f.id, f.var, f.begin, limit, 1, f.loopKind, f.body, f.locals));
   } else {
     throw ScheduleError("unroll: the number of iterations of loop '" + f.var + "' ([" + toString(f.begin) +
                         ", " + toString(f.end) + ")) is not a constant; use unroll(l, r, factor)");
@@ -84,12 +84,12 @@ StmtP unrollPartial(const StmtP& nest, int r, int64_t factor) {
   ExprP extent = max(sub(f.end, f.begin), intConst(0));
   // Main loop: iterations begin, begin+factor, ... while all `factor` copies fit.
   StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind,
-                       copies(f.body, f.var, var(f.var), 1, factor));
+                       copies(f.body, f.var, var(f.var), 1, factor), f.locals);
   ExprP remStart = add(f.begin, mul(floorDiv(extent, intConst(factor)), intConst(factor)));
   int64_t n;
   std::vector<StmtP> parts = {main};
   if (!(constValue(extent, &n) && n % factor == 0))
-    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body));
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body, f.locals));
   StmtP replacement = makeSeq(parts);
   if (r == 1) return replacement;
   return replaceLevel(chain, r - 1, withBody(*chain[r - 2], replacement));
@@ -116,12 +116,12 @@ StmtP unrollAndJam(const StmtP& nest, int r, int64_t factor) {
   StmtP jammed = copies(all[depth - 1]->body, f.var, var(f.var), 1, factor);
   for (int l = depth; l > r; --l) jammed = withBody(*all[l - 1], jammed);
   ExprP extent = max(sub(f.end, f.begin), intConst(0));
-  StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind, jammed);
+  StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind, jammed, f.locals);
   std::vector<StmtP> parts = {main};
   int64_t n;
   if (!(constValue(extent, &n) && n % factor == 0)) {
     ExprP remStart = add(f.begin, mul(floorDiv(extent, intConst(factor)), intConst(factor)));
-    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body));
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body, f.locals));
   }
   StmtP replacement = makeSeq(parts);
   if (r == 1) return replacement;

@@ -8,6 +8,7 @@
 #include "analysis/affine.hpp"
 #include "analysis/concurrency.hpp"
 #include "analysis/legality.hpp"
+#include "analysis/locals.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/tensor_value.hpp"
 #include "ir/mutator.hpp"
@@ -68,6 +69,9 @@ class Evaluator {
 
   ir::Program run(const Script& script) {
     for (auto& st : script.statements) exec(st);
+    // Local tensors live in their loops, not in the program's buffers.
+    std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return localNests_.count(t.name) > 0; });
+    for (auto& [name, nest] : localNests_) program_.initialValues.erase(name);
     return std::move(program_);
   }
   const TemlStats& stats() const { return stats_; }
@@ -702,6 +706,21 @@ class Evaluator {
         StmtP l = loopArg(c.args[0], f);
         return checked(c, l, schedule::blend(l, level(c.args[1], f)));
       }
+      if (f == "local") {
+        arity(c, 3, 3, "local(l, level, tensor)");
+        StmtP l = loopArg(c.args[0], f);
+        // The tensor, or an assignment to it (TeML rebinds a tensor's name to its assignment).
+        const MetaValue& m = lookup(c.args[2], f);
+        std::string name = m.type == MetaValue::Type::Tensor ? m.tensor
+                         : m.type == MetaValue::Type::Assignment ? m.assign->tensor : "";
+        if (name.empty() || !decl(name))
+          fail(c.args[2]->loc, "local: '" + c.args[2]->name + "' is " + typeWord(m.type) + ", not a declared tensor");
+        ir::LocalTensor t{*decl(name), 0};
+        auto init = program_.initialValues.find(name);
+        if (init != program_.initialValues.end()) t.init = init->second;
+        localLines_[name] = c.loc.line;
+        return schedule::makeLocal(l, level(c.args[1], f), t);
+      }
       if (f == "as_lib") {
         arity(c, 1, 1, "as_lib(l)");
         return schedule::asLib(loopArg(c.args[0], f), program_);
@@ -720,6 +739,30 @@ class Evaluator {
       fail(c.loc, e.what());
     }
     fail(c.loc, "internal: unknown loop expression");
+  }
+
+  // A transformation must keep every local tensor of the nests it transforms,
+  // each still used within one iteration of its loop only.
+  StmtP keepsLocals(const Call& c, StmtP result) {
+    std::set<std::string> before;
+    for (auto& a : c.args) {
+      if (a->kind != Kind::Name) continue;
+      auto it = state_.find(a->name);
+      if (it == state_.end() || it->second.type != MetaValue::Type::Loop) continue;
+      auto names = schedule::localTensors(it->second.loop);
+      before.insert(names.begin(), names.end());
+    }
+    auto after = schedule::localTensors(result);
+    for (auto& n : before)
+      if (!after.count(n))
+        fail(c.loc, c.function + " would remove the loop that '" + n + "' is local to (line " +
+                        std::to_string(localLines_[n]) + "); make it local after this transformation");
+    if (after.empty()) return result;
+    auto t = std::chrono::steady_clock::now();
+    std::string problem = analysis::checkLocals(result, options_.checkLegality);
+    stats_.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    if (!problem.empty()) fail(c.loc, c.function + ": " + problem);
+    return result;
   }
 
   StmtP build(const lower::Assignment& a) {
@@ -753,8 +796,58 @@ class Evaluator {
       else
         fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
       validate(nest, a->loc);
+      checkLocalUse(nest, a->loc);
       program_.nests.push_back(nest);
     }
+  }
+
+  // A local tensor has no values outside its loop: no other nest may use it,
+  // and its initial value is the one it had when it was made local.
+  void checkLocalUse(const StmtP& nest, SourceLoc loc) {
+    auto used = tensorsUsedBy(nest);
+    for (auto& [name, owner] : localNests_)
+      if (used.count(name))
+        fail(loc, "codegen: '" + name + "' is local to a loop of another nest (line " +
+                      std::to_string(localLines_[name]) + "); its values do not exist outside that loop");
+    for (auto& name : schedule::localTensors(nest)) {
+      for (auto& other : program_.nests)
+        if (tensorsUsedBy(other).count(name))
+          fail(loc, "codegen: '" + name + "' is local to a loop of this nest (line " +
+                        std::to_string(localLines_[name]) + ") but an earlier nest uses it");
+      if (localNests_.count(name))
+        fail(loc, "codegen: '" + name + "' is local to loops of two nests");
+      localNests_[name] = nest;
+    }
+    ir::forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != ir::StmtKind::For) return;
+      for (auto& l : static_cast<const ir::For&>(*s).locals) {
+        auto init = program_.initialValues.find(l.decl.name);
+        double v = init == program_.initialValues.end() ? 0 : init->second;
+        if (v != l.init)
+          fail(loc, "codegen: init of '" + l.decl.name + "' comes after local(...) made it local (line " +
+                        std::to_string(localLines_[l.decl.name]) + "); initialize it first");
+      }
+    });
+  }
+
+  static std::set<std::string> tensorsUsedBy(const StmtP& nest) {
+    std::set<std::string> used;
+    ir::forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == ir::StmtKind::Store) used.insert(static_cast<const ir::Store&>(*s).tensor);
+      if (s->kind == ir::StmtKind::Reduce) used.insert(static_cast<const ir::Reduce&>(*s).tensor);
+      if (s->kind == ir::StmtKind::LibCall)
+        for (auto& t : static_cast<const ir::LibCall&>(*s).tensors) used.insert(t);
+    });
+    ir::forEachStmt(nest, [&](const StmtP& s) {
+      auto loads = [&](const ir::ExprP& e) {
+        ir::forEachExpr(e, [&](const ir::ExprP& x) {
+          if (x->kind == ir::ExprKind::Load) used.insert(static_cast<const ir::Load&>(*x).tensor);
+        });
+      };
+      if (s->kind == ir::StmtKind::Store) loads(static_cast<const ir::Store&>(*s).value);
+      if (s->kind == ir::StmtKind::Reduce) loads(static_cast<const ir::Reduce&>(*s).value);
+    });
+    return used;
   }
 
   // Transformations may have been composed after parallelize/vectorize; the
@@ -892,10 +985,10 @@ class Evaluator {
     static const std::set<std::string> loops = {"build", "stripmine", "stripmine_n", "interchange", "interchange_n",
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
-                                                "separate_tail", "as_lib", "blend"};
+                                                "separate_tail", "as_lib", "blend", "local"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
-      state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, loopExpr(c)};
+      state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, keepsLocals(c, loopExpr(c))};
       return;
     }
     if (f == "codegen" || f == "init") fail(c.loc, f + " is a statement and does not produce a value");
@@ -908,6 +1001,8 @@ class Evaluator {
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
   int nestCounter_ = 0;
+  std::map<std::string, int> localLines_;      // tensor -> line of its local(...)
+  std::map<std::string, StmtP> localNests_;    // tensor -> the codegen nest it is local to
 };
 
 }  // namespace

@@ -1,0 +1,185 @@
+#include "analysis/locals.hpp"
+
+#include <isl/map.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "analysis/isl_model.hpp"
+#include "analysis/local_box.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::analysis {
+
+using namespace ir;
+using namespace isl_model;
+
+namespace {
+
+struct Owner {
+  const For* loop;
+  std::string tensor;
+};
+
+// Owners of local tensors, and accesses of them outside their owners.
+class Structure {
+ public:
+  std::vector<Owner> owners;
+  std::string problem;
+
+  void walk(const StmtP& s, std::set<std::string>& active) {
+    if (!problem.empty()) return;
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        std::vector<std::string> added;
+        for (auto& l : f.locals) {
+          if (active.count(l.decl.name)) {
+            problem = "'" + l.decl.name + "' is local to loop '" + f.var + "' and to a loop around it";
+            return;
+          }
+          owners.push_back({&f, l.decl.name});
+          active.insert(l.decl.name);
+          added.push_back(l.decl.name);
+        }
+        walk(f.body, active);
+        for (auto& n : added) active.erase(n);
+        break;
+      }
+      case StmtKind::Seq:
+        for (auto& t : static_cast<const Seq&>(*s).stmts) walk(t, active);
+        break;
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        walk(i.then, active);
+        if (i.otherwise) walk(i.otherwise, active);
+        break;
+      }
+      case StmtKind::LibCall: walk(static_cast<const LibCall&>(*s).reference, active); break;
+      case StmtKind::Store:
+      case StmtKind::Reduce: {
+        bool red = s->kind == StmtKind::Reduce;
+        const std::string& t = red ? static_cast<const Reduce&>(*s).tensor : static_cast<const Store&>(*s).tensor;
+        const StmtTag& tag = red ? static_cast<const Reduce&>(*s).tag : static_cast<const Store&>(*s).tag;
+        const SourceLoc& loc = red ? static_cast<const Reduce&>(*s).loc : static_cast<const Store&>(*s).loc;
+        std::vector<std::string> used = {t};
+        auto addLoads = [&](const ExprP& e) {
+          forEachExpr(e, [&](const ExprP& x) {
+            if (x->kind == ExprKind::Load) used.push_back(static_cast<const Load&>(*x).tensor);
+          });
+        };
+        addLoads(red ? static_cast<const Reduce&>(*s).value : static_cast<const Store&>(*s).value);
+        for (auto& n : used) {
+          if (!localNames.count(n)) continue;
+          if (!active.count(n)) {
+            problem = "'" + n + "' is used outside the loop it is local to (statement at line " +
+                      std::to_string(loc.line) + ")";
+            return;
+          }
+          if (!tag.known()) {
+            problem = "'" + n + "' is used by a statement the dependence analysis cannot describe";
+            return;
+          }
+        }
+        break;
+      }
+    }
+  }
+
+  std::set<std::string> localNames;
+};
+
+// Pairs of instances (statement instance -> statement instance) that run in
+// different iterations of the loop at schedule position p or of a loop around it.
+UMap differentIterations(isl_ctx* ctx, const UMap& time, size_t len, size_t p) {
+  std::vector<std::string> t, u, differs;
+  for (size_t k = 0; k < len; ++k) {
+    t.push_back("t" + std::to_string(k));
+    u.push_back("u" + std::to_string(k));
+    if (k <= p) differs.push_back(t.back() + " < " + u.back() + " or " + t.back() + " > " + u.back());
+  }
+  UMap across = read(ctx, "{ T[" + join(t, ", ") + "] -> T[" + join(u, ", ") + "] : " + join(differs, " or ") + " }");
+  return check(isl_union_map_apply_range(isl_union_map_apply_range(time.copy(), across.copy()),
+                                         isl_union_map_reverse(time.copy())));
+}
+
+std::string sample(const UMap& m) {
+  isl_map* one = nullptr;
+  isl_union_map_foreach_map(
+      m.get(),
+      [](isl_map* x, void* user) -> isl_stat {
+        auto** slot = static_cast<isl_map**>(user);
+        if (!*slot) *slot = x;
+        else isl_map_free(x);
+        return isl_stat_ok;
+      },
+      &one);
+  if (!one) return "";
+  isl_basic_map* b = isl_map_sample(one);
+  char* text = b ? isl_basic_map_to_str(b) : nullptr;
+  std::string s = text ? text : "";
+  std::free(text);
+  if (b) isl_basic_map_free(b);
+  return s;
+}
+
+std::string checkDisjoint(const StmtP& nest, const std::vector<Owner>& owners) {
+  Ctx ctx = boundedContext();
+  try {
+    std::vector<Occurrence> occ = occurrences(nest);
+    std::map<std::string, std::vector<UMap>> byTensor;  // accesses per owner
+    for (auto& ow : owners) {
+      std::vector<Occurrence> inside;
+      for (auto& o : occ)
+        if (o.loopPos.count(ow.loop->id)) inside.push_back(o);
+      UMap acc = empty(ctx.get());
+      for (auto& o : inside) {
+        if (o.write.tensor == ow.tensor) acc = unite(acc, accessRelation(ctx.get(), o, o.write));
+        for (auto& r : o.reads)
+          if (r.tensor == ow.tensor) acc = unite(acc, accessRelation(ctx.get(), o, r));
+      }
+      if (!inside.empty()) {
+        UMap time = schedule(ctx.get(), inside);
+        // schedule() pads every time vector to the longest among `inside`.
+        size_t l = 0;
+        for (auto& o : inside) l = std::max(l, o.time.size());
+        UMap shared = intersect(meet(acc, acc), differentIterations(ctx.get(), time, l, inside[0].loopPos.at(ow.loop->id)));
+        if (!isEmpty(shared))
+          return "an element of '" + ow.tensor + "' is used in two different iterations of loop '" + ow.loop->var +
+                 "' (or of a loop around it), so it cannot be local to that loop: " + sample(shared);
+      }
+      for (auto& other : byTensor[ow.tensor])
+        if (!isEmpty(meet(acc, other)))
+          return "an element of '" + ow.tensor + "' is used under two loops that each hold a local copy of it";
+      byTensor[ow.tensor].push_back(acc);
+    }
+    return "";
+  } catch (const IslFailure&) {
+    return "the analysis could not decide whether the local tensors' elements stay within one iteration "
+           "(the nest is too complex for its budget)";
+  }
+}
+
+}  // namespace
+
+std::string checkLocals(const StmtP& nest, bool dependences) {
+  Structure st;
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For)
+      for (auto& l : static_cast<const For&>(*s).locals) st.localNames.insert(l.decl.name);
+  });
+  if (st.localNames.empty()) return "";
+  std::set<std::string> active;
+  st.walk(nest, active);
+  if (!st.problem.empty()) return st.problem;
+  for (auto& ow : st.owners) {
+    LocalBox box;
+    std::string why;
+    if (!localBox(*ow.loop, ow.tensor, &box, &why))
+      return "'" + ow.tensor + "' cannot be local to loop '" + ow.loop->var + "': " + why;
+  }
+  return dependences ? checkDisjoint(nest, st.owners) : "";
+}
+
+}  // namespace teml::analysis
