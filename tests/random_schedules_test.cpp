@@ -19,33 +19,38 @@ struct Template {
   std::string source;  // defines nests l1 (and l2), depth levels
   int depth;
   bool twoNests;
+  std::string local;  // a tensor that local(...) steps try to make local
 };
 
 const std::vector<Template> kTemplates = {
     // matrix product: reductions commute
-    {"A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl1 = build(C)\n", 3, false},
+    {"A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl1 = build(C)\n", 3, false, "C"},
     // in-place stencil with the dependence (2, -1)
     {"a = tensor([N + 3, M + 2])\nB = tensor([N, M])\nt = vadd(a, B, [[i + 1, j + 2], [i, j]])\n"
-     "a = eq(t, -> [i + 3, j + 1])\nl1 = build(a)\n", 2, false},
+     "a = eq(t, -> [i + 3, j + 1])\nl1 = build(a)\n", 2, false, "a"},
     // in-place stencil with the dependence (1, 1)
     {"a = tensor([N + 2, M + 2])\nB = tensor([N, M])\nt = vadd(a, B, [[i + 1, j + 1], [i, j]])\n"
-     "a = eq(t, -> [i + 2, j + 2])\nl1 = build(a)\n", 2, false},
+     "a = eq(t, -> [i + 2, j + 2])\nl1 = build(a)\n", 2, false, "a"},
     // scalar recurrence: a = a * b + 1
     {"a = scalar()\nb = tensor([N, M])\none = scalar()\ninit(one, 1)\nt = vmul(a, b, [, [i, j]])\n"
-     "u = vadd(t, one, [, ])\na = eq(u, -> [])\nl1 = build(a)\n", 2, false},
+     "u = vadd(t, one, [, ])\na = eq(u, -> [])\nl1 = build(a)\n", 2, false, "a"},
     // producer and consumer with a shift, then an independent second nest
     {"x = tensor([N, M])\nt = tensor([N + 2, M])\nz = tensor([N, M])\nr = tensor([N, M])\n"
      "t = eq(x, [i, j] -> [i + 1, j])\nw = vadd(t, z, [[i + 2, j], [i, j]])\nr = eq(w, -> [i, j])\n"
-     "l1 = build(t)\nl2 = build(r)\n", 2, true},
+     "l1 = build(t)\nl2 = build(r)\n", 2, true, "t"},
+    // producer and consumer in the same iteration (t can be local once fused)
+    {"x = tensor([N, M])\nt = tensor([N, M + 1])\nr = tensor([N, M])\nt = eq(x, [i, j] -> [i, j + 1])\n"
+     "w = vadd(t, t, [[i, j], [i, j + 1]])\nr = eq(w, -> [i, j])\nl1 = build(t)\nl2 = build(r)\n", 2, true, "t"},
     // 3-d accumulation (interp-like)
     {"A = tensor([K, K])\nu = tensor([N, K, M])\nt = tensor([N, K, M])\np = vmul(A, u, [[i, l], [e, l, k]])\n"
-     "t = add(t, p, [[e, i, k], ] -> [e, i, k])\nl1 = build(t)\n", 4, false},
+     "t = add(t, p, [[e, i, k], ] -> [e, i, k])\nl1 = build(t)\n", 4, false, "t"},
 };
 
-std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, bool canFuse, const std::string& next) {
+std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, bool canFuse, const std::string& next,
+                       const std::string& local) {
   auto lv = [&](int hi) { return std::to_string(1 + static_cast<int>(rng() % std::max(1, hi))); };
   auto factor = [&]() { return std::to_string(2 + static_cast<int>(rng() % 4)); };
-  switch (rng() % (canFuse ? 15 : 14)) {
+  switch (rng() % (canFuse ? 16 : 15)) {
     case 0:
     case 1: return next + " = interchange(" + cur + ", " + lv(depth) + ", " + lv(depth) + ")";
     case 2: return next + " = stripmine(" + cur + ", " + lv(depth) + ", " + factor() + ")";
@@ -60,6 +65,7 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
     case 11: return next + " = fission(" + cur + ", " + lv(depth) + ", 1)";
     case 12: return next + " = swap(" + cur + ", " + lv(depth) + ", 1, 2)";
     case 13: return next + " = blend(" + cur + ", " + lv(depth) + ")";
+    case 14: return next + " = local(" + cur + ", " + lv(depth) + ", " + local + ")";
     default: return next + " = fuse_outer(" + cur + ", l2, " + lv(2) + ")";
   }
 }
@@ -86,7 +92,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
     int steps = 1 + static_cast<int>(rng() % 5);
     for (int s = 0; s < steps; ++s) {
       std::string next = "s" + std::to_string(s);
-      std::string step = randomStep(rng, cur, t.depth + 2 * s, t.twoNests && !fused, next);
+      std::string step = randomStep(rng, cur, t.depth + 2 * s, t.twoNests && !fused, next, t.local);
       std::string candidate = program + step + "\n";
       std::string full = candidate + (t.twoNests && !fused && step.find("fuse_outer") == std::string::npos
                                           ? "codegen(" + next + ", l2)\n"

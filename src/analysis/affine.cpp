@@ -78,6 +78,14 @@ bool bounds(const ExprP& e, const Ranges& ranges, Interval* out) {
           *out = {fd(x.lo), fd(x.hi)};
           return true;
         }
+        case BinOp::Mod: {
+          // Floor modulo by a positive constant: [0, y - 1], or exact within one period.
+          if (y.lo != y.hi || y.lo <= 0) return false;
+          auto fd = [&](int64_t a) { return a >= 0 ? a / y.lo : -((-a + y.lo - 1) / y.lo); };
+          if (fd(x.lo) == fd(x.hi)) *out = {x.lo - fd(x.lo) * y.lo, x.hi - fd(x.hi) * y.lo};
+          else *out = {0, y.lo - 1};
+          return true;
+        }
         case BinOp::Lt:
         case BinOp::Le:
         case BinOp::Eq:

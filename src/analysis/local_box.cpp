@@ -29,12 +29,22 @@ struct Finder {
     }
     for (size_t d = 0; d < idx.size(); ++d) {
       Affine a;
-      if (!toAffine(idx[d], &a)) {
-        why = "index " + toString(idx[d]) + " of '" + tensor + "' is not affine";
-        return false;
-      }
       std::map<std::string, int64_t> scope;
-      int64_t l = a.constant, h = a.constant;
+      int64_t l, h;
+      if (!toAffine(idx[d], &a)) {
+        // Not affine (a merged loop's j / n, j mod n): fine where only inner
+        // iterators appear, bounded by interval arithmetic.
+        Interval b;
+        if (!bounds(idx[d], inner, &b)) {
+          why = "index " + toString(idx[d]) + " of '" + tensor + "' is not affine in the loops around the local";
+          return false;
+        }
+        a = Affine{};
+        l = b.lo;
+        h = b.hi;
+      } else {
+        l = h = a.constant;
+      }
       for (auto& [v, c] : a.coeffs) {
         auto r = inner.find(v);
         if (r == inner.end()) {
