@@ -8,6 +8,7 @@
 #include "analysis/concurrency.hpp"
 #include "analysis/local_box.hpp"
 #include "codegen/c_names.hpp"
+#include "codegen/target.hpp"
 #include "codegen/vector_plan.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
@@ -642,8 +643,8 @@ std::string emitC(const Program& program) {
         "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
         "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
         "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n"
-        "typedef double teml_vd __attribute__((vector_size(64), aligned(8), may_alias));\n"
-        "typedef float teml_vf __attribute__((vector_size(64), aligned(4), may_alias));\n\n";
+        "typedef double teml_vd __attribute__((vector_size(" << vectorBytes() << "), aligned(8), may_alias));\n"
+        "typedef float teml_vf __attribute__((vector_size(" << vectorBytes() << "), aligned(4), may_alias));\n\n";
   bool blas = !linkFlags(program).empty();
   if (blas)
     os << "/* CBLAS (OpenBLAS): 101 row-major, 111 no transpose, 112 transpose. */\n"

@@ -1,5 +1,7 @@
 #include "codegen/vector_plan.hpp"
 
+#include "codegen/target.hpp"
+
 #include "analysis/affine.hpp"
 #include "ir/mutator.hpp"
 
@@ -93,7 +95,7 @@ VectorPlan planVectorLoop(const For& loop, const Program& program) {
   Planner p(loop, program);
   if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
   plan.dtype = p.dtype;
-  plan.width = p.dtype == DType::F64 ? 8 : 16;
+  plan.width = vectorBytes() / (p.dtype == DType::F64 ? 8 : 4);
   plan.span = span;
   plan.ok = span >= plan.width;
   return plan;

@@ -11,7 +11,7 @@ namespace teml::codegen {
 struct VectorPlan {
   bool ok = false;
   ir::DType dtype = ir::DType::F64;
-  int width = 0;      // elements per vector (64 bytes)
+  int width = 0;      // elements per vector (vectorBytes() bytes)
   int64_t span = 0;   // iterations of the loop
 };
 
