@@ -13,96 +13,41 @@ using namespace ir;
 
 namespace {
 
-struct Finder {
-  const std::string& tensor;
-  LocalBox& box;
-  std::string& why;
-  std::vector<std::map<std::string, int64_t>> scopeCoeffs;  // per dimension, from the first access
-  std::vector<int64_t> lo, hi;
+// A value as (affine part in the iterators around the local's loop) +
+// (an interval contributed by the loops inside it).
+struct Span {
+  std::map<std::string, int64_t> scope;
+  Interval rest{0, 0};
+};
 
-  bool access(const std::vector<ExprP>& idx, const Ranges& inner) {
-    if (!box.used) {
-      box.used = true;
-      scopeCoeffs.resize(idx.size());
-      lo.assign(idx.size(), std::numeric_limits<int64_t>::max());
-      hi.assign(idx.size(), std::numeric_limits<int64_t>::min());
-    }
-    for (size_t d = 0; d < idx.size(); ++d) {
-      Affine a;
-      std::map<std::string, int64_t> scope;
-      int64_t l, h;
-      if (!toAffine(idx[d], &a)) {
-        // Not affine (a merged loop's j / n, j mod n): fine where only inner
-        // iterators appear, bounded by interval arithmetic.
-        Interval b;
-        if (!bounds(idx[d], inner, &b)) {
-          why = "index " + toString(idx[d]) + " of '" + tensor + "' is not affine in the loops around the local";
-          return false;
-        }
-        a = Affine{};
-        l = b.lo;
-        h = b.hi;
-      } else {
-        l = h = a.constant;
-      }
-      for (auto& [v, c] : a.coeffs) {
-        auto r = inner.find(v);
-        if (r == inner.end()) {
-          scope[v] = c;
-          continue;
-        }
-        l += c > 0 ? c * r->second.lo : c * r->second.hi;
-        h += c > 0 ? c * r->second.hi : c * r->second.lo;
-      }
-      if (lo[d] == std::numeric_limits<int64_t>::max()) {
-        scopeCoeffs[d] = scope;
-      } else if (scopeCoeffs[d] != scope) {
-        why = "dimension " + std::to_string(d + 1) + " of '" + tensor +
-              "' is indexed differently by the enclosing loops in different accesses (" + toString(idx[d]) + ")";
-        return false;
-      }
-      lo[d] = std::min(lo[d], l);
-      hi[d] = std::max(hi[d], h);
-    }
-    return true;
-  }
+class Finder {
+ public:
+  Finder(const std::string& tensor, LocalBox& box, std::string& why) : tensor_(tensor), box_(box), why_(why) {}
 
-  bool expr(const ExprP& e, const Ranges& inner) {
-    bool ok = true;
-    forEachExpr(e, [&](const ExprP& x) {
-      if (ok && x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor)
-        ok = access(static_cast<const Load&>(*x).indices, inner);
-    });
-    return ok;
-  }
-
-  bool stmt(const StmtP& s, const Ranges& inner) {
+  bool stmt(const StmtP& s, const std::map<std::string, Span>& inner) {
     switch (s->kind) {
       case StmtKind::For: {
         auto& f = static_cast<const For&>(*s);
-        Interval b, e;
-        if (!bounds(f.begin, inner, &b) || !bounds(f.end, inner, &e)) {
-          why = "the bounds of loop '" + f.var + "' depend on a loop outside the one '" + tensor + "' is local to";
+        Span range;
+        if (!loopRange(f, inner, &range)) {
+          why_ = "the bounds of loop '" + f.var + "' (" + toString(f.begin) + " to " + toString(f.end) +
+                 ") do not give it a fixed number of values per iteration of the loop '" + tensor_ + "' is local to";
           return false;
         }
-        if (e.hi - 1 < b.lo) return true;  // never runs
-        Ranges r = inner;
-        r[f.var] = {b.lo, e.hi - 1};
+        if (range.rest.hi < range.rest.lo) return true;  // never runs
+        auto r = inner;
+        r[f.var] = range;
         return stmt(f.body, r);
       }
       case StmtKind::Store: {
         auto& st = static_cast<const Store&>(*s);
-        if (st.tensor == tensor && !access(st.indices, inner)) return false;
-        for (auto& i : st.indices)
-          if (!expr(i, inner)) return false;
-        return expr(st.value, inner);
+        if (st.tensor == tensor_ && !access(st.indices, inner)) return false;
+        return exprs(st.indices, inner) && expr(st.value, inner);
       }
       case StmtKind::Reduce: {
         auto& r = static_cast<const Reduce&>(*s);
-        if (r.tensor == tensor && !access(r.indices, inner)) return false;
-        for (auto& i : r.indices)
-          if (!expr(i, inner)) return false;
-        return expr(r.value, inner);
+        if (r.tensor == tensor_ && !access(r.indices, inner)) return false;
+        return exprs(r.indices, inner) && expr(r.value, inner);
       }
       case StmtKind::Seq:
         for (auto& t : static_cast<const Seq&>(*s).stmts)
@@ -114,8 +59,8 @@ struct Finder {
       }
       case StmtKind::LibCall: {
         auto& c = static_cast<const LibCall&>(*s);
-        if (std::find(c.tensors.begin(), c.tensors.end(), tensor) != c.tensors.end()) {
-          why = "'" + tensor + "' is passed to the library routine " + c.routine;
+        if (std::find(c.tensors.begin(), c.tensors.end(), tensor_) != c.tensors.end()) {
+          why_ = "'" + tensor_ + "' is passed to the library routine " + c.routine;
           return false;
         }
         return stmt(c.reference, inner);
@@ -123,21 +68,128 @@ struct Finder {
     }
     return true;
   }
+
+  void finish() {
+    for (size_t d = 0; d < lo_.size(); ++d) {
+      ExprP off = intConst(lo_[d]);
+      for (auto& [v, c] : scope_[d]) off = add(mul(intConst(c), var(v)), off);
+      box_.offset.push_back(off);
+      box_.extent.push_back(hi_[d] - lo_[d] + 1);
+    }
+  }
+
+ private:
+  // e as a Span, when it is affine (or uses only inner iterators whose
+  // ranges do not move with the outer ones).
+  static bool spanOf(const ExprP& e, const std::map<std::string, Span>& inner, Span* out) {
+    Affine a;
+    if (!toAffine(e, &a)) {
+      Ranges plain;
+      for (auto& [v, s] : inner)
+        if (s.scope.empty()) plain[v] = s.rest;
+      *out = Span{};
+      return bounds(e, plain, &out->rest);
+    }
+    Span s;
+    s.rest = {a.constant, a.constant};
+    for (auto& [v, c] : a.coeffs) {
+      auto it = inner.find(v);
+      if (it == inner.end()) {
+        s.scope[v] += c;
+        continue;
+      }
+      for (auto& [w, k] : it->second.scope) s.scope[w] += c * k;
+      const Interval& r = it->second.rest;
+      s.rest.lo += c > 0 ? c * r.lo : c * r.hi;
+      s.rest.hi += c > 0 ? c * r.hi : c * r.lo;
+    }
+    std::erase_if(s.scope, [](const auto& kv) { return kv.second == 0; });
+    *out = s;
+    return true;
+  }
+
+  // [begin, end) as a Span: end may be a min(...) of which one argument
+  // moves with the outer iterators as begin does (a strip-mined inner loop).
+  static bool loopRange(const For& f, const std::map<std::string, Span>& inner, Span* out) {
+    Span b;
+    if (!spanOf(f.begin, inner, &b)) return false;
+    std::vector<ExprP> ends = {f.end};
+    for (size_t k = 0; k < ends.size(); ++k) {
+      const ExprP& e = ends[k];
+      if (e->kind == ExprKind::Binary && static_cast<const Binary&>(*e).op == BinOp::Min) {
+        ends.push_back(static_cast<const Binary&>(*e).a);
+        ends.push_back(static_cast<const Binary&>(*e).b);
+      }
+    }
+    bool found = false;
+    int64_t hi = std::numeric_limits<int64_t>::max();
+    for (auto& e : ends) {
+      Span s;
+      if (spanOf(e, inner, &s) && s.scope == b.scope) {
+        hi = std::min(hi, s.rest.hi - 1);
+        found = true;
+      }
+    }
+    if (!found) return false;
+    *out = Span{b.scope, {b.rest.lo, hi}};
+    return true;
+  }
+
+  bool access(const std::vector<ExprP>& idx, const std::map<std::string, Span>& inner) {
+    if (!box_.used) {
+      box_.used = true;
+      scope_.resize(idx.size());
+      lo_.assign(idx.size(), std::numeric_limits<int64_t>::max());
+      hi_.assign(idx.size(), std::numeric_limits<int64_t>::min());
+    }
+    for (size_t d = 0; d < idx.size(); ++d) {
+      Span s;
+      if (!spanOf(idx[d], inner, &s)) {
+        why_ = "index " + toString(idx[d]) + " of '" + tensor_ + "' is not affine in the loops around the local";
+        return false;
+      }
+      if (lo_[d] == std::numeric_limits<int64_t>::max()) {
+        scope_[d] = s.scope;
+      } else if (scope_[d] != s.scope) {
+        why_ = "dimension " + std::to_string(d + 1) + " of '" + tensor_ +
+               "' is indexed differently by the enclosing loops in different accesses (" + toString(idx[d]) + ")";
+        return false;
+      }
+      lo_[d] = std::min(lo_[d], s.rest.lo);
+      hi_[d] = std::max(hi_[d], s.rest.hi);
+    }
+    return true;
+  }
+
+  bool exprs(const std::vector<ExprP>& es, const std::map<std::string, Span>& inner) {
+    for (auto& e : es)
+      if (!expr(e, inner)) return false;
+    return true;
+  }
+
+  bool expr(const ExprP& e, const std::map<std::string, Span>& inner) {
+    bool ok = true;
+    forEachExpr(e, [&](const ExprP& x) {
+      if (ok && x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor_)
+        ok = access(static_cast<const Load&>(*x).indices, inner);
+    });
+    return ok;
+  }
+
+  const std::string& tensor_;
+  LocalBox& box_;
+  std::string& why_;
+  std::vector<std::map<std::string, int64_t>> scope_;  // per dimension, from the first access
+  std::vector<int64_t> lo_, hi_;
 };
 
 }  // namespace
 
 bool localBox(const For& owner, const std::string& tensor, LocalBox* out, std::string* why) {
   *out = LocalBox{};
-  Finder f{tensor, *out, *why, {}, {}, {}};
+  Finder f(tensor, *out, *why);
   if (!f.stmt(owner.body, {})) return false;
-  if (!out->used) return true;
-  for (size_t d = 0; d < f.lo.size(); ++d) {
-    ExprP off = intConst(f.lo[d]);
-    for (auto& [v, c] : f.scopeCoeffs[d]) off = add(mul(intConst(c), var(v)), off);
-    out->offset.push_back(off);
-    out->extent.push_back(f.hi[d] - f.lo[d] + 1);
-  }
+  if (out->used) f.finish();
   return true;
 }
 
