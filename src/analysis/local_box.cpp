@@ -115,7 +115,7 @@ class Finder {
     if (!spanOf(f.begin, inner, &b)) return false;
     std::vector<ExprP> ends = {f.end};
     for (size_t k = 0; k < ends.size(); ++k) {
-      const ExprP& e = ends[k];
+      ExprP e = ends[k];  // a copy: push_back may move the vector
       if (e->kind == ExprKind::Binary && static_cast<const Binary&>(*e).op == BinOp::Min) {
         ends.push_back(static_cast<const Binary&>(*e).a);
         ends.push_back(static_cast<const Binary&>(*e).b);
