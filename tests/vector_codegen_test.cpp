@@ -112,3 +112,20 @@ codegen(p)
   EXPECT_NE(codegen::emitC(p).find("teml_vd"), std::string::npos);
   expectJitMatchesInterpreter(p);
 }
+
+TEST(VectorCodegen, LargeWriteOnlyTensorsBypassTheCaches) {
+  // C (over 64 MiB, rows not a whole number of vectors) is only stored: its
+  // vector loop aligns itself, then writes with non-temporal stores.
+  auto p = compile("A = tensor([N, M])\nB = tensor([N, M])\nC = entrywise_mul(A, B)\nl = build(C)\n"
+                   "v = vectorize(l, 2)\np = parallelize(v, 1)\ncodegen(p)\n",
+                   {{"N", 2049}, {"M", 4099}});
+  std::string c = codegen::emitC(p);
+  EXPECT_NE(c.find("teml_stream_vd(&C"), std::string::npos) << c;
+  EXPECT_NE(c.find("teml_store_fence();"), std::string::npos);
+  expectJitMatchesInterpreter(p);
+  // A small result stays in the cache.
+  auto small = compile("A = tensor([N, M])\nB = tensor([N, M])\nC = entrywise_mul(A, B)\nl = build(C)\n"
+                       "v = vectorize(l, 2)\ncodegen(v)\n",
+                       {{"N", 20}, {"M", 99}});
+  EXPECT_EQ(codegen::emitC(small).find("teml_stream_vd(&C"), std::string::npos);
+}

@@ -59,6 +59,25 @@ class NestEmitter {
   NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName, const StmtP& nest)
       : program_(p), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
     for (auto& [k, v] : tensorNames_) names_.claim(v);
+    // Tensors the nest reads or updates (not only stores to).
+    forEachStmt(nest, [&](const StmtP& s) {
+      auto loads = [&](const ExprP& e) {
+        forEachExpr(e, [&](const ExprP& x) {
+          if (x->kind == ExprKind::Load) notOnlyStored_.insert(static_cast<const Load&>(*x).tensor);
+        });
+      };
+      if (s->kind == StmtKind::Store) {
+        loads(static_cast<const Store&>(*s).value);
+        for (auto& i : static_cast<const Store&>(*s).indices) loads(i);
+      } else if (s->kind == StmtKind::Reduce) {
+        notOnlyStored_.insert(static_cast<const Reduce&>(*s).tensor);
+        loads(static_cast<const Reduce&>(*s).value);
+      } else if (s->kind == StmtKind::LibCall) {
+        for (auto& t : static_cast<const LibCall&>(*s).tensors) notOnlyStored_.insert(t);
+      } else if (s->kind == StmtKind::If) {
+        loads(static_cast<const If&>(*s).cond);
+      }
+    });
     // Element types of the nest's local tensors, for the vector planner.
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind == StmtKind::For)
@@ -359,6 +378,9 @@ class NestEmitter {
       line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
       emitVectorStmt(f.body, indent + 1);
       line(indent, "}");
+    } else if (const Store* st = streamedStore(f)) {
+      emitStreamingLoop(f, *st, cvar, plan, indent);
+      return;
     } else {
       vectorCopies_ = 1;
       line(indent, "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
@@ -373,6 +395,47 @@ class NestEmitter {
       emitStmt(f.body, indent + 1);
       line(indent, "}");
     }
+  }
+
+  // A store that can bypass the caches: the loop's body is that one store,
+  // into a program tensor too large for the caches that nothing else in the
+  // nest reads or updates. Writing it with non-temporal stores saves reading
+  // each line from memory before overwriting it.
+  const Store* streamedStore(const For& f) {
+    if (f.body->kind != StmtKind::Store) return nullptr;
+    auto& st = static_cast<const Store&>(*f.body);
+    const TensorDecl* t = program_.find(st.tensor);
+    if (!t || activeLocals_.count(st.tensor) || notOnlyStored_.count(st.tensor)) return nullptr;
+    int64_t bytes = t->elementCount() * (t->dtype == DType::F64 ? 8 : 4);
+    return bytes >= kStreamingBytes ? &st : nullptr;
+  }
+
+  // Scalar iterations until the store's address is vector-aligned, whole
+  // vectors stored with __builtin_nontemporal_store, scalar iterations for
+  // the rest, then a store fence (the stores are weakly ordered).
+  void emitStreamingLoop(const For& f, const Store& st, const std::string& cvar, const VectorPlan& plan, int indent) {
+    std::string w = std::to_string(plan.width), end = expr(f.end, 3, true, false);
+    std::string aligned = plan.dtype == DType::F64 ? "teml_vd_aligned" : "teml_vf_aligned";
+    line(indent, "{");
+    line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
+    auto saved = vectorType_;
+    vectorType_ = nullptr;
+    line(indent + 1, "for (; " + cvar + " < " + end + " && ((unsigned long)&" + access(st.tensor, st.indices) + ") % " +
+                         std::to_string(vectorBytes()) + " != 0; " + cvar + "++) {");
+    emitStmt(f.body, indent + 2);
+    line(indent + 1, "}");
+    vectorType_ = saved;
+    vectorCopies_ = 1;
+    line(indent + 1, "for (; " + cvar + " + " + w + " <= " + end + "; " + cvar + " += " + w + ") {");
+    line(indent + 2, std::string(plan.dtype == DType::F64 ? "teml_stream_vd(" : "teml_stream_vf(") + "&" +
+                         access(st.tensor, st.indices) + ", (" + aligned + ")" + asVector(st.value, isSingle(st.tensor)) + ");");
+    line(indent + 1, "}");
+    vectorType_ = nullptr;
+    line(indent + 1, "for (; " + cvar + " < " + end + "; " + cvar + "++) {");
+    emitStmt(f.body, indent + 2);
+    line(indent + 1, "}");
+    line(indent + 1, "teml_store_fence();");
+    line(indent, "}");
   }
 
   // Indices of the current vector copy (the vector iterator advanced by copy * width).
@@ -582,6 +645,10 @@ class NestEmitter {
   std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
   std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays
   static constexpr int64_t kMaxStackBytes = 128 * 1024;
+  std::set<std::string> notOnlyStored_;
+  // Tensors at least this large (twice a 32 MiB last-level cache) are
+  // written with non-temporal stores where streamedStore allows.
+  static constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
   std::map<const Reduce*, Accumulator> accumulators_;
@@ -598,6 +665,38 @@ class NestEmitter {
   std::string helpers_;
   std::unique_ptr<std::ostringstream> out_ = std::make_unique<std::ostringstream>();
 };
+
+// Non-temporal vector stores (teml_stream_vd/vf) through the intrinsics of
+// the instruction set the C compiler targets, or plain stores where it has
+// none of the right width; and the fence that orders them.
+std::string streamingPrelude(int bytes) {
+  struct Isa {
+    int bytes;
+    const char* macro;
+    const char* d;
+    const char* f;
+    const char* dt;
+    const char* ft;
+  };
+  static const Isa isas[] = {{64, "__AVX512F__", "_mm512_stream_pd", "_mm512_stream_ps", "__m512d", "__m512"},
+                             {32, "__AVX__", "_mm256_stream_pd", "_mm256_stream_ps", "__m256d", "__m256"},
+                             {16, "__SSE2__", "_mm_stream_pd", "_mm_stream_ps", "__m128d", "__m128"}};
+  std::string s = "#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n"
+                  "static inline void teml_store_fence(void) { __builtin_ia32_sfence(); }\n"
+                  "#else\nstatic inline void teml_store_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n#endif\n";
+  for (auto& i : isas) {
+    if (i.bytes != bytes) continue;
+    s += std::string("#if defined(") + i.macro + ")\n" +
+         "static inline void teml_stream_vd(double *p, teml_vd_aligned v) { " + i.d + "(p, (" + i.dt + ")v); }\n" +
+         "static inline void teml_stream_vf(float *p, teml_vf_aligned v) { " + i.f + "(p, (" + i.ft + ")v); }\n" +
+         "#else\n";
+  }
+  s += "static inline void teml_stream_vd(double *p, teml_vd_aligned v) { *(teml_vd_aligned *)p = v; }\n"
+       "static inline void teml_stream_vf(float *p, teml_vf_aligned v) { *(teml_vf_aligned *)p = v; }\n";
+  for (auto& i : isas)
+    if (i.bytes == bytes) s += "#endif\n";
+  return s + "\n";
+}
 
 std::set<std::string> tensorsUsed(const StmtP& nest) {
   std::set<std::string> used;
@@ -644,7 +743,10 @@ std::string emitC(const Program& program) {
         "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
         "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n"
         "typedef double teml_vd __attribute__((vector_size(" << vectorBytes() << "), aligned(8), may_alias));\n"
-        "typedef float teml_vf __attribute__((vector_size(" << vectorBytes() << "), aligned(4), may_alias));\n\n";
+        "typedef float teml_vf __attribute__((vector_size(" << vectorBytes() << "), aligned(4), may_alias));\n"
+        "typedef double teml_vd_aligned __attribute__((vector_size(" << vectorBytes() << "), may_alias));\n"
+        "typedef float teml_vf_aligned __attribute__((vector_size(" << vectorBytes() << "), may_alias));\n"
+     << streamingPrelude(vectorBytes());
   bool blas = !linkFlags(program).empty();
   if (blas)
     os << "/* CBLAS (OpenBLAS): 101 row-major, 111 no transpose, 112 transpose. */\n"
