@@ -130,9 +130,13 @@ std::string checkDisjoint(const StmtP& nest, const std::vector<Owner>& owners) {
     std::vector<Occurrence> occ = occurrences(nest);
     std::map<std::string, std::vector<UMap>> byTensor;  // accesses per owner
     for (auto& ow : owners) {
+      // Only the statements inside the loop that use the tensor matter.
       std::vector<Occurrence> inside;
-      for (auto& o : occ)
-        if (o.loopPos.count(ow.loop->id)) inside.push_back(o);
+      for (auto& o : occ) {
+        bool uses = o.write.tensor == ow.tensor;
+        for (auto& r : o.reads) uses |= r.tensor == ow.tensor;
+        if (uses && o.loopPos.count(ow.loop->id)) inside.push_back(o);
+      }
       UMap acc = empty(ctx.get());
       for (auto& o : inside) {
         if (o.write.tensor == ow.tensor) acc = unite(acc, accessRelation(ctx.get(), o, o.write));
