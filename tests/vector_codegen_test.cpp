@@ -129,3 +129,31 @@ TEST(VectorCodegen, LargeWriteOnlyTensorsBypassTheCaches) {
                        {{"N", 20}, {"M", 99}});
   EXPECT_EQ(codegen::emitC(small).find("teml_stream_vd(&C"), std::string::npos);
 }
+
+TEST(VectorCodegen, MergedLoopsAreOneUnitStrideDimension) {
+  // Merging j and k (7 x 7) gives one 49-long loop indexing [m / 7][m mod 7]:
+  // explicit vectors over the flattened rows, for program and local tensors.
+  const std::string src = R"(A = tensor([N, N])
+u = tensor([E, N, N, N])
+t = tensor([E, N, N, N])
+v = tensor([E, N, N, N])
+p = vmul(A, u, [[i, l], [e, l, j, k]])
+t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
+q = vmul(A, t, [[k, l], [e, i, j, l]])
+v = add(v, q, [[e, i, j, k], ] -> [e, i, j, k])
+m1 = build(t)
+m1 = interchange(m1, 4, 5)
+m1 = interchange(m1, 3, 4)
+m1 = merge(m1, 4)
+m1 = vectorize(m1, 4)
+m2 = build(v)
+)";
+  auto global = compile(src + "codegen(m1, m2)\n", {{"N", 7}, {"E", 3}});
+  std::string c = codegen::emitC(global);
+  EXPECT_NE(c.find("*(teml_vd *)&((double *)t[e][i])[j_k]"), std::string::npos) << c;
+  expectJitMatchesInterpreter(global);
+  auto local = compile(src + "f = fuse_outer(m1, m2, 1)\nf = local(f, 1, t)\ncodegen(f)\n", {{"N", 7}, {"E", 3}});
+  EXPECT_NE(codegen::emitC(local).find("((double *)t[0][i])[j_k]"), std::string::npos) << codegen::emitC(local);
+  expectJitMatchesInterpreter(local);
+  expectSameResults(local, global);
+}

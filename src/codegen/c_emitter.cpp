@@ -78,7 +78,20 @@ class NestEmitter {
         loads(static_cast<const If&>(*s).cond);
       }
     });
-    // Element types of the nest's local tensors, for the vector planner.
+    // Element types of the nest's local tensors, for the vector planner,
+    // which must not treat merged dimensions of a local as one where its
+    // box cuts them.
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != StmtKind::For) return;
+      auto& f = static_cast<const For&>(*s);
+      for (auto& l : f.locals) {
+        analysis::LocalBox box;
+        std::string why;
+        if (l.decl.shape.empty() || !analysis::localBox(f, l.decl.name, &box, &why) ||
+            (box.used && !flatBox(box, l.decl.shape.back())))
+          localNames_.insert(l.decl.name);
+      }
+    });
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind == StmtKind::For)
         for (auto& l : static_cast<const For&>(*s).locals)
@@ -119,12 +132,33 @@ class NestEmitter {
     std::string s = it->second;
     if (idx.empty()) return s + "[0]";
     auto local = activeLocals_.find(tensor);
+    const TensorDecl* decl = view_.find(tensor);
+    ExprP merged;
+    if (decl && mergedPair(idx, decl->shape.back(), &merged) &&
+        (local == activeLocals_.end() || flatBox(local->second, decl->shape.back()))) {
+      // Two merged dimensions as one: element X of the rows they form, which
+      // the vector planner counts as unit stride.
+      for (size_t d = 0; d + 2 < idx.size(); ++d) {
+        ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
+        s += "[" + expr(i, 0, false, false) + "]";
+      }
+      return "((" + std::string(dtypeName(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
+    }
     for (size_t d = 0; d < idx.size(); ++d) {
       // A local tensor stores only its box: indices count from the box's corner.
       ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
       s += "[" + expr(i, 0, false, false) + "]";
     }
     return s;
+  }
+
+  // A local box that keeps its last two dimensions whole (from index 0, the
+  // last one `lastExtent` long) stores them as the full tensor does.
+  static bool flatBox(const analysis::LocalBox& box, int64_t lastExtent) {
+    int64_t o1, o2;
+    size_t n = box.offset.size();
+    return n >= 2 && box.extent.back() == lastExtent && constValue(box.offset[n - 1], &o1) && o1 == 0 &&
+           constValue(box.offset[n - 2], &o2) && o2 == 0;
   }
 
   // Declares the local tensors of loop f at the start of its body; returns
@@ -281,7 +315,7 @@ class NestEmitter {
       line(indent + 1, bodyFunction(f) + ";");
       line(indent, "}");
     } else if (f.loopKind.vector && hoisted.empty() && !vectorType_ && !hasLocals(f)) {
-      VectorPlan plan = planVectorLoop(f, view_);
+      VectorPlan plan = planVectorLoop(f, view_, localNames_);
       if (plan.ok) {
         emitVectorLoop(f, cvar, plan, indent);
       } else {
@@ -291,7 +325,7 @@ class NestEmitter {
       line(indent, "#pragma omp simd" + clauses);
     }
     bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && hoisted.empty() && !vectorType_ &&
-                          !hasLocals(f) && planVectorLoop(f, view_).ok;
+                          !hasLocals(f) && planVectorLoop(f, view_, localNames_).ok;
     if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
       line(indent, loopHeader(f, cvar));
       emitLoopBody(f, indent + 1);
@@ -641,6 +675,7 @@ class NestEmitter {
 
   const Program& program_;
   Program view_;  // the program's tensors and the nest's local tensors
+  std::set<std::string> localNames_;
   std::map<std::string, std::string> tensorNames_;
   std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
   std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays

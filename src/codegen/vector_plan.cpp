@@ -13,11 +13,27 @@ bool variesWith(const std::vector<ExprP>& indices, const std::string& var) {
   return !indices.empty() && usesVar(indices.back(), var);
 }
 
+bool mergedPair(const std::vector<ExprP>& indices, int64_t lastExtent, ExprP* x) {
+  if (indices.size() < 2) return false;
+  const ExprP& a = indices[indices.size() - 2];
+  const ExprP& b = indices.back();
+  if (a->kind != ExprKind::Binary || b->kind != ExprKind::Binary) return false;
+  auto& div = static_cast<const Binary&>(*a);
+  auto& mod = static_cast<const Binary&>(*b);
+  int64_t n1, n2;
+  if (div.op != BinOp::FloorDiv || mod.op != BinOp::Mod || !constValue(div.b, &n1) || !constValue(mod.b, &n2) ||
+      n1 != lastExtent || n2 != lastExtent || !equal(div.a, mod.a))
+    return false;
+  *x = div.a;
+  return true;
+}
+
 namespace {
 
 class Planner {
  public:
-  Planner(const For& loop, const Program& p) : var_(loop.var), program_(p) {}
+  Planner(const For& loop, const Program& p, const std::set<std::string>& locals)
+      : var_(loop.var), program_(p), locals_(locals) {}
 
   bool stmt(const StmtP& s) {
     switch (s->kind) {
@@ -57,6 +73,15 @@ class Planner {
     if (sawType && t->dtype != dtype) mixed = true;
     dtype = t->dtype;
     sawType = true;
+    ExprP merged;
+    if (!t->shape.empty() && !locals_.count(tensor) && mergedPair(idx, t->shape.back(), &merged)) {
+      // Unit stride through the two merged dimensions; the others fixed.
+      analysis::Affine a;
+      if (!analysis::toAffine(merged, &a) || (a.coeff(var_) != 0 && a.coeff(var_) != 1)) return false;
+      for (size_t d = 0; d + 2 < idx.size(); ++d)
+        if (usesVar(idx[d], var_)) return false;
+      return true;
+    }
     for (size_t d = 0; d < idx.size(); ++d) {
       analysis::Affine a;
       if (!analysis::toAffine(idx[d], &a)) return false;
@@ -84,15 +109,16 @@ class Planner {
 
   std::string var_;
   const Program& program_;
+  const std::set<std::string>& locals_;
 };
 
 }  // namespace
 
-VectorPlan planVectorLoop(const For& loop, const Program& program) {
+VectorPlan planVectorLoop(const For& loop, const Program& program, const std::set<std::string>& locals) {
   VectorPlan plan;
   int64_t span;
   if (loop.step != 1 || !constValue(sub(loop.end, loop.begin), &span)) return plan;
-  Planner p(loop, program);
+  Planner p(loop, program, locals);
   if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
   plan.dtype = p.dtype;
   plan.width = vectorBytes() / (p.dtype == DType::F64 ? 8 : 4);

@@ -4,6 +4,9 @@
 // dimension, values must be + - * / of loads and constants of one element
 // type, and the trip count must be a constant.
 #pragma once
+#include <set>
+#include <string>
+
 #include "ir/program.hpp"
 
 namespace teml::codegen {
@@ -15,7 +18,15 @@ struct VectorPlan {
   int64_t span = 0;   // iterations of the loop
 };
 
-VectorPlan planVectorLoop(const ir::For& loop, const ir::Program& program);
+// `program` gives element types and shapes; tensors named in `locals` are
+// stored as boxes whose shapes the planner does not know.
+VectorPlan planVectorLoop(const ir::For& loop, const ir::Program& program,
+                          const std::set<std::string>& locals = {});
+
+// The last two indices are X / n and X mod n over a last dimension of extent
+// n (what merging two loops produces): together they address element X of
+// the last two dimensions taken as one.
+bool mergedPair(const std::vector<ir::ExprP>& indices, int64_t lastExtent, ir::ExprP* x);
 
 // Does the access vary with `var` (unit stride in its last dimension)?
 bool variesWith(const std::vector<ir::ExprP>& indices, const std::string& var);
