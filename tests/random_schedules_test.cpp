@@ -50,7 +50,7 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
                        const std::string& local) {
   auto lv = [&](int hi) { return std::to_string(1 + static_cast<int>(rng() % std::max(1, hi))); };
   auto factor = [&]() { return std::to_string(2 + static_cast<int>(rng() % 4)); };
-  switch (rng() % (canFuse ? 16 : 15)) {
+  switch (rng() % (canFuse ? 18 : 17)) {
     case 0:
     case 1: return next + " = interchange(" + cur + ", " + lv(depth) + ", " + lv(depth) + ")";
     case 2: return next + " = stripmine(" + cur + ", " + lv(depth) + ", " + factor() + ")";
@@ -66,6 +66,8 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
     case 12: return next + " = swap(" + cur + ", " + lv(depth) + ", 1, 2)";
     case 13: return next + " = blend(" + cur + ", " + lv(depth) + ")";
     case 14: return next + " = local(" + cur + ", " + lv(depth) + ", " + local + ")";
+    case 15: return next + " = cache(" + cur + ", " + lv(depth) + ", " + local + ")";
+    case 16: return next + " = cache_reduce(" + cur + ", " + lv(depth) + ", " + local + ")";
     default: return next + " = fuse_outer(" + cur + ", l2, " + lv(2) + ")";
   }
 }

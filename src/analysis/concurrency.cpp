@@ -250,6 +250,15 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
   std::vector<Access> acc;
   InnerVars inner;
   collect(loop.body, inner, acc, loop.var);
+  // Tensors local to this loop or to loops inside it are private to one
+  // iteration: they cannot carry anything between iterations.
+  std::set<std::string> privateTensors;
+  for (auto& l : loop.locals) privateTensors.insert(l.decl.name);
+  forEachStmt(loop.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For)
+      for (auto& l : static_cast<const For&>(*s).locals) privateTensors.insert(l.decl.name);
+  });
+  std::erase_if(acc, [&](const Access& a) { return privateTensors.count(a.tensor) > 0; });
   const char* what = simd ? "vectorized" : "parallel";
   std::set<size_t> racyReduces;
   for (size_t i = 0; i < acc.size(); ++i) {

@@ -220,6 +220,16 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
       tensors.insert(o.write.tensor);
       for (auto& r : o.reads) tensors.insert(r.tensor);
     }
+    // Tensors local to the loop or to loops inside it are private to one iteration.
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != StmtKind::For) return;
+      auto& f = static_cast<const For&>(*s);
+      bool inLoop = f.id == loopId;
+      if (!inLoop)
+        for (auto& o : inside) inLoop |= o.loopPos.count(f.id) && o.loopPos.at(f.id) > p;
+      if (inLoop)
+        for (auto& l : f.locals) tensors.erase(l.decl.name);
+    });
     // Same time before the loop's iterator, a different value of it.
     std::vector<std::string> t, u, eqs;
     for (size_t k = 0; k < len; ++k) {

@@ -108,31 +108,36 @@ class Finder {
     return true;
   }
 
-  // [begin, end) as a Span: end may be a min(...) of which one argument
-  // moves with the outer iterators as begin does (a strip-mined inner loop).
-  static bool loopRange(const For& f, const std::map<std::string, Span>& inner, Span* out) {
-    Span b;
-    if (!spanOf(f.begin, inner, &b)) return false;
-    std::vector<ExprP> ends = {f.end};
-    for (size_t k = 0; k < ends.size(); ++k) {
-      ExprP e = ends[k];  // a copy: push_back may move the vector
-      if (e->kind == ExprKind::Binary && static_cast<const Binary&>(*e).op == BinOp::Min) {
-        ends.push_back(static_cast<const Binary&>(*e).a);
-        ends.push_back(static_cast<const Binary&>(*e).b);
+  // The arguments of nested min(...) (or max(...)) in e, e itself included.
+  static std::vector<ExprP> candidates(const ExprP& e, BinOp op) {
+    std::vector<ExprP> out = {e};
+    for (size_t k = 0; k < out.size(); ++k) {
+      ExprP x = out[k];  // a copy: push_back may move the vector
+      if (x->kind == ExprKind::Binary && static_cast<const Binary&>(*x).op == op) {
+        out.push_back(static_cast<const Binary&>(*x).a);
+        out.push_back(static_cast<const Binary&>(*x).b);
       }
     }
+    return out;
+  }
+
+  // [begin, end) as a Span: begin may be a max(...) and end a min(...) of
+  // which one argument each moves with the outer iterators in the same way
+  // (a strip-mined inner loop, a copy loop clamped to a tensor's bounds).
+  static bool loopRange(const For& f, const std::map<std::string, Span>& inner, Span* out) {
     bool found = false;
-    int64_t hi = std::numeric_limits<int64_t>::max();
-    for (auto& e : ends) {
-      Span s;
-      if (spanOf(e, inner, &s) && s.scope == b.scope) {
-        hi = std::min(hi, s.rest.hi - 1);
+    for (auto& b : candidates(f.begin, BinOp::Max)) {
+      Span sb;
+      if (!spanOf(b, inner, &sb)) continue;
+      for (auto& e : candidates(f.end, BinOp::Min)) {
+        Span se;
+        if (!spanOf(e, inner, &se) || se.scope != sb.scope) continue;
+        Span r{sb.scope, {sb.rest.lo, se.rest.hi - 1}};
+        if (!found || r.rest.hi - r.rest.lo < out->rest.hi - out->rest.lo) *out = r;
         found = true;
       }
     }
-    if (!found) return false;
-    *out = Span{b.scope, {b.rest.lo, hi}};
-    return true;
+    return found;
   }
 
   bool access(const std::vector<ExprP>& idx, const std::map<std::string, Span>& inner) {

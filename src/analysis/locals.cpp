@@ -191,6 +191,12 @@ std::string checkLocals(const StmtP& nest, bool dependences) {
     if (!localBox(*ow.loop, ow.tensor, &box, &why))
       return "'" + ow.tensor + "' cannot be local to loop '" + ow.loop->var + "': " + why;
   }
+  // A cache's copy is refilled in every iteration: its elements may recur.
+  std::erase_if(st.owners, [](const Owner& o) {
+    for (auto& l : o.loop->locals)
+      if (l.decl.name == o.tensor) return l.isCopy;
+    return false;
+  });
   return dependences ? checkDisjoint(nest, st.owners) : "";
 }
 

@@ -27,6 +27,9 @@ struct TensorDecl {
 struct LocalTensor {
   TensorDecl decl;
   double init = 0;
+  // A cache's copy (schedule::cache): filled from the tensor in every
+  // iteration, so iterations may use the same elements.
+  bool isCopy = false;
   bool operator==(const LocalTensor& o) const { return decl.name == o.decl.name; }
 };
 

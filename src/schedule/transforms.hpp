@@ -51,6 +51,13 @@ ir::StmtP asLib(const ir::StmtP& nest, const ir::Program& program);
 // copy, of which code generation stores only the part one iteration touches.
 // Whether that keeps the results is analysis::checkLocals's to decide.
 ir::StmtP makeLocal(const ir::StmtP& nest, int r, const ir::LocalTensor& tensor);
+// Every iteration of level r works on `cacheName`, a local copy of the box of
+// `tensor` it touches: copied in before the body, copied back after it when
+// the body writes (cache). cache_reduce (reduce = true): the body only
+// updates the tensor with one kind of reduction; the copy starts at that
+// reduction's identity and is added (multiplied, ...) into the tensor after.
+// Copies are clamped to the tensor's bounds.
+ir::StmtP cache(const ir::StmtP& nest, int r, const ir::TensorDecl& tensor, const std::string& cacheName, bool reduce);
 // The names of the tensors local to some loop of the nest.
 std::set<std::string> localTensors(const ir::StmtP& nest);
 // Compositions (TeML paper, Section 4.1).

@@ -618,6 +618,8 @@ class Evaluator {
     analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
     stats_.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     ++stats_.checks;
+    if (!l.legal && l.violation.rfind("the dependence analysis could not decide", 0) == 0)
+      fail(c.loc, c.function + ": " + l.violation);
     if (!l.legal) fail(c.loc, c.function + " would reverse " + l.violation);
     return after;
   }
@@ -709,17 +711,24 @@ class Evaluator {
       if (f == "local") {
         arity(c, 3, 3, "local(l, level, tensor)");
         StmtP l = loopArg(c.args[0], f);
-        // The tensor, or an assignment to it (TeML rebinds a tensor's name to its assignment).
-        const MetaValue& m = lookup(c.args[2], f);
-        std::string name = m.type == MetaValue::Type::Tensor ? m.tensor
-                         : m.type == MetaValue::Type::Assignment ? m.assign->tensor : "";
-        if (name.empty() || !decl(name))
-          fail(c.args[2]->loc, "local: '" + c.args[2]->name + "' is " + typeWord(m.type) + ", not a declared tensor");
+        std::string name = tensorArg(c.args[2], f);
         ir::LocalTensor t{*decl(name), 0};
         auto init = program_.initialValues.find(name);
         if (init != program_.initialValues.end()) t.init = init->second;
         localLines_[name] = c.loc.line;
         return schedule::makeLocal(l, level(c.args[1], f), t);
+      }
+      if (f == "cache" || f == "cache_reduce") {
+        arity(c, 3, 3, f + "(l, level, tensor)");
+        StmtP l = loopArg(c.args[0], f);
+        std::string name = tensorArg(c.args[2], f);
+        // A fresh name for the copy: no program tensor and no local has it.
+        auto locals = schedule::localTensors(l);
+        std::string copy = name + "_cache";
+        for (int k = 2; decl(copy) || locals.count(copy) || localLines_.count(copy); ++k)
+          copy = name + "_cache" + std::to_string(k);
+        localLines_[copy] = c.loc.line;
+        return schedule::cache(l, level(c.args[1], f), *decl(name), copy, f == "cache_reduce");
       }
       if (f == "as_lib") {
         arity(c, 1, 1, "as_lib(l)");
@@ -739,6 +748,17 @@ class Evaluator {
       fail(c.loc, e.what());
     }
     fail(c.loc, "internal: unknown loop expression");
+  }
+
+  // A declared tensor named directly, or by an assignment to it (TeML rebinds
+  // a tensor's name to its assignment).
+  std::string tensorArg(const NodeP& n, const std::string& what) {
+    const MetaValue& m = lookup(n, what);
+    std::string name = m.type == MetaValue::Type::Tensor ? m.tensor
+                     : m.type == MetaValue::Type::Assignment ? m.assign->tensor : "";
+    if (name.empty() || !decl(name))
+      fail(n->loc, what + ": '" + n->name + "' is " + typeWord(m.type) + ", not a declared tensor");
+    return name;
   }
 
   // A transformation must keep every local tensor of the nests it transforms,
@@ -763,6 +783,30 @@ class Evaluator {
     stats_.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     if (!problem.empty()) fail(c.loc, c.function + ": " + problem);
     return result;
+  }
+
+  // The dependence analysis sees a cache's copy as an ordinary tensor, which
+  // it is not (every iteration refills it): only marking loops may follow.
+  void refuseAfterCache(const Call& c) {
+    static const std::set<std::string> allowed = {"parallelize", "vectorize", "local", "cache", "cache_reduce"};
+    if (allowed.count(c.function)) return;
+    for (auto& a : c.args) {
+      if (a->kind != Kind::Name) continue;
+      auto it = state_.find(a->name);
+      if (it == state_.end() || it->second.type != MetaValue::Type::Loop) continue;
+      if (hasCacheCopy(it->second.loop))
+        fail(c.loc, c.function + " after cache(...): apply cache and cache_reduce after the loop "
+                                 "transformations (only parallelize and vectorize may follow)");
+    }
+  }
+
+  static bool hasCacheCopy(const StmtP& nest) {
+    bool any = false;
+    ir::forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == ir::StmtKind::For)
+        for (auto& l : static_cast<const ir::For&>(*s).locals) any |= l.isCopy;
+    });
+    return any;
   }
 
   StmtP build(const lower::Assignment& a) {
@@ -821,6 +865,7 @@ class Evaluator {
     ir::forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind != ir::StmtKind::For) return;
       for (auto& l : static_cast<const ir::For&>(*s).locals) {
+        if (!decl(l.decl.name)) continue;  // a cache's copy: its start is set by cache(...)
         auto init = program_.initialValues.find(l.decl.name);
         double v = init == program_.initialValues.end() ? 0 : init->second;
         if (v != l.init)
@@ -985,9 +1030,11 @@ class Evaluator {
     static const std::set<std::string> loops = {"build", "stripmine", "stripmine_n", "interchange", "interchange_n",
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
-                                                "separate_tail", "as_lib", "blend", "local"};
+                                                "separate_tail", "as_lib", "blend", "local", "cache",
+                                                "cache_reduce"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
+      refuseAfterCache(c);
       state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, keepsLocals(c, loopExpr(c))};
       return;
     }

@@ -1,0 +1,141 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/local_box.hpp"
+#include "ir/mutator.hpp"
+#include "schedule/nest_path.hpp"
+#include "schedule/schedule_error.hpp"
+#include "schedule/transforms.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+namespace {
+
+// Renames every access of one tensor.
+class Rename : public Mutator {
+ public:
+  Rename(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
+
+ protected:
+  ExprP mutateLoad(const ExprP& e) override {
+    auto& l = static_cast<const Load&>(*e);
+    bool changed = false;
+    auto idx = mutateAll(l.indices, &changed);
+    if (l.tensor == from_) return load(to_, std::move(idx));
+    return changed ? load(l.tensor, std::move(idx)) : e;
+  }
+  StmtP mutateStore(const StmtP& s) override {
+    auto& st = static_cast<const Store&>(*s);
+    StmtP m = Mutator::mutateStore(s);
+    if (st.tensor != from_) return m;
+    auto& n = static_cast<const Store&>(*m);
+    return makeStore(to_, n.indices, n.value, n.loc, n.tag);
+  }
+  StmtP mutateReduce(const StmtP& s) override {
+    auto& r = static_cast<const Reduce&>(*s);
+    StmtP m = Mutator::mutateReduce(s);
+    if (r.tensor != from_) return m;
+    auto& n = static_cast<const Reduce&>(*m);
+    return makeReduce(n.op, to_, n.indices, n.value, n.loc, n.tag);
+  }
+
+ private:
+  std::string from_, to_;
+};
+
+struct Uses {
+  bool reads = false, stores = false;
+  std::set<ReduceOp> reduces;
+};
+
+Uses usesOf(const StmtP& body, const std::string& t) {
+  Uses u;
+  forEachStmt(body, [&](const StmtP& s) {
+    auto loads = [&](const ExprP& e) {
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == t) u.reads = true;
+      });
+    };
+    if (s->kind == StmtKind::Store) {
+      auto& st = static_cast<const Store&>(*s);
+      u.stores |= st.tensor == t;
+      loads(st.value);
+    } else if (s->kind == StmtKind::Reduce) {
+      auto& r = static_cast<const Reduce&>(*s);
+      if (r.tensor == t) u.reduces.insert(r.op);
+      loads(r.value);
+    } else if (s->kind == StmtKind::LibCall) {
+      auto& c = static_cast<const LibCall&>(*s);
+      if (std::find(c.tensors.begin(), c.tensors.end(), t) != c.tensors.end())
+        throw ScheduleError("cache: '" + t + "' is used by a library call");
+    }
+  });
+  return u;
+}
+
+// for c0 in [max(off0, 0), min(off0 + n0, extent0)) ...: to[c] op= from[c]
+// over the box, clamped to the tensor's bounds (the box may reach past them).
+StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std::string& to, const std::string& from,
+               std::optional<ReduceOp> op, const std::string& id, std::set<std::string>& taken) {
+  std::vector<std::string> vars;
+  std::vector<ExprP> idx;
+  for (size_t d = 0; d < box.offset.size(); ++d) {
+    vars.push_back(freshName("c" + std::to_string(d + 1), taken));
+    idx.push_back(var(vars.back()));
+  }
+  StmtTag tag{id, vars, idx};
+  StmtP s = op ? makeReduce(*op, to, idx, load(from, idx), SourceLoc{}, tag)
+               : makeStore(to, idx, load(from, idx), SourceLoc{}, tag);
+  for (size_t d = box.offset.size(); d-- > 0;) {
+    ExprP begin = max(box.offset[d], intConst(0));
+    ExprP end = min(add(box.offset[d], intConst(box.extent[d])), intConst(decl.shape[d]));
+    s = makeFor(id + ".c" + std::to_string(d + 1), vars[d], begin, end, 1, LoopKind{}, s);
+  }
+  return s;
+}
+
+double identity(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return 0;
+    case ReduceOp::Mul: return 1;
+    case ReduceOp::Max: return -std::numeric_limits<double>::infinity();
+    case ReduceOp::Min: return std::numeric_limits<double>::infinity();
+  }
+  return 0;
+}
+
+}  // namespace
+
+StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::string& cacheName, bool reduce) {
+  const char* what = reduce ? "cache_reduce" : "cache";
+  auto chain = loopsToLevel(nest, r, what);
+  const For& f = *chain[r - 1];
+  const std::string& t = tensor.name;
+  Uses u = usesOf(f.body, t);
+  if (!u.reads && !u.stores && u.reduces.empty())
+    throw ScheduleError(std::string(what) + ": loop '" + f.var + "' does not use '" + t + "'");
+  if (reduce && (u.reads || u.stores || u.reduces.size() != 1))
+    throw ScheduleError("cache_reduce: loop '" + f.var + "' must only update '" + t +
+                        "' with one kind of reduction (+=, *=, max= or min=); use cache otherwise");
+  analysis::LocalBox box;
+  std::string why;
+  if (!analysis::localBox(f, t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
+  auto taken = boundVars(nest);
+  std::string id = std::string(reduce ? "R" : "C") + "." + f.id + "." + t;
+  TensorDecl local = tensor;
+  local.name = cacheName;
+  std::vector<StmtP> body;
+  if (!reduce) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken));
+  body.push_back(Rename(t, cacheName).mutate(f.body));
+  if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken));
+  else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken));
+  std::vector<LocalTensor> locals = f.locals;
+  locals.push_back(LocalTensor{local, reduce ? identity(*u.reduces.begin()) : 0, true});
+  StmtP owner = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(body), locals);
+  return replaceLevel(chain, r, owner);
+}
+
+}  // namespace teml::schedule

@@ -1,0 +1,65 @@
+// cache(l, r, t) and cache_reduce(l, r, t): every iteration of level r works
+// on a local copy of the part of t it touches. The results must not change;
+// copies at the edges of a tensor stay inside it.
+#include "codegen/c_emitter.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+const std::map<std::string, int64_t> kSizes = {{"N", 9}, {"M", 7}, {"K", 5}};
+
+const std::string kProduct = "A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl = build(C)\n";
+const std::string kStencil = "inp = tensor([N + 2, M])\nout = tensor([N, M])\n"
+                             "s1 = vadd(inp, inp, [[i, j], [i + 1, j]])\ns2 = vadd(s1, inp, [, [i + 2, j]])\n"
+                             "out = eq(s2, -> [i, j])\nl = build(out)\n";
+
+void expectKeepsResults(const std::string& schedule, const std::string& base) {
+  auto p = compile(base + schedule, kSizes);
+  auto original = compile(base + "codegen(l)\n", kSizes);
+  expectJitMatchesInterpreter(p);
+  expectSameResults(p, original);
+}
+
+void expectRefused(const std::string& src, int line, const std::string& fragment) {
+  auto f = compileError(src, kSizes);
+  ASSERT_TRUE(f.failed) << src;
+  EXPECT_EQ(f.loc.line, line) << f.message;
+  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
+}
+
+}  // namespace
+
+TEST(Cache, ReductionIntoARowOfTheResult) {
+  // Row i of C accumulates in a local row, added into C after the row.
+  expectKeepsResults("c = cache_reduce(l, 1, C)\nc = parallelize(c, 1)\ncodegen(c)\n", kProduct);
+  auto p = compile(kProduct + "c = cache_reduce(l, 1, C)\ncodegen(c)\n", kSizes);
+  EXPECT_NE(codegen::emitC(p).find("C_cache[1][7]"), std::string::npos) << codegen::emitC(p);
+}
+
+TEST(Cache, OverlappingInputWindowsPerIteration) {
+  // Each row i reads rows i..i+2 of inp: the copies of neighbouring
+  // iterations overlap, which a cache (refilled every iteration) allows.
+  expectKeepsResults("c = cache(l, 1, inp)\nc = parallelize(c, 1)\ncodegen(c)\n", kStencil);
+  expectKeepsResults("c = cache(l, 2, inp)\ncodegen(c)\n", kStencil);
+}
+
+TEST(Cache, WrittenTensorsAreCopiedBack) {
+  const std::string inPlace = "a = tensor([N, M])\ntwo = scalar()\ninit(two, 2)\n"
+                              "a = mul(a, two, [[i, j], ] -> [i, j])\nl = build(a)\n";
+  expectKeepsResults("c = cache(l, 1, a)\ncodegen(c)\n", inPlace);
+}
+
+TEST(Cache, BlocksWithARemainderStayInBounds) {
+  // Blocks of 4 rows over 9: the last block's copy is clamped to the tensor.
+  expectKeepsResults("s = stripmine(l, 1, 4)\nc = cache(s, 1, inp)\nc = parallelize(c, 1)\ncodegen(c)\n", kStencil);
+  expectKeepsResults("s = stripmine(l, 1, 4)\nc = cache_reduce(s, 1, C)\ncodegen(c)\n", kProduct);
+}
+
+TEST(Cache, RefusedWhereItWouldBeWrongOrUnchecked) {
+  expectRefused(kStencil + "c = cache_reduce(l, 1, inp)\n", 7, "must only update 'inp'");
+  expectRefused(kProduct + "c = cache(l, 2, C)\nd = interchange(c, 1, 2)\n", 6, "after cache");
+  expectRefused(kProduct + "c = cache(l, 1, l)\n", 5, "not a declared tensor");
+}
