@@ -4,6 +4,7 @@
 #pragma once
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/program.hpp"
 
@@ -58,6 +59,14 @@ ir::StmtP makeLocal(const ir::StmtP& nest, int r, const ir::LocalTensor& tensor)
 // reduction's identity and is added (multiplied, ...) into the tensor after.
 // Copies are clamped to the tensor's bounds.
 ir::StmtP cache(const ir::StmtP& nest, int r, const ir::TensorDecl& tensor, const std::string& cacheName, bool reduce);
+// Layout changes of a tensor local to a loop of the nest (FreeTensor's
+// var_reorder, var_split, var_merge): every access is rewritten. Dimensions
+// count from 1. var_reorder: dimension k of the new layout is old dimension
+// order[k]; var_split: dimension dim becomes (i / factor, i mod factor);
+// var_merge: dimensions dim and dim + 1 become one, i * extent + j.
+ir::StmtP varReorder(const ir::StmtP& nest, const std::string& tensor, const std::vector<int>& order);
+ir::StmtP varSplit(const ir::StmtP& nest, const std::string& tensor, int dim, int64_t factor);
+ir::StmtP varMerge(const ir::StmtP& nest, const std::string& tensor, int dim);
 // The names of the tensors local to some loop of the nest.
 std::set<std::string> localTensors(const ir::StmtP& nest);
 // Compositions (TeML paper, Section 4.1).

@@ -730,6 +730,21 @@ class Evaluator {
         localLines_[copy] = c.loc.line;
         return schedule::cache(l, level(c.args[1], f), *decl(name), copy, f == "cache_reduce");
       }
+      if (f == "var_reorder" || f == "var_split" || f == "var_merge") {
+        if (f == "var_reorder") arity(c, 3, 3, "var_reorder(l, tensor, [dimensions in their new order])");
+        if (f == "var_split") arity(c, 4, 4, "var_split(l, tensor, dimension, factor)");
+        if (f == "var_merge") arity(c, 3, 3, "var_merge(l, tensor, dimension)");
+        StmtP l = loopArg(c.args[0], f);
+        std::string t = localTensorArg(c.args[1], f);
+        if (f == "var_split")
+          return schedule::varSplit(l, t, level(c.args[2], f), intArg(c.args[3], f));
+        if (f == "var_merge") return schedule::varMerge(l, t, level(c.args[2], f));
+        const NodeP& list = c.args[2];
+        if (list->kind != Kind::List) fail(list->loc, "var_reorder: expected a list of dimensions such as [2, 1]");
+        std::vector<int> order;
+        for (auto& k : list->kids) order.push_back(level(k, f));
+        return schedule::varReorder(l, t, order);
+      }
       if (f == "as_lib") {
         arity(c, 1, 1, "as_lib(l)");
         return schedule::asLib(loopArg(c.args[0], f), program_);
@@ -761,6 +776,13 @@ class Evaluator {
     return name;
   }
 
+  // A tensor as tensorArg, or the name of a cache's copy (t_cache), which no
+  // statement defines.
+  std::string localTensorArg(const NodeP& n, const std::string& what) {
+    if (n->kind == Kind::Name && !state_.count(n->name)) return n->name;
+    return tensorArg(n, what);
+  }
+
   // A transformation must keep every local tensor of the nests it transforms,
   // each still used within one iteration of its loop only.
   StmtP keepsLocals(const Call& c, StmtP result) {
@@ -788,7 +810,8 @@ class Evaluator {
   // The dependence analysis sees a cache's copy as an ordinary tensor, which
   // it is not (every iteration refills it): only marking loops may follow.
   void refuseAfterCache(const Call& c) {
-    static const std::set<std::string> allowed = {"parallelize", "vectorize", "local", "cache", "cache_reduce"};
+    static const std::set<std::string> allowed = {"parallelize", "vectorize", "local",    "cache",
+                                                  "cache_reduce", "var_reorder", "var_split", "var_merge"};
     if (allowed.count(c.function)) return;
     for (auto& a : c.args) {
       if (a->kind != Kind::Name) continue;
@@ -1031,7 +1054,7 @@ class Evaluator {
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
                                                 "separate_tail", "as_lib", "blend", "local", "cache",
-                                                "cache_reduce"};
+                                                "cache_reduce", "var_reorder", "var_split", "var_merge"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       refuseAfterCache(c);
