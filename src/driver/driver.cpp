@@ -14,6 +14,7 @@
 #include "analysis/flops.hpp"
 #include "codegen/c_emitter.hpp"
 #include "diag/diagnostics.hpp"
+#include "frontend/teil/teil.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "interp/interpreter.hpp"
@@ -132,11 +133,24 @@ Compiled compile(const Options& o) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
   std::string ext = extensionOf(o.programPath);
-  if (ext == ".teil" || ext == ".til")
-    throw UsageError(c.displayName + ": the " + (ext == ".teil" ? "TeIL" : "2017 iterator language") +
-                     " front end is not implemented yet; teml reads .teml programs");
-  if (ext != ".teml") throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml)");
+  if (ext == ".til")
+    throw UsageError(c.displayName + ": the 2017 iterator language front end is not implemented yet; "
+                     "teml reads .teml and .teil programs");
+  if (ext != ".teml" && ext != ".teil")
+    throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml or .teil)");
   std::string source = readSource(o.programPath);
+  if (ext == ".teil") {
+    auto t = Clock::now();
+    teil::TeilProgram p = teil::parseTeil(source, o.sizes);
+    c.stages.push_back({"parse", since(t)});
+    t = Clock::now();
+    teil::checkTeil(p);
+    c.stages.push_back({"check", since(t)});
+    t = Clock::now();
+    c.program = teil::lowerTeil(p);
+    c.stages.push_back({"lower", since(t)});
+    return c;
+  }
   auto t = Clock::now();
   teml_lang::Script script = teml_lang::parseTeml(source);
   c.stages.push_back({"parse", since(t)});

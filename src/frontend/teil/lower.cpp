@@ -1,0 +1,210 @@
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "frontend/teil/teil.hpp"
+#include "lower/assignment.hpp"
+
+namespace teml::teil {
+
+using namespace types;
+
+void checkTeil(const TeilProgram& p) {
+  Context ctx;
+  for (auto& a : p.allocs)
+    if (!ctx.emplace(a.name, a.shape).second)
+      throw UserError(a.loc, "OK-Prog: '" + a.name + "' is allocated twice");
+  for (auto& s : p.statements) {
+    auto it = ctx.find(s.target);
+    if (it == ctx.end()) throw UserError(s.loc, "OK-Stmt: '" + s.target + "' is not allocated");
+    Shape e = typeOf(*s.value, ctx);
+    if (e != it->second)
+      throw UserError(s.loc, "OK-Stmt: '" + s.target + "' has shape " + shapeText(it->second) +
+                                 " but the expression has shape " + shapeText(e));
+  }
+}
+
+namespace {
+
+ir::ReduceOp reduceOp(RedKind k) {
+  switch (k) {
+    case RedKind::Sum: return ir::ReduceOp::Add;
+    case RedKind::Product: return ir::ReduceOp::Mul;
+    case RedKind::Max: return ir::ReduceOp::Max;
+    case RedKind::Min: return ir::ReduceOp::Min;
+  }
+  return ir::ReduceOp::Add;
+}
+
+double identity(RedKind k) {
+  switch (k) {
+    case RedKind::Sum: return 0;
+    case RedKind::Product: return 1;
+    case RedKind::Max: return -std::numeric_limits<double>::infinity();
+    case RedKind::Min: return std::numeric_limits<double>::infinity();
+  }
+  return 0;
+}
+
+const TExpr& unparen(const TExpr& e) { return e.op == TOp::Paren ? unparen(*e.kids[0]) : e; }
+
+bool reads(const TExpr& e, const std::string& name) {
+  if (e.op == TOp::Var) return e.name == name;
+  for (auto& k : e.kids)
+    if (reads(*k, name)) return true;
+  return false;
+}
+
+class Lowerer {
+ public:
+  explicit Lowerer(const TeilProgram& p) {
+    for (auto& a : p.allocs) {
+      ctx_[a.name] = a.shape;
+      program_.tensors.push_back(ir::TensorDecl{a.name, ir::DType::F64, a.shape});
+    }
+  }
+
+  ir::Program run(const TeilProgram& p) {
+    for (auto& s : p.statements) statement(s);
+    return std::move(program_);
+  }
+
+ private:
+  void statement(const Assign& s) {
+    loc_ = s.loc;
+    const TExpr& e = unparen(*s.value);
+    if (reads(e, s.target)) {
+      // The right-hand side sees the target's old values: compute it aside first.
+      std::string t = materialize(e);
+      Shape shape = ctx_.at(s.target);
+      auto v = vars(shape.size());
+      nest(s.target, shape, v, {}, ir::load(t, indices(v)), std::nullopt);
+      return;
+    }
+    if (e.op == TOp::Red) {
+      reduction(s.target, e);
+      return;
+    }
+    Shape shape = ctx_.at(s.target);
+    auto v = vars(shape.size());
+    nest(s.target, shape, v, {}, eval(e, indices(v)), std::nullopt);
+  }
+
+  // A new tensor holding the value of e.
+  std::string materialize(const TExpr& e) {
+    Shape shape = typeOf(e, ctx_);
+    std::string t = freshTensor(shape);
+    if (e.op == TOp::Red) {
+      reduction(t, e);
+    } else {
+      auto v = vars(shape.size());
+      nest(t, shape, v, {}, eval(e, indices(v)), std::nullopt);
+    }
+    return t;
+  }
+
+  // target = red i e: the identity everywhere, then every slice reduced in.
+  void reduction(const std::string& target, const TExpr& red) {
+    Shape shape = typeOf(red, ctx_);
+    Shape inner = typeOf(*red.kids[0], ctx_);
+    auto v = vars(shape.size());
+    nest(target, shape, v, {}, ir::floatConst(identity(red.red)), std::nullopt);
+    std::string r = "r" + std::to_string(shape.size() + 1);
+    auto idx = indices(v);
+    idx.insert(idx.begin() + (red.ints[0] - 1), ir::var(r));
+    ir::ExprP value = eval(*red.kids[0], idx);
+    nest(target, shape, v, {{r, inner[red.ints[0] - 1]}}, value, reduceOp(red.red));
+  }
+
+  // The value of e at the given indices (one per dimension of e).
+  ir::ExprP eval(const TExpr& e, std::vector<ir::ExprP> idx) {
+    switch (e.op) {
+      case TOp::Var: return ir::load(e.name, std::move(idx));
+      case TOp::Paren: return eval(*e.kids[0], std::move(idx));
+      case TOp::Add: return ir::binary(ir::BinOp::Add, eval(*e.kids[0], idx), eval(*e.kids[1], idx));
+      case TOp::Mul: {
+        bool scalar = typeOf(*e.kids[0], ctx_).empty();
+        return ir::binary(ir::BinOp::Mul, eval(*e.kids[0], scalar ? std::vector<ir::ExprP>{} : idx),
+                          eval(*e.kids[1], idx));
+      }
+      case TOp::Prod: {
+        size_t r0 = typeOf(*e.kids[0], ctx_).size();
+        std::vector<ir::ExprP> a(idx.begin(), idx.begin() + r0), b(idx.begin() + r0, idx.end());
+        return ir::binary(ir::BinOp::Mul, eval(*e.kids[0], a), eval(*e.kids[1], b));
+      }
+      case TOp::Red: return ir::load(materialize(e), std::move(idx));
+      case TOp::Transp:
+        std::swap(idx[e.ints[0] - 1], idx[e.ints[1] - 1]);
+        return eval(*e.kids[0], std::move(idx));
+      case TOp::Diag: {
+        ir::ExprP j = idx[e.ints[0] - 1];
+        idx.insert(idx.begin() + (e.ints[1] - 1), j);
+        return eval(*e.kids[0], std::move(idx));
+      }
+      case TOp::Contr: {
+        // contr i0 i1 e = red+ i0 (diag i0 i1 e)
+        auto diag = std::make_shared<TExpr>(TExpr{TOp::Diag, "", RedKind::Sum, e.ints, e.kids, e.loc});
+        TExpr red{TOp::Red, "", RedKind::Sum, {e.ints[0]}, {diag}, e.loc};
+        return ir::load(materialize(red), std::move(idx));
+      }
+      case TOp::Expa:
+        idx.erase(idx.begin() + (e.ints[0] - 1));
+        return eval(*e.kids[0], std::move(idx));
+      case TOp::Proj:
+        idx.insert(idx.begin() + (e.ints[0] - 1), ir::intConst(e.ints[1] - 1));
+        return eval(*e.kids[0], std::move(idx));
+    }
+    throw InternalError("TeIL lowering: unknown operation");
+  }
+
+  // for v over shape (then the extra reduction loops): target[v] = value (or op= value).
+  void nest(const std::string& target, const Shape& shape, const std::vector<std::string>& v,
+            const std::vector<std::pair<std::string, int64_t>>& extra, ir::ExprP value,
+            std::optional<ir::ReduceOp> op) {
+    lower::Assignment a;
+    a.tensor = target;
+    a.indices = indices(v);
+    a.value = std::move(value);
+    a.reduce = op;
+    a.order = v;
+    for (size_t d = 0; d < v.size(); ++d) a.extents[v[d]] = shape[d];
+    for (auto& [name, n] : extra) {
+      a.order.push_back(name);
+      a.extents[name] = n;
+    }
+    a.loc = loc_;
+    std::string n = std::to_string(++nests_);
+    program_.nests.push_back(lower::buildNest(a, "L" + n + ".", "S" + n));
+  }
+
+  std::string freshTensor(const Shape& shape) {
+    std::string name;
+    do name = "_t" + std::to_string(++temps_);
+    while (ctx_.count(name));
+    ctx_[name] = shape;
+    program_.tensors.push_back(ir::TensorDecl{name, ir::DType::F64, shape});
+    return name;
+  }
+
+  static std::vector<std::string> vars(size_t n) {
+    std::vector<std::string> v;
+    for (size_t d = 0; d < n; ++d) v.push_back("i" + std::to_string(d + 1));
+    return v;
+  }
+  static std::vector<ir::ExprP> indices(const std::vector<std::string>& v) {
+    std::vector<ir::ExprP> out;
+    for (auto& n : v) out.push_back(ir::var(n));
+    return out;
+  }
+
+  Context ctx_;
+  ir::Program program_;
+  SourceLoc loc_;
+  int nests_ = 0, temps_ = 0;
+};
+
+}  // namespace
+
+ir::Program lowerTeil(const TeilProgram& p) { return Lowerer(p).run(p); }
+
+}  // namespace teml::teil

@@ -1,0 +1,41 @@
+// The TeIL front end: `alloc x : [sizes]` declarations and `x = e`
+// assignments of collective tensor expressions (add, mul, prod, red+, red*,
+// redmax, redmin, transp, diag, expa, proj, contr), typed by types/ and
+// lowered to the loop IR. docs/teil.md is the reference.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+#include "types/teil_types.hpp"
+
+namespace teml::teil {
+
+struct Alloc {
+  std::string name;
+  types::Shape shape;
+  SourceLoc loc;
+};
+
+struct Assign {
+  std::string target;
+  types::TExprP value;
+  SourceLoc loc;
+};
+
+struct TeilProgram {
+  std::vector<Alloc> allocs;
+  std::vector<Assign> statements;
+};
+
+// Sizes (in `alloc` and as integer arguments) are literals or names bound in `sizes`.
+TeilProgram parseTeil(const std::string& source, const std::map<std::string, int64_t>& sizes);
+// OK-Prog and OK-Stmt: unique allocations, every statement's expression has
+// its target's shape. Throws UserError naming the rule.
+void checkTeil(const TeilProgram& p);
+// One loop nest per assignment and per reduction inside an expression; an
+// assignment whose expression reads its target sees the target's old values.
+ir::Program lowerTeil(const TeilProgram& p);
+
+}  // namespace teml::teil
