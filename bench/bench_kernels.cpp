@@ -16,6 +16,7 @@
 
 #include "analysis/flops.hpp"
 #include "codegen/c_emitter.hpp"
+#include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
 #include "runtime/buffer.hpp"
@@ -110,7 +111,8 @@ std::string machine() {
       model = line.substr(line.find(':') + 2);
       break;
     }
-  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads, " +
+         std::to_string(codegen::vectorBytes()) + "-byte vector registers";
 }
 
 }  // namespace
