@@ -602,7 +602,10 @@ class Evaluator {
   // ---------------------------------------------------------------- loops
   StmtP loopArg(const NodeP& n, const std::string& what) {
     const MetaValue& m = lookup(n, what);
-    if (m.type == MetaValue::Type::Loop) return m.loop;
+    if (m.type == MetaValue::Type::Loop) {
+      currentNest_ = m.loop;  // where level arguments given as iterator names are looked up
+      return m.loop;
+    }
     fail(n->loc, what + ": '" + n->name + "' is " + typeWord(m.type) + ", not a loop nest" +
                      (m.type == MetaValue::Type::Assignment ? " (build it first)" : ""));
   }
@@ -737,12 +740,12 @@ class Evaluator {
         StmtP l = loopArg(c.args[0], f);
         std::string t = localTensorArg(c.args[1], f);
         if (f == "var_split")
-          return schedule::varSplit(l, t, level(c.args[2], f), intArg(c.args[3], f));
-        if (f == "var_merge") return schedule::varMerge(l, t, level(c.args[2], f));
+          return schedule::varSplit(l, t, dimension(c.args[2], f), intArg(c.args[3], f));
+        if (f == "var_merge") return schedule::varMerge(l, t, dimension(c.args[2], f));
         const NodeP& list = c.args[2];
         if (list->kind != Kind::List) fail(list->loc, "var_reorder: expected a list of dimensions such as [2, 1]");
         std::vector<int> order;
-        for (auto& k : list->kids) order.push_back(level(k, f));
+        for (auto& k : list->kids) order.push_back(dimension(k, f));
         return schedule::varReorder(l, t, order);
       }
       if (f == "as_lib") {
@@ -837,7 +840,24 @@ class Evaluator {
     return lower::buildNest(a, "L" + n + ".", "S" + n);
   }
 
+  // A loop level: a number, or the name of the iterator of a loop in the
+  // perfect nest of the loop argument (which survives transformations that
+  // renumber levels: the inner loop of a strip-mined pair keeps its name).
   int level(const NodeP& n, const std::string& what) {
+    if (n->kind == Kind::Name && !options_.sizes.count(n->name) && currentNest_) {
+      int depth = schedule::perfectDepth(currentNest_);
+      auto chain = schedule::loopsToLevel(currentNest_, std::max(depth, 1), what);
+      for (size_t k = 0; k < chain.size(); ++k)
+        if (chain[k]->var == n->name) return static_cast<int>(k + 1);
+      std::string have;
+      for (auto* f : chain) have += (have.empty() ? "" : ", ") + f->var;
+      fail(n->loc, what + ": no loop over '" + n->name + "' among the nest's levels (" + have + ")");
+    }
+    return dimension(n, what);
+  }
+
+  // A dimension or level given by number (from 1).
+  int dimension(const NodeP& n, const std::string& what) {
     int64_t v = intArg(n, what);
     if (v < 1 || v > 1000) fail(n->loc, what + ": level " + std::to_string(v) + " does not exist (levels count from 1)");
     return static_cast<int>(v);
@@ -1071,6 +1091,7 @@ class Evaluator {
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
   int nestCounter_ = 0;
+  StmtP currentNest_;
   std::map<std::string, int> localLines_;      // tensor -> line of its local(...)
   std::map<std::string, StmtP> localNests_;    // tensor -> the codegen nest it is local to
 };
