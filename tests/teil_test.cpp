@@ -188,3 +188,33 @@ TEST(Teil, MutatedProgramsAreRefusedOrRunInBounds) {
   }
   EXPECT_GT(accepted, 0);
 }
+
+TEST(Teil, ContractionLiftingKeepsTheOperatorsValue) {
+  // v[e] = (A x B x C)(u[e]): three single contractions instead of one sum
+  // over the nine-dimensional outer product.
+  const std::string src = "alloc A : [n, n]\nalloc B : [n, n]\nalloc C : [n, n]\nalloc u : [E, n, n, n]\n"
+                          "alloc v : [E, n, n, n]\n"
+                          "v = transp 1 4 (transp 1 3 (transp 1 2 (contr 4 6 (contr 3 7 (contr 2 8 "
+                          "(prod A (prod B (prod C u))))))))\n";
+  const std::map<std::string, int64_t> sizes = {{"n", 4}, {"E", 3}};
+  teil::TeilProgram p = teil::parseTeil(src, sizes);
+  teil::checkTeil(p);
+  teil::TeilProgram lifted = teil::liftContractions(p);
+  teil::checkTeil(lifted);
+  EXPECT_EQ(lifted.statements.size(), 4u);  // three contractions and the final order
+  auto naive = teil::lowerTeil(p), fast = teil::lowerTeil(lifted);
+  expectSameResults(fast, naive);
+  // Against the definition, for one element.
+  auto in = randomInputs(fast);
+  auto out = runJit(fast, in);
+  auto m = [&](const char* t, int i, int j) { return in.at(t).get(i * 4 + j); };
+  for (int i1 = 0; i1 < 4; ++i1)
+    for (int i3 = 0; i3 < 4; ++i3) {
+      double s = 0;
+      for (int j1 = 0; j1 < 4; ++j1)
+        for (int j2 = 0; j2 < 4; ++j2)
+          for (int j3 = 0; j3 < 4; ++j3)
+            s += m("A", i1, j1) * m("B", 2, j2) * m("C", i3, j3) * in.at("u").get(((1 * 4 + j1) * 4 + j2) * 4 + j3);
+      EXPECT_NEAR(out.at("v").get(((1 * 4 + i1) * 4 + 2) * 4 + i3), s, 1e-12);
+    }
+}

@@ -29,6 +29,7 @@ const char* kUsage =
     "  --verify                also run the reference interpreter and compare (run)\n"
     "  --interp                execute with the reference interpreter (run, bench)\n"
     "  --no-check              apply transformations without dependence checks (the paper's behaviour)\n"
+    "  --no-lift               TeIL: evaluate nested contractions as written (no contraction lifting)\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 
@@ -96,6 +97,8 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.interpret = true;
     } else if (a == "--no-check") {
       o.noCheck = true;
+    } else if (a == "--no-lift") {
+      o.noLift = true;
     } else if (a == "-v") {
       o.verbose = true;
     } else if (a.size() > 1 && a[0] == '-') {

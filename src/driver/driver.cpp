@@ -147,6 +147,16 @@ Compiled compile(const Options& o) {
     teil::checkTeil(p);
     c.stages.push_back({"check", since(t)});
     t = Clock::now();
+    if (!o.noLift) {
+      p = teil::liftContractions(p);
+      try {
+        teil::checkTeil(p);
+      } catch (const UserError& e) {
+        throw InternalError(std::string("contraction lifting produced an ill-typed program: ") + e.what());
+      }
+      c.stages.push_back({"rewrite", since(t)});
+      t = Clock::now();
+    }
     c.program = teil::lowerTeil(p);
     c.stages.push_back({"lower", since(t)});
     return c;

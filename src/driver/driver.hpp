@@ -26,6 +26,7 @@ struct Options {
   bool verify = false;  // also run the reference interpreter and compare
   bool interpret = false;  // run with the interpreter instead of compiled code
   bool noCheck = false;    // transformations are not checked against dependences
+  bool noLift = false;     // TeIL: no contraction lifting
   long randomSeed = -1;  // >= 0: fill tensors the program only reads with random values
 };
 

@@ -81,39 +81,88 @@ class Lowerer {
       nest(s.target, shape, v, {}, ir::load(t, indices(v)), std::nullopt);
       return;
     }
-    if (e.op == TOp::Red) {
-      reduction(s.target, e);
-      return;
-    }
-    Shape shape = ctx_.at(s.target);
-    auto v = vars(shape.size());
-    nest(s.target, shape, v, {}, eval(e, indices(v)), std::nullopt);
+    assign(s.target, e);
+  }
+
+  // contr i0 i1 e = red+ i0 (diag i0 i1 e)
+  static TExprP asReduction(const TExpr& e) {
+    auto diag = std::make_shared<TExpr>(TExpr{TOp::Diag, "", RedKind::Sum, e.ints, e.kids, e.loc});
+    return std::make_shared<TExpr>(TExpr{TOp::Red, "", RedKind::Sum, {e.ints[0]}, {diag}, e.loc});
   }
 
   // A new tensor holding the value of e.
   std::string materialize(const TExpr& e) {
-    Shape shape = typeOf(e, ctx_);
-    std::string t = freshTensor(shape);
-    if (e.op == TOp::Red) {
-      reduction(t, e);
-    } else {
-      auto v = vars(shape.size());
-      nest(t, shape, v, {}, eval(e, indices(v)), std::nullopt);
-    }
+    std::string t = freshTensor(typeOf(e, ctx_));
+    assign(t, e);
     return t;
   }
 
-  // target = red i e: the identity everywhere, then every slice reduced in.
-  void reduction(const std::string& target, const TExpr& red) {
-    Shape shape = typeOf(red, ctx_);
-    Shape inner = typeOf(*red.kids[0], ctx_);
+  // target = e in one nest (two where e is a reduction: the identity first).
+  void assign(const std::string& target, const TExpr& e) {
+    Shape shape = typeOf(e, ctx_);
     auto v = vars(shape.size());
-    nest(target, shape, v, {}, ir::floatConst(identity(red.red)), std::nullopt);
-    std::string r = "r" + std::to_string(shape.size() + 1);
-    auto idx = indices(v);
-    idx.insert(idx.begin() + (red.ints[0] - 1), ir::var(r));
-    ir::ExprP value = eval(*red.kids[0], idx);
-    nest(target, shape, v, {{r, inner[red.ints[0] - 1]}}, value, reduceOp(red.red));
+    RedKind kind = RedKind::Sum;
+    rootReduction(e, &kind);
+    Loops loops;
+    ir::ExprP value = fused(e, indices(v), kind, loops);
+    if (loops.empty()) {
+      nest(target, shape, v, {}, value, std::nullopt);
+      return;
+    }
+    nest(target, shape, v, {}, ir::floatConst(identity(kind)), std::nullopt);
+    nest(target, shape, v, loops, value, reduceOp(kind));
+  }
+
+  using Loops = std::vector<std::pair<std::string, int64_t>>;
+
+  // The kind of the first reduction reached through index-only operations.
+  static bool rootReduction(const TExpr& e, RedKind* kind) {
+    switch (e.op) {
+      case TOp::Paren:
+      case TOp::Transp:
+      case TOp::Diag:
+      case TOp::Expa:
+      case TOp::Proj: return rootReduction(*e.kids[0], kind);
+      case TOp::Red: *kind = e.red; return true;
+      case TOp::Contr: *kind = RedKind::Sum; return true;
+      default: return false;
+    }
+  }
+
+  // The value of e at idx, where reductions of `kind` reached through
+  // index-only operations (transp, diag, expa, proj) become loops of the
+  // enclosing nest (a sum of sums is one sum) instead of temporaries.
+  ir::ExprP fused(const TExpr& e, std::vector<ir::ExprP> idx, RedKind kind, Loops& loops) {
+    switch (e.op) {
+      case TOp::Paren: return fused(*e.kids[0], std::move(idx), kind, loops);
+      case TOp::Transp:
+        std::swap(idx[e.ints[0] - 1], idx[e.ints[1] - 1]);
+        return fused(*e.kids[0], std::move(idx), kind, loops);
+      case TOp::Diag: {
+        ir::ExprP j = idx[e.ints[0] - 1];
+        idx.insert(idx.begin() + (e.ints[1] - 1), j);
+        return fused(*e.kids[0], std::move(idx), kind, loops);
+      }
+      case TOp::Expa:
+        idx.erase(idx.begin() + (e.ints[0] - 1));
+        return fused(*e.kids[0], std::move(idx), kind, loops);
+      case TOp::Proj:
+        idx.insert(idx.begin() + (e.ints[0] - 1), ir::intConst(e.ints[1] - 1));
+        return fused(*e.kids[0], std::move(idx), kind, loops);
+      case TOp::Red: {
+        if (e.red != kind) break;
+        Shape kidShape = typeOf(*e.kids[0], ctx_);
+        std::string r = "r" + std::to_string(loops.size() + 1);
+        idx.insert(idx.begin() + (e.ints[0] - 1), ir::var(r));
+        loops.push_back({r, kidShape[e.ints[0] - 1]});
+        return fused(*e.kids[0], std::move(idx), kind, loops);
+      }
+      case TOp::Contr:
+        if (kind != RedKind::Sum) break;
+        return fused(*asReduction(e), std::move(idx), kind, loops);
+      default: break;
+    }
+    return eval(e, std::move(idx));
   }
 
   // The value of e at the given indices (one per dimension of e).
@@ -132,7 +181,8 @@ class Lowerer {
         std::vector<ir::ExprP> a(idx.begin(), idx.begin() + r0), b(idx.begin() + r0, idx.end());
         return ir::binary(ir::BinOp::Mul, eval(*e.kids[0], a), eval(*e.kids[1], b));
       }
-      case TOp::Red: return ir::load(materialize(e), std::move(idx));
+      case TOp::Red:
+      case TOp::Contr: return ir::load(materialize(e), std::move(idx));
       case TOp::Transp:
         std::swap(idx[e.ints[0] - 1], idx[e.ints[1] - 1]);
         return eval(*e.kids[0], std::move(idx));
@@ -140,12 +190,6 @@ class Lowerer {
         ir::ExprP j = idx[e.ints[0] - 1];
         idx.insert(idx.begin() + (e.ints[1] - 1), j);
         return eval(*e.kids[0], std::move(idx));
-      }
-      case TOp::Contr: {
-        // contr i0 i1 e = red+ i0 (diag i0 i1 e)
-        auto diag = std::make_shared<TExpr>(TExpr{TOp::Diag, "", RedKind::Sum, e.ints, e.kids, e.loc});
-        TExpr red{TOp::Red, "", RedKind::Sum, {e.ints[0]}, {diag}, e.loc};
-        return ir::load(materialize(red), std::move(idx));
       }
       case TOp::Expa:
         idx.erase(idx.begin() + (e.ints[0] - 1));

@@ -34,6 +34,13 @@ TeilProgram parseTeil(const std::string& source, const std::map<std::string, int
 // OK-Prog and OK-Stmt: unique allocations, every statement's expression has
 // its target's shape. Throws UserError naming the rule.
 void checkTeil(const TeilProgram& p);
+// Contraction lifting: an assignment x = contr ... (contr ... (prod of three
+// or more operands)) becomes a sequence of assignments of single (binary)
+// contractions into new tensors _c1, _c2, ..., smallest result first, and a
+// final transposition into x: (A x B x C)(u) costs O(n^4) instead of O(n^6),
+// and the outer product is never formed. Other statements are kept. The
+// input must be well-typed (checkTeil); so is the output.
+TeilProgram liftContractions(const TeilProgram& p);
 // One loop nest per assignment and per reduction inside an expression; an
 // assignment whose expression reads its target sees the target's old values.
 ir::Program lowerTeil(const TeilProgram& p);
