@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
   }
   json << "\n]\n";
   std::string suffix = quick ? "-quick" : "";
+  runtime::makeDirs(outDir);
   std::ofstream(outDir + "/results" + suffix + ".md") << md.str();
   std::ofstream(outDir + "/results" + suffix + ".json") << json.str();
   std::cout << md.str();
