@@ -218,3 +218,17 @@ TEST(Teil, ContractionLiftingKeepsTheOperatorsValue) {
       EXPECT_NEAR(out.at("v").get(((1 * 4 + i1) * 4 + 2) * 4 + i3), s, 1e-12);
     }
 }
+
+TEST(Teil, RewritingByTheEquationsOfSection36) {
+  const std::string src = "alloc A : [3, 4]\nalloc C : [3, 4]\nalloc s : [4]\nalloc d : [3]\nalloc B : [3, 3]\n"
+                          "C = add (proj 1 2 (expa 1 5 A)) (transp 1 2 (transp 1 2 A))\n"
+                          "s = red+ 1 (expa 1 7 (redmax 1 (expa 1 2 (proj 1 1 A))))\n"
+                          "d = diag 1 2 (transp 1 2 B)\n";
+  teil::TeilProgram p = teil::parseTeil(src, {});
+  teil::checkTeil(p);
+  teil::TeilProgram r = teil::rewriteTeil(p);
+  teil::checkTeil(r);
+  EXPECT_EQ(teil::toString(r).substr(teil::toString(r).find("C = ")),
+            "C = add A A\ns = scale 7 (proj 1 1 A)\nd = diag 1 2 B\n");
+  expectSameResults(teil::lowerTeil(r), teil::lowerTeil(p));
+}

@@ -147,16 +147,16 @@ Compiled compile(const Options& o) {
     teil::checkTeil(p);
     c.stages.push_back({"check", since(t)});
     t = Clock::now();
-    if (!o.noLift) {
-      p = teil::liftContractions(p);
-      try {
-        teil::checkTeil(p);
-      } catch (const UserError& e) {
-        throw InternalError(std::string("contraction lifting produced an ill-typed program: ") + e.what());
-      }
-      c.stages.push_back({"rewrite", since(t)});
-      t = Clock::now();
+    p = teil::rewriteTeil(p);
+    if (!o.noLift) p = teil::liftContractions(p);
+    try {
+      teil::checkTeil(p);
+    } catch (const UserError& e) {
+      throw InternalError(std::string("rewriting produced an ill-typed program: ") + e.what());
     }
+    c.stages.push_back({"rewrite", since(t)});
+    c.teil = teil::toString(p);
+    t = Clock::now();
     c.program = teil::lowerTeil(p);
     c.stages.push_back({"lower", since(t)});
     return c;
@@ -194,8 +194,11 @@ int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
     text = ir::toString(c.program, true);
   } else if (o.emit == "loops") {
     text = ir::toString(c.program, false);
+  } else if (o.emit == "teil") {
+    if (c.teil.empty()) throw UsageError("--emit teil: the program is not a .teil program");
+    text = c.teil;
   } else {
-    throw UsageError("--emit must be c, ir or loops, not '" + o.emit + "'");
+    throw UsageError("--emit must be c, ir, loops or teil, not '" + o.emit + "'");
   }
   if (o.verbose) printStages(c, err);
   if (o.outputFile.empty()) {

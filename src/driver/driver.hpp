@@ -33,6 +33,7 @@ struct Options {
 // A lowered program and what it took to get it.
 struct Compiled {
   ir::Program program;
+  std::string teil;  // a .teil program after rewriting and lifting (teml emit --emit teil)
   std::string displayName;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
 };

@@ -1,5 +1,7 @@
 #include "types/teil_types.hpp"
 
+#include <sstream>
+
 namespace teml::types {
 
 std::string shapeText(const Shape& s) {
@@ -16,6 +18,34 @@ const char* redName(RedKind k) {
     case RedKind::Min: return "redmin";
   }
   return "red";
+}
+
+std::string toString(const TExpr& e) {
+  auto arg = [](const TExprP& k) {
+    std::string t = toString(*k);
+    return k->op == TOp::Var || k->op == TOp::Paren ? t : "(" + t + ")";
+  };
+  std::string ints;
+  for (auto i : e.ints) ints += " " + std::to_string(i);
+  switch (e.op) {
+    case TOp::Var: return e.name;
+    case TOp::Paren: return "(" + toString(*e.kids[0]) + ")";
+    case TOp::Add: return "add " + arg(e.kids[0]) + " " + arg(e.kids[1]);
+    case TOp::Mul: return "mul " + arg(e.kids[0]) + " " + arg(e.kids[1]);
+    case TOp::Prod: return "prod " + arg(e.kids[0]) + " " + arg(e.kids[1]);
+    case TOp::Red: return std::string(redName(e.red)) + ints + " " + arg(e.kids[0]);
+    case TOp::Transp: return "transp" + ints + " " + arg(e.kids[0]);
+    case TOp::Diag: return "diag" + ints + " " + arg(e.kids[0]);
+    case TOp::Expa: return "expa" + ints + " " + arg(e.kids[0]);
+    case TOp::Proj: return "proj" + ints + " " + arg(e.kids[0]);
+    case TOp::Contr: return "contr" + ints + " " + arg(e.kids[0]);
+    case TOp::Scale: {
+      std::ostringstream f;
+      f << e.factor;
+      return "scale " + f.str() + " " + arg(e.kids[0]);
+    }
+  }
+  return "?";
 }
 
 namespace {
@@ -40,7 +70,8 @@ Shape typeOf(const TExpr& e, const Context& ctx) {
       if (it == ctx.end()) throw UserError(e.loc, "T-Var: '" + e.name + "' is not allocated");
       return it->second;
     }
-    case TOp::Paren: return typeOf(*e.kids[0], ctx);
+    case TOp::Paren:
+    case TOp::Scale: return typeOf(*e.kids[0], ctx);
     case TOp::Add: {
       Shape a = typeOf(*e.kids[0], ctx), b = typeOf(*e.kids[1], ctx);
       if (a != b) refuse(e, "T-Add", "add needs operands of one shape, not " + shapeText(a) + " and " + shapeText(b));

@@ -14,7 +14,9 @@ namespace teml::types {
 
 using Shape = std::vector<int64_t>;
 
-enum class TOp { Var, Paren, Add, Mul, Prod, Red, Transp, Diag, Expa, Proj, Contr };
+// Scale (a constant times an expression) has no syntax: rewriting makes it
+// (red+ i (expa i n e) = n * e); its factor is in `factor`.
+enum class TOp { Var, Paren, Add, Mul, Prod, Red, Transp, Diag, Expa, Proj, Contr, Scale };
 enum class RedKind { Sum, Product, Max, Min };
 
 struct TExpr;
@@ -29,6 +31,7 @@ struct TExpr {
   std::vector<int64_t> ints;
   std::vector<TExprP> kids;
   SourceLoc loc;
+  double factor = 1;  // Scale
 };
 
 using Context = std::map<std::string, Shape>;  // allocated tensor -> shape
@@ -38,6 +41,7 @@ using Context = std::map<std::string, Shape>;  // allocated tensor -> shape
 Shape typeOf(const TExpr& e, const Context& ctx);
 
 std::string shapeText(const Shape& s);  // "[3, 4]"
+std::string toString(const TExpr& e);   // TeIL syntax (Scale as "scale n e")
 const char* redName(RedKind k);         // "red+", "red*", "redmax", "redmin"
 
 }  // namespace teml::types

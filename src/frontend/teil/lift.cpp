@@ -12,7 +12,7 @@ namespace {
 const TExpr& unparen(const TExpr& e) { return e.op == TOp::Paren ? unparen(*e.kids[0]) : e; }
 
 TExprP node(TOp op, std::vector<int64_t> ints, std::vector<TExprP> kids, SourceLoc loc, std::string name = "") {
-  return std::make_shared<TExpr>(TExpr{op, std::move(name), RedKind::Sum, std::move(ints), std::move(kids), loc});
+  return std::make_shared<TExpr>(TExpr{op, std::move(name), RedKind::Sum, std::move(ints), std::move(kids), loc, 1});
 }
 
 // One operand of the product: its expression and a label per dimension.

@@ -170,6 +170,7 @@ class Lowerer {
     switch (e.op) {
       case TOp::Var: return ir::load(e.name, std::move(idx));
       case TOp::Paren: return eval(*e.kids[0], std::move(idx));
+      case TOp::Scale: return ir::binary(ir::BinOp::Mul, ir::floatConst(e.factor), eval(*e.kids[0], std::move(idx)));
       case TOp::Add: return ir::binary(ir::BinOp::Add, eval(*e.kids[0], idx), eval(*e.kids[1], idx));
       case TOp::Mul: {
         bool scalar = typeOf(*e.kids[0], ctx_).empty();

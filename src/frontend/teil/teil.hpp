@@ -34,6 +34,13 @@ TeilProgram parseTeil(const std::string& source, const std::map<std::string, int
 // OK-Prog and OK-Stmt: unique allocations, every statement's expression has
 // its target's shape. Throws UserError naming the rule.
 void checkTeil(const TeilProgram& p);
+// Algebraic rewriting by the equations of the TeIL paper's Section 3.6:
+// proj i m (expa i n e) = e; diag i0 i1 (transp i0 i1 e) = diag i0 i1 e;
+// red+ i (expa i n e) = n * e (redmax, redmin: e); a transposition undone by
+// the same one disappears; parentheses go. Types are preserved.
+TeilProgram rewriteTeil(const TeilProgram& p);
+// The program in TeIL syntax (a rewritten one may hold "scale n e").
+std::string toString(const TeilProgram& p);
 // Contraction lifting: an assignment x = contr ... (contr ... (prod of three
 // or more operands)) becomes a sequence of assignments of single (binary)
 // contractions into new tensors _c1, _c2, ..., smallest result first, and a
