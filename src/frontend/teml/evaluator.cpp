@@ -17,6 +17,7 @@
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
+#include "types/teil_types.hpp"
 
 namespace teml::teml_lang {
 
@@ -329,7 +330,34 @@ class Evaluator {
       acc = k == 0 ? w : combine(arith(op), acc, w, c.loc, c.function);
     }
     acc.dims = iters;
+    types::Context ctx;  // in TeIL: add (or mul) of operands of one shape (T-Add, T-Mul)
+    auto e = teilVar("a0", shape, ctx);
+    for (size_t k = 1; k < c.args.size(); ++k) e = teilOp(types::TOp::Add, {}, {e, teilVar("a" + std::to_string(k), shape, ctx)});
+    agreeWithTeil(e, ctx, acc, c);
     return acc;
+  }
+
+  // TeML's shape inference must agree with TeIL's typing rules (types/): the
+  // same operation written in TeIL over operands of the same shapes gets the
+  // same shape, or it is refused by the rule it breaks.
+  types::TExprP teilVar(const std::string& name, const std::vector<int64_t>& shape, types::Context& ctx) {
+    ctx[name] = shape;
+    return std::make_shared<types::TExpr>(types::TExpr{types::TOp::Var, name, types::RedKind::Sum, {}, {}, {}});
+  }
+  types::TExprP teilOp(types::TOp op, std::vector<int64_t> ints, std::vector<types::TExprP> kids) {
+    return std::make_shared<types::TExpr>(types::TExpr{op, "", types::RedKind::Sum, std::move(ints), std::move(kids), {}});
+  }
+  void agreeWithTeil(const types::TExprP& e, const types::Context& ctx, const Virtual& result, const Call& c) {
+    types::Shape s;
+    try {
+      s = types::typeOf(*e, ctx);
+    } catch (const UserError& err) {
+      fail(c.loc, c.function + ": " + err.what());
+    }
+    auto mine = shapeOf(result, c.loc, c.function);
+    if (s != mine)
+      throw InternalError(c.function + ": TeML infers the shape " + types::shapeText(mine) + " but TeIL's rules give " +
+                          types::shapeText(s) + " (" + types::toString(*e) + ")");
   }
 
   // [[r1, r2], ...] or [r1, r2]: pairs of 1-based positions.
@@ -375,6 +403,10 @@ class Evaluator {
       std::swap(permuted[r1 - 1], permuted[r2 - 1]);
     }
     w.dims = permuted;
+    types::Context ctx;  // in TeIL: transp r1 r2 (...), the first pair innermost
+    auto e = teilVar("t", shapeOf(v, c.args[0]->loc, c.function), ctx);
+    for (auto [r1, r2] : pairs(c.args[1], c.function)) e = teilOp(types::TOp::Transp, {r1, r2}, {e});
+    agreeWithTeil(e, ctx, w, c);
     return w;
   }
 
@@ -413,6 +445,20 @@ class Evaluator {
       if (!usedA.count(k + 1)) v.dims.push_back(ia[k]);
     for (size_t k = 0; k < ib.size(); ++k)
       if (!usedB.count(k + 1)) v.dims.push_back(ib[k]);
+    // In TeIL: contr ... (prod a b), one contraction per pair, positions in
+    // the product's remaining dimensions.
+    types::Context ctx;
+    auto e = teilOp(types::TOp::Prod, {}, {teilVar("a", sa, ctx), teilVar("b", sb, ctx)});
+    std::vector<int64_t> labels;
+    for (size_t k = 0; k < sa.size() + sb.size(); ++k) labels.push_back(static_cast<int64_t>(k));
+    for (auto [r0, r1] : pairs(c.args[2], c.function)) {
+      auto p = std::find(labels.begin(), labels.end(), r0 - 1) - labels.begin();
+      auto q = std::find(labels.begin(), labels.end(), static_cast<int64_t>(sa.size()) + r1 - 1) - labels.begin();
+      e = teilOp(types::TOp::Contr, {std::min(p, q) + 1, std::max(p, q) + 1}, {e});
+      labels.erase(labels.begin() + std::max(p, q));
+      labels.erase(labels.begin() + std::min(p, q));
+    }
+    agreeWithTeil(e, ctx, v, c);
     return v;
   }
 
@@ -435,6 +481,13 @@ class Evaluator {
       v.dims.insert(v.dims.end(), out.dims.begin(), out.dims.end());
       out = v;
     }
+    types::Context ctx;  // in TeIL: prod a0 (prod a1 (...))
+    types::TExprP e;
+    for (size_t k = parts.size(); k-- > 0;) {
+      auto x = teilVar("a" + std::to_string(k), shapeOf(parts[k], c.args[k]->loc, c.function), ctx);
+      e = e ? teilOp(types::TOp::Prod, {}, {x, e}) : x;
+    }
+    agreeWithTeil(e, ctx, out, c);
     return out;
   }
 
