@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "runtime/npy.hpp"
 #include "test_util.hpp"
@@ -138,4 +139,38 @@ TEST(Cli, VerboseShowsTheAnalysisTime) {
   auto r = runTeml("check " + kMm + " --set N=64 -v");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("teml: (analysis)"), std::string::npos) << r.out;
+}
+
+TEST(Cli, TeilProgramsRunAndReportTheRule) {
+  std::string dir = teml::testing::cacheDir();
+  std::string good = dir + "-ok.teil", bad = dir + "-bad.teil";
+  std::ofstream(good) << "alloc A : [n, 3]\nalloc B : [3, n]\nalloc C : [n, n]\nC = contr 2 3 (prod A B)\n";
+  std::ofstream(bad) << "alloc A : [2, 3]\nalloc C : [2, 3]\nC = transp 1 2 A\n";
+  auto r = runTeml("run " + good + " --set n=5 --random 1 --verify");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(ok)"), std::string::npos) << r.out;
+  auto e = runTeml("check " + bad);
+  EXPECT_EQ(e.status, 1) << e.out;
+  EXPECT_NE(e.out.find("-bad.teil:3:1: error: OK-Stmt: 'C' has shape [2, 3] but the expression has shape [3, 2]"),
+            std::string::npos)
+      << e.out;
+  auto t = runTeml("emit " + good + " --set n=5 --emit teil");
+  EXPECT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("C = contr 2 3 (prod A B)"), std::string::npos) << t.out;
+}
+
+TEST(Cli, GarbageTeilNeverCrashes) {
+  // Random bytes and random token soup: exit 1 with a diagnostic, never a signal or an internal error.
+  std::mt19937 rng(3);
+  const std::string alphabet = "alloc red+*max min prod diag expa proj transp contr add mul ()[]:,=#\n 0123456789AB";
+  std::string file = teml::testing::cacheDir() + "-garbage.teil";
+  for (int n = 0; n < 40; ++n) {
+    std::string text;
+    int len = 1 + static_cast<int>(rng() % 80);
+    for (int k = 0; k < len; ++k)
+      text += n % 4 == 0 ? static_cast<char>(1 + rng() % 255) : alphabet[rng() % alphabet.size()];
+    std::ofstream(file) << text;
+    auto r = runTeml("check " + file);
+    EXPECT_TRUE(r.status == 0 || r.status == 1) << "status " << r.status << " for:\n" << text << "\n" << r.out;
+  }
 }

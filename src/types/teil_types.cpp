@@ -129,6 +129,7 @@ Shape typeOf(const TExpr& e, const Context& ctx) {
         refuse(e, "T-Expa", "expa: position " + std::to_string(i) + " is not between 1 and " +
                                 std::to_string(s.size() + 1) + " for an expression of shape " + shapeText(s));
       if (n < 1) refuse(e, "T-Expa", "expa: the new dimension's size " + std::to_string(n) + " is not positive");
+      if (n > (int64_t(1) << 36)) refuse(e, "T-Expa", "expa: the new dimension's size " + std::to_string(n) + " is too large");
       s.insert(s.begin() + (i - 1), n);
       return s;
     }

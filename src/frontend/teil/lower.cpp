@@ -223,6 +223,13 @@ class Lowerer {
   }
 
   std::string freshTensor(const Shape& shape) {
+    int64_t elements = 1;
+    for (int64_t n : shape) {
+      if (n > (int64_t(1) << 36) || elements > (int64_t(1) << 36) / n)
+        throw UserError(loc_, "an intermediate value of shape " + shapeText(shape) +
+                                  " is too large to store (more than 2^36 elements)");
+      elements *= n;
+    }
     std::string name;
     do name = "_t" + std::to_string(++temps_);
     while (ctx_.count(name));

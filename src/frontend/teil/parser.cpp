@@ -153,6 +153,13 @@ class Parser {
       }
     }
     expect("]", "to close the tensor's sizes");
+    // The same limit as TeML's tensors (2^36 elements), checked without overflow.
+    int64_t elements = 1;
+    for (int64_t n : a.shape) {
+      if (n > (int64_t(1) << 36) || elements > (int64_t(1) << 36) / n)
+        throw UserError(a.loc, "alloc " + a.name + ": tensor " + types::shapeText(a.shape) + " is too large");
+      elements *= n;
+    }
     return a;
   }
 
