@@ -90,7 +90,7 @@ class Interpreter {
 
   std::pair<runtime::Buffer*, int64_t> locate(const std::string& tensor,
                                              const std::vector<ExprP>& indices) {
-    auto local = locals_.find(tensor);
+    auto local = locals_.empty() ? locals_.end() : locals_.find(tensor);
     if (local != locals_.end() && !local->second.empty()) {
       LocalCopy& c = local->second.back();
       int64_t off = 0;
