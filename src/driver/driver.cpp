@@ -258,6 +258,7 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   auto written = writtenTensors(c.program);
   if (o.outputs.empty()) {
     for (auto& name : written) {
+      if (c.program.temporaries.count(name)) continue;  // a front end's intermediate, not a result
       const runtime::Buffer& b = buffers.at(name);
       out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << b.sum()
           << "  max|x| = " << b.maxAbs() << "\n";

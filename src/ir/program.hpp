@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct Program {
   std::vector<TensorDecl> tensors;
   std::map<std::string, double> initialValues;  // tensor -> value every element starts with
   std::vector<StmtP> nests;                     // executed in this order
+  std::set<std::string> temporaries;            // tensors a front end introduced (not the user's)
 
   const TensorDecl* find(const std::string& name) const {
     for (auto& t : tensors)

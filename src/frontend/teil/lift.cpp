@@ -145,6 +145,7 @@ class Lifter {
     while (ctx_.count(name));
     ctx_[name] = shape;
     out_.allocs.push_back({name, shape, loc_});
+    out_.temporaries.insert(name);
     out_.statements.push_back({name, e, loc_});
     return Factor{node(TOp::Var, {}, {}, loc_, name), labels};
   }
@@ -173,6 +174,7 @@ class Lifter {
 TeilProgram liftContractions(const TeilProgram& p) {
   TeilProgram out;
   out.allocs = p.allocs;
+  out.temporaries = p.temporaries;
   Context ctx;
   for (auto& a : p.allocs) ctx[a.name] = a.shape;
   int temps = 0;

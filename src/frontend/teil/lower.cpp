@@ -235,6 +235,7 @@ class Lowerer {
     while (ctx_.count(name));
     ctx_[name] = shape;
     program_.tensors.push_back(ir::TensorDecl{name, ir::DType::F64, shape});
+    program_.temporaries.insert(name);
     return name;
   }
 
@@ -257,6 +258,10 @@ class Lowerer {
 
 }  // namespace
 
-ir::Program lowerTeil(const TeilProgram& p) { return Lowerer(p).run(p); }
+ir::Program lowerTeil(const TeilProgram& p) {
+  ir::Program prog = Lowerer(p).run(p);
+  prog.temporaries.insert(p.temporaries.begin(), p.temporaries.end());
+  return prog;
+}
 
 }  // namespace teml::teil

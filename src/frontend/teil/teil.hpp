@@ -4,6 +4,7 @@
 // lowered to the loop IR. docs/teil.md is the reference.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct Assign {
 struct TeilProgram {
   std::vector<Alloc> allocs;
   std::vector<Assign> statements;
+  std::set<std::string> temporaries;  // allocations added by rewriting, not the user's
 };
 
 // Sizes (in `alloc` and as integer arguments) are literals or names bound in `sizes`.
