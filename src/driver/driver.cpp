@@ -15,6 +15,7 @@
 #include "codegen/c_emitter.hpp"
 #include "diag/diagnostics.hpp"
 #include "frontend/teil/teil.hpp"
+#include "frontend/til/til.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "interp/interpreter.hpp"
@@ -133,12 +134,10 @@ Compiled compile(const Options& o) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
   std::string ext = extensionOf(o.programPath);
-  if (ext == ".til")
-    throw UsageError(c.displayName + ": the 2017 iterator language front end is not implemented yet; "
-                     "teml reads .teml and .teil programs");
-  if (ext != ".teml" && ext != ".teil")
-    throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml or .teil)");
+  if (ext != ".teml" && ext != ".teil" && ext != ".til")
+    throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml, .teil or .til)");
   std::string source = readSource(o.programPath);
+  if (ext == ".til") source = til::tilToTeml(source);  // TeML, line for line
   if (ext == ".teil") {
     auto t = Clock::now();
     teil::TeilProgram p = teil::parseTeil(source, o.sizes);

@@ -33,6 +33,26 @@ std::vector<LocalTensor> bothLocals(const For& a, const For& b) {
   return out;
 }
 
+// The loops over `from` inside s iterate over `to` instead.
+StmtP renameLoop(const StmtP& s, const std::string& from, const std::string& to) {
+  class Renamer : public Mutator {
+   public:
+    Renamer(std::string f, std::string t) : from_(std::move(f)), to_(std::move(t)) {}
+
+   protected:
+    StmtP mutateFor(const StmtP& s) override {
+      auto& f = static_cast<const For&>(*s);
+      if (f.var != from_) return Mutator::mutateFor(s);
+      StmtP body = substitute(f.body, {{from_, var(to_)}});
+      return makeFor(f.id, to_, f.begin, f.end, f.step, f.loopKind, mutate(body), f.locals);
+    }
+
+   private:
+    std::string from_, to_;
+  };
+  return Renamer(from, to).mutate(s);
+}
+
 }  // namespace
 
 StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
@@ -43,13 +63,15 @@ StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
     requireSameRange(*ca[l - 1], *cb[l - 1], rename, "fuse_outer", l);
     if (cb[l - 1]->var != ca[l - 1]->var) rename[cb[l - 1]->var] = var(ca[l - 1]->var);
   }
-  StmtP tail = substitute(cb[r - 1]->body, rename);
-  // Iterators of b's inner loops must not capture a's outer iterators.
-  auto innerB = boundVars(cb[r - 1]->body);
+  // b's inner loops whose iterators are named like a's fused ones get fresh names first.
+  StmtP tail = cb[r - 1]->body;
+  auto taken = boundVars(a);
+  auto innerB = boundVars(tail);
+  taken.insert(innerB.begin(), innerB.end());
   for (int l = 1; l <= r; ++l)
     if (cb[l - 1]->var != ca[l - 1]->var && innerB.count(ca[l - 1]->var))
-      throw ScheduleError("fuse_outer: the second nest uses iterator '" + ca[l - 1]->var +
-                          "' for an inner loop; it would clash with the fused loop");
+      tail = renameLoop(tail, ca[l - 1]->var, freshName(ca[l - 1]->var, taken));
+  tail = substitute(tail, rename);
   StmtP fused = makeSeq({ca[r - 1]->body, tail});
   for (int l = r; l >= 1; --l) {
     const For& f = *ca[l - 1];
