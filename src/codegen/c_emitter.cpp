@@ -52,7 +52,6 @@ std::string castTo(const TensorDecl& t) {
   return "(" + type + " (*)" + shapeSuffix(t) + ")";
 }
 
-std::set<std::string> tensorsUsed(const StmtP& nest);
 
 class NestEmitter {
  public:
@@ -354,7 +353,7 @@ class NestEmitter {
       params.push_back("long " + cname);
       args.push_back(cname);
     }
-    auto used = tensorsUsed(f.body);
+    auto used = tensorsAccessed(f.body);
     for (auto& t : program_.tensors)
       if (used.count(t.name) && !activeLocals_.count(t.name)) {
         params.push_back(paramDecl(t, tensorNames_.at(t.name)));
@@ -733,28 +732,6 @@ std::string streamingPrelude(int bytes) {
   return s + "\n";
 }
 
-std::set<std::string> tensorsUsed(const StmtP& nest) {
-  std::set<std::string> used;
-  forEachStmt(nest, [&](const StmtP& s) {
-    auto addLoads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) {
-        if (x->kind == ExprKind::Load) used.insert(static_cast<const Load&>(*x).tensor);
-      });
-    };
-    if (s->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*s);
-      used.insert(st.tensor);
-      addLoads(st.value);
-      for (auto& i : st.indices) addLoads(i);
-    } else if (s->kind == StmtKind::Reduce) {
-      auto& r = static_cast<const Reduce&>(*s);
-      used.insert(r.tensor);
-      addLoads(r.value);
-      for (auto& i : r.indices) addLoads(i);
-    }
-  });
-  return used;
-}
 
 }  // namespace
 
@@ -795,7 +772,7 @@ std::string emitC(const Program& program) {
 
   std::vector<std::vector<const TensorDecl*>> params(program.nests.size());
   for (size_t k = 0; k < program.nests.size(); ++k) {
-    auto used = tensorsUsed(program.nests[k]);
+    auto used = tensorsAccessed(program.nests[k]);
     std::string sig;
     for (auto& t : program.tensors) {
       if (!used.count(t.name)) continue;

@@ -175,4 +175,29 @@ void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) {
   }
 }
 
+std::set<std::string> tensorsAccessed(const StmtP& s) {
+  std::set<std::string> used;
+  forEachStmt(s, [&](const StmtP& t) {
+    auto loads = [&](const ExprP& e) {
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load) used.insert(static_cast<const Load&>(*x).tensor);
+      });
+    };
+    if (t->kind == StmtKind::Store) {
+      auto& st = static_cast<const Store&>(*t);
+      used.insert(st.tensor);
+      loads(st.value);
+      for (auto& i : st.indices) loads(i);
+    } else if (t->kind == StmtKind::Reduce) {
+      auto& r = static_cast<const Reduce&>(*t);
+      used.insert(r.tensor);
+      loads(r.value);
+      for (auto& i : r.indices) loads(i);
+    } else if (t->kind == StmtKind::LibCall) {
+      for (auto& n : static_cast<const LibCall&>(*t).tensors) used.insert(n);
+    }
+  });
+  return used;
+}
+
 }  // namespace teml::ir

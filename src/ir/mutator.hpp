@@ -3,6 +3,8 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
+#include <string>
 
 #include "ir/stmt.hpp"
 
@@ -34,5 +36,8 @@ StmtP substitute(const StmtP& s, const std::map<std::string, ExprP>& subst);
 // Calls f on every statement (pre-order) and every expression reachable from s.
 void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f);
 void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f);
+
+// Every tensor s stores to, reduces into or loads from.
+std::set<std::string> tensorsAccessed(const StmtP& s);
 
 }  // namespace teml::ir

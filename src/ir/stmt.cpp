@@ -1,5 +1,7 @@
 #include "ir/stmt.hpp"
 
+#include <limits>
+
 namespace teml::ir {
 
 const char* reduceOpName(ReduceOp op) {
@@ -10,6 +12,16 @@ const char* reduceOpName(ReduceOp op) {
     case ReduceOp::Min: return "min=";
   }
   return "?";
+}
+
+double reduceIdentity(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return 0;
+    case ReduceOp::Mul: return 1;
+    case ReduceOp::Max: return -std::numeric_limits<double>::infinity();
+    case ReduceOp::Min: return std::numeric_limits<double>::infinity();
+  }
+  return 0;
 }
 
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,

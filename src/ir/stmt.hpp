@@ -25,6 +25,8 @@ struct LoopKind {
 
 enum class ReduceOp { Add, Mul, Max, Min };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="
+// The value a reduction starts from: 0, 1, -inf, +inf.
+double reduceIdentity(ReduceOp op);
 
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;

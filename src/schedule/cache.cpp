@@ -1,6 +1,4 @@
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "analysis/local_box.hpp"
 #include "ir/mutator.hpp"
@@ -97,16 +95,6 @@ StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std:
   return s;
 }
 
-double identity(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Add: return 0;
-    case ReduceOp::Mul: return 1;
-    case ReduceOp::Max: return -std::numeric_limits<double>::infinity();
-    case ReduceOp::Min: return std::numeric_limits<double>::infinity();
-  }
-  return 0;
-}
-
 }  // namespace
 
 StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::string& cacheName, bool reduce) {
@@ -133,7 +121,7 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken));
   else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken));
   std::vector<LocalTensor> locals = f.locals;
-  locals.push_back(LocalTensor{local, reduce ? identity(*u.reduces.begin()) : 0, true});
+  locals.push_back(LocalTensor{local, reduce ? reduceIdentity(*u.reduces.begin()) : 0, true});
   StmtP owner = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(body), locals);
   return replaceLevel(chain, r, owner);
 }

@@ -1,5 +1,3 @@
-#include <cmath>
-#include <limits>
 #include <set>
 
 #include "frontend/teil/teil.hpp"
@@ -34,16 +32,6 @@ ir::ReduceOp reduceOp(RedKind k) {
     case RedKind::Min: return ir::ReduceOp::Min;
   }
   return ir::ReduceOp::Add;
-}
-
-double identity(RedKind k) {
-  switch (k) {
-    case RedKind::Sum: return 0;
-    case RedKind::Product: return 1;
-    case RedKind::Max: return -std::numeric_limits<double>::infinity();
-    case RedKind::Min: return std::numeric_limits<double>::infinity();
-  }
-  return 0;
 }
 
 const TExpr& unparen(const TExpr& e) { return e.op == TOp::Paren ? unparen(*e.kids[0]) : e; }
@@ -109,7 +97,7 @@ class Lowerer {
       nest(target, shape, v, {}, value, std::nullopt);
       return;
     }
-    nest(target, shape, v, {}, ir::floatConst(identity(kind)), std::nullopt);
+    nest(target, shape, v, {}, ir::floatConst(ir::reduceIdentity(reduceOp(kind))), std::nullopt);
     nest(target, shape, v, loops, value, reduceOp(kind));
   }
 

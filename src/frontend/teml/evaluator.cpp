@@ -944,14 +944,14 @@ class Evaluator {
   // A local tensor has no values outside its loop: no other nest may use it,
   // and its initial value is the one it had when it was made local.
   void checkLocalUse(const StmtP& nest, SourceLoc loc) {
-    auto used = tensorsUsedBy(nest);
+    auto used = ir::tensorsAccessed(nest);
     for (auto& [name, owner] : localNests_)
       if (used.count(name))
         fail(loc, "codegen: '" + name + "' is local to a loop of another nest (line " +
                       std::to_string(localLines_[name]) + "); its values do not exist outside that loop");
     for (auto& name : schedule::localTensors(nest)) {
       for (auto& other : program_.nests)
-        if (tensorsUsedBy(other).count(name))
+        if (ir::tensorsAccessed(other).count(name))
           fail(loc, "codegen: '" + name + "' is local to a loop of this nest (line " +
                         std::to_string(localLines_[name]) + ") but an earlier nest uses it");
       if (localNests_.count(name))
@@ -971,25 +971,6 @@ class Evaluator {
     });
   }
 
-  static std::set<std::string> tensorsUsedBy(const StmtP& nest) {
-    std::set<std::string> used;
-    ir::forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == ir::StmtKind::Store) used.insert(static_cast<const ir::Store&>(*s).tensor);
-      if (s->kind == ir::StmtKind::Reduce) used.insert(static_cast<const ir::Reduce&>(*s).tensor);
-      if (s->kind == ir::StmtKind::LibCall)
-        for (auto& t : static_cast<const ir::LibCall&>(*s).tensors) used.insert(t);
-    });
-    ir::forEachStmt(nest, [&](const StmtP& s) {
-      auto loads = [&](const ir::ExprP& e) {
-        ir::forEachExpr(e, [&](const ir::ExprP& x) {
-          if (x->kind == ir::ExprKind::Load) used.insert(static_cast<const ir::Load&>(*x).tensor);
-        });
-      };
-      if (s->kind == ir::StmtKind::Store) loads(static_cast<const ir::Store&>(*s).value);
-      if (s->kind == ir::StmtKind::Reduce) loads(static_cast<const ir::Reduce&>(*s).value);
-    });
-    return used;
-  }
 
   // Transformations may have been composed after parallelize/vectorize; the
   // final nest must still be free of races.
