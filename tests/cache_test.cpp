@@ -17,17 +17,11 @@ const std::string kStencil = "inp = tensor([N + 2, M])\nout = tensor([N, M])\n"
                              "out = eq(s2, -> [i, j])\nl = build(out)\n";
 
 void expectKeepsResults(const std::string& schedule, const std::string& base) {
-  auto p = compile(base + schedule, kSizes);
-  auto original = compile(base + "codegen(l)\n", kSizes);
-  expectJitMatchesInterpreter(p);
-  expectSameResults(p, original);
+  expectKeepsResultsOf(base + schedule, base + "codegen(l)\n", kSizes);
 }
 
 void expectRefused(const std::string& src, int line, const std::string& fragment) {
-  auto f = compileError(src, kSizes);
-  ASSERT_TRUE(f.failed) << src;
-  EXPECT_EQ(f.loc.line, line) << f.message;
-  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
+  expectRefusedAt(src, kSizes, line, fragment);
 }
 
 }  // namespace

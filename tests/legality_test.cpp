@@ -20,10 +20,7 @@ l = build(a)
 )";
 
 void expectRefused(const std::string& src, int line, const std::string& fragment) {
-  auto f = compileError(src, {{"N", 9}, {"M", 7}});
-  ASSERT_TRUE(f.failed) << src;
-  EXPECT_EQ(f.loc.line, line) << f.message;
-  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
+  expectRefusedAt(src, {{"N", 9}, {"M", 7}}, line, fragment);
 }
 
 void expectAcceptedAndEqual(const std::string& src, const std::string& baseline) {

@@ -45,17 +45,11 @@ f = fuse_outer(f, m3, 1)
 )";
 
 void expectKeepsResults(const std::string& src, const std::string& baseline) {
-  auto p = compile(src, kSizes);
-  auto base = compile(baseline, kSizes);
-  expectJitMatchesInterpreter(p);
-  expectSameResults(p, base);
+  expectKeepsResultsOf(src, baseline, kSizes);
 }
 
 void expectRefused(const std::string& src, int line, const std::string& fragment) {
-  auto f = compileError(src, kSizes);
-  ASSERT_TRUE(f.failed) << src;
-  EXPECT_EQ(f.loc.line, line) << f.message;
-  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
+  expectRefusedAt(src, kSizes, line, fragment);
 }
 
 }  // namespace

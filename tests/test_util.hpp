@@ -100,4 +100,23 @@ inline Failure compileError(const std::string& source, std::map<std::string, int
   return f;
 }
 
+// The TeML program is refused at `line` with a message containing `fragment`.
+inline void expectRefusedAt(const std::string& source, const std::map<std::string, int64_t>& sizes, int line,
+                            const std::string& fragment) {
+  auto f = compileError(source, sizes);
+  ASSERT_TRUE(f.failed) << source;
+  EXPECT_EQ(f.loc.line, line) << f.message;
+  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
+}
+
+// Both TeML programs compile; the first's JIT code matches the interpreter
+// and gives the second's results.
+inline void expectKeepsResultsOf(const std::string& source, const std::string& baseline,
+                                 const std::map<std::string, int64_t>& sizes) {
+  auto p = compile(source, sizes);
+  auto base = compile(baseline, sizes);
+  expectJitMatchesInterpreter(p);
+  expectSameResults(p, base);
+}
+
 }  // namespace teml::testing

@@ -27,10 +27,7 @@ f = local(f, 1, tmp)
 )";
 
 void expectKeepsResults(const std::string& schedule) {
-  auto p = compile(kBlur + schedule, kSizes);
-  auto original = compile(kBlur + "codegen(f)\n", kSizes);
-  expectJitMatchesInterpreter(p);
-  expectSameResults(p, original);
+  expectKeepsResultsOf(kBlur + schedule, kBlur + "codegen(f)\n", kSizes);
 }
 
 }  // namespace
