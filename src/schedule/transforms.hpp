@@ -67,6 +67,14 @@ ir::StmtP cache(const ir::StmtP& nest, int r, const ir::TensorDecl& tensor, cons
 ir::StmtP varReorder(const ir::StmtP& nest, const std::string& tensor, const std::vector<int>& order);
 ir::StmtP varSplit(const ir::StmtP& nest, const std::string& tensor, int dim, int64_t factor);
 ir::StmtP varMerge(const ir::StmtP& nest, const std::string& tensor, int dim);
+// Inside level r, accesses of `old` become accesses of `replacement`, a
+// transposition of it: dimension k of `old` is dimension sigma[k] (from 0) of
+// `replacement`. readsOnly (a physical copy): writes of `old` are refused, as
+// is a nest that computes the copy itself. Whether the copy holds old's values
+// where it is read, and whether a virtual transposition replaced every access,
+// is for the caller to check over the whole program.
+ir::StmtP replaceArray(const ir::StmtP& nest, int r, const std::string& old, const ir::TensorDecl& replacement,
+                       const std::vector<int>& sigma, bool readsOnly);
 // The names of the tensors local to some loop of the nest.
 std::set<std::string> localTensors(const ir::StmtP& nest);
 // Compositions (TeML paper, Section 4.1).

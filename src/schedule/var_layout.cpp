@@ -2,7 +2,7 @@
 #include <functional>
 #include <numeric>
 
-#include "ir/mutator.hpp"
+#include "schedule/access_rewrite.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
 
@@ -11,48 +11,6 @@ namespace teml::schedule {
 using namespace ir;
 
 namespace {
-
-// Rewrites the indices of every access of one tensor, and its declaration
-// wherever a loop holds it as a local tensor.
-class Relayout : public Mutator {
- public:
-  using IndexMap = std::function<std::vector<ExprP>(const std::vector<ExprP>&)>;
-  Relayout(std::string tensor, IndexMap map, std::vector<int64_t> shape)
-      : tensor_(std::move(tensor)), map_(std::move(map)), shape_(std::move(shape)) {}
-  bool found = false;
-
- protected:
-  ExprP mutateLoad(const ExprP& e) override {
-    ExprP m = Mutator::mutateLoad(e);
-    auto& l = static_cast<const Load&>(*m);
-    return l.tensor == tensor_ ? load(l.tensor, map_(l.indices)) : m;
-  }
-  StmtP mutateStore(const StmtP& s) override {
-    StmtP m = Mutator::mutateStore(s);
-    auto& st = static_cast<const Store&>(*m);
-    return st.tensor == tensor_ ? makeStore(st.tensor, map_(st.indices), st.value, st.loc, st.tag) : m;
-  }
-  StmtP mutateReduce(const StmtP& s) override {
-    StmtP m = Mutator::mutateReduce(s);
-    auto& r = static_cast<const Reduce&>(*m);
-    return r.tensor == tensor_ ? makeReduce(r.op, r.tensor, map_(r.indices), r.value, r.loc, r.tag) : m;
-  }
-  StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
-    std::vector<LocalTensor> locals = f.locals;
-    for (auto& l : locals)
-      if (l.decl.name == tensor_) {
-        l.decl.shape = shape_;
-        found = true;
-      }
-    return makeFor(f.id, f.var, mutate(f.begin), mutate(f.end), f.step, f.loopKind, mutate(f.body), locals);
-  }
-
- private:
-  std::string tensor_;
-  IndexMap map_;
-  std::vector<int64_t> shape_;
-};
 
 const TensorDecl& localDecl(const StmtP& nest, const std::string& tensor, const std::string& what) {
   const TensorDecl* d = nullptr;
@@ -73,8 +31,8 @@ void checkDim(const TensorDecl& d, int dim, int count, const std::string& what) 
                         std::to_string(dim + count - 1) + " does not exist");
 }
 
-StmtP apply(const StmtP& nest, const std::string& tensor, Relayout::IndexMap map, std::vector<int64_t> shape) {
-  Relayout r(tensor, std::move(map), std::move(shape));
+StmtP apply(const StmtP& nest, const std::string& tensor, AccessRewrite::IndexMap map, std::vector<int64_t> shape) {
+  AccessRewrite r(tensor, tensor, std::move(map), std::move(shape));
   return r.mutate(nest);
 }
 

@@ -10,6 +10,7 @@
 #include "analysis/legality.hpp"
 #include "analysis/locals.hpp"
 #include "frontend/teml/ast.hpp"
+#include "frontend/teml/replacements.hpp"
 #include "frontend/teml/tensor_value.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -70,6 +71,13 @@ class Evaluator {
 
   ir::Program run(const Script& script) {
     for (auto& st : script.statements) exec(st);
+    checkReplacements(replacements_, program_);
+    // A virtually transposed tensor lives on only as its transposition.
+    for (auto& r : replacements_)
+      if (r.isVirtual) {
+        std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return t.name == r.old; });
+        program_.initialValues.erase(r.old);
+      }
     // Local tensors live in their loops, not in the program's buffers.
     std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return localNests_.count(t.name) > 0; });
     for (auto& [name, nest] : localNests_) program_.initialValues.erase(name);
@@ -801,6 +809,16 @@ class Evaluator {
         for (auto& k : list->kids) order.push_back(dimension(k, f));
         return schedule::varReorder(l, t, order);
       }
+      if (f == "replace_array") {
+        arity(c, 4, 4, "replace_array(l, level, old, new)");
+        StmtP l = loopArg(c.args[0], f);
+        int r = level(c.args[1], f);
+        std::string old = tensorArg(c.args[2], f);
+        std::vector<int> sigma;
+        Replacement rep = transposition(c.args[3], old, c.loc, &sigma);
+        replacements_.push_back(rep);
+        return schedule::replaceArray(l, r, old, *decl(rep.replacement), sigma, !rep.isVirtual);
+      }
       if (f == "as_lib") {
         arity(c, 1, 1, "as_lib(l)");
         return schedule::asLib(loopArg(c.args[0], f), program_);
@@ -865,6 +883,56 @@ class Evaluator {
 
   // The dependence analysis sees a cache's copy as an ordinary tensor, which
   // it is not (every iteration refills it): only marking loops may follow.
+  // The `new` of replace_array: a vtranspose of `old` (virtual: from here on a
+  // tensor of its own, with the permuted shape, that takes over old's
+  // elements) or a transpose assignment of it (a physical copy).
+  Replacement transposition(const NodeP& n, const std::string& old, SourceLoc loc, std::vector<int>* sigma) {
+    const MetaValue& m = lookup(n, "replace_array");
+    Replacement rep{old, "", m.type == MetaValue::Type::Expr, loc};
+    std::string of;
+    bool ok = false;
+    if (m.type == MetaValue::Type::Expr && m.expr.indexed && m.expr.reductions.empty()) {
+      ok = transpositionOf(m.expr.body, m.expr.dims, &of, sigma);
+      rep.replacement = n->name;
+    } else if (m.type == MetaValue::Type::Assignment && !m.assign->reduce) {
+      std::vector<std::string> vars;
+      for (auto& i : m.assign->indices)
+        vars.push_back(i->kind == ir::ExprKind::Var ? static_cast<const ir::Var&>(*i).name : "");
+      ok = transpositionOf(m.assign->value, vars, &of, sigma);
+      rep.replacement = m.assign->tensor;
+    }
+    if (!ok || of != old)
+      fail(n->loc, "replace_array: '" + n->name + "' is not a transposition of '" + old +
+                       "' (write it as transpose(" + old + ", ...) or vtranspose(" + old + ", ...))");
+    if (!rep.isVirtual) return rep;
+    bool again = std::any_of(replacements_.begin(), replacements_.end(), [&](const Replacement& r) {
+      return r.isVirtual && r.old == old && r.replacement == rep.replacement;
+    });
+    if (decl(rep.replacement) && !again)
+      fail(n->loc, "replace_array: a tensor named '" + rep.replacement + "' already exists");
+    if (!again) {
+      ir::TensorDecl d = *decl(old);
+      d.name = rep.replacement;
+      for (size_t k = 0; k < sigma->size(); ++k) d.shape[(*sigma)[k]] = decl(old)->shape[k];
+      program_.tensors.push_back(d);
+      auto init = program_.initialValues.find(old);
+      if (init != program_.initialValues.end()) program_.initialValues[d.name] = init->second;
+    }
+    return rep;
+  }
+
+  // Between the replace_array steps that move a tensor to its virtual
+  // transposition, one nest must not hold both: their accesses name the same
+  // elements under two names, which the dependence analysis would not relate.
+  void refuseHalfReplaced(SourceLoc loc, const std::string& what, const StmtP& nest) {
+    auto used = ir::tensorsAccessed(nest);
+    for (auto& r : replacements_)
+      if (r.isVirtual && used.count(r.old) && used.count(r.replacement))
+        fail(loc, what + ": this nest accesses both '" + r.old + "' and its virtual transposition '" +
+                      r.replacement + "' (replace_array at line " + std::to_string(r.loc.line) +
+                      "); replace the remaining accesses of '" + r.old + "' first");
+  }
+
   void refuseAfterCache(const Call& c) {
     static const std::set<std::string> allowed = {"parallelize", "vectorize", "local",    "cache",
                                                   "cache_reduce", "var_reorder", "var_split", "var_merge"};
@@ -1108,11 +1176,13 @@ class Evaluator {
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
                                                 "separate_tail", "as_lib", "blend", "local", "cache",
-                                                "cache_reduce", "var_reorder", "var_split", "var_merge"};
+                                                "cache_reduce", "var_reorder", "var_split", "var_merge", "replace_array"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       refuseAfterCache(c);
-      state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, keepsLocals(c, loopExpr(c))};
+      StmtP nest = keepsLocals(c, loopExpr(c));
+      if (f != "replace_array") refuseHalfReplaced(c.loc, f, nest);
+      state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, nest};
       return;
     }
     if (f == "codegen" || f == "init") fail(c.loc, f + " is a statement and does not produce a value");
@@ -1128,6 +1198,7 @@ class Evaluator {
   StmtP currentNest_;
   std::map<std::string, int> localLines_;      // tensor -> line of its local(...)
   std::map<std::string, StmtP> localNests_;    // tensor -> the codegen nest it is local to
+  std::vector<Replacement> replacements_;      // replace_array steps, checked over the whole program
 };
 
 }  // namespace

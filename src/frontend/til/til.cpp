@@ -239,8 +239,12 @@ class Translator {
       Place& a = place(args[0]);  // loop iterators are private in generated code: the list needs no handling
       return a.nest + " = parallelize(" + a.nest + ", " + std::to_string(a.level) + ")";
     }
-    if (f == "replace_array")
-      throw UserError(loc, "replace_array is not implemented yet in teml's .til front end");
+    if (f == "replace_array") {
+      need(3, "replace_array(iterator, old, new)");
+      Place& a = place(args[0]);
+      return a.nest + " = replace_array(" + a.nest + ", " + std::to_string(a.level) + ", " + args[1].str() + ", " +
+             args[2].str() + ")";
+    }
     throw UserError(loc, "unknown statement '" + f + "'");
   }
 

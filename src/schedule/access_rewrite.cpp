@@ -1,0 +1,43 @@
+#include "schedule/access_rewrite.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+ExprP AccessRewrite::mutateLoad(const ExprP& e) {
+  ExprP m = Mutator::mutateLoad(e);
+  auto& l = static_cast<const Load&>(*m);
+  if (l.tensor != from_) return m;
+  ++reads;
+  return load(to_, map_(l.indices));
+}
+
+StmtP AccessRewrite::mutateStore(const StmtP& s) {
+  StmtP m = Mutator::mutateStore(s);
+  auto& st = static_cast<const Store&>(*m);
+  if (st.tensor != from_) return m;
+  ++writes;
+  return makeStore(to_, map_(st.indices), st.value, st.loc, st.tag);
+}
+
+StmtP AccessRewrite::mutateReduce(const StmtP& s) {
+  StmtP m = Mutator::mutateReduce(s);
+  auto& r = static_cast<const Reduce&>(*m);
+  if (r.tensor != from_) return m;
+  ++writes;
+  return makeReduce(r.op, to_, map_(r.indices), r.value, r.loc, r.tag);
+}
+
+StmtP AccessRewrite::mutateFor(const StmtP& s) {
+  auto& f = static_cast<const For&>(*s);
+  std::vector<LocalTensor> locals = f.locals;
+  for (auto& l : locals)
+    if (l.decl.name == from_) {
+      l.decl.name = to_;
+      l.decl.shape = shape_;
+      localFound = true;
+    }
+  return makeFor(f.id, f.var, mutate(f.begin), mutate(f.end), f.step, f.loopKind, mutate(f.body), locals);
+}
+
+}  // namespace teml::schedule
