@@ -95,6 +95,16 @@ double timeOnce(Variant& v, int threads) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// Times the variants in turns (v[0], v[1], ..., v[0], ...) after one warm-up
+// each, so that a slow phase of this shared machine hits them alike.
+void runInTurns(std::vector<std::unique_ptr<Variant>>& v, const std::vector<int>& threads, int minRuns) {
+  double warm = 0;
+  for (size_t i = 0; i < v.size(); ++i) warm = std::max(warm, timeOnce(*v[i], threads[i]));
+  int runs = std::clamp(static_cast<int>(std::ceil(4.0 / std::max(warm, 1e-6))), minRuns, 21);
+  for (int r = 0; r < runs; ++r)
+    for (size_t i = 0; i < v.size(); ++i) v[i]->times.push_back(timeOnce(*v[i], threads[i]));
+}
+
 Timing summarize(std::vector<double> times, double flops) {
   std::sort(times.begin(), times.end());
   Timing r;
@@ -150,16 +160,9 @@ int main(int argc, char** argv) {
     std::string dir = std::string(TEML_SOURCE_DIR) + "/examples/" + k.name + "/";
     try {
       std::cerr << k.name << "..." << std::flush;
-      // The three variants are timed in turns (naive, Table 2, best, naive, ...)
-      // so that a slow phase of this shared machine hits them alike.
       std::vector<std::unique_ptr<Variant>> v;
       for (const char* name : {"naive", "pluto", "best"}) v.push_back(prepare(dir + name + ".teml", sizes));
-      int runThreads[3] = {1, threads, threads};
-      double warm = 0;
-      for (int i = 0; i < 3; ++i) warm = std::max(warm, timeOnce(*v[i], runThreads[i]));
-      int runs = std::clamp(static_cast<int>(std::ceil(4.0 / std::max(warm, 1e-6))), 5, 21);
-      for (int r = 0; r < runs; ++r)
-        for (int i = 0; i < 3; ++i) v[i]->times.push_back(timeOnce(*v[i], runThreads[i]));
+      runInTurns(v, {1, threads, threads}, 5);
       // GFLOP/s of every variant count the naive program's operations: the work of the kernel.
       double flops = analysis::countFlops(v[0]->compiled.program);
       Timing naive = summarize(v[0]->times, flops), pluto = summarize(v[1]->times, flops),
@@ -195,14 +198,11 @@ int main(int argc, char** argv) {
       std::map<std::string, int64_t> sizes = {{"n", n}, {"E", quick ? 10 : 1000}};
       std::string path = std::string(TEML_SOURCE_DIR) + "/examples/teil/operator.teil";
       std::cerr << "lifting n=" << n << "..." << std::flush;
-      auto written = prepare(path, sizes, true), lifted = prepare(path, sizes, false);
-      double warm = std::max(timeOnce(*written, threads), timeOnce(*lifted, threads));
-      int runs = std::clamp(static_cast<int>(std::ceil(4.0 / std::max(warm, 1e-6))), 3, 21);
-      for (int r = 0; r < runs; ++r) {
-        written->times.push_back(timeOnce(*written, threads));
-        lifted->times.push_back(timeOnce(*lifted, threads));
-      }
-      Timing a = summarize(written->times, 0), b = summarize(lifted->times, 0);
+      std::vector<std::unique_ptr<Variant>> v;
+      v.push_back(prepare(path, sizes, true));
+      v.push_back(prepare(path, sizes, false));
+      runInTurns(v, {threads, threads}, 3);
+      Timing a = summarize(v[0]->times, 0), b = summarize(v[1]->times, 0);
       std::cerr << " " << a.median / b.median << "x\n";
       md << std::fixed << "| " << n << " | " << std::setprecision(4) << a.median << " | " << b.median << " | **"
          << std::setprecision(1) << a.median / b.median << "x** |\n";
@@ -211,6 +211,57 @@ int main(int argc, char** argv) {
            << ", \"lifted_s\": " << b.median << ", \"speedup\": " << a.median / b.median << "}";
       first = false;
     }
+  }
+  // The 2017 paper's variants (examples/til/mesh/), with the element loop on
+  // threads: interpolation E1-E3 against the naive O(N^6) evaluation on the
+  // same threads (Figure 6a's baseline), inverse Helmholtz L1-L3 against its
+  // sequential evaluation (Figure 6b's).
+  if (only.empty() || only == "til") {
+    struct Group {
+      std::string title, baseline;
+      int baselineThreads;
+      std::vector<std::string> variants;
+      std::vector<std::map<std::string, int64_t>> sizes, quickSizes;
+    };
+    const std::vector<Group> groups = {
+        {"interpolation", "interp_naive", threads, {"E1", "E2", "E3"},
+         {{{"E", 20000}, {"N", 7}}, {{"E", 2000}, {"N", 13}}}, {{{"E", 200}, {"N", 7}}}},
+        {"inverse Helmholtz", "helm_naive", 1, {"L1", "L2", "L3"},
+         {{{"E", 10000}, {"N", 7}}, {{"E", 10000}, {"N", 13}}}, {{{"E", 100}, {"N", 13}}}},
+    };
+    md << "\n## The 2017 iterator language: E1-E3 and L1-L3 with the element loop\n\n"
+       << "`examples/til/mesh/`: every variant's element loops on " << threads << " threads. Interpolation's "
+       << "baseline is the naive O(N^6) evaluation on the same threads, inverse Helmholtz's the sequential "
+       << "evaluation of Equation (5) (the paper's Figure 6 baselines). Speed-ups over the baseline of the same run.\n\n"
+       << "| kernel | E | N | baseline s | variant | s | speed-up |\n|---|---|---|---|---|---|---|\n";
+    for (auto& g : groups)
+      for (auto& sizes : quick ? g.quickSizes : g.sizes) {
+        std::string dir = std::string(TEML_SOURCE_DIR) + "/examples/til/mesh/";
+        std::cerr << g.title << " E=" << sizes.at("E") << " N=" << sizes.at("N") << "..." << std::flush;
+        std::vector<std::unique_ptr<Variant>> v;
+        std::vector<int> runThreads = {g.baselineThreads};
+        v.push_back(prepare(dir + g.baseline + ".til", sizes));
+        for (auto& name : g.variants) {
+          v.push_back(prepare(dir + name + ".til", sizes));
+          runThreads.push_back(threads);
+        }
+        runInTurns(v, runThreads, 3);
+        Timing base = summarize(v[0]->times, 0);
+        for (size_t i = 1; i < v.size(); ++i) {
+          Timing t = summarize(v[i]->times, 0);
+          const std::string& name = g.variants[i - 1];
+          std::cerr << " " << name << " " << base.median / t.median << "x";
+          md << std::fixed << "| " << g.title << " | " << sizes.at("E") << " | " << sizes.at("N") << " | "
+             << std::setprecision(4) << base.median << " | " << name << " | " << t.median << " | **"
+             << std::setprecision(2) << base.median / t.median << "x** |\n";
+          json << (first ? "" : ",\n") << "  {\"kernel\": \"til_" << name << "\", \"E\": " << sizes.at("E")
+               << ", \"N\": " << sizes.at("N") << ", \"threads\": " << threads << ", \"baseline\": \"" << g.baseline
+               << "\", \"baseline_s\": " << base.median << ", \"variant_s\": " << t.median
+               << ", \"speedup\": " << base.median / t.median << "}";
+          first = false;
+        }
+        std::cerr << "\n";
+      }
   }
   json << "\n]\n";
   std::string suffix = quick ? "-quick" : "";
