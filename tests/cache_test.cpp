@@ -52,6 +52,17 @@ TEST(Cache, BlocksWithARemainderStayInBounds) {
   expectKeepsResults("s = stripmine(l, 1, 4)\nc = cache_reduce(s, 1, C)\ncodegen(c)\n", kProduct);
 }
 
+TEST(Cache, PackedBlocksOfAMatrixProduct) {
+  // mm's packing: the block of B one (j block, k block) iteration reads, with
+  // j strip-mined twice (by 4 and then 2, so the inner block count varies in
+  // the last block) and blocks larger than the whole tensor in one case.
+  const std::string packed = "l1 = stripmine(l, 2, 4)\nl2 = stripmine(l1, 4, 3)\nl3 = interchange(l2, 3, 4)\n"
+                             "l4 = interchange(l3, 1, 2)\nl5 = interchange(l4, 2, 3)\nl6 = stripmine(l5, 4, 3)\n"
+                             "l7 = parallelize(l6, 1)\nc = cache(l7, 2, B)\ncodegen(c)\n";
+  expectKeepsResults(packed, kProduct);
+  expectKeepsResultsOf(kProduct + packed, kProduct + "codegen(l)\n", {{"N", 3}, {"M", 2}, {"K", 2}});
+}
+
 TEST(Cache, RefusedWhereItWouldBeWrongOrUnchecked) {
   expectRefused(kStencil + "c = cache_reduce(l, 1, inp)\n", 7, "must only update 'inp'");
   expectRefused(kProduct + "c = cache(l, 2, C)\nd = interchange(c, 1, 2)\n", 6, "after cache");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "analysis/affine.hpp"
 #include "ir/mutator.hpp"
@@ -121,6 +122,63 @@ class Finder {
     return out;
   }
 
+  // A bound of e (upper: its largest value, else its smallest) that holds
+  // whatever the iterators around the local's loop are, found where their
+  // terms cancel: a min or max is opened by adding the affine term beside it
+  // to every argument, so the end of a strip-mined block, min(c*v + b, N) - c*v,
+  // is bounded by b.
+  static std::optional<int64_t> cancellingBound(const ExprP& e, const Ranges& plain, bool upper) {
+    Affine a;
+    if (toAffine(e, &a)) {
+      Interval iv;
+      if (!bounds(e, plain, &iv)) return std::nullopt;
+      return upper ? iv.hi : iv.lo;
+    }
+    if (e->kind != ExprKind::Binary) return std::nullopt;
+    auto& b = static_cast<const Binary&>(*e);
+    auto minMax = [](const ExprP& x) {
+      return x->kind == ExprKind::Binary &&
+             (static_cast<const Binary&>(*x).op == BinOp::Min || static_cast<const Binary&>(*x).op == BinOp::Max);
+    };
+    switch (b.op) {
+      case BinOp::Min:
+      case BinOp::Max: {
+        auto x = cancellingBound(b.a, plain, upper), y = cancellingBound(b.b, plain, upper);
+        bool oneSuffices = (b.op == BinOp::Min) == upper;  // min(x, y) <= x: either argument bounds it above
+        if (oneSuffices) {
+          if (x && y) return upper ? std::min(*x, *y) : std::max(*x, *y);
+          return x ? x : y;
+        }
+        if (!x || !y) return std::nullopt;
+        return upper ? std::max(*x, *y) : std::min(*x, *y);
+      }
+      case BinOp::Add:
+      case BinOp::Sub: {
+        if (minMax(b.a)) {  // min(p, q) +- r = min(p +- r, q +- r)
+          auto& m = static_cast<const Binary&>(*b.a);
+          return cancellingBound(binary(m.op, binary(b.op, m.a, b.b), binary(b.op, m.b, b.b)), plain, upper);
+        }
+        if (minMax(b.b)) {  // r + min(p, q) = min(r + p, r + q); r - min(p, q) = max(r - p, r - q)
+          auto& m = static_cast<const Binary&>(*b.b);
+          BinOp op = b.op == BinOp::Add ? m.op : (m.op == BinOp::Min ? BinOp::Max : BinOp::Min);
+          return cancellingBound(binary(op, binary(b.op, b.a, m.a), binary(b.op, b.a, m.b)), plain, upper);
+        }
+        auto x = cancellingBound(b.a, plain, upper);
+        auto y = cancellingBound(b.b, plain, b.op == BinOp::Add ? upper : !upper);
+        if (!x || !y) return std::nullopt;
+        return b.op == BinOp::Add ? *x + *y : *x - *y;
+      }
+      case BinOp::FloorDiv: {
+        Affine k;
+        if (!toAffine(b.b, &k) || !k.coeffs.empty() || k.constant <= 0) return std::nullopt;
+        auto x = cancellingBound(b.a, plain, upper);
+        if (!x) return std::nullopt;
+        return *x >= 0 ? *x / k.constant : -((-*x + k.constant - 1) / k.constant);
+      }
+      default: return std::nullopt;
+    }
+  }
+
   // [begin, end) as a Span: begin may be a max(...) and end a min(...) of
   // which one argument each moves with the outer iterators in the same way
   // (a strip-mined inner loop, a copy loop clamped to a tensor's bounds).
@@ -133,11 +191,27 @@ class Finder {
         Span se;
         if (!spanOf(e, inner, &se) || se.scope != sb.scope) continue;
         Span r{sb.scope, {sb.rest.lo, se.rest.hi - 1}};
-        if (!found || r.rest.hi - r.rest.lo < out->rest.hi - out->rest.lo) *out = r;
+        // A range that moves with the outer iterators beats a fixed one even
+        // when the fixed one is narrower (a tensor smaller than one block):
+        // the loop's accesses must move the same way as those of the body.
+        bool better = !found || (r.scope.empty() == out->scope.empty()
+                                     ? r.rest.hi - r.rest.lo < out->rest.hi - out->rest.lo
+                                     : !r.scope.empty());
+        if (better) *out = r;
         found = true;
       }
     }
-    return found;
+    if (found) return true;
+    // Otherwise a range that holds for every iteration around: the box then
+    // covers the largest of the loop's ranges (the full blocks of a loop
+    // strip-mined twice, when the last block is partial).
+    Ranges plain;
+    for (auto& [v, s] : inner)
+      if (s.scope.empty()) plain[v] = s.rest;
+    auto lo = cancellingBound(f.begin, plain, false), hi = cancellingBound(f.end, plain, true);
+    if (!lo || !hi) return false;
+    *out = Span{{}, {*lo, *hi - 1}};
+    return true;
   }
 
   bool access(const std::vector<ExprP>& idx, const std::map<std::string, Span>& inner) {
