@@ -23,7 +23,7 @@ inline std::string cacheDir() {
 
 inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
   teml_lang::TemlOptions o;
-  o.sizes = std::move(sizes);
+  o.sizes = driver::withTargetSizes(std::move(sizes));
   return teml_lang::compileTeml(source, o);
 }
 

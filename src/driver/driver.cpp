@@ -13,6 +13,7 @@
 
 #include "analysis/flops.hpp"
 #include "codegen/c_emitter.hpp"
+#include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
 #include "frontend/teil/teil.hpp"
 #include "frontend/til/til.hpp"
@@ -130,6 +131,11 @@ std::vector<std::string> writtenTensors(const ir::Program& program) {
   return out;
 }
 
+std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes) {
+  sizes.emplace("VLEN", codegen::vectorBytes() / 8);
+  return sizes;
+}
+
 Compiled compile(const Options& o) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
@@ -167,7 +173,8 @@ Compiled compile(const Options& o) {
   teml_lang::TemlStats stats;
   std::string cache = o.jit.cacheDir.empty() ? runtime::defaultCacheDir() : o.jit.cacheDir;
   runtime::makeDirs(cache);
-  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{o.sizes, !o.noCheck, cache + "/analysis"}, &stats);
+  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{withTargetSizes(o.sizes), !o.noCheck, cache + "/analysis"},
+                                      &stats);
   c.stages.push_back({"check+transform", since(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});
   if (o.noCheck)

@@ -41,6 +41,12 @@ struct Compiled {
 // Throws UserError/UsageError/InternalError.
 Compiled compile(const Options& options);
 
+// `sizes` plus the target's own size parameters where the program does not
+// set them: VLEN, the doubles in one vector register of this machine (8 with
+// AVX-512, 4 with AVX2, 2 otherwise; TEML_VECTOR_BYTES changes it), so that a
+// schedule's register blocks can follow the machine (examples/mm/best.teml).
+std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes);
+
 int commandCheck(const Options& options, std::ostream& out, std::ostream& err);
 int commandEmit(const Options& options, std::ostream& out, std::ostream& err);
 int commandRun(const Options& options, std::ostream& out, std::ostream& err);

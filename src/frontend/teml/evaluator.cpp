@@ -107,6 +107,8 @@ class Evaluator {
       if (it != options_.sizes.end()) return it->second;
     }
     if (n->kind == Kind::Neg && n->kids[0]->kind == Kind::Int) return -n->kids[0]->intValue;
+    if (n->kind == Kind::Add || n->kind == Kind::Sub || n->kind == Kind::Mul || n->kind == Kind::Neg)
+      return sizeValue(n);  // a factor from size parameters, such as 2 * VLEN
     fail(n->loc, what + ": expected an integer");
   }
 
