@@ -53,7 +53,8 @@ TEST(Til, InterpolationVariantsAgree) {
 
 TEST(Til, TransformationsActOnNamedIterators) {
   // Fuse the outer loops and the inner ones, then parallelize (the paper's Section 3.1).
-  auto p = compileTil(kTwoNests + "fuse(i1, i3)\nfuse(i2, i4)\nparallelize(i1, THRD, None, [i2])\n", {{"N", 6}});
+  auto p = compileTil(kTwoNests + "fuse(i1, i3)\nfuse(i2, i4)\nparallelize(i1, THRD, dynamic, [i2])\n", {{"N", 6}});
+  EXPECT_NE(codegen::emitC(p).find("schedule(dynamic)"), std::string::npos);
   ASSERT_EQ(p.nests.size(), 1u);
   auto base = compileTil(kTwoNests, {{"N", 6}});
   expectSameResults(p, base);
@@ -70,6 +71,9 @@ TEST(Til, ErrorsKeepTheirLines) {
   ASSERT_TRUE(f.failed);
   EXPECT_EQ(f.loc.line, 11);
   EXPECT_NE(f.message.find("'B' is not a transposition of 'A'"), std::string::npos) << f.message;
+  auto s = tilError(kTwoNests + "parallelize(i1, THRD, often)\n");
+  EXPECT_EQ(s.loc.line, 11);
+  EXPECT_NE(s.message.find("None, static, dynamic or guided"), std::string::npos) << s.message;
   auto g = tilError(kTwoNests + "interchange(i1, i3)\n");
   EXPECT_EQ(g.loc.line, 11);
   EXPECT_NE(g.message.find("different loop nests"), std::string::npos) << g.message;

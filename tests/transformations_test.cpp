@@ -189,3 +189,13 @@ TEST(Transformations, NestedAccumulatorsShareTheOuterOne) {
   checkSchedule("s = stripmine(l, 3, 4)\nv = vectorize(s, 4)\np = parallelize(v, 3)\ncodegen(p)");
   checkSchedule("s = stripmine(l, 3, 4)\nv = vectorize(s, 4)\np = parallelize(v, 3)\nu = unroll(p, 4, 5)\ncodegen(u)");
 }
+
+TEST(Transformations, ParallelizeWithAThreadSchedule) {
+  // OpenMP's schedule clause: static (the default), dynamic or guided.
+  for (const char* s : {"static", "dynamic", "guided"}) {
+    std::string schedule = std::string("p = parallelize(l, 1, ") + s + ")\ncodegen(p)";
+    checkSchedule(schedule);
+    EXPECT_NE(codegen::emitC(compile(mm(schedule), kOdd)).find(std::string("schedule(") + s + ")"), std::string::npos);
+  }
+  expectRefusedAt(mm("p = parallelize(l, 1, sometimes)\n"), kOdd, 6, "static, dynamic or guided");
+}

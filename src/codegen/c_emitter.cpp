@@ -307,9 +307,11 @@ class NestEmitter {
     }
     iterNames_.push_back({f.var, cvar});
     if (f.loopKind.parallel && f.loopKind.vector) {
-      line(indent, "#pragma omp parallel for simd schedule(static)" + clauses);
+      line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
+                       ")" + clauses);
     } else if (f.loopKind.parallel) {
-      line(indent, "#pragma omp parallel for schedule(static)" + clauses);
+      line(indent, std::string("#pragma omp parallel for schedule(") + threadScheduleName(f.loopKind.schedule) + ")" +
+                       clauses);
       line(indent, loopHeader(f, cvar));
       line(indent + 1, bodyFunction(f) + ";");
       line(indent, "}");

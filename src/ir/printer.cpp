@@ -54,6 +54,8 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       os << pad << "for " << f.var << " in [" << toString(f.begin) << ", " << toString(f.end) << ")";
       if (f.step != 1) os << " step " << f.step;
       if (f.loopKind.parallel) os << " parallel";
+      if (f.loopKind.parallel && f.loopKind.schedule != ThreadSchedule::Static)
+        os << "(" << threadScheduleName(f.loopKind.schedule) << ")";
       if (f.loopKind.vector) os << " vector";
       if (withIds) os << "  @" << f.id;
       os << "\n";

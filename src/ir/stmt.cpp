@@ -4,6 +4,15 @@
 
 namespace teml::ir {
 
+const char* threadScheduleName(ThreadSchedule s) {
+  switch (s) {
+    case ThreadSchedule::Static: return "static";
+    case ThreadSchedule::Dynamic: return "dynamic";
+    case ThreadSchedule::Guided: return "guided";
+  }
+  return "?";
+}
+
 const char* reduceOpName(ReduceOp op) {
   switch (op) {
     case ReduceOp::Add: return "+=";

@@ -14,8 +14,13 @@ enum class StmtKind { For, Store, Reduce, Seq, If, LibCall };
 
 // How a loop is executed. Parallel loops become OpenMP `parallel for`,
 // vector loops `simd` (both: `parallel for simd`).
+// How OpenMP hands a parallel loop's iterations to threads.
+enum class ThreadSchedule { Static, Dynamic, Guided };
+const char* threadScheduleName(ThreadSchedule s);  // "static", "dynamic", "guided"
+
 struct LoopKind {
   bool parallel = false;
+  ThreadSchedule schedule = ThreadSchedule::Static;  // of a parallel loop
   bool vector = false;
   // Proven by dependence analysis: no two iterations touch one element with a
   // write, so the loop needs no reduction clause or atomic at all.

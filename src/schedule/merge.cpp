@@ -23,7 +23,10 @@ StmtP merge(const StmtP& nest, int r) {
   // m runs over both: outer = begin1 + m / n2, inner = begin2 + m mod n2.
   StmtP body = substitute(inner.body, {{outer.var, add(outer.begin, floorDiv(var(m), intConst(n2)))},
                                         {inner.var, add(inner.begin, binary(BinOp::Mod, var(m), intConst(n2)))}});
-  LoopKind kind{outer.loopKind.parallel || inner.loopKind.parallel, outer.loopKind.vector || inner.loopKind.vector};
+  LoopKind kind;
+  kind.parallel = outer.loopKind.parallel || inner.loopKind.parallel;
+  kind.schedule = outer.loopKind.parallel ? outer.loopKind.schedule : inner.loopKind.schedule;
+  kind.vector = outer.loopKind.vector || inner.loopKind.vector;
   std::vector<LocalTensor> locals = outer.locals;
   locals.insert(locals.end(), inner.locals.begin(), inner.locals.end());
   StmtP merged = makeFor(outer.id, m, intConst(0), intConst(n1 * n2), 1, kind, body, locals);

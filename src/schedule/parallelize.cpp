@@ -39,12 +39,13 @@ void checkParallelNesting(const StmtP& nest, const std::string& what) {
 
 namespace {
 
-StmtP markLoop(const StmtP& nest, int r, bool parallel) {
+StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule = ThreadSchedule::Static) {
   const char* what = parallel ? "parallelize" : "vectorize";
   auto chain = loopsToLevel(nest, r, what);
   const For& f = *chain[r - 1];
   LoopKind kind = f.loopKind;
   (parallel ? kind.parallel : kind.vector) = true;
+  if (parallel) kind.schedule = schedule;
   auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.locals);
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
   auto report = analysis::analyzeConcurrentLoop(*marked, kind.vector);
@@ -62,7 +63,7 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel) {
 
 }  // namespace
 
-StmtP parallelize(const StmtP& nest, int r) { return markLoop(nest, r, true); }
+StmtP parallelize(const StmtP& nest, int r, ThreadSchedule schedule) { return markLoop(nest, r, true, schedule); }
 StmtP vectorize(const StmtP& nest, int r) { return markLoop(nest, r, false); }
 
 }  // namespace teml::schedule

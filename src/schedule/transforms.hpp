@@ -32,7 +32,7 @@ ir::StmtP unrollPartial(const ir::StmtP& nest, int r, int64_t factor);
 ir::StmtP unrollAndJam(const ir::StmtP& nest, int r, int64_t factor);
 // Marks level r to run its iterations on threads / SIMD lanes; refused when
 // iterations may conflict.
-ir::StmtP parallelize(const ir::StmtP& nest, int r);
+ir::StmtP parallelize(const ir::StmtP& nest, int r, ir::ThreadSchedule schedule = ir::ThreadSchedule::Static);
 ir::StmtP vectorize(const ir::StmtP& nest, int r);
 // Loop r2 (inside r1) iterates over j + factor * i instead of j (loop skewing).
 ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);

@@ -829,11 +829,16 @@ class Evaluator {
         arity(c, 2, 2, "separate_tail(l, level)");
         return schedule::separateTail(loopArg(c.args[0], f), level(c.args[1], f));
       }
-      if (f == "parallelize" || f == "vectorize") {
-        arity(c, 2, 2, f + "(l, level)");
+      if (f == "parallelize") {
+        arity(c, 2, 3, "parallelize(l, level) or parallelize(l, level, static|dynamic|guided)");
         StmtP l = loopArg(c.args[0], f);
         int r = level(c.args[1], f);
-        return f == "parallelize" ? schedule::parallelize(l, r) : schedule::vectorize(l, r);
+        return schedule::parallelize(l, r, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static);
+      }
+      if (f == "vectorize") {
+        arity(c, 2, 2, "vectorize(l, level)");
+        StmtP l = loopArg(c.args[0], f);
+        return schedule::vectorize(l, level(c.args[1], f));
       }
     } catch (const schedule::ScheduleError& e) {
       fail(c.loc, e.what());
@@ -885,6 +890,15 @@ class Evaluator {
 
   // The dependence analysis sees a cache's copy as an ordinary tensor, which
   // it is not (every iteration refills it): only marking loops may follow.
+  ir::ThreadSchedule threadSchedule(const NodeP& n) {
+    if (n->kind == Kind::Name) {
+      if (n->name == "static") return ir::ThreadSchedule::Static;
+      if (n->name == "dynamic") return ir::ThreadSchedule::Dynamic;
+      if (n->name == "guided") return ir::ThreadSchedule::Guided;
+    }
+    fail(n->loc, "parallelize: the thread schedule must be static, dynamic or guided");
+  }
+
   // The `new` of replace_array: a vtranspose of `old` (virtual: from here on a
   // tensor of its own, with the permuted shape, that takes over old's
   // elements) or a transpose assignment of it (a physical copy).

@@ -234,10 +234,14 @@ class Translator {
     if (f == "parallelize") {
       if (args.size() < 2 || args.size() > 4) throw UserError(loc, "parallelize takes (iterator, THRD[, schedule, [private]])");
       if (args[1].text != "THRD") throw UserError(args[1].loc, "parallelize: only THRD (threads) is supported");
-      if (args.size() >= 3 && args[2].text != "None")
-        throw UserError(args[2].loc, "parallelize: only the default schedule (None) is supported");
+      std::string schedule;  // None: OpenMP's static schedule
+      if (args.size() >= 3 && args[2].text != "None") {
+        if (args[2].text != "static" && args[2].text != "dynamic" && args[2].text != "guided")
+          throw UserError(args[2].loc, "parallelize: the schedule must be None, static, dynamic or guided");
+        schedule = ", " + args[2].text;
+      }
       Place& a = place(args[0]);  // loop iterators are private in generated code: the list needs no handling
-      return a.nest + " = parallelize(" + a.nest + ", " + std::to_string(a.level) + ")";
+      return a.nest + " = parallelize(" + a.nest + ", " + std::to_string(a.level) + schedule + ")";
     }
     if (f == "replace_array") {
       need(3, "replace_array(iterator, old, new)");
