@@ -20,6 +20,7 @@ struct Template {
   int depth;
   bool twoNests;
   std::string local;  // a tensor that local(...) steps try to make local
+  std::string transposed = "";  // a vtranspose of `local` that replace_array steps try
 };
 
 const std::vector<Template> kTemplates = {
@@ -37,19 +38,26 @@ const std::vector<Template> kTemplates = {
     // producer and consumer with a shift, then an independent second nest
     {"x = tensor([N, M])\nt = tensor([N + 2, M])\nz = tensor([N, M])\nr = tensor([N, M])\n"
      "t = eq(x, [i, j] -> [i + 1, j])\nw = vadd(t, z, [[i + 2, j], [i, j]])\nr = eq(w, -> [i, j])\n"
-     "l1 = build(t)\nl2 = build(r)\n", 2, true, "t"},
+     "tt = vtranspose(t, [[1, 2]])\nl1 = build(t)\nl2 = build(r)\n", 2, true, "t", "tt"},
     // producer and consumer in the same iteration (t can be local once fused)
     {"x = tensor([N, M])\nt = tensor([N, M + 1])\nr = tensor([N, M])\nt = eq(x, [i, j] -> [i, j + 1])\n"
-     "w = vadd(t, t, [[i, j], [i, j + 1]])\nr = eq(w, -> [i, j])\nl1 = build(t)\nl2 = build(r)\n", 2, true, "t"},
+     "w = vadd(t, t, [[i, j], [i, j + 1]])\nr = eq(w, -> [i, j])\ntt = vtranspose(t, [[1, 2]])\n"
+     "l1 = build(t)\nl2 = build(r)\n", 2, true, "t", "tt"},
     // 3-d accumulation (interp-like)
     {"A = tensor([K, K])\nu = tensor([N, K, M])\nt = tensor([N, K, M])\np = vmul(A, u, [[i, l], [e, l, k]])\n"
      "t = add(t, p, [[e, i, k], ] -> [e, i, k])\nl1 = build(t)\n", 4, false, "t"},
 };
 
 std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, bool canFuse, const std::string& next,
-                       const std::string& local) {
+                       const Template& t) {
+  const std::string& local = t.local;
   auto lv = [&](int hi) { return std::to_string(1 + static_cast<int>(rng() % std::max(1, hi))); };
   auto factor = [&]() { return std::to_string(2 + static_cast<int>(rng() % 4)); };
+  // A virtual transposition must replace every access: in both nests while
+  // they are apart (the second one whole), in the one nest once fused.
+  if (!t.transposed.empty() && rng() % 8 == 0)
+    return next + " = replace_array(" + cur + ", " + lv(depth) + ", " + local + ", " + t.transposed + ")" +
+           (canFuse ? "\nl2 = replace_array(l2, 1, " + local + ", " + t.transposed + ")" : "");
   switch (rng() % (canFuse ? 18 : 17)) {
     case 0:
     case 1: return next + " = interchange(" + cur + ", " + lv(depth) + ", " + lv(depth) + ")";
@@ -83,7 +91,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
   const char* seed = std::getenv("TEML_RANDOM_SEED");
   std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2026u);
   const std::map<std::string, int64_t> sizes = {{"N", 7}, {"M", 6}, {"K", 5}};
-  int accepted = 0, refused = 0, compiled = 0;
+  int accepted = 0, refused = 0, compiled = 0, replaced = 0;
   const int total = sequenceCount();
   for (int n = 0; n < total; ++n) {
     const Template& t = kTemplates[rng() % kTemplates.size()];
@@ -94,7 +102,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
     int steps = 1 + static_cast<int>(rng() % 5);
     for (int s = 0; s < steps; ++s) {
       std::string next = "s" + std::to_string(s);
-      std::string step = randomStep(rng, cur, t.depth + 2 * s, t.twoNests && !fused, next, t.local);
+      std::string step = randomStep(rng, cur, t.depth + 2 * s, t.twoNests && !fused, next, t);
       std::string candidate = program + step + "\n";
       std::string full = candidate + (t.twoNests && !fused && step.find("fuse_outer") == std::string::npos
                                           ? "codegen(" + next + ", l2)\n"
@@ -105,16 +113,19 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
         cur = next;
         fused |= step.find("fuse_outer") != std::string::npos;
         ++accepted;
+        replaced += step.find("replace_array") != std::string::npos;
         SCOPED_TRACE(full);
         expectSameResults(p, original);  // compiled code vs the original's interpreter run
         ++compiled;
       } catch (const UserError&) {
         ++refused;
+      } catch (const std::exception& e) {  // generated code the C compiler rejects, ...
+        ADD_FAILURE() << e.what() << "\n" << full;
       }
     }
   }
   std::cout << total << " random sequences: " << accepted << " steps accepted (each checked against the "
-            << "untransformed program), " << refused << " refused\n";
+            << "untransformed program; " << replaced << " of them replace_array), " << refused << " refused\n";
   EXPECT_GT(accepted, 0);
   EXPECT_GT(refused, 0);
   EXPECT_EQ(compiled, accepted);

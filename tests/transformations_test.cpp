@@ -199,3 +199,10 @@ TEST(Transformations, ParallelizeWithAThreadSchedule) {
   }
   expectRefusedAt(mm("p = parallelize(l, 1, sometimes)\n"), kOdd, 6, "static, dynamic or guided");
 }
+
+TEST(Transformations, UnrolledCopiesOfAParallelReductionEachHaveTheirAccumulator) {
+  // blend copies the block loop's body; the copies share their unchanged
+  // reduction statement, and each parallel reduction over k must start from
+  // its own element of C (generated C once reused the first copy's accumulator).
+  checkSchedule("s0 = stripmine(l, 2, 2)\ns1 = parallelize(s0, 4)\ns2 = blend(s1, 2)\ncodegen(s2)");
+}

@@ -275,6 +275,9 @@ class NestEmitter {
   }
 
   void emitFor(const For& f, int indent) {
+    // Accumulators belong to this loop: a sibling loop with the same Reduce
+    // node (copies made by unrolling share unchanged statements) starts anew.
+    auto enclosingAccumulators = accumulators_;
     std::string cvar = names_.claim(f.var);
     bool concurrent = f.loopKind.parallel || f.loopKind.vector;
     std::vector<std::pair<std::string, std::string>> hoisted;  // (where it lives, accumulator): stored back after
@@ -345,6 +348,7 @@ class NestEmitter {
     iterNames_.pop_back();
     names_.release(cvar);
     for (auto& [where, name] : hoisted) line(indent, where + " = " + name + ";");
+    accumulators_ = enclosingAccumulators;
   }
 
   // Emits the body of parallel loop f as a function of the iterators in scope,

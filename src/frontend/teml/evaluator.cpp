@@ -72,12 +72,20 @@ class Evaluator {
   ir::Program run(const Script& script) {
     for (auto& st : script.statements) exec(st);
     checkReplacements(replacements_, program_);
-    // A virtually transposed tensor lives on only as its transposition.
-    for (auto& r : replacements_)
-      if (r.isVirtual) {
-        std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return t.name == r.old; });
-        program_.initialValues.erase(r.old);
-      }
+    // A virtually transposed tensor lives on only as its transposition, which
+    // takes its place in the list (inputs keep their order, and with it the
+    // values --random gives them).
+    auto& ts = program_.tensors;
+    for (auto& r : replacements_) {
+      auto at = [&](const std::string& n) {
+        return std::find_if(ts.begin(), ts.end(), [&](const ir::TensorDecl& t) { return t.name == n; });
+      };
+      if (!r.isVirtual || at(r.old) == ts.end()) continue;
+      *at(r.old) = *at(r.replacement);
+      ts.erase(std::find_if(at(r.replacement) + 1, ts.end(),
+                            [&](const ir::TensorDecl& t) { return t.name == r.replacement; }));
+      program_.initialValues.erase(r.old);
+    }
     // Local tensors live in their loops, not in the program's buffers.
     std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return localNests_.count(t.name) > 0; });
     for (auto& [name, nest] : localNests_) program_.initialValues.erase(name);
