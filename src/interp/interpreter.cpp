@@ -23,14 +23,20 @@ class Interpreter {
       case StmtKind::For: {
         auto& f = static_cast<const For&>(*s);
         int64_t b = evalInt(f.begin), e = evalInt(f.end);
-        auto saved = env_.find(f.var) != env_.end() ? std::optional<int64_t>(env_[f.var]) : std::nullopt;
+        Slot& slot = env_[f.var];  // stays where it is: entries are never erased
+        Slot saved = slot;
+        ++slot.bound;
         for (int64_t i = b; i < e; i += f.step) {
-          env_[f.var] = i;
+          slot.value = i;
+          if (f.locals.empty()) {
+            exec(f.body);
+            continue;
+          }
           auto bound = bindLocals(f);
           exec(f.body);
           for (auto& name : bound) locals_[name].pop_back();
         }
-        if (saved) env_[f.var] = *saved; else env_.erase(f.var);
+        slot = saved;
         break;
       }
       case StmtKind::Store: {
@@ -103,9 +109,7 @@ class Interpreter {
       }
       return {&c.buffer, off};
     }
-    auto it = buffers_.find(tensor);
-    if (it == buffers_.end()) throw InternalError("interpreter: unknown tensor '" + tensor + "'");
-    runtime::Buffer& buf = it->second;
+    runtime::Buffer& buf = buffer(tensor);
     if (indices.size() != buf.shape().size())
       throw InternalError("interpreter: tensor '" + tensor + "' indexed with " +
                           std::to_string(indices.size()) + " indices");
@@ -125,10 +129,18 @@ class Interpreter {
     switch (e->kind) {
       case ExprKind::IntConst: return static_cast<const IntConst&>(*e).value;
       case ExprKind::Var: {
-        auto& name = static_cast<const Var&>(*e).name;
-        auto it = env_.find(name);
-        if (it == env_.end()) throw InternalError("interpreter: unbound iterator '" + name + "'");
-        return it->second;
+        // Each Var node finds its slot once (a pointer hash instead of a string hash per use).
+        auto cached = varSlots_.find(e.get());
+        Slot* slot;
+        if (cached != varSlots_.end()) {
+          slot = cached->second;
+        } else {
+          slot = &env_[static_cast<const Var&>(*e).name];
+          varSlots_.emplace(e.get(), slot);
+        }
+        if (slot->bound == 0)
+          throw InternalError("interpreter: unbound iterator '" + static_cast<const Var&>(*e).name + "'");
+        return slot->value;
       }
       case ExprKind::Binary: {
         auto& b = static_cast<const Binary&>(*e);
@@ -188,6 +200,21 @@ class Interpreter {
     throw InternalError("interpreter: cannot evaluate " + toString(e));
   }
 
+  // A program tensor's buffer, found once per tensor name string of the IR.
+  runtime::Buffer& buffer(const std::string& tensor) {
+    auto cached = bufferOf_.find(&tensor);
+    if (cached != bufferOf_.end()) return *cached->second;
+    auto it = buffers_.find(tensor);
+    if (it == buffers_.end()) throw InternalError("interpreter: unknown tensor '" + tensor + "'");
+    bufferOf_.emplace(&tensor, &it->second);
+    return it->second;
+  }
+
+  struct Slot {
+    int64_t value = 0;
+    int bound = 0;  // loops binding the iterator now (0: unbound)
+  };
+
   struct LocalCopy {
     runtime::Buffer buffer;
     std::vector<int64_t> offset;
@@ -195,7 +222,9 @@ class Interpreter {
 
   const Program& program_;
   runtime::BufferMap& buffers_;
-  std::unordered_map<std::string, int64_t> env_;
+  std::unordered_map<std::string, Slot> env_;
+  std::unordered_map<const Expr*, Slot*> varSlots_;
+  std::unordered_map<const std::string*, runtime::Buffer*> bufferOf_;
   std::map<std::string, std::vector<LocalCopy>> locals_;  // innermost copy last
   std::map<std::pair<const For*, std::string>, analysis::LocalBox> boxes_;
 };
