@@ -169,10 +169,7 @@ std::string checkDisjoint(const StmtP& nest, const std::vector<Owner>& owners) {
 
 std::string checkLocals(const StmtP& nest, bool dependences) {
   Structure st;
-  forEachStmt(nest, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For)
-      for (auto& l : static_cast<const For&>(*s).locals) st.localNames.insert(l.decl.name);
-  });
+  for (auto& l : localTensorsIn(nest)) st.localNames.insert(l.tensor->decl.name);
   if (st.localNames.empty()) return "";
   std::set<std::string> active;
   st.walk(nest, active);

@@ -226,13 +226,7 @@ class NestEmitter {
   }
 
   // Explicit vector code handles loops without local tensors in or below them.
-  static bool hasLocals(const For& f) {
-    bool any = !f.locals.empty();
-    forEachStmt(f.body, [&](const StmtP& s) {
-      any |= s->kind == StmtKind::For && !static_cast<const For&>(*s).locals.empty();
-    });
-    return any;
-  }
+  static bool hasLocals(const For& f) { return !f.locals.empty() || !localTensorsIn(f.body).empty(); }
 
   std::string expr(const ExprP& e, int parent, bool right, bool single) {
     switch (e->kind) {

@@ -200,4 +200,14 @@ std::set<std::string> tensorsAccessed(const StmtP& s) {
   return used;
 }
 
+std::vector<LocalOf> localTensorsIn(const StmtP& s) {
+  std::vector<LocalOf> out;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind != StmtKind::For) return;
+    auto& f = static_cast<const For&>(*t);
+    for (auto& l : f.locals) out.push_back({&f, &l});
+  });
+  return out;
+}
+
 }  // namespace teml::ir

@@ -40,4 +40,12 @@ void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f);
 // Every tensor s stores to, reduces into or loads from.
 std::set<std::string> tensorsAccessed(const StmtP& s);
 
+// A tensor local to a loop, with that loop.
+struct LocalOf {
+  const For* loop;
+  const LocalTensor* tensor;
+};
+// The local tensors of every loop in s (s included), outer loops first.
+std::vector<LocalOf> localTensorsIn(const StmtP& s);
+
 }  // namespace teml::ir

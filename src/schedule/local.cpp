@@ -10,13 +10,9 @@ using namespace ir;
 StmtP makeLocal(const StmtP& nest, int r, const LocalTensor& tensor) {
   auto chain = loopsToLevel(nest, r, "local");
   const std::string& name = tensor.decl.name;
-  forEachStmt(nest, [&](const StmtP& s) {
-    if (s->kind != StmtKind::For) return;
-    auto& f = static_cast<const For&>(*s);
-    for (auto& l : f.locals)
-      if (l.decl.name == name)
-        throw ScheduleError("local: '" + name + "' is already local to loop '" + f.var + "'");
-  });
+  for (auto& [loop, local] : localTensorsIn(nest))
+    if (local->decl.name == name)
+      throw ScheduleError("local: '" + name + "' is already local to loop '" + loop->var + "'");
   const For& f = *chain[r - 1];
   std::vector<LocalTensor> locals = f.locals;
   locals.push_back(tensor);
@@ -26,10 +22,7 @@ StmtP makeLocal(const StmtP& nest, int r, const LocalTensor& tensor) {
 
 std::set<std::string> localTensors(const StmtP& nest) {
   std::set<std::string> names;
-  forEachStmt(nest, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For)
-      for (auto& l : static_cast<const For&>(*s).locals) names.insert(l.decl.name);
-  });
+  for (auto& l : localTensorsIn(nest)) names.insert(l.tensor->decl.name);
   return names;
 }
 

@@ -14,11 +14,8 @@ namespace {
 
 const TensorDecl& localDecl(const StmtP& nest, const std::string& tensor, const std::string& what) {
   const TensorDecl* d = nullptr;
-  forEachStmt(nest, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For)
-      for (auto& l : static_cast<const For&>(*s).locals)
-        if (l.decl.name == tensor) d = &l.decl;
-  });
+  for (auto& l : localTensorsIn(nest))
+    if (l.tensor->decl.name == tensor) d = &l.tensor->decl;
   if (!d)
     throw ScheduleError(what + ": '" + tensor + "' is not local to a loop of this nest; a program tensor's layout is "
                         "fixed by its inputs and outputs (make it local first with local(...) or cache(...))");

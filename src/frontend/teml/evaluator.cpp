@@ -896,8 +896,6 @@ class Evaluator {
     return result;
   }
 
-  // The dependence analysis sees a cache's copy as an ordinary tensor, which
-  // it is not (every iteration refills it): only marking loops may follow.
   ir::ThreadSchedule threadSchedule(const NodeP& n) {
     if (n->kind == Kind::Name) {
       if (n->name == "static") return ir::ThreadSchedule::Static;
@@ -957,6 +955,8 @@ class Evaluator {
                       "); replace the remaining accesses of '" + r.old + "' first");
   }
 
+  // The dependence analysis sees a cache's copy as an ordinary tensor, which
+  // it is not (every iteration refills it): only marking loops may follow.
   void refuseAfterCache(const Call& c) {
     static const std::set<std::string> allowed = {"parallelize", "vectorize", "local",    "cache",
                                                   "cache_reduce", "var_reorder", "var_split", "var_merge"};
@@ -972,12 +972,8 @@ class Evaluator {
   }
 
   static bool hasCacheCopy(const StmtP& nest) {
-    bool any = false;
-    ir::forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == ir::StmtKind::For)
-        for (auto& l : static_cast<const ir::For&>(*s).locals) any |= l.isCopy;
-    });
-    return any;
+    auto locals = ir::localTensorsIn(nest);
+    return std::any_of(locals.begin(), locals.end(), [](const ir::LocalOf& l) { return l.tensor->isCopy; });
   }
 
   StmtP build(const lower::Assignment& a) {
@@ -1050,17 +1046,14 @@ class Evaluator {
         fail(loc, "codegen: '" + name + "' is local to loops of two nests");
       localNests_[name] = nest;
     }
-    ir::forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind != ir::StmtKind::For) return;
-      for (auto& l : static_cast<const ir::For&>(*s).locals) {
-        if (!decl(l.decl.name)) continue;  // a cache's copy: its start is set by cache(...)
-        auto init = program_.initialValues.find(l.decl.name);
-        double v = init == program_.initialValues.end() ? 0 : init->second;
-        if (v != l.init)
-          fail(loc, "codegen: init of '" + l.decl.name + "' comes after local(...) made it local (line " +
-                        std::to_string(localLines_[l.decl.name]) + "); initialize it first");
-      }
-    });
+    for (auto& [loop, l] : ir::localTensorsIn(nest)) {
+      if (!decl(l->decl.name)) continue;  // a cache's copy: its start is set by cache(...)
+      auto init = program_.initialValues.find(l->decl.name);
+      double v = init == program_.initialValues.end() ? 0 : init->second;
+      if (v != l->init)
+        fail(loc, "codegen: init of '" + l->decl.name + "' comes after local(...) made it local (line " +
+                      std::to_string(localLines_[l->decl.name]) + "); initialize it first");
+    }
   }
 
 
