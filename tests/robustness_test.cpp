@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/c_emitter.hpp"
+#include "frontend/til/til.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -14,15 +15,25 @@ using namespace teml::testing;
 
 namespace {
 
+std::string readFile(const std::string& relative) {
+  std::ifstream in(std::string(TEML_SOURCE_DIR) + "/" + relative);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 std::vector<std::string> examplePrograms() {
   std::vector<std::string> out;
   for (const char* k : {"mm", "tmm", "bmm", "gconv", "mttkrp", "sddmm", "interp", "helm", "blur", "coars"})
-    for (const char* v : {"naive", "pluto", "best"}) {
-      std::ifstream in(std::string(TEML_SOURCE_DIR) + "/examples/" + k + "/" + v + ".teml");
-      std::stringstream ss;
-      ss << in.rdbuf();
-      out.push_back(ss.str());
-    }
+    for (const char* v : {"naive", "pluto", "best"})
+      out.push_back(readFile(std::string("examples/") + k + "/" + v + ".teml"));
+  return out;
+}
+
+std::vector<std::string> tilPrograms() {
+  std::vector<std::string> out;
+  for (const char* f : {"E1", "E2", "E3", "mesh/E1", "mesh/E2", "mesh/E3", "mesh/L1", "mesh/L2", "mesh/L3"})
+    out.push_back(readFile(std::string("examples/til/") + f + ".til"));
   return out;
 }
 
@@ -45,7 +56,8 @@ std::vector<std::string> tokens(const std::string& s) {
 std::string mutate(const std::string& src, std::mt19937& rng) {
   auto t = tokens(src);
   static const std::vector<std::string> pieces = {"0", "1", "-1", "7", "100000", "[", "]", "(", ")", ",", "->",
-                                                  "i", "j", "l", "A", "unroll", "tile", "+", "*", "\n", "@", ":"};
+                                                  "i", "j", "l", "A", "unroll", "tile", "+", "*", "\n", "@", ":",
+                                                  "replace_array", "vtranspose", "tmp2", "a4", "f1"};
   int edits = 1 + static_cast<int>(rng() % 3);
   for (int e = 0; e < edits && !t.empty(); ++e) {
     size_t at = rng() % t.size();
@@ -86,6 +98,31 @@ TEST(Robustness, MutatedExamplesNeverCrashTheCompiler) {
     }
   }
   std::cout << accepted << " mutated programs accepted, " << refused << " refused\n";
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0);
+}
+
+TEST(Robustness, MutatedTilProgramsNeverCrashTheCompiler) {
+  const std::map<std::string, int64_t> sizes = {{"N", 4}, {"E", 3}};
+  std::mt19937 rng(2017);
+  auto programs = tilPrograms();
+  int accepted = 0, refused = 0;
+  for (int n = 0; n < 1000; ++n) {
+    std::string src = mutate(programs[rng() % programs.size()], rng);
+    try {
+      auto p = compile(til::tilToTeml(src), sizes);
+      codegen::emitC(p);
+      if (++accepted <= 20) {
+        SCOPED_TRACE(src);
+        expectJitMatchesInterpreter(p);
+      }
+    } catch (const UserError&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "unexpected " << e.what() << " for:\n" << src;
+    }
+  }
+  std::cout << accepted << " mutated .til programs accepted, " << refused << " refused\n";
   EXPECT_GT(accepted, 0);
   EXPECT_GT(refused, 0);
 }
