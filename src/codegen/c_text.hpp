@@ -1,0 +1,18 @@
+// Pieces of C text shared by the emitters: literals and tensor declarators.
+#pragma once
+#include <string>
+
+#include "ir/tensor_decl.hpp"
+
+namespace teml::codegen {
+
+// A C literal of v (INFINITY, NAN and friends where needed).
+std::string floatLiteral(double v, bool single);
+// "[n2][n3]...": the array suffix of a tensor's C type after its first dimension.
+std::string shapeSuffix(const ir::TensorDecl& t);
+// The C declarator of a tensor parameter, e.g. "double (*restrict A)[64][64]".
+std::string paramDecl(const ir::TensorDecl& t, const std::string& cname);
+// A cast of an untyped buffer pointer to the tensor's C type.
+std::string castTo(const ir::TensorDecl& t);
+
+}  // namespace teml::codegen

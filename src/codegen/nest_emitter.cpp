@@ -1,0 +1,387 @@
+#include "codegen/nest_emitter.hpp"
+
+#include "analysis/concurrency.hpp"
+#include "codegen/c_text.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+using analysis::ReduceStrategy;
+
+NestEmitter::NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName, const StmtP& nest)
+    : program_(p), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
+  for (auto& [k, v] : tensorNames_) names_.claim(v);
+  // Tensors the nest reads or updates (not only stores to).
+  forEachStmt(nest, [&](const StmtP& s) {
+    auto loads = [&](const ExprP& e) {
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load) notOnlyStored_.insert(static_cast<const Load&>(*x).tensor);
+      });
+    };
+    if (s->kind == StmtKind::Store) {
+      loads(static_cast<const Store&>(*s).value);
+      for (auto& i : static_cast<const Store&>(*s).indices) loads(i);
+    } else if (s->kind == StmtKind::Reduce) {
+      notOnlyStored_.insert(static_cast<const Reduce&>(*s).tensor);
+      loads(static_cast<const Reduce&>(*s).value);
+    } else if (s->kind == StmtKind::LibCall) {
+      for (auto& t : static_cast<const LibCall&>(*s).tensors) notOnlyStored_.insert(t);
+    } else if (s->kind == StmtKind::If) {
+      loads(static_cast<const If&>(*s).cond);
+    }
+  });
+  // Element types of the nest's local tensors, for the vector planner,
+  // which must not treat merged dimensions of a local as one where its
+  // box cuts them.
+  for (auto& [loop, l] : localTensorsIn(nest)) {
+    analysis::LocalBox box;
+    std::string why;
+    if (l->decl.shape.empty() || !analysis::localBox(*loop, l->decl.name, &box, &why) ||
+        (box.used && !flatBox(box, l->decl.shape.back())))
+      localNames_.insert(l->decl.name);
+    if (!view_.find(l->decl.name)) view_.tensors.push_back(l->decl);
+  }
+}
+
+std::string NestEmitter::body(const StmtP& nest) {
+  emitStmt(nest, 1);
+  return out_->str();
+}
+
+std::string NestEmitter::iterName(const std::string& var) {
+  for (auto it = iterNames_.rbegin(); it != iterNames_.rend(); ++it)
+    if (it->first == var) return it->second;
+  throw InternalError("code generation: iterator '" + var + "' is not bound by an enclosing loop");
+}
+
+bool NestEmitter::isSingle(const std::string& tensor) {
+  auto* t = view_.find(tensor);
+  return t && t->dtype == DType::F32;
+}
+
+std::string NestEmitter::access(const std::string& tensor, const std::vector<ExprP>& idx) {
+  auto it = tensorNames_.find(tensor);
+  if (it == tensorNames_.end()) throw InternalError("code generation: unknown tensor '" + tensor + "'");
+  std::string s = it->second;
+  if (idx.empty()) return s + "[0]";
+  auto local = activeLocals_.find(tensor);
+  const TensorDecl* decl = view_.find(tensor);
+  ExprP merged;
+  if (decl && mergedPair(idx, decl->shape.back(), &merged) &&
+      (local == activeLocals_.end() || flatBox(local->second, decl->shape.back()))) {
+    // Two merged dimensions as one: element X of the rows they form, which
+    // the vector planner counts as unit stride.
+    for (size_t d = 0; d + 2 < idx.size(); ++d) {
+      ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
+      s += "[" + expr(i, 0, false, false) + "]";
+    }
+    return "((" + std::string(dtypeName(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
+  }
+  for (size_t d = 0; d < idx.size(); ++d) {
+    // A local tensor stores only its box: indices count from the box's corner.
+    ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
+    s += "[" + expr(i, 0, false, false) + "]";
+  }
+  return s;
+}
+
+bool NestEmitter::flatBox(const analysis::LocalBox& box, int64_t lastExtent) {
+  int64_t o1, o2;
+  size_t n = box.offset.size();
+  return n >= 2 && box.extent.back() == lastExtent && constValue(box.offset[n - 1], &o1) && o1 == 0 &&
+         constValue(box.offset[n - 2], &o2) && o2 == 0;
+}
+
+std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int indent) {
+  std::vector<OpenLocal> opened;
+  for (auto& l : f.locals) {
+    analysis::LocalBox box;
+    std::string why;
+    if (!analysis::localBox(f, l.decl.name, &box, &why)) throw InternalError("code generation: " + why);
+    if (!box.used) continue;
+    OpenLocal o{l.decl.name, names_.claim(l.decl.name), false, std::nullopt};
+    TensorDecl shape{o.cname, l.decl.dtype, box.extent};
+    std::string type = dtypeName(l.decl.dtype);
+    int64_t bytes = box.elementCount() * (l.decl.dtype == DType::F64 ? 8 : 4);
+    o.heap = bytes > kMaxStackBytes;
+    if (o.heap) {
+      // aligned_alloc wants a multiple of the alignment.
+      int64_t rounded = (bytes + 63) / 64 * 64;
+      std::string decl = shape.shape.size() <= 1 ? type + " *" + o.cname : type + " (*" + o.cname + ")" + shapeSuffix(shape);
+      line(indent, decl + " = aligned_alloc(64, " + std::to_string(rounded) + ");");
+      line(indent, "if (!" + o.cname + ") abort();");
+    } else {
+      std::string dims;
+      for (auto e : box.extent) dims += "[" + std::to_string(e) + "]";
+      line(indent, type + " " + o.cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
+    }
+    if (l.init == 0) {
+      line(indent, "memset(" + o.cname + ", 0, " + std::to_string(bytes) + ");");
+    } else {
+      std::string z = names_.claim("z");
+      line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(box.elementCount()) + "; " + z + "++) ((" +
+                       type + " *)" + o.cname + ")[" + z + "] = " + floatLiteral(l.init, l.decl.dtype == DType::F32) + ";");
+      names_.release(z);
+    }
+    auto prev = tensorNames_.find(l.decl.name);
+    if (prev != tensorNames_.end()) o.savedName = prev->second;
+    tensorNames_[l.decl.name] = o.cname;
+    activeLocals_[l.decl.name] = box;
+    localShapes_[l.decl.name] = shape;
+    opened.push_back(o);
+  }
+  return opened;
+}
+
+void NestEmitter::closeLocals(const std::vector<OpenLocal>& opened, int indent) {
+  for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
+    if (it->heap) line(indent, "free(" + it->cname + ");");
+    names_.release(it->cname);
+    if (it->savedName) tensorNames_[it->tensor] = *it->savedName;
+    else tensorNames_.erase(it->tensor);
+    activeLocals_.erase(it->tensor);
+    localShapes_.erase(it->tensor);
+  }
+}
+
+void NestEmitter::emitLoopBody(const For& f, int indent) {
+  auto opened = openLocals(f, indent);
+  emitStmt(f.body, indent);
+  closeLocals(opened, indent);
+}
+
+std::string NestEmitter::expr(const ExprP& e, int parent, bool right, bool single) {
+  switch (e->kind) {
+    case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
+    case ExprKind::FloatConst: return floatLiteral(static_cast<const FloatConst&>(*e).value, single);
+    case ExprKind::Var: return iterName(static_cast<const Var&>(*e).name);
+    case ExprKind::Load: {
+      auto& l = static_cast<const Load&>(*e);
+      return access(l.tensor, l.indices);
+    }
+    case ExprKind::Binary: {
+      auto& b = static_cast<const Binary&>(*e);
+      bool ints = b.a->isInt() && b.b->isInt();
+      std::string x = expr(b.a, precedence(b.op), false, single), y = expr(b.b, precedence(b.op), true, single);
+      switch (b.op) {
+        case BinOp::FloorDiv: return "teml_floordiv(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
+        case BinOp::Mod: return "teml_mod(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
+        case BinOp::Min:
+        case BinOp::Max: {
+          std::string f = ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
+                               : (b.op == BinOp::Min ? (single ? "fminf" : "fmin") : (single ? "fmaxf" : "fmax"));
+          return f + "(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
+        }
+        default: {
+          // Integer '/' never reaches here: index division is FloorDiv.
+          std::string s = x + " " + binOpName(b.op) + " " + y;
+          int p = precedence(b.op);
+          return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
+        }
+      }
+    }
+  }
+  return "?";
+}
+
+std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
+  std::string step = f.step == 1 ? cvar + "++" : cvar + " += " + std::to_string(f.step);
+  return "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
+         expr(f.end, 3, true, false) + "; " + step + ") {";
+}
+
+void NestEmitter::emitFor(const For& f, int indent) {
+  // Accumulators belong to this loop: a sibling loop with the same Reduce
+  // node (copies made by unrolling share unchanged statements) starts anew.
+  auto enclosingAccumulators = accumulators_;
+  std::string cvar = names_.claim(f.var);
+  bool concurrent = f.loopKind.parallel || f.loopKind.vector;
+  std::vector<std::pair<std::string, std::string>> hoisted;  // (where it lives, accumulator): stored back after
+  std::string clauses;
+  if (concurrent && !f.loopKind.independent) {
+    auto rep = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel || f.loopKind.vector);
+    if (!rep.ok) throw InternalError("code generation: " + rep.reason);
+    std::map<std::string, std::string> byLocation;  // one accumulator per element
+    for (auto& [r, strategy] : rep.reduces) {
+      if (strategy == ReduceStrategy::Atomic) {
+        atomic_.insert(r);
+      } else if (strategy == ReduceStrategy::Accumulator) {
+        // Inside an enclosing loop's accumulator, this one starts from and returns to it.
+        auto outer = accumulators_.find(r);
+        std::string where = outer != accumulators_.end() ? outer->second.ref : access(r->tensor, r->indices);
+        auto it = byLocation.find(where);
+        if (it == byLocation.end()) {
+          std::string name = names_.claim("acc");
+          bool single = isSingle(r->tensor);
+          line(indent, std::string(single ? "float " : "double ") + name + " = " + where + ";");
+          const char* op = r->op == ReduceOp::Add ? "+" : r->op == ReduceOp::Mul ? "*"
+                         : r->op == ReduceOp::Max ? "max" : "min";
+          clauses += std::string(" reduction(") + op + ":" + name + ")";
+          it = byLocation.emplace(where, name).first;
+          hoisted.push_back({where, name});
+        }
+        accumulators_[r] = Accumulator{it->second, isSingle(r->tensor), it->second};
+      }
+    }
+  }
+  iterNames_.push_back({f.var, cvar});
+  if (f.loopKind.parallel && f.loopKind.vector) {
+    line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
+                     ")" + clauses);
+  } else if (f.loopKind.parallel) {
+    line(indent, std::string("#pragma omp parallel for schedule(") + threadScheduleName(f.loopKind.schedule) + ")" +
+                     clauses);
+    line(indent, loopHeader(f, cvar));
+    line(indent + 1, bodyFunction(f) + ";");
+    line(indent, "}");
+  } else if (f.loopKind.vector && hoisted.empty() && !vectorType_ && !hasLocals(f)) {
+    VectorPlan plan = planVectorLoop(f, view_, localNames_);
+    if (plan.ok) {
+      emitVectorLoop(f, cvar, plan, indent);
+    } else {
+      line(indent, "#pragma omp simd" + clauses);
+    }
+  } else if (f.loopKind.vector) {
+    line(indent, "#pragma omp simd" + clauses);
+  }
+  bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && hoisted.empty() && !vectorType_ &&
+                        !hasLocals(f) && planVectorLoop(f, view_, localNames_).ok;
+  if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
+    line(indent, loopHeader(f, cvar));
+    emitLoopBody(f, indent + 1);
+    if (!concurrent && !analysis::analyzeConcurrentLoop(f, false).ok) {
+      // The iterations depend on each other by more than reductions. GCC 12
+      // at -O3 -march=native has been seen to vectorize such a loop anyway
+      // (an outer loop, after unrolling the inner one: a[i+2][j+2] =
+      // a[i+1][j+1] + ...) and compute wrong results; a compiler barrier
+      // per iteration keeps its vectorizer away from this loop. Loops that
+      // carry only reductions go without: the barrier would keep the
+      // reduced values from staying in registers (2.5x slower contractions).
+      line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");
+    }
+    line(indent, "}");
+  }
+  iterNames_.pop_back();
+  names_.release(cvar);
+  for (auto& [where, name] : hoisted) line(indent, where + " = " + name + ";");
+  accumulators_ = enclosingAccumulators;
+}
+
+std::string NestEmitter::bodyFunction(const For& f) {
+  std::string name = nestName_ + "_par" + std::to_string(++helperCount_);
+  std::vector<std::string> params, args;
+  for (auto& [var, cname] : iterNames_) {
+    params.push_back("long " + cname);
+    args.push_back(cname);
+  }
+  auto used = tensorsAccessed(f.body);
+  for (auto& t : program_.tensors)
+    if (used.count(t.name) && !activeLocals_.count(t.name)) {
+      params.push_back(paramDecl(t, tensorNames_.at(t.name)));
+      args.push_back(tensorNames_.at(t.name));
+    }
+  // Local tensors declared around the loop are shared by its iterations.
+  for (auto& [name, shape] : localShapes_)
+    if (used.count(name)) {
+      params.push_back(paramDecl(shape, tensorNames_.at(name)));
+      args.push_back(tensorNames_.at(name));
+    }
+  auto savedAcc = accumulators_;
+  std::set<std::string> passed;
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::Reduce) return;
+    auto it = accumulators_.find(static_cast<const Reduce*>(s.get()));
+    if (it == accumulators_.end()) return;
+    if (passed.insert(it->second.name).second) {
+      params.push_back(std::string(it->second.single ? "float" : "double") + " *restrict " + it->second.name);
+      args.push_back("&" + it->second.ref);
+    }
+  });
+  for (auto& [r, a] : accumulators_)
+    if (passed.count(a.name)) a.ref = "(*" + a.name + ")";
+  auto saved = std::move(out_);
+  out_ = std::make_unique<std::ostringstream>();
+  std::string sig, call;
+  for (size_t i = 0; i < params.size(); ++i) {
+    sig += (i ? ", " : "") + params[i];
+    call += (i ? ", " : "") + args[i];
+  }
+  line(0, "static void " + name + "(" + sig + ") {");
+  emitLoopBody(f, 1);
+  line(0, "}");
+  helpers_ += out_->str() + "\n";
+  out_ = std::move(saved);
+  accumulators_ = savedAcc;
+  return name + "(" + call + ")";
+}
+
+void NestEmitter::emitLibCall(const LibCall& c, int indent) {
+  if (c.routine != "gemm" || c.tensors.size() != 3 || c.args.size() != 8)
+    throw InternalError("code generation: unknown library call " + c.routine);
+  bool single = isSingle(c.tensors[0]);
+  auto ptr = [&](const std::string& t, bool out) {
+    return std::string("(") + (out ? "" : "const ") + (single ? "float" : "double") + " *)" + tensorNames_.at(t);
+  };
+  auto a = [&](int k) { return std::to_string(c.args[k]); };
+  line(indent, std::string(single ? "cblas_sgemm" : "cblas_dgemm") + "(101, " + (c.args[0] ? "112" : "111") + ", " +
+                   (c.args[1] ? "112" : "111") + ", " + a(2) + ", " + a(3) + ", " + a(4) + ", 1, " +
+                   ptr(c.tensors[1], false) + ", " + a(5) + ", " + ptr(c.tensors[2], false) + ", " + a(6) + ", 1, " +
+                   ptr(c.tensors[0], true) + ", " + a(7) + ");");
+}
+
+void NestEmitter::emitReduce(const Reduce& r, int indent) {
+  bool single = isSingle(r.tensor);
+  std::string value = expr(r.value, 0, false, single);
+  auto acc = accumulators_.find(&r);
+  std::string target = acc != accumulators_.end() ? acc->second.ref : access(r.tensor, r.indices);
+  std::string update;
+  switch (r.op) {
+    case ReduceOp::Add: update = target + " += " + value + ";"; break;
+    case ReduceOp::Mul: update = target + " *= " + value + ";"; break;
+    case ReduceOp::Max: update = target + " = " + (single ? "fmaxf(" : "fmax(") + target + ", " + value + ");"; break;
+    case ReduceOp::Min: update = target + " = " + (single ? "fminf(" : "fmin(") + target + ", " + value + ");"; break;
+  }
+  if (atomic_.count(&r) && acc == accumulators_.end()) {
+    if (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) {
+      line(indent, "#pragma omp atomic");
+      line(indent, update);
+    } else {
+      line(indent, "#pragma omp critical(teml_minmax)");
+      line(indent, "{ " + update + " }");
+    }
+    return;
+  }
+  line(indent, update);
+}
+
+void NestEmitter::emitStmt(const StmtP& s, int indent) {
+  switch (s->kind) {
+    case StmtKind::For: emitFor(static_cast<const For&>(*s), indent); break;
+    case StmtKind::Store: {
+      auto& st = static_cast<const Store&>(*s);
+      line(indent, access(st.tensor, st.indices) + " = " + expr(st.value, 0, false, isSingle(st.tensor)) + ";");
+      break;
+    }
+    case StmtKind::Reduce: emitReduce(static_cast<const Reduce&>(*s), indent); break;
+    case StmtKind::Seq:
+      for (auto& t : static_cast<const Seq&>(*s).stmts) emitStmt(t, indent);
+      break;
+    case StmtKind::LibCall: emitLibCall(static_cast<const LibCall&>(*s), indent); break;
+    case StmtKind::If: {
+      auto& i = static_cast<const If&>(*s);
+      line(indent, "if (" + expr(i.cond, 0, false, false) + ") {");
+      emitStmt(i.then, indent + 1);
+      if (i.otherwise) {
+        line(indent, "} else {");
+        emitStmt(i.otherwise, indent + 1);
+      }
+      line(indent, "}");
+      break;
+    }
+  }
+}
+
+}  // namespace teml::codegen

@@ -1,0 +1,154 @@
+// C code for one loop nest of a program: loops (OpenMP for parallel ones,
+// with reduction clauses, private accumulators or atomics), local tensors
+// (stack or heap arrays of their boxes), statements, and explicit vector code
+// for planned vector loops (nest_emitter_vector.cpp). c_emitter.cpp puts the
+// nests of a program together.
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/local_box.hpp"
+#include "codegen/c_names.hpp"
+#include "codegen/vector_plan.hpp"
+#include "ir/mutator.hpp"
+#include "ir/program.hpp"
+
+namespace teml::codegen {
+
+using ir::ExprP;
+using ir::For;
+using ir::LibCall;
+using ir::Program;
+using ir::Reduce;
+using ir::StmtP;
+using ir::Store;
+using ir::TensorDecl;
+
+class NestEmitter {
+ public:
+  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName, const StmtP& nest);
+
+  std::string body(const StmtP& nest);
+  // Functions holding the bodies of parallel loops; they precede the nest's function.
+  const std::string& helpers() const { return helpers_; }
+
+ private:
+  struct Accumulator {
+    std::string name;
+    bool single;
+    std::string ref;  // how code refers to it: the name, or (*name) inside a body function
+  };
+
+  void line(int indent, const std::string& s) { *out_ << std::string(indent * 2, ' ') << s << "\n"; }
+
+  std::string iterName(const std::string& var);
+
+  bool isSingle(const std::string& tensor);
+
+  std::string access(const std::string& tensor, const std::vector<ExprP>& idx);
+
+  // A local box that keeps its last two dimensions whole (from index 0, the
+  // last one `lastExtent` long) stores them as the full tensor does.
+  static bool flatBox(const analysis::LocalBox& box, int64_t lastExtent);
+
+  // Declares the local tensors of loop f at the start of its body; returns
+  // what closeLocals needs to end their lifetime.
+  struct OpenLocal {
+    std::string tensor, cname;
+    bool heap;
+    std::optional<std::string> savedName;
+  };
+  std::vector<OpenLocal> openLocals(const For& f, int indent);
+
+  void closeLocals(const std::vector<OpenLocal>& opened, int indent);
+
+  void emitLoopBody(const For& f, int indent);
+
+  // Explicit vector code handles loops without local tensors in or below them.
+  static bool hasLocals(const For& f) { return !f.locals.empty() || !ir::localTensorsIn(f.body).empty(); }
+
+  std::string expr(const ExprP& e, int parent, bool right, bool single);
+
+  std::string loopHeader(const For& f, const std::string& cvar);
+
+  void emitFor(const For& f, int indent);
+
+  // Emits the body of parallel loop f as a function of the iterators in scope,
+  // the tensors and the accumulators it uses, and returns the call. GCC
+  // vectorizes such a function as well as sequential code, which it often
+  // fails to do inside the function it outlines for a parallel region.
+  std::string bodyFunction(const For& f);
+
+  // ---- explicit vectors (GCC vector extensions) for planned vector loops
+  // Lane 0 of a vector is the element at the chunk's first iteration; the
+  // loop steps by whole vectors and a scalar loop runs the remainder.
+  void emitVectorLoop(const For& f, const std::string& cvar, const VectorPlan& plan, int indent);
+
+  // A store that can bypass the caches: the loop's body is that one store,
+  // into a program tensor too large for the caches that nothing else in the
+  // nest reads or updates. Writing it with non-temporal stores saves reading
+  // each line from memory before overwriting it.
+  const Store* streamedStore(const For& f);
+
+  // Scalar iterations until the store's address is vector-aligned, whole
+  // vectors stored with __builtin_nontemporal_store, scalar iterations for
+  // the rest, then a store fence (the stores are weakly ordered).
+  void emitStreamingLoop(const For& f, const Store& st, const std::string& cvar, const VectorPlan& plan, int indent);
+
+  // Indices of the current vector copy (the vector iterator advanced by copy * width).
+  std::vector<ExprP> shifted(const std::vector<ExprP>& idx);
+
+  std::string vectorAt(const std::string& tensor, const std::vector<ExprP>& idx);
+
+  // A value in the vector loop: {text, is it a vector}.
+  std::pair<std::string, bool> vectorValue(const ExprP& e, bool single);
+
+  std::string asVector(const ExprP& e, bool single);
+
+  void emitVectorStmt(const StmtP& s, int indent);
+
+  // Reductions in loop f whose target does not move during f and that nothing
+  // else in f touches live in vector registers for the whole loop.
+  std::map<std::string, std::string> promoteReductions(const For& f, int indent);
+
+  // C (M x N) += op(A) (M x K) * op(B) (K x N), row-major, through CBLAS.
+  void emitLibCall(const LibCall& c, int indent);
+
+  void emitReduce(const Reduce& r, int indent);
+
+  void emitStmt(const StmtP& s, int indent);
+
+  const Program& program_;
+  Program view_;  // the program's tensors and the nest's local tensors
+  std::set<std::string> localNames_;
+  std::map<std::string, std::string> tensorNames_;
+  std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
+  std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays
+  static constexpr int64_t kMaxStackBytes = 128 * 1024;
+  std::set<std::string> notOnlyStored_;
+  // Tensors at least this large (twice a 32 MiB last-level cache) are
+  // written with non-temporal stores where streamedStore allows.
+  static constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
+  CNames names_;
+  std::vector<std::pair<std::string, std::string>> iterNames_;
+  std::map<const Reduce*, Accumulator> accumulators_;
+  std::set<const Reduce*> atomic_;
+  std::string nestName_;
+  const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop
+  std::string vectorVar_;
+  std::map<std::pair<const Reduce*, int>, std::string> vectorRegs_;  // (reduction, copy) -> register
+  int vectorWidth_ = 0;
+  int vectorCopies_ = 1;
+  int copy_ = 0;
+  static constexpr int64_t kMaxJammedVectors = 4;
+  int helperCount_ = 0;
+  std::string helpers_;
+  std::unique_ptr<std::ostringstream> out_ = std::make_unique<std::ostringstream>();
+};
+
+}  // namespace teml::codegen

@@ -1,0 +1,213 @@
+// Explicit vector code (GCC vector extensions) for planned vector loops,
+// and non-temporal stores for large tensors that are only written.
+#include "codegen/c_text.hpp"
+#include "codegen/nest_emitter.hpp"
+#include "codegen/target.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+// Lane 0 of a vector is the element at the chunk's first iteration; the
+// loop steps by whole vectors and a scalar loop runs the remainder.
+void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const VectorPlan& plan, int indent) {
+  vectorType_ = plan.dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  vectorVar_ = f.var;
+  vectorWidth_ = plan.width;
+  int64_t chunks = plan.span / plan.width, mainSpan = chunks * plan.width;
+  ExprP mainEnd = add(f.begin, intConst(mainSpan));
+  if (chunks <= kMaxJammedVectors) {
+    // A few vectors: one copy of the body per vector, jammed into the inner
+    // loops so that they share what they load.
+    vectorCopies_ = static_cast<int>(chunks);
+    line(indent, "{");
+    line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
+    emitVectorStmt(f.body, indent + 1);
+    line(indent, "}");
+  } else if (const Store* st = streamedStore(f)) {
+    emitStreamingLoop(f, *st, cvar, plan, indent);
+    return;
+  } else {
+    vectorCopies_ = 1;
+    line(indent, "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
+                     expr(mainEnd, 3, true, false) + "; " + cvar + " += " + std::to_string(plan.width) + ") {");
+    emitVectorStmt(f.body, indent + 1);
+    line(indent, "}");
+  }
+  vectorType_ = nullptr;
+  if (mainSpan != plan.span) {
+    line(indent, "for (long " + cvar + " = " + expr(mainEnd, 0, false, false) + "; " + cvar + " < " +
+                     expr(f.end, 3, true, false) + "; " + cvar + "++) {");
+    emitStmt(f.body, indent + 1);
+    line(indent, "}");
+  }
+}
+
+const Store* NestEmitter::streamedStore(const For& f) {
+  if (f.body->kind != StmtKind::Store) return nullptr;
+  auto& st = static_cast<const Store&>(*f.body);
+  const TensorDecl* t = program_.find(st.tensor);
+  if (!t || activeLocals_.count(st.tensor) || notOnlyStored_.count(st.tensor)) return nullptr;
+  int64_t bytes = t->elementCount() * (t->dtype == DType::F64 ? 8 : 4);
+  return bytes >= kStreamingBytes ? &st : nullptr;
+}
+
+void NestEmitter::emitStreamingLoop(const For& f, const Store& st, const std::string& cvar, const VectorPlan& plan, int indent) {
+  std::string w = std::to_string(plan.width), end = expr(f.end, 3, true, false);
+  std::string aligned = plan.dtype == DType::F64 ? "teml_vd_aligned" : "teml_vf_aligned";
+  line(indent, "{");
+  line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
+  auto saved = vectorType_;
+  vectorType_ = nullptr;
+  line(indent + 1, "for (; " + cvar + " < " + end + " && ((unsigned long)&" + access(st.tensor, st.indices) + ") % " +
+                       std::to_string(vectorBytes()) + " != 0; " + cvar + "++) {");
+  emitStmt(f.body, indent + 2);
+  line(indent + 1, "}");
+  vectorType_ = saved;
+  vectorCopies_ = 1;
+  line(indent + 1, "for (; " + cvar + " + " + w + " <= " + end + "; " + cvar + " += " + w + ") {");
+  line(indent + 2, std::string(plan.dtype == DType::F64 ? "teml_stream_vd(" : "teml_stream_vf(") + "&" +
+                       access(st.tensor, st.indices) + ", (" + aligned + ")" + asVector(st.value, isSingle(st.tensor)) + ");");
+  line(indent + 1, "}");
+  vectorType_ = nullptr;
+  line(indent + 1, "for (; " + cvar + " < " + end + "; " + cvar + "++) {");
+  emitStmt(f.body, indent + 2);
+  line(indent + 1, "}");
+  line(indent + 1, "teml_store_fence();");
+  line(indent, "}");
+}
+
+std::vector<ExprP> NestEmitter::shifted(const std::vector<ExprP>& idx) {
+  if (copy_ == 0) return idx;
+  std::vector<ExprP> out;
+  for (auto& i : idx) out.push_back(substitute(i, {{vectorVar_, add(var(vectorVar_), intConst(copy_ * vectorWidth_))}}));
+  return out;
+}
+
+std::string NestEmitter::vectorAt(const std::string& tensor, const std::vector<ExprP>& idx) {
+  return "*(" + std::string(vectorType_) + " *)&" + access(tensor, shifted(idx));
+}
+
+std::pair<std::string, bool> NestEmitter::vectorValue(const ExprP& e, bool single) {
+  switch (e->kind) {
+    case ExprKind::Load: {
+      auto& l = static_cast<const Load&>(*e);
+      if (variesWith(l.indices, vectorVar_)) return {"(" + vectorAt(l.tensor, l.indices) + ")", true};
+      return {access(l.tensor, shifted(l.indices)), false};
+    }
+    case ExprKind::Binary: {
+      auto& b = static_cast<const Binary&>(*e);
+      auto x = vectorValue(b.a, single), y = vectorValue(b.b, single);
+      return {"(" + x.first + " " + binOpName(b.op) + " " + y.first + ")", x.second || y.second};
+    }
+    default: return {expr(e, 0, false, single), false};
+  }
+}
+
+std::string NestEmitter::asVector(const ExprP& e, bool single) {
+  auto v = vectorValue(e, single);
+  return v.second ? v.first : "((" + std::string(vectorType_) + "){0} + " + v.first + ")";
+}
+
+void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
+  switch (s->kind) {
+    case StmtKind::Store: {
+      auto& st = static_cast<const Store&>(*s);
+      for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
+        line(indent, vectorAt(st.tensor, st.indices) + " = " + asVector(st.value, isSingle(st.tensor)) + ";");
+      copy_ = 0;
+      break;
+    }
+    case StmtKind::Reduce: {
+      auto& r = static_cast<const Reduce&>(*s);
+      for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
+        auto reg = vectorRegs_.find({&r, copy_});
+        std::string target = reg != vectorRegs_.end() ? reg->second : vectorAt(r.tensor, r.indices);
+        line(indent, target + (r.op == ReduceOp::Add ? " += " : " *= ") + asVector(r.value, isSingle(r.tensor)) + ";");
+      }
+      copy_ = 0;
+      break;
+    }
+    case StmtKind::Seq:
+      for (auto& t : static_cast<const Seq&>(*s).stmts) emitVectorStmt(t, indent);
+      break;
+    case StmtKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      auto promoted = promoteReductions(f, indent);
+      std::string cvar = names_.claim(f.var);
+      iterNames_.push_back({f.var, cvar});
+      line(indent, loopHeader(f, cvar));
+      emitVectorStmt(f.body, indent + 1);
+      line(indent, "}");
+      iterNames_.pop_back();
+      names_.release(cvar);
+      for (auto& [where, reg] : promoted) {
+        line(indent, where + " = " + reg + ";");
+        names_.release(reg);
+      }
+      for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
+        bool mine = false;
+        for (auto& [where, reg] : promoted) mine |= reg == it->second;
+        it = mine ? vectorRegs_.erase(it) : std::next(it);
+      }
+      break;
+    }
+    case StmtKind::If:
+    case StmtKind::LibCall: throw InternalError("code generation: a guard or call in an explicitly vectorized loop");
+  }
+}
+
+std::map<std::string, std::string> NestEmitter::promoteReductions(const For& f, int indent) {
+  std::set<std::string> moving = {f.var};
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
+  });
+  std::vector<const Reduce*> reduces;
+  std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
+  forEachStmt(f.body, [&](const StmtP& s) {
+    auto countLoads = [&](const ExprP& e) {
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load) ++otherUses[static_cast<const Load&>(*x).tensor];
+      });
+    };
+    if (s->kind == StmtKind::Store) {
+      auto& st = static_cast<const Store&>(*s);
+      ++otherUses[st.tensor];
+      countLoads(st.value);
+    } else if (s->kind == StmtKind::Reduce) {
+      auto& r = static_cast<const Reduce&>(*s);
+      countLoads(r.value);
+      bool fixed = true;
+      for (auto& i : r.indices)
+        for (auto& v : moving) fixed = fixed && !usesVar(i, v);
+      if (fixed && !vectorRegs_.count({&r, 0})) reduces.push_back(&r);
+      else ++otherUses[r.tensor];
+    }
+  });
+  std::map<std::string, std::string> promoted;  // location -> register
+  std::map<std::string, ReduceOp> opAt;
+  // One register per element: mixed operations on an element are left in memory.
+  std::map<std::string, std::set<ReduceOp>> opsAt;
+  for (auto* r : reduces)
+    for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAt(r->tensor, r->indices)].insert(r->op);
+  for (auto* r : reduces) {
+    if (otherUses[r->tensor] > 0) continue;
+    for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
+      std::string where = vectorAt(r->tensor, r->indices);
+      if (opsAt[where].size() != 1) continue;
+      if (!promoted.count(where)) {
+        std::string reg = names_.claim("vacc");
+        line(indent, std::string(vectorType_) + " " + reg + " = " + where + ";");
+        promoted[where] = reg;
+      }
+      vectorRegs_[{r, copy_}] = promoted[where];
+    }
+  }
+  copy_ = 0;
+  return promoted;
+}
+
+}  // namespace teml::codegen
