@@ -74,6 +74,9 @@ TEST(Til, ErrorsKeepTheirLines) {
   auto s = tilError(kTwoNests + "parallelize(i1, THRD, often)\n");
   EXPECT_EQ(s.loc.line, 11);
   EXPECT_NE(s.message.find("None, static, dynamic or guided"), std::string::npos) << s.message;
+  auto q = tilError(kTwoNests + "parallelize(i1, THRD, None, [i2, x])\n");
+  EXPECT_EQ(q.loc.line, 11);
+  EXPECT_NE(q.message.find("'x' in the private list is not an iterator"), std::string::npos) << q.message;
   auto g = tilError(kTwoNests + "interchange(i1, i3)\n");
   EXPECT_EQ(g.loc.line, 11);
   EXPECT_NE(g.message.find("different loop nests"), std::string::npos) << g.message;

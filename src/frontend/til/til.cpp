@@ -240,7 +240,14 @@ class Translator {
           throw UserError(args[2].loc, "parallelize: the schedule must be None, static, dynamic or guided");
         schedule = ", " + args[2].text;
       }
-      Place& a = place(args[0]);  // loop iterators are private in generated code: the list needs no handling
+      if (args.size() == 4) {
+        // Loop iterators are private in generated code anyway; the list must name iterators.
+        if (args[3].kind != Arg::List) throw UserError(args[3].loc, "parallelize: expected a list of private iterators");
+        for (auto& it : args[3].items)
+          if (it.kind != Arg::Name || !iterators_.count(it.text))
+            throw UserError(it.loc, "parallelize: '" + it.str() + "' in the private list is not an iterator");
+      }
+      Place& a = place(args[0]);
       return a.nest + " = parallelize(" + a.nest + ", " + std::to_string(a.level) + schedule + ")";
     }
     if (f == "replace_array") {
