@@ -174,11 +174,7 @@ std::string checkLocals(const StmtP& nest, bool dependences) {
   std::set<std::string> active;
   st.walk(nest, active);
   if (!st.problem.empty()) return st.problem;
-  std::set<std::string> written;
-  forEachStmt(nest, [&](const StmtP& s) {
-    if (s->kind == StmtKind::Store) written.insert(static_cast<const Store&>(*s).tensor);
-    if (s->kind == StmtKind::Reduce) written.insert(static_cast<const Reduce&>(*s).tensor);
-  });
+  std::set<std::string> written = tensorsWritten(nest);
   for (auto& name : st.localNames)
     if (!written.count(name))
       return "'" + name + "' is only read here: as a local tensor it would lose the values it is given";

@@ -120,14 +120,12 @@ std::string shapeText(const ir::TensorDecl& t) {
 
 std::vector<std::string> writtenTensors(const ir::Program& program) {
   std::vector<std::string> out;
+  std::set<std::string> written;
   for (auto& nest : program.nests)
-    ir::forEachStmt(nest, [&](const ir::StmtP& s) {
-      std::string t;
-      if (s->kind == ir::StmtKind::Store) t = static_cast<const ir::Store&>(*s).tensor;
-      if (s->kind == ir::StmtKind::Reduce) t = static_cast<const ir::Reduce&>(*s).tensor;
-      // Local tensors are not the program's: they have no values after it.
-      if (!t.empty() && program.find(t) && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-    });
+    for (auto& t : ir::tensorsWritten(nest)) written.insert(t);
+  // In the program's order; local tensors are not the program's: they have no values after it.
+  for (auto& t : program.tensors)
+    if (written.count(t.name)) out.push_back(t.name);
   return out;
 }
 

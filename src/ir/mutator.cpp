@@ -200,6 +200,15 @@ std::set<std::string> tensorsAccessed(const StmtP& s) {
   return used;
 }
 
+std::set<std::string> tensorsWritten(const StmtP& s) {
+  std::set<std::string> written;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind == StmtKind::Store) written.insert(static_cast<const Store&>(*t).tensor);
+    if (t->kind == StmtKind::Reduce) written.insert(static_cast<const Reduce&>(*t).tensor);
+  });
+  return written;
+}
+
 std::vector<LocalOf> localTensorsIn(const StmtP& s) {
   std::vector<LocalOf> out;
   forEachStmt(s, [&](const StmtP& t) {

@@ -39,6 +39,8 @@ void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f);
 
 // Every tensor s stores to, reduces into or loads from.
 std::set<std::string> tensorsAccessed(const StmtP& s);
+// Every tensor s stores to or reduces into.
+std::set<std::string> tensorsWritten(const StmtP& s);
 
 // A tensor local to a loop, with that loop.
 struct LocalOf {

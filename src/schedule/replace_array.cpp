@@ -15,17 +15,10 @@ StmtP replaceArray(const StmtP& nest, int r, const std::string& old, const Tenso
   for (const std::string& t : {old, replacement.name})
     if (locals.count(t))
       throw ScheduleError("replace_array: '" + t + "' is local to a loop of this nest; change its layout with var_reorder");
-  if (readsOnly) {
-    bool computes = false;
-    forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::Store) computes |= static_cast<const Store&>(*s).tensor == replacement.name;
-      if (s->kind == StmtKind::Reduce) computes |= static_cast<const Reduce&>(*s).tensor == replacement.name;
-    });
-    if (computes)
+  if (readsOnly && tensorsWritten(nest).count(replacement.name))
       throw ScheduleError("replace_array: this nest computes the copy '" + replacement.name +
                           "' itself, so its reads could come before its writes; replace first, then fuse the copy "
                           "with its consumer (fusion checks that dependence)");
-  }
   AccessRewrite rewrite(old, replacement.name, [&sigma](const std::vector<ExprP>& idx) {
     std::vector<ExprP> out(idx.size());
     for (size_t k = 0; k < idx.size(); ++k) out[sigma[k]] = idx[k];

@@ -29,14 +29,7 @@ bool transpositionOf(const ExprP& value, const std::vector<std::string>& targetV
 
 namespace {
 
-bool writes(const StmtP& nest, const std::string& tensor) {
-  bool any = false;
-  forEachStmt(nest, [&](const StmtP& s) {
-    if (s->kind == StmtKind::Store) any |= static_cast<const Store&>(*s).tensor == tensor;
-    if (s->kind == StmtKind::Reduce) any |= static_cast<const Reduce&>(*s).tensor == tensor;
-  });
-  return any;
-}
+bool writes(const StmtP& nest, const std::string& tensor) { return tensorsWritten(nest).count(tensor) > 0; }
 
 std::string nestName(size_t k) { return "nest " + std::to_string(k + 1) + " of codegen"; }
 
