@@ -2,6 +2,7 @@
 // generates C without an internal error) or is refused with a UserError.
 // Nothing else may escape, and nothing may crash or hang.
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -73,56 +74,40 @@ std::string mutate(const std::string& src, std::mt19937& rng) {
   return out;
 }
 
+// Compiles `count` mutants of `programs` (toTeml: their translation into
+// TeML); the first `run` accepted ones also run, JIT against interpreter.
+void checkMutants(const std::vector<std::string>& programs, const std::function<std::string(const std::string&)>& toTeml,
+                  const std::map<std::string, int64_t>& sizes, unsigned seed, int count, int run, const std::string& what) {
+  std::mt19937 rng(seed);
+  int accepted = 0, refused = 0;
+  for (int n = 0; n < count; ++n) {
+    std::string src = mutate(programs[rng() % programs.size()], rng);
+    try {
+      auto p = compile(toTeml(src), sizes);
+      codegen::emitC(p);
+      if (++accepted <= run) {
+        SCOPED_TRACE(src);
+        expectJitMatchesInterpreter(p);
+      }
+    } catch (const UserError&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "unexpected " << e.what() << " for:\n" << src;
+    }
+  }
+  std::cout << accepted << " mutated " << what << " accepted, " << refused << " refused\n";
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0);
+}
+
 }  // namespace
 
 TEST(Robustness, MutatedExamplesNeverCrashTheCompiler) {
   const std::map<std::string, int64_t> sizes = {{"N", 24}, {"M", 9}, {"K", 5}, {"NB", 2}, {"E", 2}, {"G", 2},
                                                 {"C", 2},  {"H", 4}, {"R", 3}, {"I", 4},  {"J", 5}, {"L", 3}};
-  std::mt19937 rng(12345);
-  auto programs = examplePrograms();
-  int accepted = 0, refused = 0;
-  for (int n = 0; n < 2000; ++n) {
-    std::string src = mutate(programs[rng() % programs.size()], rng);
-    try {
-      auto p = compile(src, sizes);
-      codegen::emitC(p);
-      // The first accepted programs also run: compiled code equals the interpreter.
-      if (++accepted <= 40) {
-        SCOPED_TRACE(src);
-        expectJitMatchesInterpreter(p);
-      }
-    } catch (const UserError&) {
-      ++refused;
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "unexpected " << e.what() << " for:\n" << src;
-    }
-  }
-  std::cout << accepted << " mutated programs accepted, " << refused << " refused\n";
-  EXPECT_GT(accepted, 0);
-  EXPECT_GT(refused, 0);
+  checkMutants(examplePrograms(), [](const std::string& s) { return s; }, sizes, 12345, 2000, 40, "programs");
 }
 
 TEST(Robustness, MutatedTilProgramsNeverCrashTheCompiler) {
-  const std::map<std::string, int64_t> sizes = {{"N", 4}, {"E", 3}};
-  std::mt19937 rng(2017);
-  auto programs = tilPrograms();
-  int accepted = 0, refused = 0;
-  for (int n = 0; n < 1000; ++n) {
-    std::string src = mutate(programs[rng() % programs.size()], rng);
-    try {
-      auto p = compile(til::tilToTeml(src), sizes);
-      codegen::emitC(p);
-      if (++accepted <= 20) {
-        SCOPED_TRACE(src);
-        expectJitMatchesInterpreter(p);
-      }
-    } catch (const UserError&) {
-      ++refused;
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "unexpected " << e.what() << " for:\n" << src;
-    }
-  }
-  std::cout << accepted << " mutated .til programs accepted, " << refused << " refused\n";
-  EXPECT_GT(accepted, 0);
-  EXPECT_GT(refused, 0);
+  checkMutants(tilPrograms(), til::tilToTeml, {{"N", 4}, {"E", 3}}, 2017, 1000, 20, ".til programs");
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -88,16 +89,20 @@ struct Failure {
   std::string message;
 };
 
-inline Failure compileError(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
+inline Failure failureOf(const std::function<void()>& compileIt) {
   Failure f;
   try {
-    compile(source, std::move(sizes));
+    compileIt();
   } catch (const UserError& e) {
     f.failed = true;
     f.loc = e.loc();
     f.message = e.what();
   }
   return f;
+}
+
+inline Failure compileError(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
+  return failureOf([&] { compile(source, sizes); });
 }
 
 // The TeML program is refused at `line` with a message containing `fragment`.

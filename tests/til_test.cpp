@@ -23,15 +23,15 @@ std::string example(const std::string& name) {  // under examples/til/
 }
 
 Failure tilError(const std::string& src, std::map<std::string, int64_t> sizes = {{"N", 5}}) {
-  Failure f;
-  try {
-    compileTil(src, std::move(sizes));
-  } catch (const UserError& e) {
-    f.failed = true;
-    f.loc = e.loc();
-    f.message = e.what();
-  }
-  return f;
+  return failureOf([&] { compileTil(src, sizes); });
+}
+
+// The .til program is refused at `line` with a message containing `fragment`.
+void expectTilRefusedAt(const std::string& src, int line, const std::string& fragment) {
+  auto f = tilError(src);
+  ASSERT_TRUE(f.failed) << src;
+  EXPECT_EQ(f.loc.line, line) << f.message;
+  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
 }
 
 const std::string kTwoNests = "A = array(2, double, [N, N])\nB = array(2, double, [N, N])\n"
@@ -67,22 +67,12 @@ TEST(Til, TransformationsActOnNamedIterators) {
 }
 
 TEST(Til, ErrorsKeepTheirLines) {
-  auto f = tilError(kTwoNests + "replace_array(i1, A, B)\n");
-  ASSERT_TRUE(f.failed);
-  EXPECT_EQ(f.loc.line, 11);
-  EXPECT_NE(f.message.find("'B' is not a transposition of 'A'"), std::string::npos) << f.message;
-  auto s = tilError(kTwoNests + "parallelize(i1, THRD, often)\n");
-  EXPECT_EQ(s.loc.line, 11);
-  EXPECT_NE(s.message.find("None, static, dynamic or guided"), std::string::npos) << s.message;
-  auto q = tilError(kTwoNests + "parallelize(i1, THRD, None, [i2, x])\n");
-  EXPECT_EQ(q.loc.line, 11);
-  EXPECT_NE(q.message.find("'x' in the private list is not an iterator"), std::string::npos) << q.message;
-  auto g = tilError(kTwoNests + "interchange(i1, i3)\n");
-  EXPECT_EQ(g.loc.line, 11);
-  EXPECT_NE(g.message.find("different loop nests"), std::string::npos) << g.message;
-  auto h = tilError(kTwoNests + "fuse(i1, i3)\nparallelize(i3, THRD)\n");
-  EXPECT_EQ(h.loc.line, 12);
-  EXPECT_NE(h.message.find("fused away"), std::string::npos) << h.message;
+  expectTilRefusedAt(kTwoNests + "replace_array(i1, A, B)\n", 11, "'B' is not a transposition of 'A'");
+  expectTilRefusedAt(kTwoNests + "parallelize(i1, THRD, often)\n", 11, "None, static, dynamic or guided");
+  expectTilRefusedAt(kTwoNests + "parallelize(i1, THRD, None, [i2, x])\n", 11,
+                     "'x' in the private list is not an iterator");
+  expectTilRefusedAt(kTwoNests + "interchange(i1, i3)\n", 11, "different loop nests");
+  expectTilRefusedAt(kTwoNests + "fuse(i1, i3)\nparallelize(i3, THRD)\n", 12, "fused away");
   // TeML's own checks report at the .til line: a fusion of loops with different ranges.
   auto k = tilError("A = array(2, double, [N, N])\nB = array(1, double, [N])\nC = entrywise(A, A)\nD = entrywise(B, B)\n"
                     "i1 = iterator(0, N, 1)\ni2 = iterator(0, N, 1)\ni3 = iterator(0, N, 1)\n"
