@@ -21,6 +21,7 @@ struct Template {
   bool twoNests;
   std::string local;  // a tensor that local(...) steps try to make local
   std::string transposed = "";  // a vtranspose of `local` that replace_array steps try
+  std::string written = "";     // a tensor the nests only store: cache steps try it too (no copy-in)
 };
 
 const std::vector<Template> kTemplates = {
@@ -38,11 +39,11 @@ const std::vector<Template> kTemplates = {
     // producer and consumer with a shift, then an independent second nest
     {"x = tensor([N, M])\nt = tensor([N + 2, M])\nz = tensor([N, M])\nr = tensor([N, M])\n"
      "t = eq(x, [i, j] -> [i + 1, j])\nw = vadd(t, z, [[i + 2, j], [i, j]])\nr = eq(w, -> [i, j])\n"
-     "tt = vtranspose(t, [[1, 2]])\nl1 = build(t)\nl2 = build(r)\n", 2, true, "t", "tt"},
+     "tt = vtranspose(t, [[1, 2]])\nl1 = build(t)\nl2 = build(r)\n", 2, true, "t", "tt", "r"},
     // producer and consumer in the same iteration (t can be local once fused)
     {"x = tensor([N, M])\nt = tensor([N, M + 1])\nr = tensor([N, M])\nt = eq(x, [i, j] -> [i, j + 1])\n"
      "w = vadd(t, t, [[i, j], [i, j + 1]])\nr = eq(w, -> [i, j])\ntt = vtranspose(t, [[1, 2]])\n"
-     "l1 = build(t)\nl2 = build(r)\n", 2, true, "t", "tt"},
+     "l1 = build(t)\nl2 = build(r)\n", 2, true, "t", "tt", "r"},
     // 3-d accumulation (interp-like)
     {"A = tensor([K, K])\nu = tensor([N, K, M])\nt = tensor([N, K, M])\np = vmul(A, u, [[i, l], [e, l, k]])\n"
      "t = add(t, p, [[e, i, k], ] -> [e, i, k])\nl1 = build(t)\n", 4, false, "t"},
@@ -74,7 +75,10 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
     case 12: return next + " = swap(" + cur + ", " + lv(depth) + ", 1, 2)";
     case 13: return next + " = blend(" + cur + ", " + lv(depth) + ")";
     case 14: return next + " = local(" + cur + ", " + lv(depth) + ", " + local + ")";
-    case 15: return next + " = cache(" + cur + ", " + lv(depth) + ", " + local + ")";
+    case 15: {
+      const std::string& cached = !t.written.empty() && rng() % 2 ? t.written : local;
+      return next + " = cache(" + cur + ", " + lv(depth) + ", " + cached + ")";
+    }
     case 16: return next + " = cache_reduce(" + cur + ", " + lv(depth) + ", " + local + ")";
     default: return next + " = fuse_outer(" + cur + ", l2, " + lv(2) + ")";
   }

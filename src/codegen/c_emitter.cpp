@@ -5,6 +5,7 @@
 #include "codegen/c_names.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
+#include "codegen/reduction_init.hpp"
 #include "codegen/target.hpp"
 #include "ir/mutator.hpp"
 
@@ -94,8 +95,9 @@ std::string emitC(const Program& program) {
       sig += std::string(sig.empty() ? "" : ", ") + paramDecl(t, cname[t.name]);
     }
     std::string name = "teml_nest_" + std::to_string(k + 1);
-    NestEmitter em(program, cname, name, program.nests[k]);
-    std::string body = em.body(program.nests[k]);
+    StmtP nest = initLocalsAtFirstReduction(program.nests[k]);
+    NestEmitter em(program, cname, name, nest);
+    std::string body = em.body(nest);
     os << em.helpers() << "static void " << name << "(" << (sig.empty() ? "void" : sig) << ") {\n" << body << "}\n\n";
   }
 

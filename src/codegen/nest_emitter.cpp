@@ -48,6 +48,9 @@ NestEmitter::NestEmitter(const Program& p, std::map<std::string, std::string> te
 
 std::string NestEmitter::body(const StmtP& nest) {
   emitStmt(nest, 1);
+  // Non-temporal stores are weakly ordered: one fence before the results
+  // are used (parallel regions fence in each thread, emitFor).
+  if (streamed_) line(1, "teml_store_fence();");
   return out_->str();
 }
 
@@ -118,7 +121,9 @@ std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int in
       for (auto e : box.extent) dims += "[" + std::to_string(e) + "]";
       line(indent, type + " " + o.cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
     }
-    if (l.init == 0) {
+    if (l.writtenBeforeRead) {
+      // no fill: every element is written before it is read
+    } else if (l.init == 0) {
       line(indent, "memset(" + o.cname + ", 0, " + std::to_string(bytes) + ");");
     } else {
       std::string z = names_.claim("z");
@@ -194,6 +199,7 @@ std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
 }
 
 void NestEmitter::emitFor(const For& f, int indent) {
+  if (!vectorType_ && emitContiguousCopy(f, indent)) return;
   // Accumulators belong to this loop: a sibling loop with the same Reduce
   // node (copies made by unrolling share unchanged statements) starts anew.
   auto enclosingAccumulators = accumulators_;
@@ -232,11 +238,27 @@ void NestEmitter::emitFor(const For& f, int indent) {
     line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
                      ")" + clauses);
   } else if (f.loopKind.parallel) {
-    line(indent, std::string("#pragma omp parallel for schedule(") + threadScheduleName(f.loopKind.schedule) + ")" +
-                     clauses);
-    line(indent, loopHeader(f, cvar));
-    line(indent + 1, bodyFunction(f) + ";");
-    line(indent, "}");
+    bool streamedBefore = streamed_;
+    streamed_ = false;
+    std::string call = bodyFunction(f);
+    std::string schedule = std::string("schedule(") + threadScheduleName(f.loopKind.schedule) + ")" + clauses;
+    if (streamed_) {
+      // Each thread fences its own non-temporal stores before the region ends.
+      line(indent, "#pragma omp parallel");
+      line(indent, "{");
+      line(indent + 1, "#pragma omp for " + schedule);
+      line(indent + 1, loopHeader(f, cvar));
+      line(indent + 2, call + ";");
+      line(indent + 1, "}");
+      line(indent + 1, "teml_store_fence();");
+      line(indent, "}");
+    } else {
+      line(indent, "#pragma omp parallel for " + schedule);
+      line(indent, loopHeader(f, cvar));
+      line(indent + 1, call + ";");
+      line(indent, "}");
+    }
+    streamed_ |= streamedBefore;
   } else if (f.loopKind.vector && hoisted.empty() && !vectorType_ && !hasLocals(f)) {
     VectorPlan plan = planVectorLoop(f, view_, localNames_);
     if (plan.ok) {

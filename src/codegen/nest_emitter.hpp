@@ -69,6 +69,12 @@ class NestEmitter {
 
   void emitLoopBody(const For& f, int indent);
 
+  // A nest of plain loops copying one contiguous block of memory into another
+  // becomes one flat copy (nest_emitter_copy.cpp); false when f is not such a nest.
+  bool emitContiguousCopy(const For& f, int indent);
+  bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
+                       std::vector<ExprP>* first);
+
   // Explicit vector code handles loops without local tensors in or below them.
   static bool hasLocals(const For& f) { return !f.locals.empty() || !ir::localTensorsIn(f.body).empty(); }
 
@@ -131,6 +137,7 @@ class NestEmitter {
   std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays
   static constexpr int64_t kMaxStackBytes = 128 * 1024;
   std::set<std::string> notOnlyStored_;
+  bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
   // Tensors at least this large (twice a 32 MiB last-level cache) are
   // written with non-temporal stores where streamedStore allows.
   static constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;

@@ -76,7 +76,7 @@ void NestEmitter::emitStreamingLoop(const For& f, const Store& st, const std::st
   line(indent + 1, "for (; " + cvar + " < " + end + "; " + cvar + "++) {");
   emitStmt(f.body, indent + 2);
   line(indent + 1, "}");
-  line(indent + 1, "teml_store_fence();");
+  streamed_ = true;
   line(indent, "}");
 }
 

@@ -30,6 +30,10 @@ struct LocalTensor {
   // A cache's copy (schedule::cache): filled from the tensor in every
   // iteration, so iterations may use the same elements.
   bool isCopy = false;
+  // Every element an iteration reads is written by that iteration first
+  // (a cache's copy-in, or analysis/coverage.hpp proved it), so code
+  // generation skips filling the box with `init`.
+  bool writtenBeforeRead = false;
   bool operator==(const LocalTensor& o) const { return decl.name == o.decl.name; }
 };
 

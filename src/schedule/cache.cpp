@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "analysis/affine.hpp"
+#include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
@@ -75,9 +77,13 @@ Uses usesOf(const StmtP& body, const std::string& t) {
 }
 
 // for c0 in [max(off0, 0), min(off0 + n0, extent0)) ...: to[c] op= from[c]
-// over the box, clamped to the tensor's bounds (the box may reach past them).
+// over the box, clamped to the tensor's bounds (the box may reach past them)
+// where the ranges of the enclosing iterators (`outer`) do not rule that out:
+// a clamp hides from the race analysis that parallel iterations copy
+// different boxes.
 StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std::string& to, const std::string& from,
-               std::optional<ReduceOp> op, const std::string& id, std::set<std::string>& taken) {
+               std::optional<ReduceOp> op, const std::string& id, std::set<std::string>& taken,
+               const analysis::Ranges& outer) {
   std::vector<std::string> vars;
   std::vector<ExprP> idx;
   for (size_t d = 0; d < box.offset.size(); ++d) {
@@ -88,8 +94,10 @@ StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std:
   StmtP s = op ? makeReduce(*op, to, idx, load(from, idx), SourceLoc{}, tag)
                : makeStore(to, idx, load(from, idx), SourceLoc{}, tag);
   for (size_t d = box.offset.size(); d-- > 0;) {
-    ExprP begin = max(box.offset[d], intConst(0));
-    ExprP end = min(add(box.offset[d], intConst(box.extent[d])), intConst(decl.shape[d]));
+    ExprP begin = box.offset[d], end = add(box.offset[d], intConst(box.extent[d]));
+    analysis::Interval b, e;
+    if (!analysis::bounds(begin, outer, &b) || b.lo < 0) begin = max(begin, intConst(0));
+    if (!analysis::bounds(end, outer, &e) || e.hi > decl.shape[d]) end = min(end, intConst(decl.shape[d]));
     s = makeFor(id + ".c" + std::to_string(d + 1), vars[d], begin, end, 1, LoopKind{}, s);
   }
   return s;
@@ -112,16 +120,25 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   std::string why;
   if (!analysis::localBox(f, t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
   auto taken = boundVars(nest);
+  analysis::Ranges outer;
+  for (auto* l : chain) {
+    analysis::Interval b, e;
+    if (analysis::bounds(l->begin, outer, &b) && analysis::bounds(l->end, outer, &e)) outer[l->var] = {b.lo, e.hi - 1};
+  }
   std::string id = std::string(reduce ? "R" : "C") + "." + f.id + "." + t;
   TensorDecl local = tensor;
   local.name = cacheName;
+  // A body that only stores t, somewhere over the whole box, overwrites
+  // whatever a copy-in would bring: the copy starts unfilled instead.
+  bool overwritten = !reduce && !u.reads && u.reduces.empty() && analysis::storeCoversBox(f, t, box, tensor.shape);
   std::vector<StmtP> body;
-  if (!reduce) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken));
+  if (!reduce && !overwritten) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer));
   body.push_back(Rename(t, cacheName).mutate(f.body));
-  if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken));
-  else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken));
+  if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken, outer));
+  else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken, outer));
   std::vector<LocalTensor> locals = f.locals;
-  locals.push_back(LocalTensor{local, reduce ? reduceIdentity(*u.reduces.begin()) : 0, true});
+  // A copy-in (or the body's stores) defines every element the body reads.
+  locals.push_back(LocalTensor{local, reduce ? reduceIdentity(*u.reduces.begin()) : 0, true, !reduce});
   StmtP owner = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(body), locals);
   return replaceLevel(chain, r, owner);
 }

@@ -1,0 +1,201 @@
+#include "analysis/coverage.hpp"
+
+#include <algorithm>
+
+#include "analysis/affine.hpp"
+
+namespace teml::analysis {
+
+using namespace ir;
+
+namespace {
+
+Affine combine(Affine a, const Affine& b, int64_t sign) {
+  for (auto& [v, c] : b.coeffs) a.coeffs[v] += sign * c;
+  a.constant += sign * b.constant;
+  for (auto it = a.coeffs.begin(); it != a.coeffs.end();) it = it->second == 0 ? a.coeffs.erase(it) : std::next(it);
+  return a;
+}
+
+// a - b, when it is a constant.
+bool constantDifference(const Affine& a, const Affine& b, int64_t* out) {
+  Affine d = combine(a, b, -1);
+  if (!d.coeffs.empty()) return false;
+  *out = d.constant;
+  return true;
+}
+
+// One index dimension over all accesses: the loop it moves with (or none)
+// and, per access, the rest of the index (invariant in the loops).
+struct Dimension {
+  const For* loop = nullptr;
+  std::vector<Affine> rest;
+};
+
+bool dimension(const std::vector<const For*>& loops, const std::vector<std::vector<ExprP>>& accesses, size_t d,
+               Dimension* out) {
+  bool first = true;
+  for (auto& idx : accesses) {
+    Affine a;
+    if (d >= idx.size() || !toAffine(idx[d], &a)) return false;
+    const For* moving = nullptr;
+    for (auto* l : loops) {
+      int64_t c = a.coeff(l->var);
+      if (c == 0) continue;
+      if (c != 1 || moving) return false;
+      moving = l;
+    }
+    if (!first && moving != out->loop) return false;
+    first = false;
+    out->loop = moving;
+    if (moving) a.coeffs.erase(moving->var);
+    out->rest.push_back(a);
+  }
+  return !first;
+}
+
+// The offsets of every access's rest from the first one's, when constant.
+bool offsets(const Dimension& dim, std::vector<int64_t>* out) {
+  for (auto& r : dim.rest) {
+    int64_t c;
+    if (!constantDifference(r, dim.rest.front(), &c)) return false;
+    out->push_back(c);
+  }
+  return true;
+}
+
+// a >= min(high, extent).
+bool atLeast(const Affine& a, const Affine& high, int64_t extent) {
+  int64_t c;
+  if (constantDifference(a, high, &c) && c >= 0) return true;
+  return a.coeffs.empty() && a.constant >= extent;
+}
+
+// z + base >= min(high, extent), where z may be a min of such bounds (the
+// clamped end of a strip-mined loop).
+bool reaches(const ExprP& z, const Affine& base, const Affine& high, int64_t extent) {
+  if (z->kind == ExprKind::Binary && static_cast<const Binary&>(*z).op == BinOp::Min) {
+    auto& m = static_cast<const Binary&>(*z);
+    return reaches(m.a, base, high, extent) && reaches(m.b, base, high, extent);
+  }
+  Affine a;
+  return toAffine(z, &a) && atLeast(combine(a, base, 1), high, extent);
+}
+
+}  // namespace
+
+bool iterationsDisjoint(const std::vector<const For*>& loops, const std::vector<std::vector<ExprP>>& accesses) {
+  if (accesses.empty()) return true;
+  size_t rank = accesses.front().size();
+  for (auto& idx : accesses)
+    if (idx.size() != rank) return false;
+  // Two iterations that differ in loop L (by at least its step) touch
+  // different elements when some dimension moves with L and the accesses'
+  // offsets in it spread over less than that step.
+  for (auto* l : loops) {
+    bool separated = false;
+    for (size_t d = 0; d < rank && !separated; ++d) {
+      Dimension dim;
+      std::vector<int64_t> off;
+      if (!dimension(loops, accesses, d, &dim) || dim.loop != l || !offsets(dim, &off)) continue;
+      auto [lo, hi] = std::minmax_element(off.begin(), off.end());
+      separated = *hi - *lo < l->step;
+    }
+    if (!separated) return false;
+  }
+  return true;
+}
+
+bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vector<ExprP>>& accesses,
+               const LocalBox& box, const std::vector<int64_t>& shape) {
+  size_t rank = box.extent.size();
+  if (accesses.empty() || shape.size() != rank || box.offset.size() != rank) return false;
+  std::vector<const For*> moved;
+  for (size_t d = 0; d < rank; ++d) {
+    Dimension dim;
+    std::vector<int64_t> off;
+    Affine offset;
+    if (!dimension(loops, accesses, d, &dim) || !offsets(dim, &off) || !toAffine(box.offset[d], &offset)) return false;
+    int64_t cmin = *std::min_element(off.begin(), off.end());
+    Affine base = dim.rest.front();
+    base.constant += cmin;
+    if (!dim.loop) {
+      // One fixed index: the box must be that one element.
+      int64_t c;
+      if (box.extent[d] != 1 || !constantDifference(base, offset, &c) || c != 0 || off.size() == 0 ||
+          *std::max_element(off.begin(), off.end()) != cmin)
+        return false;
+      continue;
+    }
+    const For& l = *dim.loop;
+    // A loop moving two dimensions (a diagonal) covers no box.
+    if (std::find(moved.begin(), moved.end(), &l) != moved.end()) return false;
+    moved.push_back(&l);
+    // Every residue of the step is reached: offsets cmin .. cmin + step - 1.
+    for (int64_t r = 0; r < l.step; ++r)
+      if (std::find(off.begin(), off.end(), cmin + r) == off.end()) return false;
+    // The first index reached is at or before the box's (clamped) start ...
+    Affine begin;
+    if (!toAffine(l.begin, &begin)) return false;
+    Affine first = combine(begin, base, 1);
+    int64_t c;
+    bool startOk = (constantDifference(first, offset, &c) && c <= 0) || (first.coeffs.empty() && first.constant <= 0);
+    // ... and the last at or past its (clamped) end.
+    Affine high = offset;
+    high.constant += box.extent[d];
+    if (!startOk) return false;
+    // With a constant trip count the last step's offsets reach past the end
+    // (an unrolled loop's range ends after its last step's first iteration).
+    Affine end;
+    int64_t span;
+    bool counted = toAffine(l.end, &end) && constantDifference(end, begin, &span) && span > 0;
+    if (counted) {
+      Affine last = first;
+      last.constant += (span + l.step - 1) / l.step * l.step;
+      if (!atLeast(last, high, shape[d])) return false;
+    } else if (!reaches(l.end, base, high, shape[d])) {
+      return false;
+    }
+  }
+  // Loops that no dimension moves with must run at least once.
+  for (auto* l : loops) {
+    if (std::find(moved.begin(), moved.end(), l) != moved.end()) continue;
+    Affine b, e;
+    int64_t trips;
+    if (!toAffine(l->begin, &b) || !toAffine(l->end, &e) || !constantDifference(e, b, &trips) || trips < 1) return false;
+  }
+  return true;
+}
+
+namespace {
+
+bool anyStoreCovers(const StmtP& s, std::vector<const For*>& loops, const std::string& tensor, const LocalBox& box,
+                    const std::vector<int64_t>& shape) {
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      loops.push_back(&f);
+      bool found = anyStoreCovers(f.body, loops, tensor, box, shape);
+      loops.pop_back();
+      return found;
+    }
+    case StmtKind::Seq:
+      for (auto& t : static_cast<const Seq&>(*s).stmts)
+        if (anyStoreCovers(t, loops, tensor, box, shape)) return true;
+      return false;
+    case StmtKind::Store: {
+      auto& st = static_cast<const Store&>(*s);
+      return st.tensor == tensor && coversBox(loops, {st.indices}, box, shape);
+    }
+    default: return false;  // guarded stores may not run; reductions read
+  }
+}
+
+}  // namespace
+
+bool storeCoversBox(const For& owner, const std::string& tensor, const LocalBox& box, const std::vector<int64_t>& shape) {
+  std::vector<const For*> loops;
+  return anyStoreCovers(owner.body, loops, tensor, box, shape);
+}
+
+}  // namespace teml::analysis

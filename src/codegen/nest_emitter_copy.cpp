@@ -1,0 +1,97 @@
+// Copies of contiguous blocks: a nest of plain loops around one copy
+// dst[...] = src[...] whose inner loops run, in order, over whole trailing
+// dimensions of both tensors (a cache's copy-out of whole rows, say) moves
+// one contiguous block of memory. It is emitted as one flat copy: memcpy,
+// or non-temporal vector stores when dst may bypass the caches.
+#include "analysis/affine.hpp"
+#include "codegen/c_text.hpp"
+#include "codegen/nest_emitter.hpp"
+#include "codegen/target.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+// The first element of the block `tensor[idx]` covers over `loops`, when the
+// block is contiguous in the tensor's storage (a local stores its box).
+bool NestEmitter::contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx,
+                                  const std::vector<const For*>& loops, std::vector<ExprP>* first) {
+  auto local = activeLocals_.find(tensor);
+  const TensorDecl* decl = view_.find(tensor);
+  if (!decl) return false;
+  const std::vector<int64_t>& extent = local == activeLocals_.end() ? decl->shape : local->second.extent;
+  size_t n = loops.size(), rank = idx.size();
+  if (rank < n || extent.size() != rank) return false;
+  std::map<std::string, ExprP> starts;
+  for (auto* l : loops) starts[l->var] = l->begin;
+  for (size_t d = 0; d < rank; ++d) {
+    analysis::Affine a;
+    if (!analysis::toAffine(idx[d], &a)) return false;
+    size_t k = d + n >= rank ? d + n - rank : n;  // the loop this dimension should follow
+    for (size_t j = 0; j < n; ++j)
+      if (a.coeff(loops[j]->var) != (j == k ? 1 : 0)) return false;
+    if (k == 0 || k == n) continue;
+    // An inner dimension: the loop runs over all of it, from its first element.
+    int64_t begin, end, offset = 0;
+    if (!constValue(loops[k]->begin, &begin) || !constValue(loops[k]->end, &end)) return false;
+    if (local != activeLocals_.end() && !constValue(local->second.offset[d], &offset)) return false;
+    a.coeffs.erase(loops[k]->var);
+    if (!a.coeffs.empty() || a.constant + begin != offset || end - begin != extent[d]) return false;
+  }
+  first->clear();
+  for (auto& e : idx) first->push_back(substitute(e, starts));
+  return true;
+}
+
+bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
+  std::vector<const For*> loops;
+  const StmtP* s = nullptr;
+  for (const For* l = &f;;) {
+    if (l->loopKind.parallel || l->loopKind.vector || !l->locals.empty() || l->step != 1) return false;
+    loops.push_back(l);
+    s = &l->body;
+    if ((*s)->kind != StmtKind::For) break;
+    l = static_cast<const For*>(s->get());
+  }
+  if (loops.size() < 2 || (*s)->kind != StmtKind::Store) return false;
+  auto& st = static_cast<const Store&>(**s);
+  if (st.value->kind != ExprKind::Load) return false;
+  auto& ld = static_cast<const Load&>(*st.value);
+  const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
+  std::vector<ExprP> toFirst, fromFirst;
+  if (!to || !from || st.tensor == ld.tensor || to->dtype != from->dtype ||
+      !contiguousBlock(st.tensor, st.indices, loops, &toFirst) || !contiguousBlock(ld.tensor, ld.indices, loops, &fromFirst))
+    return false;
+  int64_t perRow = 1;
+  for (size_t k = 1; k < loops.size(); ++k) perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
+  bool single = to->dtype == DType::F32;
+  std::string type = dtypeName(to->dtype);
+  std::string t = names_.claim("to"), fr = names_.claim("from"), n = names_.claim("n");
+  line(indent, "{");
+  line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
+  line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(ld.tensor, fromFirst) + ";");
+  line(indent + 1, "long " + n + " = " + expr(mul(sub(loops[0]->end, loops[0]->begin), intConst(perRow)), 0, false, false) + ";");
+  int64_t bytes = to->elementCount() * (single ? 4 : 8);
+  if (!activeLocals_.count(st.tensor) && !notOnlyStored_.count(st.tensor) && bytes >= kStreamingBytes) {
+    // Scalars up to a vector boundary of dst, whole vectors past the caches, scalars for the rest.
+    std::string i = names_.claim("f"), w = std::to_string(vectorBytes() / (single ? 4 : 8));
+    std::string vec = single ? "teml_vf" : "teml_vd";
+    line(indent + 1, "long " + i + " = 0;");
+    line(indent + 1, "for (; " + i + " < " + n + " && ((unsigned long)(" + t + " + " + i + ")) % " +
+                         std::to_string(vectorBytes()) + " != 0; " + i + "++) " + t + "[" + i + "] = " + fr + "[" + i + "];");
+    line(indent + 1, "for (; " + i + " + " + w + " <= " + n + "; " + i + " += " + w + ") teml_stream_" + vec.substr(5) +
+                         "(" + t + " + " + i + ", (" + vec + "_aligned)*(const " + vec + " *)(" + fr + " + " + i + "));");
+    line(indent + 1, "for (; " + i + " < " + n + "; " + i + "++) " + t + "[" + i + "] = " + fr + "[" + i + "];");
+    streamed_ = true;
+    names_.release(i);
+  } else {
+    line(indent + 1, "if (" + n + " > 0) memcpy(" + t + ", " + fr + ", " + n + " * sizeof(" + type + "));");
+  }
+  line(indent, "}");
+  names_.release(n);
+  names_.release(fr);
+  names_.release(t);
+  return true;
+}
+
+}  // namespace teml::codegen
