@@ -63,6 +63,45 @@ codegen(v)
   expectJitMatchesInterpreter(p);
 }
 
+TEST(VectorCodegen, TheTailIsOneMaskedVector) {
+  // Rows of 13 (a vector and a part of one, at every vector width) and of 37
+  // floats: the last lanes run as one masked vector jammed with the others,
+  // a sum in a register included; lanes past the row are neither read nor
+  // written (a stray write would land in the next row of C).
+  for (const char* type : {"", "float, "}) {
+    auto p = compile(std::string("A = tensor(") + type + "[M, K])\nB = tensor(" + type + "[K, N])\n"
+                     "C = contract(A, B, [2, 1])\nl = build(C)\nl1 = interchange(l, 2, 3)\n"
+                     "l2 = vectorize(l1, 3)\ncodegen(l2)\n",
+                     {{"M", 5}, {"K", 4}, {"N", *type ? 37 : 13}});
+    std::string c = codegen::emitC(p);
+    EXPECT_NE(c.find(*type ? "teml_mstore_vf(&C" : "teml_mstore_vd(&C"), std::string::npos) << c;
+    expectJitMatchesInterpreter(p);
+  }
+}
+
+TEST(VectorCodegen, SumsStartFromTheirInitialValueInRegisters) {
+  // A local row reduced first starts at zero in the register (no store and
+  // reload), for the full vectors and the masked tail.
+  auto p = compile(R"(A = tensor([N, N])
+B = tensor([N, N])
+t = tensor([N, N])
+out = tensor([N, N])
+q = vmul(A, B, [[i, k], [k, j]])
+t = add(t, q, [[i, j], ] -> [i, j])
+out = eq(t, [i, j] -> [i, j])
+l1 = build(t)
+l2 = build(out)
+l1 = vectorize(l1, 2)
+f = fuse_outer(l1, l2, 1)
+f = local(f, 1, t)
+codegen(f)
+)", {{"N", 13}});
+  std::string c = codegen::emitC(p);
+  EXPECT_NE(c.find("vacc = ((teml_vd){0} + 0.0);"), std::string::npos) << c;
+  EXPECT_EQ(c.find("memset(t"), std::string::npos) << c;
+  expectJitMatchesInterpreter(p);
+}
+
 TEST(VectorCodegen, FloatFillsAWholeRegister) {
   auto p = compile(R"(
 A = tensor(float, [6, 100])

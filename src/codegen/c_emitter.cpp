@@ -47,6 +47,34 @@ std::string streamingPrelude(int bytes) {
   return s + "\n";
 }
 
+// Masked vector loads and stores of the first n lanes (a vector loop's tail):
+// lanes past n are neither read (they load as 0) nor written.
+std::string maskedPrelude(int bytes) {
+  std::string s;
+  if (bytes == 64)
+    s += "#if defined(__AVX512F__)\n"
+         "static inline teml_vd teml_mload_vd(const double *p, int n) { return (teml_vd)_mm512_maskz_loadu_pd((__mmask8)((1u << n) - 1), p); }\n"
+         "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { _mm512_mask_storeu_pd(p, (__mmask8)((1u << n) - 1), (__m512d)v); }\n"
+         "static inline teml_vf teml_mload_vf(const float *p, int n) { return (teml_vf)_mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1), p); }\n"
+         "static inline void teml_mstore_vf(float *p, teml_vf v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1), (__m512)v); }\n"
+         "#else\n";
+  if (bytes == 32)
+    s += "#if defined(__AVX__)\n"
+         "static const long long teml_lanes_d[8] = {-1, -1, -1, -1, 0, 0, 0, 0};\n"
+         "static const int teml_lanes_f[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};\n"
+         "static inline teml_vd teml_mload_vd(const double *p, int n) { return (teml_vd)_mm256_maskload_pd(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_d + 4 - n))); }\n"
+         "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { _mm256_maskstore_pd(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_d + 4 - n)), (__m256d)v); }\n"
+         "static inline teml_vf teml_mload_vf(const float *p, int n) { return (teml_vf)_mm256_maskload_ps(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_f + 8 - n))); }\n"
+         "static inline void teml_mstore_vf(float *p, teml_vf v, int n) { _mm256_maskstore_ps(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_f + 8 - n)), (__m256)v); }\n"
+         "#else\n";
+  s += "static inline teml_vd teml_mload_vd(const double *p, int n) { teml_vd v = {0}; for (int i = 0; i < n; i++) v[i] = p[i]; return v; }\n"
+       "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { for (int i = 0; i < n; i++) p[i] = v[i]; }\n"
+       "static inline teml_vf teml_mload_vf(const float *p, int n) { teml_vf v = {0}; for (int i = 0; i < n; i++) v[i] = p[i]; return v; }\n"
+       "static inline void teml_mstore_vf(float *p, teml_vf v, int n) { for (int i = 0; i < n; i++) p[i] = v[i]; }\n";
+  if (bytes == 64 || bytes == 32) s += "#endif\n";
+  return s + "\n";
+}
+
 
 }  // namespace
 
@@ -73,7 +101,7 @@ std::string emitC(const Program& program) {
         "typedef float teml_vf __attribute__((vector_size(" << vectorBytes() << "), aligned(4), may_alias));\n"
         "typedef double teml_vd_aligned __attribute__((vector_size(" << vectorBytes() << "), may_alias));\n"
         "typedef float teml_vf_aligned __attribute__((vector_size(" << vectorBytes() << "), may_alias));\n"
-     << streamingPrelude(vectorBytes());
+     << streamingPrelude(vectorBytes()) << maskedPrelude(vectorBytes());
   bool blas = !linkFlags(program).empty();
   if (blas)
     os << "/* CBLAS (OpenBLAS): 101 row-major, 111 no transpose, 112 transpose. */\n"

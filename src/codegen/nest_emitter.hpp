@@ -109,7 +109,12 @@ class NestEmitter {
   // Indices of the current vector copy (the vector iterator advanced by copy * width).
   std::vector<ExprP> shifted(const std::vector<ExprP>& idx);
 
-  std::string vectorAt(const std::string& tensor, const std::vector<ExprP>& idx);
+  // Where a vector access of the current copy starts, and a vector loaded or
+  // stored there (masked: only the tail's first tailLanes_ lanes).
+  std::string vectorAddress(const std::string& tensor, const std::vector<ExprP>& idx);
+  std::string loadAt(const std::string& address, bool masked);
+  std::string storeAt(const std::string& address, const std::string& value, bool masked);
+  bool tailCopy() const { return copy_ == maskedCopy_; }
 
   // A value in the vector loop: {text, is it a vector}.
   std::pair<std::string, bool> vectorValue(const ExprP& e, bool single);
@@ -120,7 +125,16 @@ class NestEmitter {
 
   // Reductions in loop f whose target does not move during f and that nothing
   // else in f touches live in vector registers for the whole loop.
-  std::map<std::string, std::string> promoteReductions(const For& f, int indent);
+  struct VectorRegister {
+    std::string name;
+    bool masked;  // holds the tail vector
+  };
+  // `starts`: constant stores just before f; a register for one of their
+  // locations starts from the constant, and `used` lists (store, copy) pairs
+  // that need no store.
+  std::map<std::string, VectorRegister> promoteReductions(const For& f, int indent,
+                                                          const std::vector<const Store*>& starts,
+                                                          std::set<std::pair<const Store*, int>>* used);
 
   // C (M x N) += op(A) (M x K) * op(B) (K x N), row-major, through CBLAS.
   void emitLibCall(const LibCall& c, int indent);
@@ -152,6 +166,9 @@ class NestEmitter {
   int vectorWidth_ = 0;
   int vectorCopies_ = 1;
   int copy_ = 0;
+  int maskedCopy_ = -1;  // the copy that is the masked tail vector, if any
+  int tailLanes_ = 0;    // its lanes
+  std::vector<const Store*> startValues_;  // constant stores handed to the next loop
   static constexpr int64_t kMaxJammedVectors = 4;
   int helperCount_ = 0;
   std::string helpers_;

@@ -19,31 +19,40 @@ void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const Ve
   vectorWidth_ = plan.width;
   int64_t chunks = plan.span / plan.width, mainSpan = chunks * plan.width;
   ExprP mainEnd = add(f.begin, intConst(mainSpan));
-  if (chunks <= kMaxJammedVectors) {
+  // The last iterations, fewer than a vector, run as one vector whose lanes
+  // past the end are masked off (loads and stores leave them alone).
+  tailLanes_ = static_cast<int>(plan.span - mainSpan);
+  if (chunks + (tailLanes_ > 0) <= kMaxJammedVectors) {
     // A few vectors: one copy of the body per vector, jammed into the inner
-    // loops so that they share what they load.
-    vectorCopies_ = static_cast<int>(chunks);
+    // loops so that they share what they load; the tail is the last copy.
+    vectorCopies_ = static_cast<int>(chunks) + (tailLanes_ > 0);
+    maskedCopy_ = tailLanes_ > 0 ? static_cast<int>(chunks) : -1;
     line(indent, "{");
     line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
     emitVectorStmt(f.body, indent + 1);
     line(indent, "}");
   } else if (const Store* st = streamedStore(f)) {
+    tailLanes_ = 0;
     emitStreamingLoop(f, *st, cvar, plan, indent);
     return;
   } else {
     vectorCopies_ = 1;
+    maskedCopy_ = -1;
     line(indent, "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
                      expr(mainEnd, 3, true, false) + "; " + cvar + " += " + std::to_string(plan.width) + ") {");
     emitVectorStmt(f.body, indent + 1);
     line(indent, "}");
+    if (tailLanes_ > 0) {
+      maskedCopy_ = 0;
+      line(indent, "{");
+      line(indent + 1, "long " + cvar + " = " + expr(mainEnd, 0, false, false) + ";");
+      emitVectorStmt(f.body, indent + 1);
+      line(indent, "}");
+    }
   }
   vectorType_ = nullptr;
-  if (mainSpan != plan.span) {
-    line(indent, "for (long " + cvar + " = " + expr(mainEnd, 0, false, false) + "; " + cvar + " < " +
-                     expr(f.end, 3, true, false) + "; " + cvar + "++) {");
-    emitStmt(f.body, indent + 1);
-    line(indent, "}");
-  }
+  maskedCopy_ = -1;
+  tailLanes_ = 0;
 }
 
 const Store* NestEmitter::streamedStore(const For& f) {
@@ -87,15 +96,26 @@ std::vector<ExprP> NestEmitter::shifted(const std::vector<ExprP>& idx) {
   return out;
 }
 
-std::string NestEmitter::vectorAt(const std::string& tensor, const std::vector<ExprP>& idx) {
-  return "*(" + std::string(vectorType_) + " *)&" + access(tensor, shifted(idx));
+std::string NestEmitter::vectorAddress(const std::string& tensor, const std::vector<ExprP>& idx) {
+  return "&" + access(tensor, shifted(idx));
+}
+
+std::string NestEmitter::loadAt(const std::string& address, bool masked) {
+  if (masked) return "teml_mload_" + std::string(vectorType_ + 5) + "(" + address + ", " + std::to_string(tailLanes_) + ")";
+  return "*(" + std::string(vectorType_) + " *)" + address;
+}
+
+std::string NestEmitter::storeAt(const std::string& address, const std::string& value, bool masked) {
+  if (masked)
+    return "teml_mstore_" + std::string(vectorType_ + 5) + "(" + address + ", " + value + ", " + std::to_string(tailLanes_) + ");";
+  return "*(" + std::string(vectorType_) + " *)" + address + " = " + value + ";";
 }
 
 std::pair<std::string, bool> NestEmitter::vectorValue(const ExprP& e, bool single) {
   switch (e->kind) {
     case ExprKind::Load: {
       auto& l = static_cast<const Load&>(*e);
-      if (variesWith(l.indices, vectorVar_)) return {"(" + vectorAt(l.tensor, l.indices) + ")", true};
+      if (variesWith(l.indices, vectorVar_)) return {"(" + loadAt(vectorAddress(l.tensor, l.indices), tailCopy()) + ")", true};
       return {access(l.tensor, shifted(l.indices)), false};
     }
     case ExprKind::Binary: {
@@ -117,7 +137,7 @@ void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
     case StmtKind::Store: {
       auto& st = static_cast<const Store&>(*s);
       for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
-        line(indent, vectorAt(st.tensor, st.indices) + " = " + asVector(st.value, isSingle(st.tensor)) + ";");
+        line(indent, storeAt(vectorAddress(st.tensor, st.indices), asVector(st.value, isSingle(st.tensor)), tailCopy()));
       copy_ = 0;
       break;
     }
@@ -125,18 +145,46 @@ void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
       auto& r = static_cast<const Reduce&>(*s);
       for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
         auto reg = vectorRegs_.find({&r, copy_});
-        std::string target = reg != vectorRegs_.end() ? reg->second : vectorAt(r.tensor, r.indices);
-        line(indent, target + (r.op == ReduceOp::Add ? " += " : " *= ") + asVector(r.value, isSingle(r.tensor)) + ";");
+        std::string op = r.op == ReduceOp::Add ? "+" : "*", value = asVector(r.value, isSingle(r.tensor));
+        if (reg != vectorRegs_.end()) {
+          line(indent, reg->second + " " + op + "= " + value + ";");
+        } else {
+          std::string at = vectorAddress(r.tensor, r.indices);
+          line(indent, storeAt(at, "(" + loadAt(at, tailCopy()) + ") " + op + " " + value, tailCopy()));
+        }
       }
       copy_ = 0;
       break;
     }
-    case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts) emitVectorStmt(t, indent);
+    case StmtKind::Seq: {
+      // Constant stores right before a loop (a sum's starting value) are
+      // handed to it: a sum kept in a register starts from the constant
+      // instead of storing it and loading it back.
+      auto& stmts = static_cast<const Seq&>(*s).stmts;
+      for (size_t i = 0; i < stmts.size(); ++i) {
+        size_t j = i;
+        while (j < stmts.size() && stmts[j]->kind == StmtKind::Store &&
+               static_cast<const Store&>(*stmts[j]).value->kind == ExprKind::FloatConst)
+          ++j;
+        if (j > i && j < stmts.size() && stmts[j]->kind == StmtKind::For) {
+          for (size_t k = i; k < j; ++k) startValues_.push_back(static_cast<const Store*>(stmts[k].get()));
+          i = j;
+        }
+        emitVectorStmt(stmts[i], indent);
+      }
       break;
+    }
     case StmtKind::For: {
       auto& f = static_cast<const For&>(*s);
-      auto promoted = promoteReductions(f, indent);
+      std::vector<const Store*> starts;
+      starts.swap(startValues_);
+      std::set<std::pair<const Store*, int>> used;
+      auto promoted = promoteReductions(f, indent, starts, &used);
+      for (auto* st : starts)
+        for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
+          if (!used.count({st, copy_}))
+            line(indent, storeAt(vectorAddress(st->tensor, st->indices), asVector(st->value, isSingle(st->tensor)), tailCopy()));
+      copy_ = 0;
       std::string cvar = names_.claim(f.var);
       iterNames_.push_back({f.var, cvar});
       line(indent, loopHeader(f, cvar));
@@ -145,12 +193,12 @@ void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
       iterNames_.pop_back();
       names_.release(cvar);
       for (auto& [where, reg] : promoted) {
-        line(indent, where + " = " + reg + ";");
-        names_.release(reg);
+        line(indent, storeAt(where, reg.name, reg.masked));
+        names_.release(reg.name);
       }
       for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
         bool mine = false;
-        for (auto& [where, reg] : promoted) mine |= reg == it->second;
+        for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
         it = mine ? vectorRegs_.erase(it) : std::next(it);
       }
       break;
@@ -160,7 +208,8 @@ void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
   }
 }
 
-std::map<std::string, std::string> NestEmitter::promoteReductions(const For& f, int indent) {
+std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
+    const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<const Store*, int>>* used) {
   std::set<std::string> moving = {f.var};
   forEachStmt(f.body, [&](const StmtP& s) {
     if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
@@ -187,23 +236,28 @@ std::map<std::string, std::string> NestEmitter::promoteReductions(const For& f, 
       else ++otherUses[r.tensor];
     }
   });
-  std::map<std::string, std::string> promoted;  // location -> register
-  std::map<std::string, ReduceOp> opAt;
+  std::map<std::string, VectorRegister> promoted;  // address -> register
   // One register per element: mixed operations on an element are left in memory.
   std::map<std::string, std::set<ReduceOp>> opsAt;
   for (auto* r : reduces)
-    for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAt(r->tensor, r->indices)].insert(r->op);
+    for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAddress(r->tensor, r->indices)].insert(r->op);
   for (auto* r : reduces) {
     if (otherUses[r->tensor] > 0) continue;
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
-      std::string where = vectorAt(r->tensor, r->indices);
+      std::string where = vectorAddress(r->tensor, r->indices);
       if (opsAt[where].size() != 1) continue;
       if (!promoted.count(where)) {
-        std::string reg = names_.claim("vacc");
-        line(indent, std::string(vectorType_) + " " + reg + " = " + where + ";");
+        VectorRegister reg{names_.claim("vacc"), tailCopy()};
+        std::string start = loadAt(where, reg.masked);
+        for (auto* st : starts)
+          if (vectorAddress(st->tensor, st->indices) == where) {
+            start = asVector(st->value, isSingle(st->tensor));
+            used->insert({st, copy_});
+          }
+        line(indent, std::string(vectorType_) + " " + reg.name + " = " + start + ";");
         promoted[where] = reg;
       }
-      vectorRegs_[{r, copy_}] = promoted[where];
+      vectorRegs_[{r, copy_}] = promoted[where].name;
     }
   }
   copy_ = 0;
