@@ -169,6 +169,97 @@ bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vect
 
 namespace {
 
+// The box a group touches, exactly: per dimension [lo, hi).
+bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi) {
+  size_t rank = g.accesses.front().size();
+  std::vector<const For*> moved;
+  for (size_t d = 0; d < rank; ++d) {
+    Dimension dim;
+    std::vector<int64_t> off;
+    if (!dimension(g.loops, g.accesses, d, &dim) || !offsets(dim, &off)) return false;
+    auto [mn, mx] = std::minmax_element(off.begin(), off.end());
+    Affine base = dim.rest.front();
+    base.constant += *mn;
+    if (!dim.loop) {
+      if (*mx != *mn) return false;
+      lo->push_back(base);
+      hi->push_back(combine(base, Affine{{}, 1}, 1));
+      continue;
+    }
+    const For& l = *dim.loop;
+    if (std::find(moved.begin(), moved.end(), &l) != moved.end()) return false;
+    moved.push_back(&l);
+    for (int64_t r = 0; r < l.step; ++r)
+      if (std::find(off.begin(), off.end(), *mn + r) == off.end()) return false;
+    if (*mx - *mn >= l.step) return false;
+    Affine begin, end;
+    int64_t span;
+    if (!toAffine(l.begin, &begin) || !toAffine(l.end, &end) || !constantDifference(end, begin, &span) || span < 1)
+      return false;
+    Affine first = combine(begin, base, 1), last = first;
+    last.constant += (span + l.step - 1) / l.step * l.step;
+    lo->push_back(first);
+    hi->push_back(last);
+  }
+  for (auto* l : g.loops) {
+    if (std::find(moved.begin(), moved.end(), l) != moved.end()) continue;
+    Affine b, e;
+    int64_t trips;
+    if (!toAffine(l->begin, &b) || !toAffine(l->end, &e) || !constantDifference(e, b, &trips) || trips < 1) return false;
+  }
+  return true;
+}
+
+bool same(const Affine& a, const Affine& b) {
+  int64_t c;
+  return constantDifference(a, b, &c) && c == 0;
+}
+
+}  // namespace
+
+bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, const std::vector<int64_t>& shape) {
+  if (groups.size() == 1) return coversBox(groups[0].loops, groups[0].accesses, box, shape);
+  size_t rank = box.extent.size();
+  std::vector<std::vector<Affine>> lo(groups.size()), hi(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (groups[g].accesses.empty() || groups[g].accesses.front().size() != rank || !exactBox(groups[g], &lo[g], &hi[g]))
+      return false;
+  // The one dimension where the boxes differ; they must follow each other there.
+  int split = -1;
+  for (size_t d = 0; d < rank; ++d)
+    for (size_t g = 1; g < groups.size(); ++g)
+      if (!same(lo[g][d], lo[0][d]) || !same(hi[g][d], hi[0][d])) {
+        if (split >= 0 && split != static_cast<int>(d)) return false;
+        split = static_cast<int>(d);
+      }
+  if (split < 0) return false;  // the same box twice
+  std::vector<size_t> order(groups.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  int64_t c;
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (!constantDifference(lo[g][split], lo[0][split], &c)) return false;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    int64_t x, y;
+    constantDifference(lo[a][split], lo[0][split], &x);
+    constantDifference(lo[b][split], lo[0][split], &y);
+    return x < y;
+  });
+  for (size_t k = 0; k + 1 < order.size(); ++k)
+    if (!same(hi[order[k]][split], lo[order[k + 1]][split])) return false;
+  // The union against the box, clamped to the tensor.
+  for (size_t d = 0; d < rank; ++d) {
+    Affine offset, first = lo[order.front()][d], high;
+    if (!toAffine(box.offset[d], &offset)) return false;
+    high = offset;
+    high.constant += box.extent[d];
+    bool startOk = (constantDifference(first, offset, &c) && c <= 0) || (first.coeffs.empty() && first.constant <= 0);
+    if (!startOk || !atLeast(hi[order.back()][d], high, shape[d])) return false;
+  }
+  return true;
+}
+
+namespace {
+
 bool anyStoreCovers(const StmtP& s, std::vector<const For*>& loops, const std::string& tensor, const LocalBox& box,
                     const std::vector<int64_t>& shape) {
   switch (s->kind) {

@@ -23,6 +23,18 @@ bool iterationsDisjoint(const std::vector<const ir::For*>& loops, const std::vec
 bool coversBox(const std::vector<const ir::For*>& loops, const std::vector<std::vector<ir::ExprP>>& accesses,
                const LocalBox& box, const std::vector<int64_t>& shape);
 
+// Accesses in several statements, each with the loops around them.
+struct AccessGroup {
+  std::vector<const ir::For*> loops;
+  std::vector<std::vector<ir::ExprP>> accesses;
+};
+
+// True when the groups touch disjoint sets of elements that together cover
+// `box` inside the tensor: each group touches exactly a box (constant trip
+// counts), and the boxes tile one dimension (a loop's main part and its
+// remainder) while agreeing in the others.
+bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, const std::vector<int64_t>& shape);
+
 // True when some store of `tensor` in the body of `owner`, run on every
 // path (under loops only, no guard), writes every element of `box` inside
 // the tensor in each iteration of `owner`.

@@ -11,21 +11,29 @@ using namespace ir;
 namespace {
 
 struct Uses {
-  bool other = false;                  // loads or stores of the tensor
-  std::vector<const Reduce*> reduces;  // reductions into it
+  bool loads = false;                      // reads of the tensor
+  std::vector<const Reduce*> reduces;      // reductions into it
+  std::vector<const Store*> stores;        // stores into it
+  std::vector<const std::vector<ExprP>*> indices() const {
+    std::vector<const std::vector<ExprP>*> out;
+    for (auto* r : reduces) out.push_back(&r->indices);
+    for (auto* s : stores) out.push_back(&s->indices);
+    return out;
+  }
 };
 
 Uses usesOf(const StmtP& s, const std::string& t) {
   Uses u;
   forEachStmt(s, [&](const StmtP& x) {
-    if (x->kind == StmtKind::Store && static_cast<const Store&>(*x).tensor == t) u.other = true;
+    if (x->kind == StmtKind::Store && static_cast<const Store&>(*x).tensor == t)
+      u.stores.push_back(static_cast<const Store*>(x.get()));
     if (x->kind == StmtKind::Reduce && static_cast<const Reduce&>(*x).tensor == t)
       u.reduces.push_back(static_cast<const Reduce*>(x.get()));
   });
   forEachStmt(s, [&](const StmtP& x) {
     auto loads = [&](const ExprP& e) {
       forEachExpr(e, [&](const ExprP& y) {
-        if (y->kind == ExprKind::Load && static_cast<const Load&>(*y).tensor == t) u.other = true;
+        if (y->kind == ExprKind::Load && static_cast<const Load&>(*y).tensor == t) u.loads = true;
       });
     };
     if (x->kind == StmtKind::Store) loads(static_cast<const Store&>(*x).value);
@@ -42,60 +50,111 @@ bool usesAny(const std::vector<ExprP>& idx, const std::set<std::string>& vars) {
   return false;
 }
 
+// Walks a statement whose accesses of t are all reductions. Down the loops
+// its reductions' indices move with, below which every reduction's element
+// stays fixed, it sets each element to `init` before its reductions; a body
+// that is a sequence (a main loop and its remainder) is walked statement by
+// statement. Each such place is one group of `groups`: the loops around it
+// and the elements it sets, different iterations of those loops setting
+// different elements. False when the statement is not of that form.
+class FirstReductions {
+ public:
+  FirstReductions(std::string t, double init) : t_(std::move(t)), init_(init) {}
+
+  bool visit(const StmtP& s, std::vector<const For*>& loops, StmtP* out) {
+    Uses u = usesOf(s, t_);
+    // Either only reductions (each element set first) or only stores.
+    if (u.loads || (!u.reduces.empty() && !u.stores.empty())) return false;
+    auto idx = u.indices();
+    if (idx.empty()) {
+      *out = s;
+      return true;
+    }
+    auto indexUses = [&](const std::string& v) {
+      for (auto* i : idx)
+        for (auto& e : *i)
+          if (usesVar(e, v)) return true;
+      return false;
+    };
+    if (s->kind == StmtKind::For && indexUses(static_cast<const For&>(*s).var)) {
+      auto& f = static_cast<const For&>(*s);
+      loops.push_back(&f);
+      StmtP body;
+      bool ok = visit(f.body, loops, &body);
+      loops.pop_back();
+      *out = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, f.locals);
+      return ok;
+    }
+    std::set<std::string> innerVars;
+    forEachStmt(s, [&](const StmtP& x) {
+      if (x->kind == StmtKind::For) innerVars.insert(static_cast<const For&>(*x).var);
+    });
+    bool fixed = true;
+    for (auto* i : idx) fixed = fixed && !usesAny(*i, innerVars);
+    if (!fixed) {
+      if (s->kind != StmtKind::Seq) return false;
+      std::vector<StmtP> parts;
+      for (auto& item : static_cast<const Seq&>(*s).stmts) {
+        parts.emplace_back();
+        if (!visit(item, loops, &parts.back())) return false;
+      }
+      *out = makeSeq(parts);
+      return true;
+    }
+    // Stores count only where they surely run: directly here, not in a loop
+    // that might not run or under a guard.
+    for (auto* st : u.stores) {
+      bool direct = false;
+      for (auto& x : items(s)) direct |= x.get() == st;
+      if (!direct) return false;
+    }
+    analysis::AccessGroup g{loops, {}};
+    for (auto* i : idx) {
+      bool seen = false;
+      for (auto& e : g.accesses) {
+        bool same = e.size() == i->size();
+        for (size_t d = 0; same && d < e.size(); ++d) same = equal(e[d], (*i)[d]);
+        seen |= same;
+      }
+      if (!seen) g.accesses.push_back(*i);
+    }
+    if (!analysis::iterationsDisjoint(g.loops, g.accesses)) return false;
+    std::vector<StmtP> body;
+    if (u.stores.empty())
+      for (auto& e : g.accesses) body.push_back(makeStore(t_, e, floatConst(init_), u.reduces.front()->loc));
+    for (auto& x : items(s)) body.push_back(x);
+    *out = makeSeq(body);
+    groups.push_back(std::move(g));
+    return true;
+  }
+
+  std::vector<analysis::AccessGroup> groups;
+
+ private:
+  std::string t_;
+  double init_;
+};
+
 // The body of `owner` with `local` set to its initial value before its first
-// reduction, or null when that is not provably equivalent to filling the box.
+// reductions, or null when that is not provably equivalent to filling the
+// box: the first statements using it must only reduce into it, and together
+// reduce into every element of the box, each element in one place.
 StmtP initBeforeFirstReduction(const For& owner, const LocalTensor& local) {
   const std::string& t = local.decl.name;
-  std::vector<StmtP> stmts = items(owner.body);
-  size_t k = 0;
-  while (k < stmts.size() && !tensorsAccessed(stmts[k]).count(t)) ++k;
-  if (k == stmts.size()) return nullptr;
-  Uses u = usesOf(stmts[k], t);
-  if (u.other || u.reduces.empty()) return nullptr;
-  // The loops the reductions' indices move with, down from the statement.
-  auto indexUses = [&](const std::string& v) {
-    for (auto* r : u.reduces)
-      for (auto& e : r->indices)
-        if (usesVar(e, v)) return true;
-    return false;
-  };
-  std::vector<const For*> loops;
-  StmtP inner = stmts[k];
-  while (inner->kind == StmtKind::For && indexUses(static_cast<const For&>(*inner).var)) {
-    loops.push_back(static_cast<const For*>(inner.get()));
-    inner = loops.back()->body;
-  }
-  // Below them, every reduction's element stays fixed.
-  std::set<std::string> innerVars;
-  forEachStmt(inner, [&](const StmtP& x) {
-    if (x->kind == StmtKind::For) innerVars.insert(static_cast<const For&>(*x).var);
-  });
-  std::vector<std::vector<ExprP>> elements;
-  for (auto* r : u.reduces) {
-    if (usesAny(r->indices, innerVars)) return nullptr;
-    bool seen = false;
-    for (auto& e : elements) {
-      bool same = e.size() == r->indices.size();
-      for (size_t d = 0; same && d < e.size(); ++d) same = equal(e[d], r->indices[d]);
-      seen |= same;
-    }
-    if (!seen) elements.push_back(r->indices);
-  }
   analysis::LocalBox box;
   std::string why;
-  if (!analysis::localBox(owner, t, &box, &why) || !analysis::iterationsDisjoint(loops, elements) ||
-      !analysis::coversBox(loops, elements, box, local.decl.shape))
-    return nullptr;
-  std::vector<StmtP> body;
-  for (auto& e : elements) body.push_back(makeStore(t, e, floatConst(local.init), u.reduces.front()->loc));
-  for (auto& s : items(inner)) body.push_back(s);
-  StmtP s = makeSeq(body);
-  for (size_t i = loops.size(); i-- > 0;) {
-    const For& f = *loops[i];
-    s = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, s, f.locals);
+  if (!analysis::localBox(owner, t, &box, &why)) return nullptr;
+  std::vector<StmtP> stmts = items(owner.body);
+  FirstReductions first(t, local.init);
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    if (!tensorsAccessed(stmts[k]).count(t)) continue;
+    std::vector<const For*> loops;
+    StmtP rewritten;
+    if (!first.visit(stmts[k], loops, &rewritten)) return nullptr;
+    stmts[k] = rewritten;
+    if (analysis::groupsTileBox(first.groups, box, local.decl.shape)) return makeSeq(stmts);
   }
-  stmts[k] = s;
-  return makeSeq(stmts);
+  return nullptr;
 }
 
 class InitAtFirstReduction : public Mutator {
