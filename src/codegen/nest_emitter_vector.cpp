@@ -11,6 +11,58 @@ namespace teml::codegen {
 
 using namespace ir;
 
+namespace {
+
+// Reductions in f whose target stays fixed while f runs and whose tensor
+// nothing else in f touches.
+std::vector<const Reduce*> registerCandidates(const For& f) {
+  std::set<std::string> moving = {f.var};
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
+  });
+  std::vector<const Reduce*> reduces;
+  std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
+  forEachStmt(f.body, [&](const StmtP& s) {
+    auto countLoads = [&](const ExprP& e) {
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load) ++otherUses[static_cast<const Load&>(*x).tensor];
+      });
+    };
+    if (s->kind == StmtKind::Store) {
+      auto& st = static_cast<const Store&>(*s);
+      ++otherUses[st.tensor];
+      countLoads(st.value);
+    } else if (s->kind == StmtKind::Reduce) {
+      auto& r = static_cast<const Reduce&>(*s);
+      countLoads(r.value);
+      bool fixed = true;
+      for (auto& i : r.indices)
+        for (auto& v : moving) fixed = fixed && !usesVar(i, v);
+      if (fixed) reduces.push_back(&r);
+      else ++otherUses[r.tensor];
+    }
+  });
+  std::vector<const Reduce*> out;
+  for (auto* r : reduces)
+    if (otherUses[r->tensor] == 0) out.push_back(r);
+  return out;
+}
+
+bool sumsStayInRegisters(const StmtP& body) {
+  std::set<const Reduce*> kept;
+  forEachStmt(body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For)
+      for (auto* r : registerCandidates(static_cast<const For&>(*s))) kept.insert(r);
+  });
+  bool all = true;
+  forEachStmt(body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Reduce) all = all && kept.count(static_cast<const Reduce*>(s.get()));
+  });
+  return all;
+}
+
+}  // namespace
+
 // Lane 0 of a vector is the element at the chunk's first iteration; the
 // loop steps by whole vectors and a scalar loop runs the remainder.
 void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const VectorPlan& plan, int indent) {
@@ -20,8 +72,12 @@ void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const Ve
   int64_t chunks = plan.span / plan.width, mainSpan = chunks * plan.width;
   ExprP mainEnd = add(f.begin, intConst(mainSpan));
   // The last iterations, fewer than a vector, run as one vector whose lanes
-  // past the end are masked off (loads and stores leave them alone).
-  tailLanes_ = static_cast<int>(plan.span - mainSpan);
+  // past the end are masked off (loads and stores leave them alone) where
+  // its sums stay in registers: a sum updated in memory would load what a
+  // masked store just wrote, which processors do not forward (the load
+  // waits for the store to reach the cache). Otherwise scalar iterations.
+  tailLanes_ = sumsStayInRegisters(f.body) ? static_cast<int>(plan.span - mainSpan) : 0;
+  int64_t scalarFrom = tailLanes_ > 0 ? plan.span : mainSpan;
   if (chunks + (tailLanes_ > 0) <= kMaxJammedVectors) {
     // A few vectors: one copy of the body per vector, jammed into the inner
     // loops so that they share what they load; the tail is the last copy.
@@ -53,6 +109,12 @@ void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const Ve
   vectorType_ = nullptr;
   maskedCopy_ = -1;
   tailLanes_ = 0;
+  if (scalarFrom != plan.span) {
+    line(indent, "for (long " + cvar + " = " + expr(add(f.begin, intConst(scalarFrom)), 0, false, false) + "; " + cvar +
+                     " < " + expr(f.end, 3, true, false) + "; " + cvar + "++) {");
+    emitStmt(f.body, indent + 1);
+    line(indent, "}");
+  }
 }
 
 const Store* NestEmitter::streamedStore(const For& f) {
@@ -210,39 +272,15 @@ void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
 
 std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
     const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<const Store*, int>>* used) {
-  std::set<std::string> moving = {f.var};
-  forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
-  });
   std::vector<const Reduce*> reduces;
-  std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
-  forEachStmt(f.body, [&](const StmtP& s) {
-    auto countLoads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) {
-        if (x->kind == ExprKind::Load) ++otherUses[static_cast<const Load&>(*x).tensor];
-      });
-    };
-    if (s->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*s);
-      ++otherUses[st.tensor];
-      countLoads(st.value);
-    } else if (s->kind == StmtKind::Reduce) {
-      auto& r = static_cast<const Reduce&>(*s);
-      countLoads(r.value);
-      bool fixed = true;
-      for (auto& i : r.indices)
-        for (auto& v : moving) fixed = fixed && !usesVar(i, v);
-      if (fixed && !vectorRegs_.count({&r, 0})) reduces.push_back(&r);
-      else ++otherUses[r.tensor];
-    }
-  });
+  for (auto* r : registerCandidates(f))
+    if (!vectorRegs_.count({r, 0})) reduces.push_back(r);
   std::map<std::string, VectorRegister> promoted;  // address -> register
   // One register per element: mixed operations on an element are left in memory.
   std::map<std::string, std::set<ReduceOp>> opsAt;
   for (auto* r : reduces)
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAddress(r->tensor, r->indices)].insert(r->op);
   for (auto* r : reduces) {
-    if (otherUses[r->tensor] > 0) continue;
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
       std::string where = vectorAddress(r->tensor, r->indices);
       if (opsAt[where].size() != 1) continue;
