@@ -1,6 +1,8 @@
-// A nest of plain loops copying one contiguous block of memory into another
-// (a cache's copy of whole rows) is emitted as one flat copy: memcpy, or
-// non-temporal vector stores into an output too large for the caches.
+// Copy nests: one copying a contiguous block of memory into another (a
+// cache's copy of whole rows) is one flat copy: memcpy, or non-temporal
+// vector stores into an output too large for the caches. One that
+// transposes (a copy into a reordered cache) runs in the destination's
+// order, writing whole vectors gathered from the source's stride.
 #include "codegen/c_emitter.hpp"
 #include "test_util.hpp"
 
@@ -44,4 +46,42 @@ TEST(ContiguousCopy, LargeOutputsBypassTheCaches) {
   EXPECT_TRUE(has(c, "teml_stream_v")) << c;
   EXPECT_TRUE(has(c, "  {\n    #pragma omp for schedule(static)")) << c;
   expectJitMatchesInterpreter(p);
+}
+
+TEST(ContiguousCopy, TransposingCopiesWriteWholeVectors) {
+  // Blocks of VLEN elements of u copied into [i][j][k][e] (the element in
+  // the lanes), and t's block copied back into v's layout.
+  const std::string src = R"(A = tensor([N, N])
+u = tensor([E, N, N, N])
+t = tensor([E, N, N, N])
+v = tensor([E, N, N, N])
+p = vmul(A, u, [[i, l], [e, l, j, k]])
+t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
+v = eq(t, [e, i, j, k] -> [e, i, j, k])
+m1 = build(t)
+m1 = stripmine(m1, 1, VLEN)
+m1 = interchange_n(m1, 2, 3)
+m1 = vectorize(m1, 5)
+m2 = build(v)
+m2 = stripmine(m2, 1, VLEN)
+f = fuse_outer(m1, m2, 1)
+f = local(f, 1, t)
+f = var_reorder(f, t, [2, 3, 4, 1])
+f = cache(f, 1, u)
+f = var_reorder(f, u_cache, [2, 3, 4, 1])
+f = parallelize(f, 1)
+)";
+  const std::string plain = src.substr(0, src.find("m1 = stripmine")) + "m1 = build(t)\nm2 = build(v)\ncodegen(m1, m2)\n";
+  // 16 elements fill whole blocks: both copies gather; 19 leave a partial
+  // last block, whose clamped element loop keeps u's copy a loop nest.
+  for (int64_t elements : {16, 19}) {
+    const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", elements}};
+    auto p = compile(src + "codegen(f)\n", sizes);
+    std::string c = codegen::emitC(p);
+    size_t first = c.find("= (teml_vd){from[");
+    ASSERT_NE(first, std::string::npos) << c;
+    EXPECT_EQ(c.find("= (teml_vd){from[", first + 1) != std::string::npos, elements == 16) << c;
+    expectJitMatchesInterpreter(p);
+    expectSameResults(p, compile(plain, sizes));
+  }
 }

@@ -199,7 +199,7 @@ std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
 }
 
 void NestEmitter::emitFor(const For& f, int indent) {
-  if (!vectorType_ && emitContiguousCopy(f, indent)) return;
+  if (!vectorType_ && (emitContiguousCopy(f, indent) || emitReorderedCopy(f, indent))) return;
   // Accumulators belong to this loop: a sibling loop with the same Reduce
   // node (copies made by unrolling share unchanged statements) starts anew.
   auto enclosingAccumulators = accumulators_;

@@ -74,6 +74,13 @@ class NestEmitter {
   bool emitContiguousCopy(const For& f, int indent);
   bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
                        std::vector<ExprP>* first);
+  // A copy nest whose iterations write distinct elements, run in the
+  // destination's order with neighbouring loops merged, its innermost loop
+  // writing whole vectors gathered from the source's stride (a transposing
+  // copy into a cache's reordered layout, say); false when f is not one.
+  bool emitReorderedCopy(const For& f, int indent);
+  bool elementStrides(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
+                      std::map<std::string, int64_t>* out);
 
   // Explicit vector code handles loops without local tensors in or below them.
   static bool hasLocals(const For& f) { return !f.locals.empty() || !ir::localTensorsIn(f.body).empty(); }

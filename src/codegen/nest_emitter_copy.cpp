@@ -95,3 +95,140 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
 }
 
 }  // namespace teml::codegen
+
+namespace teml::codegen {
+
+using namespace ir;
+
+namespace {
+
+// One loop of a copy nest: its span and how far one step moves the source
+// and the destination, in elements.
+struct CopyLoop {
+  std::string var;
+  int64_t span, to, from;
+};
+
+}  // namespace
+
+// How far each loop of the nest moves an access, in elements of its storage.
+bool NestEmitter::elementStrides(const std::string& tensor, const std::vector<ExprP>& idx,
+                                 const std::vector<const For*>& loops, std::map<std::string, int64_t>* out) {
+  auto local = activeLocals_.find(tensor);
+  const TensorDecl* decl = view_.find(tensor);
+  if (!decl) return false;
+  const std::vector<int64_t>& extent = local == activeLocals_.end() ? decl->shape : local->second.extent;
+  if (extent.size() != idx.size()) return false;
+  int64_t stride = 1;
+  for (size_t d = idx.size(); d-- > 0;) {
+    analysis::Affine a;
+    if (!analysis::toAffine(idx[d], &a)) return false;
+    for (auto* l : loops) (*out)[l->var] += a.coeff(l->var) * stride;
+    stride *= extent[d];
+  }
+  return true;
+}
+
+bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
+  std::vector<const For*> loops;
+  const StmtP* s = nullptr;
+  for (const For* l = &f;;) {
+    if (l->loopKind.parallel || l->loopKind.vector || !l->locals.empty() || l->step != 1) return false;
+    loops.push_back(l);
+    s = &l->body;
+    if ((*s)->kind != StmtKind::For) break;
+    l = static_cast<const For*>(s->get());
+  }
+  if (loops.size() < 2 || (*s)->kind != StmtKind::Store) return false;
+  auto& st = static_cast<const Store&>(**s);
+  if (st.value->kind != ExprKind::Load) return false;
+  auto& ld = static_cast<const Load&>(*st.value);
+  const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
+  if (!to || !from || st.tensor == ld.tensor || to->dtype != from->dtype) return false;
+  // Rectangular: no loop's range depends on another loop of the nest.
+  std::vector<CopyLoop> order;
+  for (auto* l : loops) {
+    for (auto* other : loops)
+      if (usesVar(l->begin, other->var) || usesVar(l->end, other->var)) return false;
+    int64_t span;
+    if (!constValue(sub(l->end, l->begin), &span) || span < 1) return false;
+    order.push_back({l->var, span, 0, 0});
+  }
+  // Every iteration writes its own element (each destination index is a
+  // different loop's iterator plus an invariant), so any order is the same copy.
+  std::set<std::string> seen;
+  for (auto& e : st.indices) {
+    analysis::Affine a;
+    if (!analysis::toAffine(e, &a)) return false;
+    const For* moving = nullptr;
+    for (auto* l : loops)
+      if (a.coeff(l->var) != 0) {
+        if (moving || a.coeff(l->var) != 1) return false;
+        moving = l;
+      }
+    if (moving && !seen.insert(moving->var).second) return false;
+  }
+  if (seen.size() != loops.size()) return false;
+  std::map<std::string, int64_t> toStride, fromStride;
+  if (!elementStrides(st.tensor, st.indices, loops, &toStride) || !elementStrides(ld.tensor, ld.indices, loops, &fromStride))
+    return false;
+  for (auto& c : order) c.to = toStride[c.var], c.from = fromStride[c.var];
+  // Destination order (largest stride outermost), then neighbours that step
+  // through both tensors as one loop merged.
+  std::sort(order.begin(), order.end(), [](const CopyLoop& a, const CopyLoop& b) { return a.to > b.to; });
+  std::vector<CopyLoop> merged{order.front()};
+  for (size_t k = 1; k < order.size(); ++k) {
+    CopyLoop& outer = merged.back();
+    const CopyLoop& inner = order[k];
+    if (outer.to == inner.span * inner.to && outer.from == inner.span * inner.from) {
+      outer = {outer.var + "_" + inner.var, outer.span * inner.span, inner.to, inner.from};
+    } else {
+      merged.push_back(inner);
+    }
+  }
+  const CopyLoop& last = merged.back();
+  int width = vectorBytes() / (to->dtype == DType::F64 ? 8 : 4);
+  // Worth it when the innermost loop writes whole vectors of the destination.
+  if (last.to != 1 || last.span < width || (merged.size() == loops.size() && last.from == 1)) return false;
+  std::map<std::string, ExprP> starts;
+  for (auto* l : loops) starts[l->var] = l->begin;
+  std::vector<ExprP> toFirst, fromFirst;
+  for (auto& e : st.indices) toFirst.push_back(substitute(e, starts));
+  for (auto& e : ld.indices) fromFirst.push_back(substitute(e, starts));
+  std::string type = dtypeName(to->dtype), vec = to->dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  std::string t = names_.claim("to"), fr = names_.claim("from");
+  line(indent, "{");
+  line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
+  line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(ld.tensor, fromFirst) + ";");
+  std::vector<std::string> vars;
+  std::string toOffset, fromOffset;
+  for (size_t k = 0; k < merged.size(); ++k) {
+    vars.push_back(names_.claim(merged[k].var));
+    if (k + 1 < merged.size()) {
+      toOffset += vars[k] + " * " + std::to_string(merged[k].to) + " + ";
+      fromOffset += vars[k] + " * " + std::to_string(merged[k].from) + " + ";
+      line(indent + 1 + static_cast<int>(k), "for (long " + vars[k] + " = 0; " + vars[k] + " < " +
+                                                 std::to_string(merged[k].span) + "; " + vars[k] + "++) {");
+    }
+  }
+  int in = indent + static_cast<int>(merged.size());
+  const std::string& m = vars.back();
+  std::string lanes;
+  for (int l = 0; l < width; ++l)
+    lanes += std::string(l ? ", " : "") + fr + "[" + fromOffset + "(" + m + " + " + std::to_string(l) + ") * " +
+             std::to_string(last.from) + "]";
+  // Whole vectors gathered from the source's stride, then the rest.
+  line(in, "long " + m + " = 0;");
+  line(in, "for (; " + m + " + " + std::to_string(width) + " <= " + std::to_string(last.span) + "; " + m + " += " +
+               std::to_string(width) + ") *(" + vec + " *)&" + t + "[" + toOffset + m + "] = (" + vec + "){" + lanes + "};");
+  line(in, "for (; " + m + " < " + std::to_string(last.span) + "; " + m + "++) " + t + "[" + toOffset + m + "] = " + fr +
+               "[" + fromOffset + m + " * " + std::to_string(last.from) + "];");
+  for (size_t k = merged.size() - 1; k-- > 0;) line(indent + 1 + static_cast<int>(k), "}");
+  line(indent, "}");
+  for (auto it = vars.rbegin(); it != vars.rend(); ++it) names_.release(*it);
+  names_.release(fr);
+  names_.release(t);
+  return true;
+}
+
+}  // namespace teml::codegen
