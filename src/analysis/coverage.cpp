@@ -1,6 +1,8 @@
 #include "analysis/coverage.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "analysis/affine.hpp"
 
@@ -84,8 +86,16 @@ bool reaches(const ExprP& z, const Affine& base, const Affine& high, int64_t ext
 
 }  // namespace
 
+static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi);
+
+// [lo, hi) holds every element of the box that lies inside the tensor.
+static bool holdsBox(const std::vector<Affine>& lo, const std::vector<Affine>& hi, const LocalBox& box,
+                     const std::vector<int64_t>& shape);
+
 bool iterationsDisjoint(const std::vector<const For*>& loops, const std::vector<std::vector<ExprP>>& accesses) {
   if (accesses.empty()) return true;
+  std::vector<Affine> lo, hi;
+  if (exactBox({loops, accesses}, &lo, &hi)) return true;
   size_t rank = accesses.front().size();
   for (auto& idx : accesses)
     if (idx.size() != rank) return false;
@@ -110,6 +120,8 @@ bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vect
                const LocalBox& box, const std::vector<int64_t>& shape) {
   size_t rank = box.extent.size();
   if (accesses.empty() || shape.size() != rank || box.offset.size() != rank) return false;
+  std::vector<Affine> lo, hi;
+  if (exactBox({loops, accesses}, &lo, &hi) && lo.size() == rank && holdsBox(lo, hi, box, shape)) return true;
   std::vector<const For*> moved;
   for (size_t d = 0; d < rank; ++d) {
     Dimension dim;
@@ -167,55 +179,115 @@ bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vect
   return true;
 }
 
-namespace {
-
-// The box a group touches, exactly: per dimension [lo, hi).
-bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi) {
-  size_t rank = g.accesses.front().size();
-  std::vector<const For*> moved;
-  for (size_t d = 0; d < rank; ++d) {
-    Dimension dim;
-    std::vector<int64_t> off;
-    if (!dimension(g.loops, g.accesses, d, &dim) || !offsets(dim, &off)) return false;
-    auto [mn, mx] = std::minmax_element(off.begin(), off.end());
-    Affine base = dim.rest.front();
-    base.constant += *mn;
-    if (!dim.loop) {
-      if (*mx != *mn) return false;
-      lo->push_back(base);
-      hi->push_back(combine(base, Affine{{}, 1}, 1));
-      continue;
+// The box a group touches, exactly: per dimension [lo, hi), each element by
+// one iteration and access only. Each loop is seen as its first value plus
+// a multiple of its step below a constant span, so the inner loop of a
+// strip-mined pair (whose range moves with the outer one) counts too. In
+// each dimension the loops moving it and the accesses' offsets must form
+// digits of one number: the offsets 0..r-1, then loops whose steps in the
+// index are r, r times the first loop's count, and so on.
+static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi) {
+  struct Digit {
+    int64_t unit, count;
+  };
+  // Each loop's iterator as an affine expression of the loops' offsets
+  // (named by the loop) and the iterators around the group.
+  std::map<std::string, Affine> value;
+  std::map<std::string, Digit> loopDigit;
+  auto rewrite = [&](const Affine& a) {
+    Affine out{{}, a.constant};
+    for (auto& [v, c] : a.coeffs) {
+      auto it = value.find(v);
+      out = combine(out, it == value.end() ? Affine{{{v, 1}}, 0} : it->second, c);
     }
-    const For& l = *dim.loop;
-    if (std::find(moved.begin(), moved.end(), &l) != moved.end()) return false;
-    moved.push_back(&l);
-    for (int64_t r = 0; r < l.step; ++r)
-      if (std::find(off.begin(), off.end(), *mn + r) == off.end()) return false;
-    if (*mx - *mn >= l.step) return false;
+    return out;
+  };
+  for (auto* l : g.loops) {
     Affine begin, end;
     int64_t span;
-    if (!toAffine(l.begin, &begin) || !toAffine(l.end, &end) || !constantDifference(end, begin, &span) || span < 1)
+    if (!toAffine(l->begin, &begin) || !toAffine(l->end, &end) || !constantDifference(end, begin, &span) || span < 1)
       return false;
-    Affine first = combine(begin, base, 1), last = first;
-    last.constant += (span + l.step - 1) / l.step * l.step;
-    lo->push_back(first);
-    hi->push_back(last);
+    Affine v = rewrite(begin);
+    std::string offset = "@" + l->var;
+    v.coeffs[offset] = 1;
+    value[l->var] = v;
+    loopDigit[offset] = {l->step, (span + l->step - 1) / l->step};
   }
-  for (auto* l : g.loops) {
-    if (std::find(moved.begin(), moved.end(), l) != moved.end()) continue;
-    Affine b, e;
-    int64_t trips;
-    if (!toAffine(l->begin, &b) || !toAffine(l->end, &e) || !constantDifference(e, b, &trips) || trips < 1) return false;
+  size_t rank = g.accesses.front().size();
+  std::set<std::string> used;
+  for (size_t d = 0; d < rank; ++d) {
+    std::vector<Affine> idx;
+    for (auto& access : g.accesses) {
+      Affine a;
+      if (access.size() != rank || !toAffine(access[d], &a)) return false;
+      idx.push_back(rewrite(a));
+    }
+    // The loops moving this dimension, the same way in every access.
+    std::map<std::string, int64_t> moving;
+    for (auto& [v, c] : idx.front().coeffs)
+      if (loopDigit.count(v)) moving[v] = c;
+    std::vector<int64_t> off;
+    for (auto& a : idx) {
+      Affine rest = a;
+      for (auto& [v, c] : moving) {
+        if (a.coeff(v) != c || c < 1) return false;
+        rest.coeffs.erase(v);
+      }
+      for (auto& [v, c] : rest.coeffs)
+        if (loopDigit.count(v)) return false;
+      int64_t k;
+      Affine first = idx.front();
+      for (auto& [v, c] : moving) first.coeffs.erase(v);
+      if (!constantDifference(rest, first, &k)) return false;
+      off.push_back(k);
+    }
+    std::sort(off.begin(), off.end());
+    off.erase(std::unique(off.begin(), off.end()), off.end());
+    for (size_t k = 0; k < off.size(); ++k)
+      if (off[k] != off.front() + static_cast<int64_t>(k)) return false;
+    std::vector<Digit> digits;
+    for (auto& [v, c] : moving) {
+      if (!used.insert(v).second) return false;  // a loop moving two dimensions
+      digits.push_back({c * loopDigit[v].unit, loopDigit[v].count});
+    }
+    std::sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) { return x.unit < y.unit; });
+    int64_t reach = static_cast<int64_t>(off.size());
+    for (auto& dg : digits) {
+      if (dg.unit != reach) return false;
+      reach *= dg.count;
+    }
+    Affine base = idx.front();
+    for (auto& [v, c] : moving) base.coeffs.erase(v);
+    base.constant += off.front();
+    Affine top = base;
+    top.constant += reach;
+    lo->push_back(base);
+    hi->push_back(top);
   }
+  // A loop that moves no dimension would repeat its elements.
+  for (auto& [v, dg] : loopDigit)
+    if (!used.count(v) && dg.count > 1) return false;
   return true;
 }
 
-bool same(const Affine& a, const Affine& b) {
+static bool same(const Affine& a, const Affine& b) {
   int64_t c;
   return constantDifference(a, b, &c) && c == 0;
 }
 
-}  // namespace
+static bool holdsBox(const std::vector<Affine>& lo, const std::vector<Affine>& hi, const LocalBox& box,
+                     const std::vector<int64_t>& shape) {
+  for (size_t d = 0; d < box.extent.size(); ++d) {
+    Affine offset, high;
+    int64_t c;
+    if (!toAffine(box.offset[d], &offset)) return false;
+    high = offset;
+    high.constant += box.extent[d];
+    bool startOk = (constantDifference(lo[d], offset, &c) && c <= 0) || (lo[d].coeffs.empty() && lo[d].constant <= 0);
+    if (!startOk || !atLeast(hi[d], high, shape[d])) return false;
+  }
+  return true;
+}
 
 bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, const std::vector<int64_t>& shape) {
   if (groups.size() == 1) return coversBox(groups[0].loops, groups[0].accesses, box, shape);
@@ -246,16 +318,12 @@ bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, 
   });
   for (size_t k = 0; k + 1 < order.size(); ++k)
     if (!same(hi[order[k]][split], lo[order[k + 1]][split])) return false;
-  // The union against the box, clamped to the tensor.
+  std::vector<Affine> ulo, uhi;
   for (size_t d = 0; d < rank; ++d) {
-    Affine offset, first = lo[order.front()][d], high;
-    if (!toAffine(box.offset[d], &offset)) return false;
-    high = offset;
-    high.constant += box.extent[d];
-    bool startOk = (constantDifference(first, offset, &c) && c <= 0) || (first.coeffs.empty() && first.constant <= 0);
-    if (!startOk || !atLeast(hi[order.back()][d], high, shape[d])) return false;
+    ulo.push_back(lo[order.front()][d]);
+    uhi.push_back(hi[order.back()][d]);
   }
-  return true;
+  return holdsBox(ulo, uhi, box, shape);
 }
 
 namespace {

@@ -76,7 +76,11 @@ class FirstReductions {
           if (usesVar(e, v)) return true;
       return false;
     };
-    if (s->kind == StmtKind::For && indexUses(static_cast<const For&>(*s).var)) {
+    // Down every loop that moves an element, or holds one that does (the
+    // block loop of a strip-mined pair).
+    bool moves = false;
+    forEachStmt(s, [&](const StmtP& x) { moves |= x->kind == StmtKind::For && indexUses(static_cast<const For&>(*x).var); });
+    if (s->kind == StmtKind::For && moves) {
       auto& f = static_cast<const For&>(*s);
       loops.push_back(&f);
       StmtP body;
