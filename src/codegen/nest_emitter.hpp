@@ -72,6 +72,7 @@ class NestEmitter {
   // A nest of plain loops copying one contiguous block of memory into another
   // becomes one flat copy (nest_emitter_copy.cpp); false when f is not such a nest.
   bool emitContiguousCopy(const For& f, int indent);
+  const Store* copyNest(const For& f, std::vector<const For*>* loops);
   bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
                        std::vector<ExprP>* first);
   // A copy nest whose iterations write distinct elements, run in the

@@ -1,8 +1,11 @@
-// Copies of contiguous blocks: a nest of plain loops around one copy
-// dst[...] = src[...] whose inner loops run, in order, over whole trailing
-// dimensions of both tensors (a cache's copy-out of whole rows, say) moves
-// one contiguous block of memory. It is emitted as one flat copy: memcpy,
-// or non-temporal vector stores when dst may bypass the caches.
+// Copy nests: a nest of plain loops around one copy dst[...] = src[...].
+// One whose inner loops run, in order, over whole trailing dimensions of
+// both tensors (a cache's copy-out of whole rows, say) moves one contiguous
+// block of memory: one flat copy, memcpy, or non-temporal vector stores when
+// dst may bypass the caches. One that transposes runs in dst's order with
+// whole vectors gathered from src's stride.
+#include <algorithm>
+
 #include "analysis/affine.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
@@ -43,24 +46,36 @@ bool NestEmitter::contiguousBlock(const std::string& tensor, const std::vector<E
   return true;
 }
 
-bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
-  std::vector<const For*> loops;
+// A perfect nest of at least two plain loops around one copy dst[...] =
+// src[...] between two tensors of one element type: the copy, with the
+// loops outermost first; null otherwise.
+const Store* NestEmitter::copyNest(const For& f, std::vector<const For*>* loops) {
   const StmtP* s = nullptr;
   for (const For* l = &f;;) {
-    if (l->loopKind.parallel || l->loopKind.vector || !l->locals.empty() || l->step != 1) return false;
-    loops.push_back(l);
+    if (l->loopKind.parallel || l->loopKind.vector || !l->locals.empty() || l->step != 1) return nullptr;
+    loops->push_back(l);
     s = &l->body;
     if ((*s)->kind != StmtKind::For) break;
     l = static_cast<const For*>(s->get());
   }
-  if (loops.size() < 2 || (*s)->kind != StmtKind::Store) return false;
-  auto& st = static_cast<const Store&>(**s);
-  if (st.value->kind != ExprKind::Load) return false;
+  if (loops->size() < 2 || (*s)->kind != StmtKind::Store) return nullptr;
+  auto* st = static_cast<const Store*>(s->get());
+  if (st->value->kind != ExprKind::Load) return nullptr;
+  auto& ld = static_cast<const Load&>(*st->value);
+  const TensorDecl *to = view_.find(st->tensor), *from = view_.find(ld.tensor);
+  if (!to || !from || st->tensor == ld.tensor || to->dtype != from->dtype) return nullptr;
+  return st;
+}
+
+bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
+  std::vector<const For*> loops;
+  const Store* copy = copyNest(f, &loops);
+  if (!copy) return false;
+  auto& st = *copy;
   auto& ld = static_cast<const Load&>(*st.value);
   const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
   std::vector<ExprP> toFirst, fromFirst;
-  if (!to || !from || st.tensor == ld.tensor || to->dtype != from->dtype ||
-      !contiguousBlock(st.tensor, st.indices, loops, &toFirst) || !contiguousBlock(ld.tensor, ld.indices, loops, &fromFirst))
+  if (!contiguousBlock(st.tensor, st.indices, loops, &toFirst) || !contiguousBlock(ld.tensor, ld.indices, loops, &fromFirst))
     return false;
   int64_t perRow = 1;
   for (size_t k = 1; k < loops.size(); ++k) perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
@@ -94,12 +109,6 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
   return true;
 }
 
-}  // namespace teml::codegen
-
-namespace teml::codegen {
-
-using namespace ir;
-
 namespace {
 
 // One loop of a copy nest: its span and how far one step moves the source
@@ -131,20 +140,11 @@ bool NestEmitter::elementStrides(const std::string& tensor, const std::vector<Ex
 
 bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
   std::vector<const For*> loops;
-  const StmtP* s = nullptr;
-  for (const For* l = &f;;) {
-    if (l->loopKind.parallel || l->loopKind.vector || !l->locals.empty() || l->step != 1) return false;
-    loops.push_back(l);
-    s = &l->body;
-    if ((*s)->kind != StmtKind::For) break;
-    l = static_cast<const For*>(s->get());
-  }
-  if (loops.size() < 2 || (*s)->kind != StmtKind::Store) return false;
-  auto& st = static_cast<const Store&>(**s);
-  if (st.value->kind != ExprKind::Load) return false;
+  const Store* copy = copyNest(f, &loops);
+  if (!copy) return false;
+  auto& st = *copy;
   auto& ld = static_cast<const Load&>(*st.value);
   const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
-  if (!to || !from || st.tensor == ld.tensor || to->dtype != from->dtype) return false;
   // Rectangular: no loop's range depends on another loop of the nest.
   std::vector<CopyLoop> order;
   for (auto* l : loops) {
