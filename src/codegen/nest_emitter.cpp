@@ -135,6 +135,7 @@ std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int in
     if (prev != tensorNames_.end()) o.savedName = prev->second;
     tensorNames_[l.decl.name] = o.cname;
     activeLocals_[l.decl.name] = box;
+    if (l.prefetchAhead > 0) prefetching_[l.decl.name] = {&f, l.prefetchAhead};
     localShapes_[l.decl.name] = shape;
     opened.push_back(o);
   }
@@ -148,6 +149,7 @@ void NestEmitter::closeLocals(const std::vector<OpenLocal>& opened, int indent) 
     if (it->savedName) tensorNames_[it->tensor] = *it->savedName;
     else tensorNames_.erase(it->tensor);
     activeLocals_.erase(it->tensor);
+    prefetching_.erase(it->tensor);
     localShapes_.erase(it->tensor);
   }
 }

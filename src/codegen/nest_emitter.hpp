@@ -80,6 +80,10 @@ class NestEmitter {
   // writing whole vectors gathered from the source's stride (a transposing
   // copy into a cache's reordered layout, say); false when f is not one.
   bool emitReorderedCopy(const For& f, int indent);
+  // Declares what the copy into `copy` (from `source`, starting at `from`)
+  // fetches ahead; returns the bytes to fetch (0: nothing) and sets `base`.
+  int64_t prefetchPlan(const std::string& copy, const std::string& source, const std::string& from, int indent,
+                       std::string* base);
   bool elementStrides(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
                       std::map<std::string, int64_t>* out);
 
@@ -157,6 +161,11 @@ class NestEmitter {
   std::map<std::string, std::string> tensorNames_;
   std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
   std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays
+  struct Prefetch {
+    const For* owner;
+    int ahead;
+  };
+  std::map<std::string, Prefetch> prefetching_;  // cache copies in scope that fetch ahead
   static constexpr int64_t kMaxStackBytes = 128 * 1024;
   std::set<std::string> notOnlyStored_;
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced

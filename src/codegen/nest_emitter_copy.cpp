@@ -10,6 +10,8 @@
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "codegen/target.hpp"
+#include "diag/diagnostics.hpp"
+#include "analysis/local_box.hpp"
 
 namespace teml::codegen {
 
@@ -75,6 +77,7 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
   auto& ld = static_cast<const Load&>(*st.value);
   const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
   std::vector<ExprP> toFirst, fromFirst;
+  if (prefetching_.count(st.tensor)) return false;  // the reordered copy interleaves the prefetches
   if (!contiguousBlock(st.tensor, st.indices, loops, &toFirst) || !contiguousBlock(ld.tensor, ld.indices, loops, &fromFirst))
     return false;
   int64_t perRow = 1;
@@ -136,6 +139,33 @@ bool NestEmitter::elementStrides(const std::string& tensor, const std::vector<Ex
     stride *= extent[d];
   }
   return true;
+}
+
+int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& source, const std::string& from,
+                                  int indent, std::string* base) {
+  auto p = prefetching_.find(copy);
+  if (p == prefetching_.end()) return 0;
+  const For& owner = *p->second.owner;
+  const TensorDecl* t = view_.find(source);
+  analysis::LocalBox box;
+  std::string why;
+  if (!t || !analysis::localBox(owner, source, &box, &why)) throw InternalError("code generation: prefetch: " + why);
+  // The box `ahead` iterations later starts this many elements further.
+  int64_t delta = 0, stride = 1;
+  for (size_t d = box.offset.size(); d-- > 0;) {
+    analysis::Affine a;
+    if (!analysis::toAffine(box.offset[d], &a)) throw InternalError("code generation: prefetch: box offset not affine");
+    delta += a.coeff(owner.var) * owner.step * p->second.ahead * stride;
+    stride *= t->shape[d];
+  }
+  int64_t size = t->dtype == DType::F64 ? 8 : 4;
+  int64_t bytes = box.elementCount() * size;
+  *base = names_.claim("ahead");
+  // Fetch only what lies inside the tensor: the last iterations have no next box.
+  line(indent, "unsigned long " + *base + " = (unsigned long)" + from + " + " + std::to_string(delta * size) + ";");
+  line(indent, "if (" + *base + " + " + std::to_string(bytes) + " > (unsigned long)" + tensorNames_.at(source) + " + " +
+                   std::to_string(t->elementCount() * size) + "UL) " + *base + " = 0;");
+  return bytes;
 }
 
 bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
@@ -200,6 +230,14 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
   line(indent, "{");
   line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
   line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(ld.tensor, fromFirst) + ";");
+  std::string ahead;
+  int64_t lines = (prefetchPlan(st.tensor, ld.tensor, fr, indent + 1, &ahead) + 63) / 64;
+  std::string q = lines > 0 ? names_.claim("q") : "";
+  auto fetch = [&](int at, const std::string& first, const std::string& end) {
+    line(at, "if (" + ahead + ") for (long " + q + " = " + first + "; " + q + " < " + end + "; " + q +
+                 "++) __builtin_prefetch((const void *)(" + ahead + " + 64 * " + q + "), 0, 1);");
+  };
+  if (lines > 0 && merged.size() == 1) fetch(indent + 1, "0", std::to_string(lines));
   std::vector<std::string> vars;
   std::string toOffset, fromOffset;
   for (size_t k = 0; k < merged.size(); ++k) {
@@ -209,6 +247,11 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
       fromOffset += vars[k] + " * " + std::to_string(merged[k].from) + " + ";
       line(indent + 1 + static_cast<int>(k), "for (long " + vars[k] + " = 0; " + vars[k] + " < " +
                                                  std::to_string(merged[k].span) + "; " + vars[k] + "++) {");
+      if (k == 0 && lines > 0) {
+        // The lines of the next box, spread evenly over the outermost loop.
+        std::string l = std::to_string(lines), n = std::to_string(merged[0].span);
+        fetch(indent + 2, vars[0] + " * " + l + " / " + n, "(" + vars[0] + " + 1) * " + l + " / " + n);
+      }
     }
   }
   int in = indent + static_cast<int>(merged.size());
@@ -226,6 +269,8 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
   for (size_t k = merged.size() - 1; k-- > 0;) line(indent + 1 + static_cast<int>(k), "}");
   line(indent, "}");
   for (auto it = vars.rbegin(); it != vars.rend(); ++it) names_.release(*it);
+  if (!q.empty()) names_.release(q);
+  if (!ahead.empty()) names_.release(ahead);
   names_.release(fr);
   names_.release(t);
   return true;

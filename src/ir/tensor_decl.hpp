@@ -34,6 +34,9 @@ struct LocalTensor {
   // (a cache's copy-in, or analysis/coverage.hpp proved it), so code
   // generation skips filling the box with `init`.
   bool writtenBeforeRead = false;
+  // A cache's copy only: while it is filled, also fetch (into the L2 cache)
+  // the box of its tensor this many iterations of its loop ahead (prefetch).
+  int prefetchAhead = 0;
   bool operator==(const LocalTensor& o) const { return decl.name == o.decl.name; }
 };
 

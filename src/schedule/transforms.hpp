@@ -59,6 +59,11 @@ ir::StmtP makeLocal(const ir::StmtP& nest, int r, const ir::LocalTensor& tensor)
 // reduction's identity and is added (multiplied, ...) into the tensor after.
 // Copies are clamped to the tensor's bounds.
 ir::StmtP cache(const ir::StmtP& nest, int r, const ir::TensorDecl& tensor, const std::string& cacheName, bool reduce);
+
+// The copy-in of cache copy `copy` also fetches, into the L2 cache, the box
+// of its tensor that the iteration `distance` steps later copies. The box
+// must be contiguous in memory (only its first dimension cut).
+ir::StmtP prefetch(const ir::StmtP& nest, const ir::Program& program, const std::string& copy, int distance);
 // Layout changes of a tensor local to a loop of the nest (FreeTensor's
 // var_reorder, var_split, var_merge): every access is rewritten. Dimensions
 // count from 1. var_reorder: dimension k of the new layout is old dimension

@@ -804,6 +804,12 @@ class Evaluator {
         localLines_[copy] = c.loc.line;
         return schedule::cache(l, level(c.args[1], f), *decl(name), copy, f == "cache_reduce");
       }
+      if (f == "prefetch") {
+        arity(c, 2, 3, "prefetch(l, copy) or prefetch(l, copy, distance)");
+        StmtP l = loopArg(c.args[0], f);
+        std::string copy = localTensorArg(c.args[1], f);
+        return schedule::prefetch(l, program_, copy, c.args.size() == 3 ? intArg(c.args[2], f) : 1);
+      }
       if (f == "var_reorder" || f == "var_split" || f == "var_merge") {
         if (f == "var_reorder") arity(c, 3, 3, "var_reorder(l, tensor, [dimensions in their new order])");
         if (f == "var_split") arity(c, 4, 4, "var_split(l, tensor, dimension, factor)");
@@ -958,8 +964,8 @@ class Evaluator {
   // The dependence analysis sees a cache's copy as an ordinary tensor, which
   // it is not (every iteration refills it): only marking loops may follow.
   void refuseAfterCache(const Call& c) {
-    static const std::set<std::string> allowed = {"parallelize", "vectorize", "local",    "cache",
-                                                  "cache_reduce", "var_reorder", "var_split", "var_merge"};
+    static const std::set<std::string> allowed = {"parallelize", "vectorize",   "local",     "cache",   "cache_reduce",
+                                                  "prefetch",    "var_reorder", "var_split", "var_merge"};
     if (allowed.count(c.function)) return;
     for (auto& a : c.args) {
       if (a->kind != Kind::Name) continue;
@@ -1193,7 +1199,8 @@ class Evaluator {
                                                 "fuse_outer", "fuse_inner", "unroll", "unroll_and_jam", "tile",
                                                 "parallelize", "vectorize", "skew", "fission", "swap", "merge",
                                                 "separate_tail", "as_lib", "blend", "local", "cache",
-                                                "cache_reduce", "var_reorder", "var_split", "var_merge", "replace_array"};
+                                                "cache_reduce", "prefetch", "var_reorder", "var_split", "var_merge",
+                                                "replace_array"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       refuseAfterCache(c);

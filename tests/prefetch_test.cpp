@@ -1,0 +1,72 @@
+// prefetch(l, copy): while a cache's copy is filled, the box of its tensor
+// that the next iteration copies is fetched ahead. Results never change;
+// copies without a copy-in, or whose box is not one run of memory, are
+// refused with the reason.
+#include "codegen/c_emitter.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+// Blocks of VLEN elements: u's block copied into [i][j][k][e].
+const std::string kBlocks = R"(A = tensor([N, N])
+u = tensor([E, N, N, N])
+t = tensor([E, N, N, N])
+v = tensor([E, N, N, N])
+p = vmul(A, u, [[i, l], [e, l, j, k]])
+t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
+v = eq(t, [e, i, j, k] -> [e, i, j, k])
+m1 = build(t)
+m1 = stripmine(m1, 1, VLEN)
+m1 = interchange_n(m1, 2, 3)
+m1 = vectorize(m1, 5)
+m2 = build(v)
+m2 = stripmine(m2, 1, VLEN)
+f = fuse_outer(m1, m2, 1)
+f = local(f, 1, t)
+f = var_reorder(f, t, [2, 3, 4, 1])
+f = cache(f, 1, u)
+f = var_reorder(f, u_cache, [2, 3, 4, 1])
+f = parallelize(f, 1)
+)";
+
+const std::string kPlain = R"(A = tensor([N, N])
+u = tensor([E, N, N, N])
+t = tensor([E, N, N, N])
+v = tensor([E, N, N, N])
+p = vmul(A, u, [[i, l], [e, l, j, k]])
+t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
+v = eq(t, [e, i, j, k] -> [e, i, j, k])
+m1 = build(t)
+m2 = build(v)
+codegen(m1, m2)
+)";
+
+}  // namespace
+
+TEST(Prefetch, NextBlockIsFetchedWhileThisOneIsCopied) {
+  for (const char* ahead : {"f = prefetch(f, u_cache)\n", "f = prefetch(f, u_cache, 3)\n"}) {
+    const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", 32}};
+    auto p = compile(kBlocks + ahead + "codegen(f)\n", sizes);
+    std::string c = codegen::emitC(p);
+    EXPECT_NE(c.find("__builtin_prefetch("), std::string::npos) << c;
+    expectJitMatchesInterpreter(p);
+    expectSameResults(p, compile(kPlain, sizes));
+  }
+}
+
+TEST(Prefetch, RefusedWithoutACopyInOrAContiguousBox) {
+  const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", 16}};
+  // t is local, not a cache's copy.
+  expectRefusedAt(kBlocks + "f = prefetch(f, t)\n", sizes, 20, "not filled from a tensor");
+  // A cache of v, which the loop only writes, is never copied in.
+  expectRefusedAt(kBlocks + "f = cache(f, 1, v)\ng = prefetch(f, v_cache)\n", sizes, 21, "not filled from a tensor");
+  // A block of columns of B is not one run of memory.
+  const std::string product = "A = tensor([N, N])\nB = tensor([N, N])\nC = contract(A, B, [2, 1])\nl = build(C)\n"
+                              "l1 = stripmine(l, 2, 4)\nl2 = interchange(l1, 1, 2)\nc = cache(l2, 1, B)\n";
+  expectRefusedAt(product + "d = prefetch(c, B_cache)\n", {{"N", 9}}, 8, "not contiguous in memory");
+  expectRefusedAt(kBlocks + "f = prefetch(f, w_cache)\n", sizes, 20, "w_cache");
+  expectRefusedAt(kBlocks + "f = prefetch(f, u_cache, 0)\n", sizes, 20, "at least 1");
+}
