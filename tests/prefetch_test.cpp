@@ -57,6 +57,18 @@ TEST(Prefetch, NextBlockIsFetchedWhileThisOneIsCopied) {
   }
 }
 
+TEST(Prefetch, FlatCopiesFetchAsTheyCopy) {
+  // u's block kept in its own layout: one flat copy, the next block's lines
+  // spread over its vectors.
+  const std::string src = kBlocks.substr(0, kBlocks.find("f = var_reorder(f, u_cache")) +
+                          "f = parallelize(f, 1)\nf = prefetch(f, u_cache)\ncodegen(f)\n";
+  const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", 32}};
+  auto p = compile(src, sizes);
+  EXPECT_NE(codegen::emitC(p).find("__builtin_prefetch("), std::string::npos) << codegen::emitC(p);
+  expectJitMatchesInterpreter(p);
+  expectSameResults(p, compile(kPlain, sizes));
+}
+
 TEST(Prefetch, RefusedWithoutACopyInOrAContiguousBox) {
   const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", 16}};
   // t is local, not a cache's copy.

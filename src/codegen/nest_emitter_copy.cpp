@@ -237,7 +237,6 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
     line(at, "if (" + ahead + ") for (long " + q + " = " + first + "; " + q + " < " + end + "; " + q +
                  "++) __builtin_prefetch((const void *)(" + ahead + " + 64 * " + q + "), 0, 1);");
   };
-  if (lines > 0 && merged.size() == 1) fetch(indent + 1, "0", std::to_string(lines));
   std::vector<std::string> vars;
   std::string toOffset, fromOffset;
   for (size_t k = 0; k < merged.size(); ++k) {
@@ -262,8 +261,19 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
              std::to_string(last.from) + "]";
   // Whole vectors gathered from the source's stride, then the rest.
   line(in, "long " + m + " = 0;");
-  line(in, "for (; " + m + " + " + std::to_string(width) + " <= " + std::to_string(last.span) + "; " + m + " += " +
-               std::to_string(width) + ") *(" + vec + " *)&" + t + "[" + toOffset + m + "] = (" + vec + "){" + lanes + "};");
+  std::string store = "*(" + vec + " *)&" + t + "[" + toOffset + m + "] = (" + vec + "){" + lanes + "};";
+  std::string header = "for (; " + m + " + " + std::to_string(width) + " <= " + std::to_string(last.span) + "; " + m +
+                       " += " + std::to_string(width) + ")";
+  if (lines > 0 && merged.size() == 1) {
+    // One flat loop: the lines of the next box spread over its vectors.
+    std::string l = std::to_string(lines), n = std::to_string(last.span);
+    line(in, header + " {");
+    fetch(in + 1, m + " * " + l + " / " + n, "(" + m + " + " + std::to_string(width) + ") * " + l + " / " + n);
+    line(in + 1, store);
+    line(in, "}");
+  } else {
+    line(in, header + " " + store);
+  }
   line(in, "for (; " + m + " < " + std::to_string(last.span) + "; " + m + "++) " + t + "[" + toOffset + m + "] = " + fr +
                "[" + fromOffset + m + " * " + std::to_string(last.from) + "];");
   for (size_t k = merged.size() - 1; k-- > 0;) line(indent + 1 + static_cast<int>(k), "}");
