@@ -79,7 +79,9 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
       const std::string& cached = !t.written.empty() && rng() % 2 ? t.written : local;
       return next + " = cache(" + cur + ", " + lv(depth) + ", " + cached + ")";
     }
-    case 16: return next + " = cache_reduce(" + cur + ", " + lv(depth) + ", " + local + ")";
+    case 16:
+      if (rng() % 2) return next + " = prefetch(" + cur + ", " + local + "_cache)";
+      return next + " = cache_reduce(" + cur + ", " + lv(depth) + ", " + local + ")";
     default: return next + " = fuse_outer(" + cur + ", l2, " + lv(2) + ")";
   }
 }
