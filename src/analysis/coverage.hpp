@@ -3,9 +3,13 @@
 // anyway: a local tensor's initial fill, a cache's copy-in.
 //
 // The accesses all run in every iteration of `loops` (outer to inner, inside
-// the loop that owns the tensor). An index dimension may move with at most
-// one of those loops, with coefficient 1; everything else in it is invariant
-// in the loops (enclosing iterators, constants).
+// the loop that owns the tensor). In each index dimension the loops that
+// move it must count like the digits of one number (a loop alone with
+// coefficient 1, or the block and point loops of a strip-mined pair, the
+// copies of an unrolled loop as its lowest digit); everything else is
+// invariant in the loops (enclosing iterators, constants). A loop's range
+// may move with outer loops (strip-mining, skewing) but must have a constant
+// length, or be clamped by a min at the box's edge.
 #pragma once
 #include <string>
 #include <vector>

@@ -121,11 +121,10 @@ std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int in
       for (auto e : box.extent) dims += "[" + std::to_string(e) + "]";
       line(indent, type + " " + o.cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
     }
-    if (l.writtenBeforeRead) {
-      // no fill: every element is written before it is read
-    } else if (l.init == 0) {
+    // No fill where every element is written before it is read.
+    if (!l.writtenBeforeRead && l.init == 0) {
       line(indent, "memset(" + o.cname + ", 0, " + std::to_string(bytes) + ");");
-    } else {
+    } else if (!l.writtenBeforeRead) {
       std::string z = names_.claim("z");
       line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(box.elementCount()) + "; " + z + "++) ((" +
                        type + " *)" + o.cname + ")[" + z + "] = " + floatLiteral(l.init, l.decl.dtype == DType::F32) + ";");

@@ -50,13 +50,14 @@ bool usesAny(const std::vector<ExprP>& idx, const std::set<std::string>& vars) {
   return false;
 }
 
-// Walks a statement whose accesses of t are all reductions. Down the loops
-// its reductions' indices move with, below which every reduction's element
-// stays fixed, it sets each element to `init` before its reductions; a body
-// that is a sequence (a main loop and its remainder) is walked statement by
-// statement. Each such place is one group of `groups`: the loops around it
-// and the elements it sets, different iterations of those loops setting
-// different elements. False when the statement is not of that form.
+// Walks a statement whose accesses of t are all reductions, or all stores.
+// Down the loops the accessed elements move with, below which every
+// element stays fixed, it sets each reduced element to `init` before its
+// reductions (stored elements need nothing); a body that is a sequence (a
+// main loop and its remainder) is walked statement by statement. Each such
+// place is one group of `groups`: the loops around it and the elements it
+// sets, different iterations of those loops setting different elements.
+// False when the statement is not of that form.
 class FirstReductions {
  public:
   FirstReductions(std::string t, double init) : t_(std::move(t)), init_(init) {}
