@@ -4,6 +4,7 @@
 // transposes (a copy into a reordered cache) runs in the destination's
 // order, writing whole vectors gathered from the source's stride.
 #include "codegen/c_emitter.hpp"
+#include "test_programs.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -51,27 +52,8 @@ TEST(ContiguousCopy, LargeOutputsBypassTheCaches) {
 TEST(ContiguousCopy, TransposingCopiesWriteWholeVectors) {
   // Blocks of VLEN elements of u copied into [i][j][k][e] (the element in
   // the lanes), and t's block copied back into v's layout.
-  const std::string src = R"(A = tensor([N, N])
-u = tensor([E, N, N, N])
-t = tensor([E, N, N, N])
-v = tensor([E, N, N, N])
-p = vmul(A, u, [[i, l], [e, l, j, k]])
-t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
-v = eq(t, [e, i, j, k] -> [e, i, j, k])
-m1 = build(t)
-m1 = stripmine(m1, 1, VLEN)
-m1 = interchange_n(m1, 2, 3)
-m1 = vectorize(m1, 5)
-m2 = build(v)
-m2 = stripmine(m2, 1, VLEN)
-f = fuse_outer(m1, m2, 1)
-f = local(f, 1, t)
-f = var_reorder(f, t, [2, 3, 4, 1])
-f = cache(f, 1, u)
-f = var_reorder(f, u_cache, [2, 3, 4, 1])
-f = parallelize(f, 1)
-)";
-  const std::string plain = src.substr(0, src.find("m1 = stripmine")) + "m1 = build(t)\nm2 = build(v)\ncodegen(m1, m2)\n";
+  const std::string& src = kElementBlocks;
+  const std::string plain = kContractAndCopy + "codegen(m1, m2)\n";
   // 16 elements fill whole blocks: both copies gather; 19 leave a partial
   // last block, whose clamped element loop keeps u's copy a loop nest.
   for (int64_t elements : {16, 19}) {

@@ -1,6 +1,7 @@
 // Tensors local to a loop (local(l, r, t)): every iteration works on a fresh
 // copy of the part it touches. Legal cases keep the results of the program
 // without local(...); the others are refused with the reason.
+#include "test_programs.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -91,20 +92,7 @@ TEST(LocalTensors, OtherNestsCannotSeeALocal) {
 TEST(LocalTensors, InitialValueAndSharedParallelInnerLoop) {
   // t starts at 1 everywhere; the owner i is serial, and its inner loop j runs
   // on threads that share the row of t.
-  const std::string src = R"(A = tensor([N, N])
-B = tensor([N, N])
-t = tensor([N, N])
-out = tensor([N, N])
-init(t, 1)
-p = vmul(A, B, [[i, k], [k, j]])
-t = add(t, p, [[i, j], ] -> [i, j])
-two = scalar()
-init(two, 2)
-out = mul(t, two, [[i, j], ] -> [i, j])
-l1 = build(t)
-l2 = build(out)
-f = fuse_outer(l1, l2, 2)
-)";
+  const std::string& src = kInitialValueRow;
   expectKeepsResults(src + "g = local(f, 1, t)\ng = parallelize(g, 2)\ncodegen(g)\n", src + "codegen(f)\n");
 }
 

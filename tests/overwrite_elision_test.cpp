@@ -5,6 +5,7 @@
 // in. Where that cannot be shown the fill and the copy stay; either way the
 // results are the interpreter's.
 #include "codegen/c_emitter.hpp"
+#include "test_programs.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -104,20 +105,7 @@ TEST(OverwriteElision, UnprovenCoverageKeepsTheFill) {
 TEST(OverwriteElision, LocalReadBeforeItsReductionKeepsItsFill) {
   // t starts at 1 and row i of out reads t right after reducing it: the
   // first statement touching t also reads it, so the fill stays.
-  const std::string src = R"(A = tensor([N, N])
-B = tensor([N, N])
-t = tensor([N, N])
-out = tensor([N, N])
-init(t, 1)
-p = vmul(A, B, [[i, k], [k, j]])
-t = add(t, p, [[i, j], ] -> [i, j])
-two = scalar()
-init(two, 2)
-out = mul(t, two, [[i, j], ] -> [i, j])
-l1 = build(t)
-l2 = build(out)
-f = fuse_outer(l1, l2, 2)
-)";
+  const std::string& src = kInitialValueRow;
   expectKeepsResultsOf(src + "g = local(f, 1, t)\ncodegen(g)\n", src + "codegen(f)\n", kSizes);
   EXPECT_TRUE(has(cOf(src + "g = local(f, 1, t)\ncodegen(g)\n"), "= 1.0;")) << "the fill with t's initial value";
   // Local to j instead, t[i][j] starts at 1 right before its reduction over k.

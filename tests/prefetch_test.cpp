@@ -3,6 +3,7 @@
 // copies without a copy-in, or whose box is not one run of memory, are
 // refused with the reason.
 #include "codegen/c_emitter.hpp"
+#include "test_programs.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -10,39 +11,8 @@ using namespace teml::testing;
 
 namespace {
 
-// Blocks of VLEN elements: u's block copied into [i][j][k][e].
-const std::string kBlocks = R"(A = tensor([N, N])
-u = tensor([E, N, N, N])
-t = tensor([E, N, N, N])
-v = tensor([E, N, N, N])
-p = vmul(A, u, [[i, l], [e, l, j, k]])
-t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
-v = eq(t, [e, i, j, k] -> [e, i, j, k])
-m1 = build(t)
-m1 = stripmine(m1, 1, VLEN)
-m1 = interchange_n(m1, 2, 3)
-m1 = vectorize(m1, 5)
-m2 = build(v)
-m2 = stripmine(m2, 1, VLEN)
-f = fuse_outer(m1, m2, 1)
-f = local(f, 1, t)
-f = var_reorder(f, t, [2, 3, 4, 1])
-f = cache(f, 1, u)
-f = var_reorder(f, u_cache, [2, 3, 4, 1])
-f = parallelize(f, 1)
-)";
-
-const std::string kPlain = R"(A = tensor([N, N])
-u = tensor([E, N, N, N])
-t = tensor([E, N, N, N])
-v = tensor([E, N, N, N])
-p = vmul(A, u, [[i, l], [e, l, j, k]])
-t = add(t, p, [[e, i, j, k], ] -> [e, i, j, k])
-v = eq(t, [e, i, j, k] -> [e, i, j, k])
-m1 = build(t)
-m2 = build(v)
-codegen(m1, m2)
-)";
+const std::string& kBlocks = kElementBlocks;
+const std::string kPlain = kContractAndCopy + "codegen(m1, m2)\n";
 
 }  // namespace
 
