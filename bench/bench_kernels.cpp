@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "analysis/flops.hpp"
+#include "cache/directory.hpp"
 #include "codegen/c_emitter.hpp"
 #include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
@@ -270,7 +271,7 @@ int main(int argc, char** argv) {
   }
   json << "\n]\n";
   std::string suffix = quick ? "-quick" : "";
-  runtime::makeDirs(outDir);
+  cache::makeDirectories(outDir);
   std::ofstream(outDir + "/results" + suffix + ".md") << md.str();
   std::ofstream(outDir + "/results" + suffix + ".json") << json.str();
   std::cout << md.str();

@@ -14,26 +14,7 @@ using namespace teml;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out;  // stdout and stderr together
-};
-
-Result runTeml(const std::string& args, const std::string& stdinText = "") {
-  std::string cmd = std::string(TEML_BINARY) + " " + args + " --cache-dir " + teml::testing::cacheDir() + " 2>&1";
-  std::string input = teml::testing::cacheDir() + "-stdin.teml";
-  if (!stdinText.empty()) {
-    std::ofstream(input) << stdinText;
-    cmd += " < " + input;
-  }
-  Result r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  return r;
-}
+using teml::testing::runTeml;
 
 const std::string kMm = std::string(TEML_SOURCE_DIR) + "/examples/mm/best.teml";
 

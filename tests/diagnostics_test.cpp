@@ -73,3 +73,26 @@ TEST(Diagnostics, NoInputCrashesTheCompiler) {
   }
   SUCCEED();
 }
+
+TEST(Diagnostics, AMissingParenthesisPointsAlsoAtTheOneItWouldClose) {
+  auto f = compileError("A = tensor([4, 4])\nB = tensor(double, [3, 4]\nl = build(B)\n");
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.loc.line, 3) << "the error stays where the parser noticed it";
+  EXPECT_EQ(f.loc.col, 1);
+  ASSERT_EQ(f.notes.size(), 1u);
+  EXPECT_EQ(f.notes[0].loc.line, 2);
+  EXPECT_EQ(f.notes[0].loc.col, 11);
+  EXPECT_EQ(f.notes[0].message, "to match this '('");
+  EXPECT_EQ(formatDiagnostic("p.teml", UserError(f.loc, f.message, f.notes)),
+            "p.teml:3:1: error: expected ')' to close the arguments of 'tensor', found 'l'\n"
+            "p.teml:2:11: note: to match this '('");
+  auto list = compileError("A = tensor([4, 4\nl = build(A)\n");
+  ASSERT_EQ(list.notes.size(), 1u);
+  EXPECT_EQ(list.notes[0].message, "to match this '['");
+}
+
+TEST(Diagnostics, AMissingLevelIsNamedAsWritten) {
+  expectError("A = tensor([4, 4])\nB = tensor([4, 4])\nB = eq(A, [i, j] -> [i, j])\nl = build(B)\n"
+              "m = interchange(l, 2, 7)\n",
+              5, "level 7 does not exist: the loop nest has 2 levels");
+}

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "cache/directory.hpp"
 #include "codegen/c_emitter.hpp"
 #include "frontend/teil/teil.hpp"
 #include "test_util.hpp"
@@ -121,7 +122,7 @@ class Generator {
 
 std::string tmpDir() {
   std::string d = cacheDir() + "/sanitized-" + std::to_string(getpid());
-  runtime::makeDirs(d);
+  cache::makeDirectories(d);
   return d;
 }
 

@@ -3,7 +3,12 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <string>
@@ -20,6 +25,29 @@ namespace teml::testing {
 inline std::string cacheDir() {
   const char* tmp = std::getenv("TMPDIR");
   return std::string(tmp && *tmp ? tmp : "/tmp") + "/teml-test-cache-" + std::to_string(getuid());
+}
+
+struct CommandResult {
+  int status;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs the teml command with `args`, the kernel cache in `cache`.
+inline CommandResult runTeml(const std::string& args, const std::string& stdinText = "",
+                             const std::string& cache = cacheDir()) {
+  std::string cmd = std::string(TEML_BINARY) + " " + args + " --cache-dir " + cache + " 2>&1";
+  std::string input = cache + "-stdin.teml";
+  if (!stdinText.empty()) {
+    std::ofstream(input) << stdinText;
+    cmd += " < " + input;
+  }
+  CommandResult r{0, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  return r;
 }
 
 inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
@@ -87,6 +115,7 @@ struct Failure {
   bool failed = false;
   SourceLoc loc;
   std::string message;
+  std::vector<DiagnosticNote> notes;
 };
 
 inline Failure failureOf(const std::function<void()>& compileIt) {
@@ -97,6 +126,7 @@ inline Failure failureOf(const std::function<void()>& compileIt) {
     f.failed = true;
     f.loc = e.loc();
     f.message = e.what();
+    f.notes = e.notes();
   }
   return f;
 }

@@ -12,10 +12,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "analysis/isl_model.hpp"
+#include "cache/entry.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis {
@@ -94,6 +96,29 @@ uint64_t fnv1a(const std::string& s) {
 
 Legality checkWithIsl(const StmtP& before, const StmtP& after);
 
+// Cached answers: the verdict, the violation's length, the violation, then the
+// problem text, which must equal the question asked (a hash collision or a
+// damaged entry is never believed).
+std::string answerText(const Legality& l, const std::string& key) {
+  return std::string(l.legal ? "legal" : "illegal") + "\n" + std::to_string(l.violation.size()) + "\n" + l.violation +
+         key;
+}
+
+std::optional<Legality> cachedAnswer(const std::string& path, const std::string& key) {
+  cache::EntryCheck entry = cache::readEntry(path);
+  if (entry.state == cache::EntryState::Damaged) cache::removeEntry(path);
+  if (entry.state != cache::EntryState::Valid) return std::nullopt;
+  std::istringstream in(entry.payload);
+  std::string verdict;
+  size_t length = 0;
+  if (!std::getline(in, verdict) || (verdict != "legal" && verdict != "illegal") || !(in >> length) || in.get() != '\n')
+    return std::nullopt;
+  size_t start = static_cast<size_t>(in.tellg());
+  if (start + length > entry.payload.size() || entry.payload.compare(start + length, std::string::npos, key) != 0)
+    return std::nullopt;
+  return Legality{verdict == "legal", entry.payload.substr(start, length)};
+}
+
 }  // namespace
 
 Legality checkReordering(const StmtP& before, const StmtP& after, const std::string& cacheDir) {
@@ -107,25 +132,11 @@ Legality checkReordering(const StmtP& before, const StmtP& after, const std::str
   char name[32];
   std::snprintf(name, sizeof name, "/d%016llx", static_cast<unsigned long long>(fnv1a(key)));
   std::string path = cacheDir + name;
-  {
-    std::ifstream in(path);
-    std::string stored, verdict;
-    if (in && std::getline(in, verdict) && std::getline(in, stored, '\0') ) {
-      // The problem text is stored too, so a hash collision is never believed.
-      auto cut = stored.find("\n--\n");
-      if (cut != std::string::npos && stored.substr(cut + 4) == key)
-        return verdict == "legal" ? Legality{} : Legality{false, stored.substr(0, cut)};
-    }
-  }
+  if (std::optional<Legality> answer = cachedAnswer(path, key)) return *answer;
   Legality l = checkWithIsl(before, after);
   if (l.violation.find("could not decide") == std::string::npos) {
     mkdir(cacheDir.c_str(), 0755);
-    std::string tmp = path + "." + std::to_string(getpid());
-    {
-      std::ofstream out(tmp);
-      out << (l.legal ? "legal" : "illegal") << "\n" << l.violation << "\n--\n" << key;
-    }
-    std::rename(tmp.c_str(), path.c_str());
+    cache::publishEntry(path, answerText(l, key));  // an answer not kept is merely recomputed
   }
   return l;
 }

@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
     if (cmd == "check") return teml::driver::commandCheck(o, std::cout, std::cerr);
     return teml::driver::commandBench(o, std::cout, std::cerr);
   } catch (const teml::UserError& e) {
-    std::cerr << teml::formatDiagnostic(display, e.loc(), e.what()) << "\n";
+    std::cerr << teml::formatDiagnostic(display, e) << "\n";
     return 1;
   } catch (const teml::UsageError& e) {
     std::cerr << "teml: error: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace teml {
 
@@ -13,14 +14,24 @@ struct SourceLoc {
   bool known() const { return line > 0; }
 };
 
+// A second place that explains an error, e.g. the '(' an expected ')' matches.
+struct DiagnosticNote {
+  SourceLoc loc;
+  std::string message;
+};
+
 class UserError : public std::runtime_error {
  public:
   UserError(SourceLoc loc, const std::string& message)
       : std::runtime_error(message), loc_(loc) {}
+  UserError(SourceLoc loc, const std::string& message, std::vector<DiagnosticNote> notes)
+      : std::runtime_error(message), loc_(loc), notes_(std::move(notes)) {}
   SourceLoc loc() const { return loc_; }
+  const std::vector<DiagnosticNote>& notes() const { return notes_; }
 
  private:
   SourceLoc loc_;
+  std::vector<DiagnosticNote> notes_;
 };
 
 class UsageError : public std::runtime_error {
@@ -35,5 +46,8 @@ class InternalError : public std::runtime_error {
 
 // "file:line:col: error: message" (or "file: error: message" without a location).
 std::string formatDiagnostic(const std::string& file, SourceLoc loc, const std::string& message);
+
+// The error's line followed by a "file:line:col: note: ..." line per note.
+std::string formatDiagnostic(const std::string& file, const UserError& error);
 
 }  // namespace teml

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "analysis/flops.hpp"
+#include "cache/directory.hpp"
 #include "codegen/c_emitter.hpp"
 #include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
@@ -169,9 +170,11 @@ Compiled compile(const Options& o) {
   c.stages.push_back({"parse", since(t)});
   t = Clock::now();
   teml_lang::TemlStats stats;
-  std::string cache = o.jit.cacheDir.empty() ? runtime::defaultCacheDir() : o.jit.cacheDir;
-  runtime::makeDirs(cache);
-  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{withTargetSizes(o.sizes), !o.noCheck, cache + "/analysis"},
+  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
+  // Without a usable cache directory the analysis is simply not kept; the
+  // kernel's compilation says so (runtime::Kernel).
+  std::string analysisCache = cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
+  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{withTargetSizes(o.sizes), !o.noCheck, analysisCache},
                                       &stats);
   c.stages.push_back({"check+transform", since(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});
@@ -230,6 +233,9 @@ Executable prepareKernel(Compiled& c, const Options& o) {
   t = Clock::now();
   e.kernel = std::make_unique<runtime::Kernel>(source, o.jit, codegen::linkFlags(c.program));
   c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", since(t)});
+  for (auto& w : e.kernel->warnings()) std::cerr << "teml: warning: " << w << "\n";
+  if (o.verbose)
+    for (auto& n : e.kernel->notes()) std::cerr << "teml: " << n << "\n";
   return e;
 }
 

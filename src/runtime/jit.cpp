@@ -3,15 +3,16 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
-#include <sys/stat.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "cache/directory.hpp"
+#include "cache/entry.hpp"
 #include "diag/diagnostics.hpp"
 
 extern char** environ;
@@ -29,28 +30,9 @@ std::string contentHash(const std::string& text) {
   return buf;
 }
 
-std::string defaultCacheDir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/teml";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/teml";
-  return "/tmp/teml-cache";
-}
+namespace {
 
-void makeDirs(const std::string& path) {
-  std::string partial;
-  std::stringstream ss(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/') partial = "/";
-  while (std::getline(ss, part, '/')) {
-    if (part.empty()) continue;
-    partial += part + "/";
-    mkdir(partial.c_str(), 0755);
-  }
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw UsageError("cannot create the kernel cache directory '" + path + "'");
-}
-
-static std::vector<std::string> splitWords(const std::string& s) {
+std::vector<std::string> splitWords(const std::string& s) {
   std::vector<std::string> out;
   std::istringstream is(s);
   std::string w;
@@ -58,7 +40,7 @@ static std::vector<std::string> splitWords(const std::string& s) {
   return out;
 }
 
-static std::string readFile(const std::string& path) {
+std::string readFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -66,7 +48,7 @@ static std::string readFile(const std::string& path) {
 }
 
 // Runs the compiler without a shell; its messages go to `logPath`.
-static int runCompiler(const std::vector<std::string>& argv, const std::string& logPath) {
+int runCompiler(const std::vector<std::string>& argv, const std::string& logPath) {
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -83,47 +65,110 @@ static int runCompiler(const std::vector<std::string>& argv, const std::string& 
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-Kernel::Kernel(const std::string& source, const JitOptions& options, const std::vector<std::string>& libraries) {
-  std::string dir = options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir;
-  makeDirs(dir);
+// An exclusive lock on `path` for the object's lifetime, so that processes
+// building the same kernel compile it once; without it (the lock file cannot
+// be made) they each compile, which is slower but still correct.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Kernel::Kernel(const std::string& source, const JitOptions& options, const std::vector<std::string>& libraries)
+    : source_(source), options_(options), libraries_(libraries) {
+  std::string dir = options.cacheDir.empty() ? cache::defaultDirectory() : options.cacheDir;
   std::string libs;
   for (auto& l : libraries) libs += l + " ";
-  std::string key = contentHash(source + '\0' + options.cc + '\0' + options.cflags + '\0' + libs);
-  std::string base = dir + "/k" + key;
-  libPath_ = base + ".so";
-  struct stat st;
-  if (stat(libPath_.c_str(), &st) != 0) {
-    std::string unique = base + "." + std::to_string(getpid());
-    {
-      std::ofstream out(unique + ".c");
-      out << source;
-      if (!out) throw UsageError("cannot write to the kernel cache directory '" + dir + "'");
-    }
-    std::vector<std::string> argv = {options.cc};
-    for (auto& w : splitWords(options.cflags)) argv.push_back(w);
-    for (const char* w : {"-shared", "-fPIC", "-o"}) argv.push_back(w);
-    argv.push_back(unique + ".so");
-    argv.push_back(unique + ".c");
-    for (auto& l : libraries) argv.push_back(l);
-    int rc = runCompiler(argv, unique + ".log");
-    if (rc == -1) throw UsageError("cannot run the C compiler '" + options.cc + "'");
-    if (rc != 0) {
-      std::string log = readFile(unique + ".log");
-      throw InternalError("the C compiler rejected generated code (" + unique + ".c):\n" + log);
-    }
-    // Publish atomically so that concurrent runs never load a half-written library.
-    std::rename((unique + ".so").c_str(), libPath_.c_str());
-    std::rename((unique + ".c").c_str(), (base + ".c").c_str());
-    std::remove((unique + ".log").c_str());
-    compiledNow_ = true;
-  }
-  // Never unloaded: OpenMP worker threads may outlive a Kernel object.
-  handle_ = dlopen(libPath_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  if (!handle_) throw InternalError(std::string("cannot load compiled kernel: ") + dlerror());
-  entry_ = reinterpret_cast<EntryFn>(dlsym(handle_, "teml_entry"));
-  if (!entry_) throw InternalError("compiled kernel has no teml_entry");
+  key_ = contentHash(source + '\0' + options.cc + '\0' + options.cflags + '\0' + libs);
+  libPath_ = dir + "/k" + key_ + ".so";
+  if (loadCached()) return;
+  std::string problem = cache::prepareDirectory(dir);
+  if (problem.empty()) problem = compileIntoCache(dir);
+  if (problem.empty()) return;
+  compileInTemporaryDirectory();
+  warnings_.push_back("cannot use the kernel cache directory '" + dir + "' (" + problem +
+                      "); the kernel was compiled in a temporary directory and is not kept");
 }
 
 Kernel::~Kernel() = default;
+
+bool Kernel::loadCached() {
+  cache::EntryCheck entry = cache::readEntry(libPath_);
+  if (entry.state == cache::EntryState::Missing) return false;
+  std::string why = entry.state == cache::EntryState::Damaged ? entry.why : load(libPath_);
+  if (why.empty()) return true;
+  bool removed = cache::removeEntry(libPath_);
+  notes_.push_back("cache entry " + libPath_ + " " + why + (removed ? ": removed and rebuilt" : ": bypassed"));
+  return false;
+}
+
+std::string Kernel::compileIntoCache(const std::string& dir) {
+  FileLock lock(dir + "/k" + key_ + ".lock");
+  if (loadCached()) return "";  // another process built it while this one waited
+  std::string base = cache::temporaryName(dir + "/k" + key_);
+  std::optional<std::string> failure = compile(base);
+  std::string why = failure ? "the C compiler failed in it" : cache::seal(base + ".so");
+  if (why.empty()) why = load(base + ".so");
+  if (why.empty()) {
+    compiledNow_ = true;
+    // Loaded from its temporary name before publishing, so that this process
+    // never confuses it with an object it loaded earlier under the final name.
+    std::string kept = cache::publish(base + ".so", libPath_);
+    if (!kept.empty()) notes_.push_back("the kernel is not kept: " + kept);
+    std::rename((base + ".c").c_str(), (dir + "/k" + key_ + ".c").c_str());
+  }
+  for (const char* ext : {".so", ".c", ".log"}) std::remove((base + ext).c_str());
+  return why;
+}
+
+void Kernel::compileInTemporaryDirectory() {
+  cache::TemporaryDirectory temp;
+  std::string base = temp.path() + "/k" + key_;
+  if (std::optional<std::string> log = compile(base))
+    throw InternalError("the C compiler rejected generated code (teml emit prints it):\n" + *log);
+  libPath_ = base + ".so";
+  if (std::string why = load(libPath_); !why.empty()) throw InternalError("cannot load compiled kernel: " + why);
+  compiledNow_ = true;
+}
+
+std::optional<std::string> Kernel::compile(const std::string& base) {
+  {
+    std::ofstream out(base + ".c");
+    out << source_;
+    if (!out.flush()) return "cannot write " + base + ".c";
+  }
+  std::vector<std::string> argv = {options_.cc};
+  for (auto& w : splitWords(options_.cflags)) argv.push_back(w);
+  for (const char* w : {"-shared", "-fPIC", "-o"}) argv.push_back(w);
+  argv.push_back(base + ".so");
+  argv.push_back(base + ".c");
+  for (auto& l : libraries_) argv.push_back(l);
+  int rc = runCompiler(argv, base + ".log");
+  if (rc == -1) throw UsageError("cannot run the C compiler '" + options_.cc + "'");
+  if (rc == 0) return std::nullopt;
+  return readFile(base + ".log");
+}
+
+std::string Kernel::load(const std::string& path) {
+  // Never unloaded: OpenMP worker threads may outlive a Kernel object.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!handle) return std::string("cannot be loaded (") + dlerror() + ")";
+  auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "teml_entry"));
+  if (!entry) return "has no teml_entry";
+  handle_ = handle;
+  entry_ = entry;
+  return "";
+}
 
 }  // namespace teml::runtime

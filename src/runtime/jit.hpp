@@ -1,7 +1,11 @@
 // Just-in-time compilation of generated C: the source is written to a cache
 // directory under a hash of (source, compiler, flags), compiled once into a
-// shared object with the system C compiler, and loaded with dlopen.
+// shared object with the system C compiler, and loaded with dlopen. Cache
+// entries are checked before use (cache/entry.hpp); a damaged one is removed
+// and rebuilt, and a directory that cannot hold entries makes the kernel
+// compile in a temporary directory instead.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,17 +30,30 @@ class Kernel {
   void run(std::vector<void*>& buffers, int nthreads) const { entry_(buffers.data(), nthreads); }
   bool compiledNow() const { return compiledNow_; }  // false: taken from the cache
   const std::string& libraryPath() const { return libPath_; }
+  // What happened to the cache on the way (a damaged entry rebuilt...), for -v.
+  const std::vector<std::string>& notes() const { return notes_; }
+  // Problems the user should hear about (the cache directory was unusable).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  bool loadCached();
+  std::string compileIntoCache(const std::string& dir);
+  void compileInTemporaryDirectory();
+  // Compiles into `base`.so; the compiler's messages when it fails.
+  std::optional<std::string> compile(const std::string& base);
+  // dlopen and look up the entry point; the reason when that fails.
+  std::string load(const std::string& path);
+
+  std::string source_;
+  JitOptions options_;
+  std::vector<std::string> libraries_;
+  std::string key_;
   void* handle_ = nullptr;
   EntryFn entry_ = nullptr;
   bool compiledNow_ = false;
   std::string libPath_;
+  std::vector<std::string> notes_, warnings_;
 };
-
-std::string defaultCacheDir();
-// Creates `path` and its parents; UsageError when it cannot.
-void makeDirs(const std::string& path);
 // A stable 64-bit FNV-1a hash, as 16 hex digits.
 std::string contentHash(const std::string& text);
 

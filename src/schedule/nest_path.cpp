@@ -36,12 +36,13 @@ std::vector<const For*> loopsToLevel(const StmtP& nest, int depth, const std::st
         throw ScheduleError(what + ": level 1 does not exist: the nest starts with " +
                             (cur->kind == StmtKind::Seq ? "a sequence of statements, not one loop"
                                                         : "a statement, not a loop"));
+      // Name the level asked for (interchange(l, 2, 7) asks for 7), not the first one missing.
       if (cur->kind == StmtKind::Seq)
-        throw ScheduleError(what + ": level " + std::to_string(level) + " is not reachable: the body of level " +
+        throw ScheduleError(what + ": level " + std::to_string(depth) + " is not reachable: the body of level " +
                             std::to_string(have) + " (loop '" + chain.back()->var + "') holds " +
                             std::to_string(static_cast<const Seq&>(*cur).stmts.size()) +
                             " statements, so the nest is perfect only down to level " + std::to_string(have));
-      throw ScheduleError(what + ": level " + std::to_string(level) + " does not exist: the loop nest has " +
+      throw ScheduleError(what + ": level " + std::to_string(depth) + " does not exist: the loop nest has " +
                           std::to_string(have) + " level" + (have == 1 ? "" : "s"));
     }
     auto* f = static_cast<const For*>(cur.get());

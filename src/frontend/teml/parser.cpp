@@ -133,6 +133,16 @@ class Parser {
       throw UserError(peek().loc, std::string("expected ") + tokName(k) + " " + context + ", found " + describe(peek()));
     return next();
   }
+  // The closing bracket of `open`; when missing, the error (where the parser
+  // noticed) carries a note at the bracket it would have matched.
+  void expectClosing(Tok k, const Token& open, const std::string& context) {
+    if (peek().kind == k) {
+      next();
+      return;
+    }
+    throw UserError(peek().loc, std::string("expected ") + tokName(k) + " " + context + ", found " + describe(peek()),
+                    {{open.loc, "to match this '" + open.text + "'"}});
+  }
   static std::string describe(const Token& t) {
     if (t.kind == Tok::End) return "end of input";
     return "'" + t.text + "'";
@@ -164,7 +174,7 @@ class Parser {
 
   Call call(const Token& fn) {
     Call c{fn.text, fn.loc, {}};
-    expect(Tok::LParen, "after '" + fn.text + "'");
+    Token open = expect(Tok::LParen, "after '" + fn.text + "'");
     if (peek().kind != Tok::RParen) {
       c.args.push_back(argument());
       while (peek().kind == Tok::Comma) {
@@ -172,7 +182,7 @@ class Parser {
         c.args.push_back(argument());
       }
     }
-    expect(Tok::RParen, "to close the arguments of '" + fn.text + "'");
+    expectClosing(Tok::RParen, open, "to close the arguments of '" + fn.text + "'");
     return c;
   }
 
@@ -280,13 +290,13 @@ class Parser {
             if (peek().kind == Tok::RBracket) { items.push_back(make(Node::Kind::Empty, peek().loc)); break; }
           }
         }
-        expect(Tok::RBracket, "to close the list");
+        expectClosing(Tok::RBracket, t, "to close the list");
         return make(Node::Kind::List, t.loc, std::move(items));
       }
       case Tok::LParen: {
         next();
         NodeP inner = sum();
-        expect(Tok::RParen, "to close the parenthesis");
+        expectClosing(Tok::RParen, t, "to close the parenthesis");
         return inner;
       }
       default:
