@@ -2,105 +2,129 @@
 
 #include <algorithm>
 
+#include "ir/functor.hpp"
+
 namespace teml::analysis {
 
 using namespace ir;
 
-bool toAffine(const ExprP& e, Affine* out) {
-  switch (e->kind) {
-    case ExprKind::IntConst:
-      *out = Affine{{}, static_cast<const IntConst&>(*e).value};
-      return true;
-    case ExprKind::Var:
-      *out = Affine{{{static_cast<const Var&>(*e).name, 1}}, 0};
-      return true;
-    case ExprKind::Binary: {
-      auto& b = static_cast<const Binary&>(*e);
-      Affine x, y;
-      if (!toAffine(b.a, &x) || !toAffine(b.b, &y)) return false;
-      if (b.op == BinOp::Add || b.op == BinOp::Sub) {
-        int64_t sign = b.op == BinOp::Add ? 1 : -1;
-        for (auto& [v, c] : y.coeffs) x.coeffs[v] += sign * c;
-        x.constant += sign * y.constant;
-        for (auto it = x.coeffs.begin(); it != x.coeffs.end();)
-          it = it->second == 0 ? x.coeffs.erase(it) : std::next(it);
-        *out = x;
-        return true;
-      }
-      if (b.op == BinOp::Mul && (x.coeffs.empty() || y.coeffs.empty())) {
-        Affine& k = x.coeffs.empty() ? x : y;
-        Affine& f = x.coeffs.empty() ? y : x;
-        if (k.constant == 0) { *out = Affine{}; return true; }
-        for (auto& [v, c] : f.coeffs) c *= k.constant;
-        f.constant *= k.constant;
-        *out = f;
-        return true;
-      }
-      return false;
-    }
-    default: return false;
-  }
-}
+namespace {
 
-bool bounds(const ExprP& e, const Ranges& ranges, Interval* out) {
-  switch (e->kind) {
-    case ExprKind::IntConst: {
-      int64_t v = static_cast<const IntConst&>(*e).value;
-      *out = {v, v};
-      return true;
-    }
-    case ExprKind::Var: {
-      auto it = ranges.find(static_cast<const Var&>(*e).name);
-      if (it == ranges.end()) return false;
-      *out = it->second;
-      return true;
-    }
-    case ExprKind::Binary: {
-      auto& b = static_cast<const Binary&>(*e);
-      Interval x, y;
-      if (!bounds(b.a, ranges, &x) || !bounds(b.b, ranges, &y)) return false;
-      switch (b.op) {
-        case BinOp::Add: *out = {x.lo + y.lo, x.hi + y.hi}; return true;
-        case BinOp::Sub: *out = {x.lo - y.hi, x.hi - y.lo}; return true;
-        case BinOp::Mul: {
-          int64_t c[4] = {x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi};
-          *out = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
-          return true;
-        }
-        case BinOp::Min: *out = {std::min(x.lo, y.lo), std::min(x.hi, y.hi)}; return true;
-        case BinOp::Max: *out = {std::max(x.lo, y.lo), std::max(x.hi, y.hi)}; return true;
-        case BinOp::FloorDiv: {
-          if (y.lo != y.hi || y.lo <= 0) return false;
-          auto fd = [&](int64_t a) {
-            int64_t q = a / y.lo;
-            return (a % y.lo != 0 && a < 0) ? q - 1 : q;
-          };
-          *out = {fd(x.lo), fd(x.hi)};
-          return true;
-        }
-        case BinOp::Mod: {
-          // Floor modulo by a positive constant: [0, y - 1], or exact within one period.
-          if (y.lo != y.hi || y.lo <= 0) return false;
-          auto fd = [&](int64_t a) { return a >= 0 ? a / y.lo : -((-a + y.lo - 1) / y.lo); };
-          if (fd(x.lo) == fd(x.hi)) *out = {x.lo - fd(x.lo) * y.lo, x.hi - fd(x.hi) * y.lo};
-          else *out = {0, y.lo - 1};
-          return true;
-        }
-        case BinOp::Lt:
-        case BinOp::Le:
-        case BinOp::Eq:
-        case BinOp::And: {
-          if (x.lo != x.hi || y.lo != y.hi) { *out = {0, 1}; return true; }
-          int64_t v = b.op == BinOp::Lt ? x.lo < y.lo : b.op == BinOp::Le ? x.lo <= y.lo
-                    : b.op == BinOp::Eq ? x.lo == y.lo : (x.lo && y.lo);
-          *out = {v, v};
-          return true;
-        }
-        default: return false;
-      }
-    }
-    default: return false;
+class AffineForm : public ExprFunctor<bool(Affine*)> {
+ public:
+  bool of(const ExprP& e, Affine* out) { return dispatch(e, out); }
+
+ private:
+  bool visitIntConst(const IntConst& c, Affine* out) override {
+    *out = Affine{{}, c.value};
+    return true;
   }
-}
+  bool visitVar(const Var& v, Affine* out) override {
+    *out = Affine{{{v.name, 1}}, 0};
+    return true;
+  }
+  bool visitFloatConst(const FloatConst&, Affine*) override { return false; }
+  bool visitLoad(const Load&, Affine*) override { return false; }
+  bool visitBinary(const Binary& b, Affine* out) override {
+    Affine x, y;
+    if (!of(b.a, &x) || !of(b.b, &y)) return false;
+    if (b.op == BinOp::Add || b.op == BinOp::Sub) {
+      int64_t sign = b.op == BinOp::Add ? 1 : -1;
+      for (auto& [v, c] : y.coeffs) x.coeffs[v] += sign * c;
+      x.constant += sign * y.constant;
+      for (auto it = x.coeffs.begin(); it != x.coeffs.end();)
+        it = it->second == 0 ? x.coeffs.erase(it) : std::next(it);
+      *out = x;
+      return true;
+    }
+    if (b.op == BinOp::Mul && (x.coeffs.empty() || y.coeffs.empty())) {
+      Affine& k = x.coeffs.empty() ? x : y;
+      Affine& f = x.coeffs.empty() ? y : x;
+      if (k.constant == 0) {
+        *out = Affine{};
+        return true;
+      }
+      for (auto& [v, c] : f.coeffs) c *= k.constant;
+      f.constant *= k.constant;
+      *out = f;
+      return true;
+    }
+    return false;
+  }
+};
+
+class IntervalOf : public ExprFunctor<bool(Interval*)> {
+ public:
+  explicit IntervalOf(const Ranges& ranges) : ranges_(ranges) {}
+  bool of(const ExprP& e, Interval* out) { return dispatch(e, out); }
+
+ private:
+  bool visitIntConst(const IntConst& c, Interval* out) override {
+    *out = {c.value, c.value};
+    return true;
+  }
+  bool visitVar(const Var& v, Interval* out) override {
+    auto it = ranges_.find(v.name);
+    if (it == ranges_.end()) return false;
+    *out = it->second;
+    return true;
+  }
+  bool visitFloatConst(const FloatConst&, Interval*) override { return false; }
+  bool visitLoad(const Load&, Interval*) override { return false; }
+  bool visitBinary(const Binary& b, Interval* out) override {
+    Interval x, y;
+    if (!of(b.a, &x) || !of(b.b, &y)) return false;
+    switch (b.op) {
+      case BinOp::Add: *out = {x.lo + y.lo, x.hi + y.hi}; return true;
+      case BinOp::Sub: *out = {x.lo - y.hi, x.hi - y.lo}; return true;
+      case BinOp::Mul: {
+        int64_t c[4] = {x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi};
+        *out = {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+        return true;
+      }
+      case BinOp::Min: *out = {std::min(x.lo, y.lo), std::min(x.hi, y.hi)}; return true;
+      case BinOp::Max: *out = {std::max(x.lo, y.lo), std::max(x.hi, y.hi)}; return true;
+      case BinOp::FloorDiv: {
+        if (y.lo != y.hi || y.lo <= 0) return false;
+        auto fd = [&](int64_t a) {
+          int64_t q = a / y.lo;
+          return (a % y.lo != 0 && a < 0) ? q - 1 : q;
+        };
+        *out = {fd(x.lo), fd(x.hi)};
+        return true;
+      }
+      case BinOp::Mod: {
+        // Floor modulo by a positive constant: [0, y - 1], or exact within one period.
+        if (y.lo != y.hi || y.lo <= 0) return false;
+        auto fd = [&](int64_t a) { return a >= 0 ? a / y.lo : -((-a + y.lo - 1) / y.lo); };
+        if (fd(x.lo) == fd(x.hi)) *out = {x.lo - fd(x.lo) * y.lo, x.hi - fd(x.hi) * y.lo};
+        else *out = {0, y.lo - 1};
+        return true;
+      }
+      case BinOp::Lt:
+      case BinOp::Le:
+      case BinOp::Eq:
+      case BinOp::And: {
+        if (x.lo != x.hi || y.lo != y.hi) {
+          *out = {0, 1};
+          return true;
+        }
+        int64_t v = b.op == BinOp::Lt ? x.lo < y.lo : b.op == BinOp::Le ? x.lo <= y.lo
+                  : b.op == BinOp::Eq ? x.lo == y.lo : (x.lo && y.lo);
+        *out = {v, v};
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  const Ranges& ranges_;
+};
+
+}  // namespace
+
+bool toAffine(const ExprP& e, Affine* out) { return AffineForm().of(e, out); }
+
+bool bounds(const ExprP& e, const Ranges& ranges, Interval* out) { return IntervalOf(ranges).of(e, out); }
 
 }  // namespace teml::analysis

@@ -7,6 +7,7 @@
 #include "analysis/affine.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::analysis {
 
@@ -89,51 +90,38 @@ InnerRange rangeOf(const For& f, const std::string& v, const InnerVars& inner) {
   return r;
 }
 
-void collect(const StmtP& s, InnerVars& inner, std::vector<Access>& out, const std::string& v) {
-  auto addReads = [&](const ExprP& e) {
-    forEachExpr(e, [&](const ExprP& x) {
-      if (x->kind == ExprKind::Load) {
-        auto& l = static_cast<const Load&>(*x);
-        out.push_back(Access{l.tensor, l.indices, inner});
-      }
-    });
-  };
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      auto saved = inner;
-      inner[f.var] = rangeOf(f, v, inner);
-      collect(f.body, inner, out, v);
-      inner = saved;
-      break;
-    }
-    case StmtKind::Store: {
-      auto& st = static_cast<const Store&>(*s);
-      for (auto& i : st.indices) addReads(i);
-      addReads(st.value);
-      out.push_back(Access{st.tensor, st.indices, inner, s.get()});
-      break;
-    }
-    case StmtKind::Reduce: {
-      auto& r = static_cast<const Reduce&>(*s);
-      for (auto& i : r.indices) addReads(i);
-      addReads(r.value);
-      out.push_back(Access{r.tensor, r.indices, inner, s.get(), true, r.op});
-      break;
-    }
-    case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts) collect(t, inner, out, v);
-      break;
-    case StmtKind::LibCall: collect(static_cast<const LibCall&>(*s).reference, inner, out, v); break;
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      addReads(i.cond);
-      collect(i.then, inner, out, v);
-      if (i.otherwise) collect(i.otherwise, inner, out, v);
-      break;
-    }
+// Every access in a loop's body, with what is known of the inner iterators there.
+class AccessCollector : public Visitor {
+ public:
+  AccessCollector(const std::string& v, std::vector<Access>& out) : v_(v), out_(out) {}
+
+ protected:
+  void visitFor(const For& f) override {
+    visit(f.begin);
+    visit(f.end);
+    auto saved = inner_;
+    inner_[f.var] = rangeOf(f, v_, inner_);
+    visit(f.body);
+    inner_ = saved;
   }
-}
+  void visitLoad(const Load& l) override {
+    out_.push_back(Access{l.tensor, l.indices, inner_});
+    Visitor::visitLoad(l);
+  }
+  void visitStore(const Store& st) override {
+    Visitor::visitStore(st);
+    out_.push_back(Access{st.tensor, st.indices, inner_, &st});
+  }
+  void visitReduce(const Reduce& r) override {
+    Visitor::visitReduce(r);
+    out_.push_back(Access{r.tensor, r.indices, inner_, &r, true, r.op});
+  }
+
+ private:
+  const std::string& v_;
+  std::vector<Access>& out_;
+  InnerVars inner_;
+};
 
 // An index as C*v + (outer iterators) + g with g in [lo, hi] for one iteration of v.
 struct Spread {
@@ -248,8 +236,7 @@ bool sameLocation(const Access& x, const Access& y) {
 ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
   ConcurrencyReport rep;
   std::vector<Access> acc;
-  InnerVars inner;
-  collect(loop.body, inner, acc, loop.var);
+  AccessCollector(loop.var, acc).visit(loop.body);
   // Tensors local to this loop or to loops inside it are private to one
   // iteration: they cannot carry anything between iterations.
   std::set<std::string> privateTensors;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/affine.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::analysis {
 
@@ -328,33 +329,42 @@ bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, 
 
 namespace {
 
-bool anyStoreCovers(const StmtP& s, std::vector<const For*>& loops, const std::string& tensor, const LocalBox& box,
-                    const std::vector<int64_t>& shape) {
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      loops.push_back(&f);
-      bool found = anyStoreCovers(f.body, loops, tensor, box, shape);
-      loops.pop_back();
-      return found;
-    }
-    case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts)
-        if (anyStoreCovers(t, loops, tensor, box, shape)) return true;
-      return false;
-    case StmtKind::Store: {
-      auto& st = static_cast<const Store&>(*s);
-      return st.tensor == tensor && coversBox(loops, {st.indices}, box, shape);
-    }
-    default: return false;  // guarded stores may not run; reductions read
+// Looks for one store that writes the whole box; guarded stores may not run
+// and reductions read, so only unguarded stores count.
+class CoveringStore : public Visitor {
+ public:
+  CoveringStore(const std::string& tensor, const LocalBox& box, const std::vector<int64_t>& shape)
+      : tensor_(tensor), box_(box), shape_(shape) {}
+  bool found = false;
+  using Visitor::visit;
+  void visit(const StmtP& s) override {
+    if (!found) Visitor::visit(s);
   }
-}
+  void visit(const ExprP&) override {}
+
+ protected:
+  void visitFor(const For& f) override {
+    loops_.push_back(&f);
+    Visitor::visitFor(f);
+    loops_.pop_back();
+  }
+  void visitStore(const Store& st) override { found = st.tensor == tensor_ && coversBox(loops_, {st.indices}, box_, shape_); }
+  void visitIf(const If&) override {}
+  void visitLibCall(const LibCall&) override {}
+
+ private:
+  const std::string& tensor_;
+  const LocalBox& box_;
+  const std::vector<int64_t>& shape_;
+  std::vector<const For*> loops_;
+};
 
 }  // namespace
 
 bool storeCoversBox(const For& owner, const std::string& tensor, const LocalBox& box, const std::vector<int64_t>& shape) {
-  std::vector<const For*> loops;
-  return anyStoreCovers(owner.body, loops, tensor, box, shape);
+  CoveringStore v(tensor, box, shape);
+  v.visit(owner.body);
+  return v.found;
 }
 
 }  // namespace teml::analysis

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "analysis/affine.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis {
@@ -34,47 +35,42 @@ bool controlUses(const StmtP& s, const std::string& v) {
   return found;
 }
 
-class Counter {
+class Counter : public StmtFunctor<double()> {
  public:
-  double count(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        int64_t b = eval(f.begin), e = eval(f.end);
-        if (e <= b) return 0;
-        int64_t trips = (e - b + f.step - 1) / f.step;
-        if (!controlUses(f.body, f.var)) {
-          env_[f.var] = b;
-          double w = count(f.body);
-          env_.erase(f.var);
-          return w * static_cast<double>(trips);
-        }
-        double total = 0;
-        for (int64_t i = b; i < e; i += f.step) {
-          env_[f.var] = i;
-          total += count(f.body);
-        }
-        env_.erase(f.var);
-        return total;
-      }
-      case StmtKind::Store: return static_cast<double>(opsIn(static_cast<const Store&>(*s).value));
-      case StmtKind::Reduce: return static_cast<double>(opsIn(static_cast<const Reduce&>(*s).value) + 1);
-      case StmtKind::Seq: {
-        double total = 0;
-        for (auto& t : static_cast<const Seq&>(*s).stmts) total += count(t);
-        return total;
-      }
-      case StmtKind::LibCall: return count(static_cast<const LibCall&>(*s).reference);
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        if (eval(i.cond)) return count(i.then);
-        return i.otherwise ? count(i.otherwise) : 0;
-      }
-    }
-    return 0;
-  }
+  double count(const StmtP& s) { return dispatch(s); }
 
  private:
+  double visitFor(const For& f) override {
+    int64_t b = eval(f.begin), e = eval(f.end);
+    if (e <= b) return 0;
+    int64_t trips = (e - b + f.step - 1) / f.step;
+    if (!controlUses(f.body, f.var)) {
+      env_[f.var] = b;
+      double w = count(f.body);
+      env_.erase(f.var);
+      return w * static_cast<double>(trips);
+    }
+    double total = 0;
+    for (int64_t i = b; i < e; i += f.step) {
+      env_[f.var] = i;
+      total += count(f.body);
+    }
+    env_.erase(f.var);
+    return total;
+  }
+  double visitStore(const Store& s) override { return static_cast<double>(opsIn(s.value)); }
+  double visitReduce(const Reduce& r) override { return static_cast<double>(opsIn(r.value) + 1); }
+  double visitSeq(const Seq& q) override {
+    double total = 0;
+    for (auto& t : q.stmts) total += count(t);
+    return total;
+  }
+  double visitLibCall(const LibCall& c) override { return count(c.reference); }
+  double visitIf(const If& i) override {
+    if (eval(i.cond)) return count(i.then);
+    return i.otherwise ? count(i.otherwise) : 0;
+  }
+
   int64_t eval(const ExprP& e) {
     Ranges r;
     for (auto& [k, v] : env_) r[k] = {v, v};

@@ -2,6 +2,7 @@
 
 #include <isl/options.h>
 
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis::isl_model {
@@ -32,31 +33,41 @@ bool isEmpty(const UMap& m) {
   return e == isl_bool_true;
 }
 
-std::string Texter::expr(const ExprP& e) const {
-    switch (e->kind) {
-      case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
-      case ExprKind::Var: {
-        auto it = names.find(static_cast<const Var&>(*e).name);
-        if (it == names.end()) throw IslFailure{};
-        return it->second;
-      }
-      case ExprKind::Binary: {
-        auto& b = static_cast<const Binary&>(*e);
-        std::string x = expr(b.a), y = expr(b.b);
-        switch (b.op) {
-          case BinOp::Add: return "(" + x + " + " + y + ")";
-          case BinOp::Sub: return "(" + x + " - " + y + ")";
-          case BinOp::Mul: return "(" + x + " * " + y + ")";
-          case BinOp::FloorDiv: return "floor((" + x + ") / " + y + ")";
-          case BinOp::Mod: return "((" + x + ") mod " + y + ")";
-          case BinOp::Min: return "min(" + x + ", " + y + ")";
-          case BinOp::Max: return "max(" + x + ", " + y + ")";
-          default: throw IslFailure{};
-        }
-      }
-      default: throw IslFailure{};  // loads in indices: not affine
+namespace {
+// An integer expression in isl's syntax; loads (not affine) and others fail.
+class IslText : public ExprFunctor<std::string()> {
+ public:
+  explicit IslText(const std::map<std::string, std::string>& names) : names_(names) {}
+  std::string of(const ExprP& e) { return dispatch(e); }
+
+ private:
+  std::string visitIntConst(const IntConst& c) override { return std::to_string(c.value); }
+  std::string visitVar(const Var& v) override {
+    auto it = names_.find(v.name);
+    if (it == names_.end()) throw IslFailure{};
+    return it->second;
+  }
+  std::string visitFloatConst(const FloatConst&) override { throw IslFailure{}; }
+  std::string visitLoad(const Load&) override { throw IslFailure{}; }
+  std::string visitBinary(const Binary& b) override {
+    std::string x = of(b.a), y = of(b.b);
+    switch (b.op) {
+      case BinOp::Add: return "(" + x + " + " + y + ")";
+      case BinOp::Sub: return "(" + x + " - " + y + ")";
+      case BinOp::Mul: return "(" + x + " * " + y + ")";
+      case BinOp::FloorDiv: return "floor((" + x + ") / " + y + ")";
+      case BinOp::Mod: return "((" + x + ") mod " + y + ")";
+      case BinOp::Min: return "min(" + x + ", " + y + ")";
+      case BinOp::Max: return "max(" + x + ", " + y + ")";
+      default: throw IslFailure{};
     }
   }
+
+  const std::map<std::string, std::string>& names_;
+};
+}  // namespace
+
+std::string Texter::expr(const ExprP& e) const { return IslText(names).of(e); }
 
 std::string Texter::cond(const ExprP& e, bool positive) const {
     if (e->kind != ExprKind::Binary) throw IslFailure{};
@@ -74,81 +85,73 @@ std::string Texter::cond(const ExprP& e, bool positive) const {
 
 namespace {
 
-void collect(const StmtP& s, Occurrence ctx, std::vector<Occurrence>& out) {
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      std::string x = "x" + std::to_string(ctx.vars.size());
-      std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
-      ctx.texter.names[f.var] = x;
-      ctx.vars.push_back(x);
-      ctx.constraints.push_back(b + " <= " + x + " < " + e);
-      ctx.loopPos[f.id] = ctx.time.size();
-      if (f.step != 1) ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(f.step) + " = 0");
-      ctx.time.push_back(x);
-      ctx.time.push_back("0");
-      collect(f.body, ctx, out);
-      break;
-    }
-    case StmtKind::Seq: {
-      auto& q = static_cast<const Seq&>(*s);
-      for (size_t k = 0; k < q.stmts.size(); ++k) {
-        Occurrence c = ctx;
-        c.time.back() = std::to_string(k);
-        collect(q.stmts[k], c, out);
-      }
-      break;
-    }
-    case StmtKind::LibCall: collect(static_cast<const LibCall&>(*s).reference, ctx, out); break;
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      Occurrence t = ctx;
-      t.constraints.push_back(ctx.texter.cond(i.cond, true));
-      t.time.push_back("0");
-      t.time.push_back("0");
-      collect(i.then, t, out);
-      if (i.otherwise) {
-        Occurrence o = ctx;
-        o.constraints.push_back(ctx.texter.cond(i.cond, false));
-        o.time.push_back("1");
-        o.time.push_back("0");
-        collect(i.otherwise, o, out);
-      }
-      break;
-    }
-    case StmtKind::Store:
-    case StmtKind::Reduce: {
-      bool red = s->kind == StmtKind::Reduce;
-      const StmtTag& tag = red ? static_cast<const Reduce&>(*s).tag : static_cast<const Store&>(*s).tag;
-      if (!tag.known()) return;
-      Occurrence o = ctx;
-      o.node = s.get();
-      o.tag = tag;
-      ExprP value;
-      if (red) {
-        auto& r = static_cast<const Reduce&>(*s);
-        o.write = {r.tensor, r.indices};
-        o.isReduce = true;
-        o.op = r.op;
-        o.loc = r.loc;
-        value = r.value;
-      } else {
-        auto& st = static_cast<const Store&>(*s);
-        o.write = {st.tensor, st.indices};
-        o.loc = st.loc;
-        value = st.value;
-      }
-      forEachExpr(value, [&](const ExprP& e) {
-        if (e->kind == ExprKind::Load) {
-          auto& l = static_cast<const Load&>(*e);
-          o.reads.push_back({l.tensor, l.indices});
-        }
-      });
-      out.push_back(std::move(o));
-      break;
+// Every tagged statement's instances: iteration domain, schedule, accesses.
+class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
+ public:
+  explicit OccurrenceCollector(std::vector<Occurrence>& out) : out_(out) {}
+  void collect(const StmtP& s, Occurrence ctx) { dispatch(s, std::move(ctx)); }
+
+ private:
+  void visitFor(const For& f, Occurrence ctx) override {
+    std::string x = "x" + std::to_string(ctx.vars.size());
+    std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
+    ctx.texter.names[f.var] = x;
+    ctx.vars.push_back(x);
+    ctx.constraints.push_back(b + " <= " + x + " < " + e);
+    ctx.loopPos[f.id] = ctx.time.size();
+    if (f.step != 1) ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(f.step) + " = 0");
+    ctx.time.push_back(x);
+    ctx.time.push_back("0");
+    collect(f.body, std::move(ctx));
+  }
+  void visitSeq(const Seq& q, Occurrence ctx) override {
+    for (size_t k = 0; k < q.stmts.size(); ++k) {
+      Occurrence c = ctx;
+      c.time.back() = std::to_string(k);
+      collect(q.stmts[k], std::move(c));
     }
   }
-}
+  void visitLibCall(const LibCall& c, Occurrence ctx) override { collect(c.reference, std::move(ctx)); }
+  void visitIf(const If& i, Occurrence ctx) override {
+    Occurrence t = ctx;
+    t.constraints.push_back(ctx.texter.cond(i.cond, true));
+    t.time.push_back("0");
+    t.time.push_back("0");
+    collect(i.then, std::move(t));
+    if (i.otherwise) {
+      Occurrence o = ctx;
+      o.constraints.push_back(ctx.texter.cond(i.cond, false));
+      o.time.push_back("1");
+      o.time.push_back("0");
+      collect(i.otherwise, std::move(o));
+    }
+  }
+  void visitStore(const Store& st, Occurrence ctx) override {
+    add(st, st.tag, {st.tensor, st.indices}, st.loc, st.value, std::move(ctx));
+  }
+  void visitReduce(const Reduce& r, Occurrence ctx) override {
+    ctx.isReduce = true;
+    ctx.op = r.op;
+    add(r, r.tag, {r.tensor, r.indices}, r.loc, r.value, std::move(ctx));
+  }
+
+  void add(const Stmt& s, const StmtTag& tag, Access write, SourceLoc loc, const ExprP& value, Occurrence o) {
+    if (!tag.known()) return;
+    o.node = &s;
+    o.tag = tag;
+    o.write = std::move(write);
+    o.loc = loc;
+    forEachExpr(value, [&](const ExprP& e) {
+      if (e->kind == ExprKind::Load) {
+        auto& l = static_cast<const Load&>(*e);
+        o.reads.push_back({l.tensor, l.indices});
+      }
+    });
+    out_.push_back(std::move(o));
+  }
+
+  std::vector<Occurrence>& out_;
+};
 
 }  // namespace
 
@@ -156,7 +159,7 @@ std::vector<Occurrence> occurrences(const StmtP& nest) {
   std::vector<Occurrence> out;
   Occurrence root;
   root.time = {"0"};
-  collect(nest, root, out);
+  OccurrenceCollector(out).collect(nest, root);
   return out;
 }
 

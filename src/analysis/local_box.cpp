@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analysis/affine.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 
@@ -21,54 +22,13 @@ struct Span {
   Interval rest{0, 0};
 };
 
-class Finder {
+using Inner = std::map<std::string, Span>;
+
+class Finder : StmtFunctor<bool(const Inner&)> {
  public:
   Finder(const std::string& tensor, LocalBox& box, std::string& why) : tensor_(tensor), box_(box), why_(why) {}
 
-  bool stmt(const StmtP& s, const std::map<std::string, Span>& inner) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        Span range;
-        if (!loopRange(f, inner, &range)) {
-          why_ = "the bounds of loop '" + f.var + "' (" + toString(f.begin) + " to " + toString(f.end) +
-                 ") do not give it a fixed number of values per iteration of the loop '" + tensor_ + "' is local to";
-          return false;
-        }
-        if (range.rest.hi < range.rest.lo) return true;  // never runs
-        auto r = inner;
-        r[f.var] = range;
-        return stmt(f.body, r);
-      }
-      case StmtKind::Store: {
-        auto& st = static_cast<const Store&>(*s);
-        if (st.tensor == tensor_ && !access(st.indices, inner)) return false;
-        return exprs(st.indices, inner) && expr(st.value, inner);
-      }
-      case StmtKind::Reduce: {
-        auto& r = static_cast<const Reduce&>(*s);
-        if (r.tensor == tensor_ && !access(r.indices, inner)) return false;
-        return exprs(r.indices, inner) && expr(r.value, inner);
-      }
-      case StmtKind::Seq:
-        for (auto& t : static_cast<const Seq&>(*s).stmts)
-          if (!stmt(t, inner)) return false;
-        return true;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        return expr(i.cond, inner) && stmt(i.then, inner) && (!i.otherwise || stmt(i.otherwise, inner));
-      }
-      case StmtKind::LibCall: {
-        auto& c = static_cast<const LibCall&>(*s);
-        if (std::find(c.tensors.begin(), c.tensors.end(), tensor_) != c.tensors.end()) {
-          why_ = "'" + tensor_ + "' is passed to the library routine " + c.routine;
-          return false;
-        }
-        return stmt(c.reference, inner);
-      }
-    }
-    return true;
-  }
+  bool stmt(const StmtP& s, const Inner& inner) { return dispatch(s, inner); }
 
   void finish() {
     for (size_t d = 0; d < lo_.size(); ++d) {
@@ -80,6 +40,42 @@ class Finder {
   }
 
  private:
+  bool visitFor(const For& f, const Inner& inner) override {
+    Span range;
+    if (!loopRange(f, inner, &range)) {
+      why_ = "the bounds of loop '" + f.var + "' (" + toString(f.begin) + " to " + toString(f.end) +
+             ") do not give it a fixed number of values per iteration of the loop '" + tensor_ + "' is local to";
+      return false;
+    }
+    if (range.rest.hi < range.rest.lo) return true;  // never runs
+    auto r = inner;
+    r[f.var] = range;
+    return stmt(f.body, r);
+  }
+  bool visitStore(const Store& st, const Inner& inner) override {
+    if (st.tensor == tensor_ && !access(st.indices, inner)) return false;
+    return exprs(st.indices, inner) && expr(st.value, inner);
+  }
+  bool visitReduce(const Reduce& r, const Inner& inner) override {
+    if (r.tensor == tensor_ && !access(r.indices, inner)) return false;
+    return exprs(r.indices, inner) && expr(r.value, inner);
+  }
+  bool visitSeq(const Seq& q, const Inner& inner) override {
+    for (auto& t : q.stmts)
+      if (!stmt(t, inner)) return false;
+    return true;
+  }
+  bool visitIf(const If& i, const Inner& inner) override {
+    return expr(i.cond, inner) && stmt(i.then, inner) && (!i.otherwise || stmt(i.otherwise, inner));
+  }
+  bool visitLibCall(const LibCall& c, const Inner& inner) override {
+    if (std::find(c.tensors.begin(), c.tensors.end(), tensor_) != c.tensors.end()) {
+      why_ = "'" + tensor_ + "' is passed to the library routine " + c.routine;
+      return false;
+    }
+    return stmt(c.reference, inner);
+  }
+
   // e as a Span, when it is affine (or uses only inner iterators whose
   // ranges do not move with the outer ones).
   static bool spanOf(const ExprP& e, const std::map<std::string, Span>& inner, Span* out) {

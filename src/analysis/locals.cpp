@@ -9,6 +9,7 @@
 #include "analysis/isl_model.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::analysis {
 
@@ -23,71 +24,56 @@ struct Owner {
 };
 
 // Owners of local tensors, and accesses of them outside their owners.
-class Structure {
+class Structure : public Visitor {
  public:
   std::vector<Owner> owners;
   std::string problem;
+  std::set<std::string> localNames;
 
-  void walk(const StmtP& s, std::set<std::string>& active) {
-    if (!problem.empty()) return;
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        std::vector<std::string> added;
-        for (auto& l : f.locals) {
-          if (active.count(l.decl.name)) {
-            problem = "'" + l.decl.name + "' is local to loop '" + f.var + "' and to a loop around it";
-            return;
-          }
-          owners.push_back({&f, l.decl.name});
-          active.insert(l.decl.name);
-          added.push_back(l.decl.name);
-        }
-        walk(f.body, active);
-        for (auto& n : added) active.erase(n);
-        break;
+  using Visitor::visit;
+  void visit(const StmtP& s) override {
+    if (problem.empty()) Visitor::visit(s);
+  }
+
+ protected:
+  void visitFor(const For& f) override {
+    std::vector<std::string> added;
+    for (auto& l : f.locals) {
+      if (active_.count(l.decl.name)) {
+        problem = "'" + l.decl.name + "' is local to loop '" + f.var + "' and to a loop around it";
+        return;
       }
-      case StmtKind::Seq:
-        for (auto& t : static_cast<const Seq&>(*s).stmts) walk(t, active);
-        break;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        walk(i.then, active);
-        if (i.otherwise) walk(i.otherwise, active);
-        break;
+      owners.push_back({&f, l.decl.name});
+      active_.insert(l.decl.name);
+      added.push_back(l.decl.name);
+    }
+    visit(f.body);
+    for (auto& n : added) active_.erase(n);
+  }
+  void visitStore(const Store& st) override { checkUses(st.tensor, st.value, st.tag, st.loc); }
+  void visitReduce(const Reduce& r) override { checkUses(r.tensor, r.value, r.tag, r.loc); }
+
+ private:
+  void checkUses(const std::string& written, const ExprP& value, const StmtTag& tag, SourceLoc loc) {
+    std::vector<std::string> used = {written};
+    forEachExpr(value, [&](const ExprP& x) {
+      if (x->kind == ExprKind::Load) used.push_back(static_cast<const Load&>(*x).tensor);
+    });
+    for (auto& n : used) {
+      if (!localNames.count(n)) continue;
+      if (!active_.count(n)) {
+        problem = "'" + n + "' is used outside the loop it is local to (statement at line " + std::to_string(loc.line) +
+                  ")";
+        return;
       }
-      case StmtKind::LibCall: walk(static_cast<const LibCall&>(*s).reference, active); break;
-      case StmtKind::Store:
-      case StmtKind::Reduce: {
-        bool red = s->kind == StmtKind::Reduce;
-        const std::string& t = red ? static_cast<const Reduce&>(*s).tensor : static_cast<const Store&>(*s).tensor;
-        const StmtTag& tag = red ? static_cast<const Reduce&>(*s).tag : static_cast<const Store&>(*s).tag;
-        const SourceLoc& loc = red ? static_cast<const Reduce&>(*s).loc : static_cast<const Store&>(*s).loc;
-        std::vector<std::string> used = {t};
-        auto addLoads = [&](const ExprP& e) {
-          forEachExpr(e, [&](const ExprP& x) {
-            if (x->kind == ExprKind::Load) used.push_back(static_cast<const Load&>(*x).tensor);
-          });
-        };
-        addLoads(red ? static_cast<const Reduce&>(*s).value : static_cast<const Store&>(*s).value);
-        for (auto& n : used) {
-          if (!localNames.count(n)) continue;
-          if (!active.count(n)) {
-            problem = "'" + n + "' is used outside the loop it is local to (statement at line " +
-                      std::to_string(loc.line) + ")";
-            return;
-          }
-          if (!tag.known()) {
-            problem = "'" + n + "' is used by a statement the dependence analysis cannot describe";
-            return;
-          }
-        }
-        break;
+      if (!tag.known()) {
+        problem = "'" + n + "' is used by a statement the dependence analysis cannot describe";
+        return;
       }
     }
   }
 
-  std::set<std::string> localNames;
+  std::set<std::string> active_;
 };
 
 // Pairs of instances (statement instance -> statement instance) that run in
@@ -171,8 +157,7 @@ std::string checkLocals(const StmtP& nest, bool dependences) {
   Structure st;
   for (auto& l : localTensorsIn(nest)) st.localNames.insert(l.tensor->decl.name);
   if (st.localNames.empty()) return "";
-  std::set<std::string> active;
-  st.walk(nest, active);
+  st.visit(nest);
   if (!st.problem.empty()) return st.problem;
   std::set<std::string> written = tensorsWritten(nest);
   for (auto& name : st.localNames)

@@ -159,38 +159,42 @@ void NestEmitter::emitLoopBody(const For& f, int indent) {
   closeLocals(opened, indent);
 }
 
-std::string NestEmitter::expr(const ExprP& e, int parent, bool right, bool single) {
-  switch (e->kind) {
-    case ExprKind::IntConst: return std::to_string(static_cast<const IntConst&>(*e).value);
-    case ExprKind::FloatConst: return floatLiteral(static_cast<const FloatConst&>(*e).value, single);
-    case ExprKind::Var: return iterName(static_cast<const Var&>(*e).name);
-    case ExprKind::Load: {
-      auto& l = static_cast<const Load&>(*e);
-      return access(l.tensor, l.indices);
-    }
-    case ExprKind::Binary: {
-      auto& b = static_cast<const Binary&>(*e);
-      bool ints = b.a->isInt() && b.b->isInt();
-      std::string x = expr(b.a, precedence(b.op), false, single), y = expr(b.b, precedence(b.op), true, single);
-      switch (b.op) {
-        case BinOp::FloorDiv: return "teml_floordiv(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
-        case BinOp::Mod: return "teml_mod(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
-        case BinOp::Min:
-        case BinOp::Max: {
-          std::string f = ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
-                               : (b.op == BinOp::Min ? (single ? "fminf" : "fmin") : (single ? "fmaxf" : "fmax"));
-          return f + "(" + expr(b.a, 0, false, single) + ", " + expr(b.b, 0, false, single) + ")";
-        }
-        default: {
-          // Integer '/' never reaches here: index division is FloorDiv.
-          std::string s = x + " " + binOpName(b.op) + " " + y;
-          int p = precedence(b.op);
-          return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
-        }
+class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
+ public:
+  explicit ScalarExpr(NestEmitter& e) : e_(e) {}
+  std::string of(const ExprP& e, int parent, bool right, bool single) { return dispatch(e, parent, right, single); }
+
+ private:
+  std::string visitIntConst(const IntConst& c, int, bool, bool) override { return std::to_string(c.value); }
+  std::string visitFloatConst(const FloatConst& c, int, bool, bool single) override {
+    return floatLiteral(c.value, single);
+  }
+  std::string visitVar(const Var& v, int, bool, bool) override { return e_.iterName(v.name); }
+  std::string visitLoad(const Load& l, int, bool, bool) override { return e_.access(l.tensor, l.indices); }
+  std::string visitBinary(const Binary& b, int parent, bool right, bool single) override {
+    bool ints = b.a->isInt() && b.b->isInt();
+    auto call = [&](const std::string& f) { return f + "(" + of(b.a, 0, false, single) + ", " + of(b.b, 0, false, single) + ")"; };
+    switch (b.op) {
+      case BinOp::FloorDiv: return call("teml_floordiv");
+      case BinOp::Mod: return call("teml_mod");
+      case BinOp::Min:
+      case BinOp::Max:
+        return call(ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
+                         : (b.op == BinOp::Min ? (single ? "fminf" : "fmin") : (single ? "fmaxf" : "fmax")));
+      default: {
+        // Integer '/' never reaches here: index division is FloorDiv.
+        int p = precedence(b.op);
+        std::string s = of(b.a, p, false, single) + " " + binOpName(b.op) + " " + of(b.b, p, true, single);
+        return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
       }
     }
   }
-  return "?";
+
+  NestEmitter& e_;
+};
+
+std::string NestEmitter::expr(const ExprP& e, int parent, bool right, bool single) {
+  return ScalarExpr(*this).of(e, parent, right, single);
 }
 
 std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
@@ -380,31 +384,38 @@ void NestEmitter::emitReduce(const Reduce& r, int indent) {
   line(indent, update);
 }
 
-void NestEmitter::emitStmt(const StmtP& s, int indent) {
-  switch (s->kind) {
-    case StmtKind::For: emitFor(static_cast<const For&>(*s), indent); break;
-    case StmtKind::Store: {
-      auto& st = static_cast<const Store&>(*s);
-      line(indent, access(st.tensor, st.indices) + " = " + expr(st.value, 0, false, isSingle(st.tensor)) + ";");
-      break;
-    }
-    case StmtKind::Reduce: emitReduce(static_cast<const Reduce&>(*s), indent); break;
-    case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts) emitStmt(t, indent);
-      break;
-    case StmtKind::LibCall: emitLibCall(static_cast<const LibCall&>(*s), indent); break;
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      line(indent, "if (" + expr(i.cond, 0, false, false) + ") {");
-      emitStmt(i.then, indent + 1);
-      if (i.otherwise) {
-        line(indent, "} else {");
-        emitStmt(i.otherwise, indent + 1);
-      }
-      line(indent, "}");
-      break;
-    }
+class NestEmitter::ScalarStmt : public StmtFunctor<void(int)> {
+ public:
+  explicit ScalarStmt(NestEmitter& e) : e_(e) {}
+  void emit(const StmtP& s, int indent) { dispatch(s, indent); }
+
+ private:
+  void visitFor(const For& f, int indent) override { e_.emitFor(f, indent); }
+  void visitStore(const Store& st, int indent) override { e_.emitStore(st, indent); }
+  void visitReduce(const Reduce& r, int indent) override { e_.emitReduce(r, indent); }
+  void visitSeq(const Seq& q, int indent) override {
+    for (auto& t : q.stmts) emit(t, indent);
   }
+  void visitLibCall(const LibCall& c, int indent) override { e_.emitLibCall(c, indent); }
+  void visitIf(const If& i, int indent) override { e_.emitIf(i, indent); }
+
+  NestEmitter& e_;
+};
+
+void NestEmitter::emitStmt(const StmtP& s, int indent) { ScalarStmt(*this).emit(s, indent); }
+
+void NestEmitter::emitStore(const Store& st, int indent) {
+  line(indent, access(st.tensor, st.indices) + " = " + expr(st.value, 0, false, isSingle(st.tensor)) + ";");
+}
+
+void NestEmitter::emitIf(const If& i, int indent) {
+  line(indent, "if (" + expr(i.cond, 0, false, false) + ") {");
+  emitStmt(i.then, indent + 1);
+  if (i.otherwise) {
+    line(indent, "} else {");
+    emitStmt(i.otherwise, indent + 1);
+  }
+  line(indent, "}");
 }
 
 }  // namespace teml::codegen

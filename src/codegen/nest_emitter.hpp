@@ -15,6 +15,7 @@
 #include "analysis/local_box.hpp"
 #include "codegen/c_names.hpp"
 #include "codegen/vector_plan.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/program.hpp"
 
@@ -154,6 +155,20 @@ class NestEmitter {
   void emitReduce(const Reduce& r, int indent);
 
   void emitStmt(const StmtP& s, int indent);
+  void emitStore(const Store& st, int indent);
+  void emitIf(const ir::If& i, int indent);
+
+  // Dispatch on node kinds (ir/functor.hpp) for expr, emitStmt, vectorValue
+  // and emitVectorStmt; each forwards to the emitter's methods.
+  class ScalarExpr;
+  class ScalarStmt;
+  class VectorExpr;
+  class VectorStmt;
+  // The per-kind parts of emitVectorStmt.
+  void emitVectorStore(const Store& st, int indent);
+  void emitVectorReduce(const Reduce& r, int indent);
+  void emitVectorSeq(const ir::Seq& q, int indent);
+  void emitVectorFor(const For& f, int indent);
 
   const Program& program_;
   Program view_;  // the program's tensors and the nest's local tensors

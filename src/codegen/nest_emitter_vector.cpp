@@ -173,100 +173,122 @@ std::string NestEmitter::storeAt(const std::string& address, const std::string& 
   return "*(" + std::string(vectorType_) + " *)" + address + " = " + value + ";";
 }
 
-std::pair<std::string, bool> NestEmitter::vectorValue(const ExprP& e, bool single) {
-  switch (e->kind) {
-    case ExprKind::Load: {
-      auto& l = static_cast<const Load&>(*e);
-      if (variesWith(l.indices, vectorVar_)) return {"(" + loadAt(vectorAddress(l.tensor, l.indices), tailCopy()) + ")", true};
-      return {access(l.tensor, shifted(l.indices)), false};
-    }
-    case ExprKind::Binary: {
-      auto& b = static_cast<const Binary&>(*e);
-      auto x = vectorValue(b.a, single), y = vectorValue(b.b, single);
-      return {"(" + x.first + " " + binOpName(b.op) + " " + y.first + ")", x.second || y.second};
-    }
-    default: return {expr(e, 0, false, single), false};
+class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(bool)> {
+ public:
+  explicit VectorExpr(NestEmitter& e) : e_(e) {}
+  std::pair<std::string, bool> of(const ExprP& e, bool single) { return dispatch(e, single); }
+
+ private:
+  std::pair<std::string, bool> visitLoad(const Load& l, bool) override {
+    if (variesWith(l.indices, e_.vectorVar_))
+      return {"(" + e_.loadAt(e_.vectorAddress(l.tensor, l.indices), e_.tailCopy()) + ")", true};
+    return {e_.access(l.tensor, e_.shifted(l.indices)), false};
   }
-}
+  std::pair<std::string, bool> visitBinary(const Binary& b, bool single) override {
+    auto x = of(b.a, single), y = of(b.b, single);
+    return {"(" + x.first + " " + binOpName(b.op) + " " + y.first + ")", x.second || y.second};
+  }
+  // Constants and iterators are the same in every lane.
+  std::pair<std::string, bool> visitIntConst(const IntConst& c, bool) override { return {std::to_string(c.value), false}; }
+  std::pair<std::string, bool> visitFloatConst(const FloatConst& c, bool single) override {
+    return {floatLiteral(c.value, single), false};
+  }
+  std::pair<std::string, bool> visitVar(const Var& v, bool) override { return {e_.iterName(v.name), false}; }
+
+  NestEmitter& e_;
+};
+
+std::pair<std::string, bool> NestEmitter::vectorValue(const ExprP& e, bool single) { return VectorExpr(*this).of(e, single); }
 
 std::string NestEmitter::asVector(const ExprP& e, bool single) {
   auto v = vectorValue(e, single);
   return v.second ? v.first : "((" + std::string(vectorType_) + "){0} + " + v.first + ")";
 }
 
-void NestEmitter::emitVectorStmt(const StmtP& s, int indent) {
-  switch (s->kind) {
-    case StmtKind::Store: {
-      auto& st = static_cast<const Store&>(*s);
-      for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
-        line(indent, storeAt(vectorAddress(st.tensor, st.indices), asVector(st.value, isSingle(st.tensor)), tailCopy()));
-      copy_ = 0;
-      break;
+class NestEmitter::VectorStmt : public StmtFunctor<void(int)> {
+ public:
+  explicit VectorStmt(NestEmitter& e) : e_(e) {}
+  void emit(const StmtP& s, int indent) { dispatch(s, indent); }
+
+ private:
+  void visitStore(const Store& st, int indent) override { e_.emitVectorStore(st, indent); }
+  void visitReduce(const Reduce& r, int indent) override { e_.emitVectorReduce(r, indent); }
+  void visitSeq(const Seq& q, int indent) override { e_.emitVectorSeq(q, indent); }
+  void visitFor(const For& f, int indent) override { e_.emitVectorFor(f, indent); }
+  void visitIf(const If&, int) override { refuse(); }
+  void visitLibCall(const LibCall&, int) override { refuse(); }
+  [[noreturn]] static void refuse() {
+    throw InternalError("code generation: a guard or call in an explicitly vectorized loop");
+  }
+
+  NestEmitter& e_;
+};
+
+void NestEmitter::emitVectorStmt(const StmtP& s, int indent) { VectorStmt(*this).emit(s, indent); }
+
+void NestEmitter::emitVectorStore(const Store& st, int indent) {
+  for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
+    line(indent, storeAt(vectorAddress(st.tensor, st.indices), asVector(st.value, isSingle(st.tensor)), tailCopy()));
+  copy_ = 0;
+}
+
+void NestEmitter::emitVectorReduce(const Reduce& r, int indent) {
+  for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
+    auto reg = vectorRegs_.find({&r, copy_});
+    std::string op = r.op == ReduceOp::Add ? "+" : "*", value = asVector(r.value, isSingle(r.tensor));
+    if (reg != vectorRegs_.end()) {
+      line(indent, reg->second + " " + op + "= " + value + ";");
+    } else {
+      std::string at = vectorAddress(r.tensor, r.indices);
+      line(indent, storeAt(at, "(" + loadAt(at, tailCopy()) + ") " + op + " " + value, tailCopy()));
     }
-    case StmtKind::Reduce: {
-      auto& r = static_cast<const Reduce&>(*s);
-      for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
-        auto reg = vectorRegs_.find({&r, copy_});
-        std::string op = r.op == ReduceOp::Add ? "+" : "*", value = asVector(r.value, isSingle(r.tensor));
-        if (reg != vectorRegs_.end()) {
-          line(indent, reg->second + " " + op + "= " + value + ";");
-        } else {
-          std::string at = vectorAddress(r.tensor, r.indices);
-          line(indent, storeAt(at, "(" + loadAt(at, tailCopy()) + ") " + op + " " + value, tailCopy()));
-        }
-      }
-      copy_ = 0;
-      break;
+  }
+  copy_ = 0;
+}
+
+void NestEmitter::emitVectorSeq(const Seq& q, int indent) {
+  // Constant stores right before a loop (a sum's starting value) are
+  // handed to it: a sum kept in a register starts from the constant
+  // instead of storing it and loading it back.
+  auto& stmts = q.stmts;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    size_t j = i;
+    while (j < stmts.size() && stmts[j]->kind == StmtKind::Store &&
+           static_cast<const Store&>(*stmts[j]).value->kind == ExprKind::FloatConst)
+      ++j;
+    if (j > i && j < stmts.size() && stmts[j]->kind == StmtKind::For) {
+      for (size_t k = i; k < j; ++k) startValues_.push_back(static_cast<const Store*>(stmts[k].get()));
+      i = j;
     }
-    case StmtKind::Seq: {
-      // Constant stores right before a loop (a sum's starting value) are
-      // handed to it: a sum kept in a register starts from the constant
-      // instead of storing it and loading it back.
-      auto& stmts = static_cast<const Seq&>(*s).stmts;
-      for (size_t i = 0; i < stmts.size(); ++i) {
-        size_t j = i;
-        while (j < stmts.size() && stmts[j]->kind == StmtKind::Store &&
-               static_cast<const Store&>(*stmts[j]).value->kind == ExprKind::FloatConst)
-          ++j;
-        if (j > i && j < stmts.size() && stmts[j]->kind == StmtKind::For) {
-          for (size_t k = i; k < j; ++k) startValues_.push_back(static_cast<const Store*>(stmts[k].get()));
-          i = j;
-        }
-        emitVectorStmt(stmts[i], indent);
-      }
-      break;
-    }
-    case StmtKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      std::vector<const Store*> starts;
-      starts.swap(startValues_);
-      std::set<std::pair<const Store*, int>> used;
-      auto promoted = promoteReductions(f, indent, starts, &used);
-      for (auto* st : starts)
-        for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
-          if (!used.count({st, copy_}))
-            line(indent, storeAt(vectorAddress(st->tensor, st->indices), asVector(st->value, isSingle(st->tensor)), tailCopy()));
-      copy_ = 0;
-      std::string cvar = names_.claim(f.var);
-      iterNames_.push_back({f.var, cvar});
-      line(indent, loopHeader(f, cvar));
-      emitVectorStmt(f.body, indent + 1);
-      line(indent, "}");
-      iterNames_.pop_back();
-      names_.release(cvar);
-      for (auto& [where, reg] : promoted) {
-        line(indent, storeAt(where, reg.name, reg.masked));
-        names_.release(reg.name);
-      }
-      for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
-        bool mine = false;
-        for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
-        it = mine ? vectorRegs_.erase(it) : std::next(it);
-      }
-      break;
-    }
-    case StmtKind::If:
-    case StmtKind::LibCall: throw InternalError("code generation: a guard or call in an explicitly vectorized loop");
+    emitVectorStmt(stmts[i], indent);
+  }
+}
+
+void NestEmitter::emitVectorFor(const For& f, int indent) {
+  std::vector<const Store*> starts;
+  starts.swap(startValues_);
+  std::set<std::pair<const Store*, int>> used;
+  auto promoted = promoteReductions(f, indent, starts, &used);
+  for (auto* st : starts)
+    for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
+      if (!used.count({st, copy_}))
+        line(indent, storeAt(vectorAddress(st->tensor, st->indices), asVector(st->value, isSingle(st->tensor)), tailCopy()));
+  copy_ = 0;
+  std::string cvar = names_.claim(f.var);
+  iterNames_.push_back({f.var, cvar});
+  line(indent, loopHeader(f, cvar));
+  emitVectorStmt(f.body, indent + 1);
+  line(indent, "}");
+  iterNames_.pop_back();
+  names_.release(cvar);
+  for (auto& [where, reg] : promoted) {
+    line(indent, storeAt(where, reg.name, reg.masked));
+    names_.release(reg.name);
+  }
+  for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
+    bool mine = false;
+    for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
+    it = mine ? vectorRegs_.erase(it) : std::next(it);
   }
 }
 

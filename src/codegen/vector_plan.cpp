@@ -3,6 +3,7 @@
 #include "codegen/target.hpp"
 
 #include "analysis/affine.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::codegen {
@@ -30,37 +31,13 @@ bool mergedPair(const std::vector<ExprP>& indices, int64_t lastExtent, ExprP* x)
 
 namespace {
 
-class Planner {
+// Can every statement of the loop's body run on whole vectors of its iterations?
+class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
  public:
   Planner(const For& loop, const Program& p, const std::set<std::string>& locals)
       : var_(loop.var), program_(p), locals_(locals) {}
 
-  bool stmt(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        if (f.loopKind.parallel || f.loopKind.vector) return false;
-        if (usesVar(f.begin, var_) || usesVar(f.end, var_)) return false;
-        return stmt(f.body);
-      }
-      case StmtKind::Store: {
-        auto& st = static_cast<const Store&>(*s);
-        return access(st.tensor, st.indices) && variesWith(st.indices, var_) && value(st.value);
-      }
-      case StmtKind::Reduce: {
-        auto& r = static_cast<const Reduce&>(*s);
-        return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && access(r.tensor, r.indices) &&
-               variesWith(r.indices, var_) && value(r.value);
-      }
-      case StmtKind::Seq:
-        for (auto& t : static_cast<const Seq&>(*s).stmts)
-          if (!stmt(t)) return false;
-        return true;
-      case StmtKind::If:
-      case StmtKind::LibCall: return false;
-    }
-    return false;
-  }
+  bool stmt(const StmtP& s) { return StmtFunctor<bool()>::dispatch(s); }
 
   bool mixed = false;
   bool sawType = false;
@@ -91,21 +68,36 @@ class Planner {
     return true;
   }
 
-  bool value(const ExprP& e) {
-    switch (e->kind) {
-      case ExprKind::FloatConst: return true;
-      case ExprKind::Load: {
-        auto& l = static_cast<const Load&>(*e);
-        return access(l.tensor, l.indices);
-      }
-      case ExprKind::Binary: {
-        auto& b = static_cast<const Binary&>(*e);
-        bool arith = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul || b.op == BinOp::Div;
-        return arith && value(b.a) && value(b.b);
-      }
-      default: return false;  // iterators or integers used as numbers
-    }
+  bool visitFor(const For& f) override {
+    if (f.loopKind.parallel || f.loopKind.vector) return false;
+    if (usesVar(f.begin, var_) || usesVar(f.end, var_)) return false;
+    return stmt(f.body);
   }
+  bool visitStore(const Store& st) override {
+    return access(st.tensor, st.indices) && variesWith(st.indices, var_) && value(st.value);
+  }
+  bool visitReduce(const Reduce& r) override {
+    return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && access(r.tensor, r.indices) &&
+           variesWith(r.indices, var_) && value(r.value);
+  }
+  bool visitSeq(const Seq& q) override {
+    for (auto& t : q.stmts)
+      if (!stmt(t)) return false;
+    return true;
+  }
+  bool visitIf(const If&) override { return false; }
+  bool visitLibCall(const LibCall&) override { return false; }
+
+  bool value(const ExprP& e) { return ExprFunctor<bool()>::dispatch(e); }
+  bool visitFloatConst(const FloatConst&) override { return true; }
+  bool visitLoad(const Load& l) override { return access(l.tensor, l.indices); }
+  bool visitBinary(const Binary& b) override {
+    bool arith = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul || b.op == BinOp::Div;
+    return arith && value(b.a) && value(b.b);
+  }
+  // Iterators or integers used as numbers.
+  bool visitIntConst(const IntConst&) override { return false; }
+  bool visitVar(const Var&) override { return false; }
 
   std::string var_;
   const Program& program_;

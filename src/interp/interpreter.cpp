@@ -6,6 +6,7 @@
 
 #include "analysis/local_box.hpp"
 #include "diag/diagnostics.hpp"
+#include "ir/functor.hpp"
 #include "ir/printer.hpp"
 
 namespace teml::interp {
@@ -14,60 +15,51 @@ using namespace ir;
 
 namespace {
 
-class Interpreter {
+class Interpreter : StmtFunctor<void()> {
  public:
   Interpreter(const Program& p, runtime::BufferMap& b) : program_(p), buffers_(b) {}
 
-  void exec(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        int64_t b = evalInt(f.begin), e = evalInt(f.end);
-        Slot& slot = env_[f.var];  // stays where it is: entries are never erased
-        Slot saved = slot;
-        ++slot.bound;
-        for (int64_t i = b; i < e; i += f.step) {
-          slot.value = i;
-          if (f.locals.empty()) {
-            exec(f.body);
-            continue;
-          }
-          auto bound = bindLocals(f);
-          exec(f.body);
-          for (auto& name : bound) locals_[name].pop_back();
-        }
-        slot = saved;
-        break;
+  void exec(const StmtP& s) { dispatch(s); }
+
+ private:
+  void visitFor(const For& f) override {
+    int64_t b = evalInt(f.begin), e = evalInt(f.end);
+    Slot& slot = env_[f.var];  // stays where it is: entries are never erased
+    Slot saved = slot;
+    ++slot.bound;
+    for (int64_t i = b; i < e; i += f.step) {
+      slot.value = i;
+      if (f.locals.empty()) {
+        exec(f.body);
+        continue;
       }
-      case StmtKind::Store: {
-        auto& st = static_cast<const Store&>(*s);
-        auto [buf, off] = locate(st.tensor, st.indices);
-        buf->set(off, evalFloat(st.value));
-        break;
-      }
-      case StmtKind::Reduce: {
-        auto& r = static_cast<const Reduce&>(*s);
-        auto [buf, off] = locate(r.tensor, r.indices);
-        double v = evalFloat(r.value), old = buf->get(off);
-        switch (r.op) {
-          case ReduceOp::Add: buf->set(off, old + v); break;
-          case ReduceOp::Mul: buf->set(off, old * v); break;
-          case ReduceOp::Max: buf->set(off, std::fmax(old, v)); break;
-          case ReduceOp::Min: buf->set(off, std::fmin(old, v)); break;
-        }
-        break;
-      }
-      case StmtKind::Seq:
-        for (auto& t : static_cast<const Seq&>(*s).stmts) exec(t);
-        break;
-      case StmtKind::LibCall: exec(static_cast<const LibCall&>(*s).reference); break;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        if (evalInt(i.cond)) exec(i.then);
-        else if (i.otherwise) exec(i.otherwise);
-        break;
-      }
+      auto bound = bindLocals(f);
+      exec(f.body);
+      for (auto& name : bound) locals_[name].pop_back();
     }
+    slot = saved;
+  }
+  void visitStore(const Store& st) override {
+    auto [buf, off] = locate(st.tensor, st.indices);
+    buf->set(off, evalFloat(st.value));
+  }
+  void visitReduce(const Reduce& r) override {
+    auto [buf, off] = locate(r.tensor, r.indices);
+    double v = evalFloat(r.value), old = buf->get(off);
+    switch (r.op) {
+      case ReduceOp::Add: buf->set(off, old + v); break;
+      case ReduceOp::Mul: buf->set(off, old * v); break;
+      case ReduceOp::Max: buf->set(off, std::fmax(old, v)); break;
+      case ReduceOp::Min: buf->set(off, std::fmin(old, v)); break;
+    }
+  }
+  void visitSeq(const Seq& q) override {
+    for (auto& t : q.stmts) exec(t);
+  }
+  void visitLibCall(const LibCall& c) override { exec(c.reference); }
+  void visitIf(const If& i) override {
+    if (evalInt(i.cond)) exec(i.then);
+    else if (i.otherwise) exec(i.otherwise);
   }
 
  private:
@@ -125,80 +117,89 @@ class Interpreter {
     return {&buf, off};
   }
 
-  int64_t evalInt(const ExprP& e) {
-    switch (e->kind) {
-      case ExprKind::IntConst: return static_cast<const IntConst&>(*e).value;
-      case ExprKind::Var: {
-        // Each Var node finds its slot once (a pointer hash instead of a string hash per use).
-        auto cached = varSlots_.find(e.get());
-        Slot* slot;
-        if (cached != varSlots_.end()) {
-          slot = cached->second;
-        } else {
-          slot = &env_[static_cast<const Var&>(*e).name];
-          varSlots_.emplace(e.get(), slot);
-        }
-        if (slot->bound == 0)
-          throw InternalError("interpreter: unbound iterator '" + static_cast<const Var&>(*e).name + "'");
-        return slot->value;
-      }
-      case ExprKind::Binary: {
-        auto& b = static_cast<const Binary&>(*e);
-        int64_t x = evalInt(b.a), y = evalInt(b.b);
-        switch (b.op) {
-          case BinOp::Add: return x + y;
-          case BinOp::Sub: return x - y;
-          case BinOp::Mul: return x * y;
-          case BinOp::Div:
-          case BinOp::FloorDiv:
-          case BinOp::Mod: {
-            if (y == 0) throw InternalError("interpreter: integer division by zero");
-            int64_t q = x / y;
-            if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
-            return b.op == BinOp::Mod ? x - q * y : q;
-          }
-          case BinOp::Min: return std::min(x, y);
-          case BinOp::Max: return std::max(x, y);
-          case BinOp::Lt: return x < y;
-          case BinOp::Le: return x <= y;
-          case BinOp::Eq: return x == y;
-          case BinOp::And: return x && y;
-        }
-        break;
-      }
-      default: break;
-    }
-    throw InternalError("interpreter: non-integer expression used as an index: " + toString(e));
-  }
+  // Index arithmetic.
+  class IntValue : public ExprFunctor<int64_t()> {
+   public:
+    explicit IntValue(Interpreter& in) : in_(in) {}
+    int64_t of(const ExprP& e) { return dispatch(e); }
 
-  double evalFloat(const ExprP& e) {
-    switch (e->kind) {
-      case ExprKind::IntConst: return static_cast<double>(static_cast<const IntConst&>(*e).value);
-      case ExprKind::FloatConst: return static_cast<const FloatConst&>(*e).value;
-      case ExprKind::Var: return static_cast<double>(evalInt(e));
-      case ExprKind::Load: {
-        auto& l = static_cast<const Load&>(*e);
-        auto [buf, off] = locate(l.tensor, l.indices);
-        return buf->get(off);
+   private:
+    int64_t visitIntConst(const IntConst& c) override { return c.value; }
+    int64_t visitVar(const Var& v) override {
+      // Each Var node finds its slot once (a pointer hash instead of a string hash per use).
+      auto cached = in_.varSlots_.find(&v);
+      Slot* slot;
+      if (cached != in_.varSlots_.end()) {
+        slot = cached->second;
+      } else {
+        slot = &in_.env_[v.name];
+        in_.varSlots_.emplace(&v, slot);
       }
-      case ExprKind::Binary: {
-        auto& b = static_cast<const Binary&>(*e);
-        if (b.a->isInt() && b.b->isInt()) return static_cast<double>(evalInt(e));
-        double x = evalFloat(b.a), y = evalFloat(b.b);
-        switch (b.op) {
-          case BinOp::Add: return x + y;
-          case BinOp::Sub: return x - y;
-          case BinOp::Mul: return x * y;
-          case BinOp::Div: return x / y;
-          case BinOp::Min: return std::fmin(x, y);
-          case BinOp::Max: return std::fmax(x, y);
-          default: break;
+      if (slot->bound == 0) throw InternalError("interpreter: unbound iterator '" + v.name + "'");
+      return slot->value;
+    }
+    int64_t visitBinary(const Binary& b) override {
+      int64_t x = of(b.a), y = of(b.b);
+      switch (b.op) {
+        case BinOp::Add: return x + y;
+        case BinOp::Sub: return x - y;
+        case BinOp::Mul: return x * y;
+        case BinOp::Div:
+        case BinOp::FloorDiv:
+        case BinOp::Mod: {
+          if (y == 0) throw InternalError("interpreter: integer division by zero");
+          int64_t q = x / y;
+          if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+          return b.op == BinOp::Mod ? x - q * y : q;
         }
-        break;
+        case BinOp::Min: return std::min(x, y);
+        case BinOp::Max: return std::max(x, y);
+        case BinOp::Lt: return x < y;
+        case BinOp::Le: return x <= y;
+        case BinOp::Eq: return x == y;
+        case BinOp::And: return x && y;
+      }
+      return 0;
+    }
+    int64_t visitFloatConst(const FloatConst& c) override { return notAnIndex(); }
+    int64_t visitLoad(const Load& l) override { return notAnIndex(); }
+    [[noreturn]] int64_t notAnIndex() { throw InternalError("interpreter: non-integer expression used as an index"); }
+
+    Interpreter& in_;
+  };
+
+  class FloatValue : public ExprFunctor<double()> {
+   public:
+    explicit FloatValue(Interpreter& in) : in_(in) {}
+    double of(const ExprP& e) { return dispatch(e); }
+
+   private:
+    double visitIntConst(const IntConst& c) override { return static_cast<double>(c.value); }
+    double visitFloatConst(const FloatConst& c) override { return c.value; }
+    double visitVar(const Var& v) override { return static_cast<double>(IntValue(in_).of(v.self())); }
+    double visitLoad(const Load& l) override {
+      auto [buf, off] = in_.locate(l.tensor, l.indices);
+      return buf->get(off);
+    }
+    double visitBinary(const Binary& b) override {
+      if (b.a->isInt() && b.b->isInt()) return static_cast<double>(IntValue(in_).of(b.self()));
+      double x = of(b.a), y = of(b.b);
+      switch (b.op) {
+        case BinOp::Add: return x + y;
+        case BinOp::Sub: return x - y;
+        case BinOp::Mul: return x * y;
+        case BinOp::Div: return x / y;
+        case BinOp::Min: return std::fmin(x, y);
+        case BinOp::Max: return std::fmax(x, y);
+        default: throw InternalError(std::string("interpreter: cannot evaluate ") + binOpName(b.op) + " on numbers");
       }
     }
-    throw InternalError("interpreter: cannot evaluate " + toString(e));
-  }
+
+    Interpreter& in_;
+  };
+
+  int64_t evalInt(const ExprP& e) { return IntValue(*this).of(e); }
+  double evalFloat(const ExprP& e) { return FloatValue(*this).of(e); }
 
   // A program tensor's buffer, found once per tensor name string of the IR.
   runtime::Buffer& buffer(const std::string& tensor) {

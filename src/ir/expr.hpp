@@ -12,7 +12,10 @@ namespace teml::ir {
 enum class DType { F64, F32 };
 const char* dtypeName(DType t);  // "double" / "float"
 
-enum class ExprKind { IntConst, FloatConst, Var, Load, Binary };
+enum class ExprKind {
+#define TEML_EXPR_NODE(Kind) Kind,
+#include "ir/nodes.def"
+};
 
 // Add..Div apply to numbers; FloorDiv, Mod, Min, Max to integers; Lt, Le, Eq, And
 // give 0/1 integers (used by guards).
@@ -24,10 +27,13 @@ int precedence(BinOp op);
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
 
-struct Expr {
+// Nodes are always owned by shared pointers (the builders make them), so a
+// node reached by reference can give back its pointer with self().
+struct Expr : std::enable_shared_from_this<Expr> {
   const ExprKind kind;
   explicit Expr(ExprKind k) : kind(k) {}
   virtual ~Expr() = default;
+  ExprP self() const { return shared_from_this(); }
   // True for index arithmetic (constants, iterators and their combinations).
   bool isInt() const;
 };

@@ -1,32 +1,35 @@
 #include "ir/mutator.hpp"
 
+#include "ir/visitor.hpp"
+
 namespace teml::ir {
 
 ExprP Mutator::mutate(const ExprP& e) {
   switch (e->kind) {
-    case ExprKind::IntConst:
-    case ExprKind::FloatConst: return e;
-    case ExprKind::Var: return mutateVar(e);
-    case ExprKind::Load: return mutateLoad(e);
-    case ExprKind::Binary: return mutateBinary(e);
+#define TEML_EXPR_NODE(Kind) \
+  case ExprKind::Kind: return mutate##Kind(e);
+#include "ir/nodes.def"
   }
   return e;
 }
 
 StmtP Mutator::mutate(const StmtP& s) {
   switch (s->kind) {
-    case StmtKind::For: return mutateFor(s);
-    case StmtKind::Store: return mutateStore(s);
-    case StmtKind::Reduce: return mutateReduce(s);
-    case StmtKind::Seq: return mutateSeq(s);
-    case StmtKind::If: return mutateIf(s);
-    case StmtKind::LibCall: {
-      auto& c = static_cast<const LibCall&>(*s);
-      StmtP ref = mutate(c.reference);
-      return ref == c.reference ? s : std::make_shared<LibCall>(c.routine, c.tensors, c.args, ref);
-    }
+#define TEML_STMT_NODE(Kind) \
+  case StmtKind::Kind: return mutate##Kind(s);
+#include "ir/nodes.def"
   }
   return s;
+}
+
+ExprP Mutator::mutateIntConst(const ExprP& e) { return e; }
+ExprP Mutator::mutateFloatConst(const ExprP& e) { return e; }
+ExprP Mutator::mutateVar(const ExprP& e) { return e; }
+
+StmtP Mutator::mutateLibCall(const StmtP& s) {
+  auto& c = static_cast<const LibCall&>(*s);
+  StmtP ref = mutate(c.reference);
+  return ref == c.reference ? s : std::make_shared<LibCall>(c.routine, c.tensors, c.args, ref);
 }
 
 std::vector<ExprP> Mutator::mutateAll(const std::vector<ExprP>& es, bool* changed) {
@@ -146,34 +149,39 @@ StmtP substitute(const StmtP& s, const std::map<std::string, ExprP>& subst) {
   return m.mutate(s);
 }
 
-void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f) {
-  f(e);
-  if (e->kind == ExprKind::Load) {
-    for (auto& i : static_cast<const Load&>(*e).indices) forEachExpr(i, f);
-  } else if (e->kind == ExprKind::Binary) {
-    auto& b = static_cast<const Binary&>(*e);
-    forEachExpr(b.a, f);
-    forEachExpr(b.b, f);
+namespace {
+// Pre-order over the nodes a Visitor reaches: expressions or statements.
+class ExprWalk : public Visitor {
+ public:
+  explicit ExprWalk(const std::function<void(const ExprP&)>& f) : f_(f) {}
+  using Visitor::visit;
+  void visit(const ExprP& e) override {
+    f_(e);
+    Visitor::visit(e);
   }
-}
 
-void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) {
-  f(s);
-  switch (s->kind) {
-    case StmtKind::For: forEachStmt(static_cast<const For&>(*s).body, f); break;
-    case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts) forEachStmt(t, f);
-      break;
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      forEachStmt(i.then, f);
-      if (i.otherwise) forEachStmt(i.otherwise, f);
-      break;
-    }
-    case StmtKind::LibCall: forEachStmt(static_cast<const LibCall&>(*s).reference, f); break;
-    default: break;
+ private:
+  const std::function<void(const ExprP&)>& f_;
+};
+
+class StmtWalk : public Visitor {
+ public:
+  explicit StmtWalk(const std::function<void(const StmtP&)>& f) : f_(f) {}
+  using Visitor::visit;
+  void visit(const StmtP& s) override {
+    f_(s);
+    Visitor::visit(s);
   }
-}
+  void visit(const ExprP&) override {}  // statements only
+
+ private:
+  const std::function<void(const StmtP&)>& f_;
+};
+}  // namespace
+
+void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f) { ExprWalk(f).visit(e); }
+
+void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) { StmtWalk(f).visit(s); }
 
 std::set<std::string> tensorsAccessed(const StmtP& s) {
   std::set<std::string> used;

@@ -1,5 +1,6 @@
-// Base classes for passes that rebuild the IR. Override the node kinds a pass
-// cares about; the defaults rebuild a node only when one of its children changed.
+// Base class for passes that rebuild the IR. Override the node kinds a pass
+// cares about (one method per kind of ir/nodes.def); the defaults mutate every
+// child, tags included, and rebuild a node only when one of them changed.
 #pragma once
 #include <functional>
 #include <map>
@@ -17,14 +18,9 @@ class Mutator {
   virtual StmtP mutate(const StmtP& s);
 
  protected:
-  virtual ExprP mutateVar(const ExprP& e) { return e; }
-  virtual ExprP mutateLoad(const ExprP& e);
-  virtual ExprP mutateBinary(const ExprP& e);
-  virtual StmtP mutateFor(const StmtP& s);
-  virtual StmtP mutateStore(const StmtP& s);
-  virtual StmtP mutateReduce(const StmtP& s);
-  virtual StmtP mutateSeq(const StmtP& s);
-  virtual StmtP mutateIf(const StmtP& s);
+#define TEML_EXPR_NODE(Kind) virtual ExprP mutate##Kind(const ExprP& e);
+#define TEML_STMT_NODE(Kind) virtual StmtP mutate##Kind(const StmtP& s);
+#include "ir/nodes.def"
   std::vector<ExprP> mutateAll(const std::vector<ExprP>& es, bool* changed);
   StmtTag mutateTag(const StmtTag& tag, bool* changed);
 };

@@ -10,7 +10,10 @@
 
 namespace teml::ir {
 
-enum class StmtKind { For, Store, Reduce, Seq, If, LibCall };
+enum class StmtKind {
+#define TEML_STMT_NODE(Kind) Kind,
+#include "ir/nodes.def"
+};
 
 // How a loop is executed. Parallel loops become OpenMP `parallel for`,
 // vector loops `simd` (both: `parallel for simd`).
@@ -49,10 +52,11 @@ struct StmtTag {
   bool known() const { return !id.empty(); }
 };
 
-struct Stmt {
+struct Stmt : std::enable_shared_from_this<Stmt> {
   const StmtKind kind;
   explicit Stmt(StmtKind k) : kind(k) {}
   virtual ~Stmt() = default;
+  StmtP self() const { return shared_from_this(); }  // see Expr::self
 };
 
 // for (var = begin; var < end; var += step) { locals; body }

@@ -2,6 +2,7 @@
 #include <functional>
 
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -10,54 +11,31 @@ namespace teml::schedule {
 
 using namespace ir;
 
-void checkScoping(const StmtP& nest, const std::string& what) {
-  std::vector<std::string> scope;
-  std::function<void(const ExprP&)> checkExpr = [&](const ExprP& e) {
-    forEachExpr(e, [&](const ExprP& x) {
-      if (x->kind != ExprKind::Var) return;
-      auto& name = static_cast<const Var&>(*x).name;
-      if (std::find(scope.begin(), scope.end(), name) == scope.end())
-        throw ScheduleError(what + ": iterator '" + name + "' would be used outside the loop that defines it");
-    });
-  };
-  std::function<void(const StmtP&)> walk = [&](const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        checkExpr(f.begin);
-        checkExpr(f.end);
-        scope.push_back(f.var);
-        walk(f.body);
-        scope.pop_back();
-        break;
-      }
-      case StmtKind::Store: {
-        auto& st = static_cast<const Store&>(*s);
-        for (auto& i : st.indices) checkExpr(i);
-        checkExpr(st.value);
-        break;
-      }
-      case StmtKind::Reduce: {
-        auto& r = static_cast<const Reduce&>(*s);
-        for (auto& i : r.indices) checkExpr(i);
-        checkExpr(r.value);
-        break;
-      }
-      case StmtKind::Seq:
-        for (auto& t : static_cast<const Seq&>(*s).stmts) walk(t);
-        break;
-      case StmtKind::LibCall: walk(static_cast<const LibCall&>(*s).reference); break;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        checkExpr(i.cond);
-        walk(i.then);
-        if (i.otherwise) walk(i.otherwise);
-        break;
-      }
-    }
-  };
-  walk(nest);
-}
+namespace {
+class IteratorScope : public Visitor {
+ public:
+  explicit IteratorScope(const std::string& what) : what_(what) {}
+
+ protected:
+  void visitFor(const For& f) override {
+    visit(f.begin);
+    visit(f.end);
+    scope_.push_back(f.var);
+    visit(f.body);
+    scope_.pop_back();
+  }
+  void visitVar(const Var& v) override {
+    if (std::find(scope_.begin(), scope_.end(), v.name) == scope_.end())
+      throw ScheduleError(what_ + ": iterator '" + v.name + "' would be used outside the loop that defines it");
+  }
+
+ private:
+  const std::string& what_;
+  std::vector<std::string> scope_;
+};
+}  // namespace
+
+void checkScoping(const StmtP& nest, const std::string& what) { IteratorScope(what).visit(nest); }
 
 StmtP interchange(const StmtP& nest, int r1, int r2) {
   if (r1 == r2) throw ScheduleError("interchange: both levels are " + std::to_string(r1));

@@ -3,6 +3,7 @@
 #include "analysis/concurrency.hpp"
 #include "analysis/legality.hpp"
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -11,31 +12,32 @@ namespace teml::schedule {
 
 using namespace ir;
 
-void checkParallelNesting(const StmtP& nest, const std::string& what) {
-  std::function<void(const StmtP&, const For*)> walk = [&](const StmtP& s, const For* vectorLoop) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        if (vectorLoop && f.loopKind.parallel)
-          throw ScheduleError(what + ": the parallel loop '" + f.var + "' would be inside the vectorized loop '" +
-                              vectorLoop->var + "'; SIMD lanes cannot start threads");
-        walk(f.body, f.loopKind.vector ? &f : vectorLoop);
-        break;
-      }
-      case StmtKind::Seq:
-        for (auto& t : static_cast<const Seq&>(*s).stmts) walk(t, vectorLoop);
-        break;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        walk(i.then, vectorLoop);
-        if (i.otherwise) walk(i.otherwise, vectorLoop);
-        break;
-      }
-      default: break;
-    }
-  };
-  walk(nest, nullptr);
-}
+namespace {
+class ParallelInsideVector : public Visitor {
+ public:
+  explicit ParallelInsideVector(const std::string& what) : what_(what) {}
+  using Visitor::visit;
+  void visit(const ExprP&) override {}
+
+ protected:
+  void visitFor(const For& f) override {
+    if (vectorLoop_ && f.loopKind.parallel)
+      throw ScheduleError(what_ + ": the parallel loop '" + f.var + "' would be inside the vectorized loop '" +
+                          vectorLoop_->var + "'; SIMD lanes cannot start threads");
+    const For* outer = vectorLoop_;
+    if (f.loopKind.vector) vectorLoop_ = &f;
+    Visitor::visitFor(f);
+    vectorLoop_ = outer;
+  }
+  void visitLibCall(const LibCall&) override {}
+
+ private:
+  const std::string& what_;
+  const For* vectorLoop_ = nullptr;
+};
+}  // namespace
+
+void checkParallelNesting(const StmtP& nest, const std::string& what) { ParallelInsideVector(what).visit(nest); }
 
 namespace {
 
