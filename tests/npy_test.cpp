@@ -7,15 +7,17 @@
 
 using namespace teml;
 
-TEST(Npy, RoundTripDoubleAndFloat) {
-  for (auto dtype : {ir::DType::F64, ir::DType::F32}) {
+TEST(Npy, RoundTripEveryElementType) {
+  for (auto dtype : {ir::DType::F64, ir::DType::F32, ir::DType::I64, ir::DType::I32, ir::DType::Bool}) {
     runtime::Buffer b(dtype, {3, 4, 5});
     b.fillRandom(3);
     std::string path = teml::testing::cacheDir() + "-roundtrip.npy";
     runtime::writeNpy(path, b);
     runtime::Buffer c(dtype, {3, 4, 5});
     runtime::loadNpyInto(path, "T", c);
-    EXPECT_EQ(runtime::maxRelativeDifference(b, c), 0.0);
+    EXPECT_EQ(runtime::maxRelativeDifference(b, c), 0.0) << ir::dtypeName(dtype);
+    runtime::Buffer other(dtype == ir::DType::I32 ? ir::DType::I64 : ir::DType::I32, {3, 4, 5});
+    EXPECT_THROW(runtime::loadNpyInto(path, "T", other), UsageError) << "the element type must match";
     std::remove(path.c_str());
   }
 }

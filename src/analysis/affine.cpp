@@ -25,6 +25,14 @@ class AffineForm : public ExprFunctor<bool(Affine*)> {
   }
   bool visitFloatConst(const FloatConst&, Affine*) override { return false; }
   bool visitLoad(const Load&, Affine*) override { return false; }
+  bool visitUnary(const Unary& u, Affine* out) override {
+    if (u.op != UnaryOp::Neg || !of(u.a, out)) return false;
+    for (auto& [v, c] : out->coeffs) c = -c;
+    out->constant = -out->constant;
+    return true;
+  }
+  bool visitCast(const Cast&, Affine*) override { return false; }
+  bool visitSelect(const Select&, Affine*) override { return false; }
   bool visitBinary(const Binary& b, Affine* out) override {
     Affine x, y;
     if (!of(b.a, &x) || !of(b.b, &y)) return false;
@@ -71,6 +79,19 @@ class IntervalOf : public ExprFunctor<bool(Interval*)> {
   }
   bool visitFloatConst(const FloatConst&, Interval*) override { return false; }
   bool visitLoad(const Load&, Interval*) override { return false; }
+  bool visitUnary(const Unary& u, Interval* out) override {
+    Interval x;
+    if (u.op != UnaryOp::Neg || !of(u.a, &x)) return false;
+    *out = {-x.hi, -x.lo};
+    return true;
+  }
+  bool visitCast(const Cast& c, Interval* out) override { return c.dtype == DType::I64 && c.a->isInt() && of(c.a, out); }
+  bool visitSelect(const Select& s, Interval* out) override {
+    Interval x, y;
+    if (!of(s.a, &x) || !of(s.b, &y)) return false;
+    *out = {std::min(x.lo, y.lo), std::max(x.hi, y.hi)};
+    return true;
+  }
   bool visitBinary(const Binary& b, Interval* out) override {
     Interval x, y;
     if (!of(b.a, &x) || !of(b.b, &y)) return false;
@@ -104,17 +125,33 @@ class IntervalOf : public ExprFunctor<bool(Interval*)> {
       case BinOp::Lt:
       case BinOp::Le:
       case BinOp::Eq:
-      case BinOp::And: {
+      case BinOp::Gt:
+      case BinOp::Ge:
+      case BinOp::Ne:
+      case BinOp::And:
+      case BinOp::Or: {
         if (x.lo != x.hi || y.lo != y.hi) {
           *out = {0, 1};
           return true;
         }
-        int64_t v = b.op == BinOp::Lt ? x.lo < y.lo : b.op == BinOp::Le ? x.lo <= y.lo
-                  : b.op == BinOp::Eq ? x.lo == y.lo : (x.lo && y.lo);
-        *out = {v, v};
+        *out = {0, 0};
+        out->lo = out->hi = compare(b.op, x.lo, y.lo);
         return true;
       }
       default: return false;
+    }
+  }
+
+  static int64_t compare(BinOp op, int64_t x, int64_t y) {
+    switch (op) {
+      case BinOp::Lt: return x < y;
+      case BinOp::Le: return x <= y;
+      case BinOp::Eq: return x == y;
+      case BinOp::Gt: return x > y;
+      case BinOp::Ge: return x >= y;
+      case BinOp::Ne: return x != y;
+      case BinOp::And: return x && y;
+      default: return x || y;
     }
   }
 

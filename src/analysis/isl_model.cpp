@@ -49,6 +49,12 @@ class IslText : public ExprFunctor<std::string()> {
   }
   std::string visitFloatConst(const FloatConst&) override { throw IslFailure{}; }
   std::string visitLoad(const Load&) override { throw IslFailure{}; }
+  std::string visitUnary(const Unary& u) override {
+    if (u.op != UnaryOp::Neg) throw IslFailure{};
+    return "(-" + of(u.a) + ")";
+  }
+  std::string visitCast(const Cast&) override { throw IslFailure{}; }
+  std::string visitSelect(const Select&) override { throw IslFailure{}; }
   std::string visitBinary(const Binary& b) override {
     std::string x = of(b.a), y = of(b.b);
     switch (b.op) {
@@ -72,13 +78,18 @@ std::string Texter::expr(const ExprP& e) const { return IslText(names).of(e); }
 std::string Texter::cond(const ExprP& e, bool positive) const {
     if (e->kind != ExprKind::Binary) throw IslFailure{};
     auto& b = static_cast<const Binary&>(*e);
-    if (b.op == BinOp::And)
-      return "(" + cond(b.a, positive) + (positive ? " and " : " or ") + cond(b.b, positive) + ")";
+    if (b.op == BinOp::And || b.op == BinOp::Or)
+      return "(" + cond(b.a, positive) + ((b.op == BinOp::And) == positive ? " and " : " or ") + cond(b.b, positive) +
+             ")";
     std::string x = expr(b.a), y = expr(b.b);
+    std::string unequal = "(" + x + " < " + y + " or " + x + " > " + y + ")";
     switch (b.op) {
       case BinOp::Lt: return positive ? x + " < " + y : x + " >= " + y;
       case BinOp::Le: return positive ? x + " <= " + y : x + " > " + y;
-      case BinOp::Eq: return positive ? x + " = " + y : "(" + x + " < " + y + " or " + x + " > " + y + ")";
+      case BinOp::Gt: return positive ? x + " > " + y : x + " <= " + y;
+      case BinOp::Ge: return positive ? x + " >= " + y : x + " < " + y;
+      case BinOp::Eq: return positive ? x + " = " + y : unequal;
+      case BinOp::Ne: return positive ? unequal : x + " = " + y;
       default: throw IslFailure{};
     }
   }

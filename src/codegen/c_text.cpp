@@ -25,13 +25,13 @@ std::string shapeSuffix(const TensorDecl& t) {
 }
 
 std::string paramDecl(const TensorDecl& t, const std::string& cname) {
-  std::string type = dtypeName(t.dtype);
+  std::string type = cType(t.dtype);
   if (t.shape.size() <= 1) return type + " *restrict " + cname;
   return type + " (*restrict " + cname + ")" + shapeSuffix(t);
 }
 
 std::string castTo(const TensorDecl& t) {
-  std::string type = dtypeName(t.dtype);
+  std::string type = cType(t.dtype);
   if (t.shape.size() <= 1) return "(" + type + " *)";
   return "(" + type + " (*)" + shapeSuffix(t) + ")";
 }

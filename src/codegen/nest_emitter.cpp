@@ -81,7 +81,7 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
       ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
       s += "[" + expr(i, 0, false, false) + "]";
     }
-    return "((" + std::string(dtypeName(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
+    return "((" + std::string(cType(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
   }
   for (size_t d = 0; d < idx.size(); ++d) {
     // A local tensor stores only its box: indices count from the box's corner.
@@ -107,8 +107,8 @@ std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int in
     if (!box.used) continue;
     OpenLocal o{l.decl.name, names_.claim(l.decl.name), false, std::nullopt};
     TensorDecl shape{o.cname, l.decl.dtype, box.extent};
-    std::string type = dtypeName(l.decl.dtype);
-    int64_t bytes = box.elementCount() * (l.decl.dtype == DType::F64 ? 8 : 4);
+    std::string type = cType(l.decl.dtype);
+    int64_t bytes = box.elementCount() * ir::bytes(l.decl.dtype);
     o.heap = bytes > kMaxStackBytes;
     if (o.heap) {
       // aligned_alloc wants a multiple of the alignment.
@@ -174,20 +174,40 @@ class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)>
   std::string visitBinary(const Binary& b, int parent, bool right, bool single) override {
     bool ints = b.a->isInt() && b.b->isInt();
     auto call = [&](const std::string& f) { return f + "(" + of(b.a, 0, false, single) + ", " + of(b.b, 0, false, single) + ")"; };
+    bool f32 = single || b.dtype == DType::F32;
     switch (b.op) {
-      case BinOp::FloorDiv: return call("teml_floordiv");
-      case BinOp::Mod: return call("teml_mod");
+      case BinOp::Div:
+        if (ints) return call("teml_floordiv");  // integer division rounds down, as in the interpreter
+        break;
+      case BinOp::FloorDiv: return ints ? call("teml_floordiv") : call(f32 ? "teml_floordivf" : "teml_floordivd");
+      case BinOp::Mod: return ints ? call("teml_mod") : call(f32 ? "teml_modf" : "teml_modd");
       case BinOp::Min:
       case BinOp::Max:
         return call(ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
-                         : (b.op == BinOp::Min ? (single ? "fminf" : "fmin") : (single ? "fmaxf" : "fmax")));
-      default: {
-        // Integer '/' never reaches here: index division is FloorDiv.
-        int p = precedence(b.op);
-        std::string s = of(b.a, p, false, single) + " " + binOpName(b.op) + " " + of(b.b, p, true, single);
-        return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
-      }
+                         : (b.op == BinOp::Min ? (f32 ? "fminf" : "fmin") : (f32 ? "fmaxf" : "fmax")));
+      default: break;
     }
+    int p = precedence(b.op);
+    std::string s = of(b.a, p, false, single) + " " + binOpName(b.op) + " " + of(b.b, p, true, single);
+    return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
+  }
+  std::string visitUnary(const Unary& u, int, bool, bool single) override {
+    std::string x = of(u.a, 0, false, single);
+    bool f32 = u.dtype == DType::F32;
+    switch (u.op) {
+      case UnaryOp::Neg: return "(-(" + x + "))";
+      case UnaryOp::Not: return "(!(" + x + "))";
+      case UnaryOp::Abs: return u.isInt() ? "teml_abs(" + x + ")" : std::string(f32 ? "fabsf(" : "fabs(") + x + ")";
+      case UnaryOp::Sigmoid: return std::string(f32 ? "teml_sigmoidf(" : "teml_sigmoid(") + x + ")";
+      default: return std::string(unaryOpName(u.op)) + (f32 ? "f(" : "(") + x + ")";  // exp, log, ... of math.h
+    }
+  }
+  std::string visitCast(const Cast& c, int, bool, bool single) override {
+    return "((" + std::string(cType(c.dtype)) + ")(" + of(c.a, 0, false, single) + "))";
+  }
+  std::string visitSelect(const Select& s, int, bool, bool single) override {
+    return "(" + of(s.cond, 0, false, false) + " ? " + of(s.a, 0, false, single) + " : " + of(s.b, 0, false, single) +
+           ")";
   }
 
   NestEmitter& e_;

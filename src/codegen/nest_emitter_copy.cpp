@@ -65,7 +65,8 @@ const Store* NestEmitter::copyNest(const For& f, std::vector<const For*>* loops)
   if (st->value->kind != ExprKind::Load) return nullptr;
   auto& ld = static_cast<const Load&>(*st->value);
   const TensorDecl *to = view_.find(st->tensor), *from = view_.find(ld.tensor);
-  if (!to || !from || st->tensor == ld.tensor || to->dtype != from->dtype) return nullptr;
+  // Flat and vector copies are written for float elements.
+  if (!to || !from || st->tensor == ld.tensor || to->dtype != from->dtype || !isFloat(to->dtype)) return nullptr;
   return st;
 }
 
@@ -83,7 +84,7 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
   int64_t perRow = 1;
   for (size_t k = 1; k < loops.size(); ++k) perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
   bool single = to->dtype == DType::F32;
-  std::string type = dtypeName(to->dtype);
+  std::string type = cType(to->dtype);
   std::string t = names_.claim("to"), fr = names_.claim("from"), n = names_.claim("n");
   line(indent, "{");
   line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
@@ -158,7 +159,7 @@ int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& so
     delta += a.coeff(owner.var) * owner.step * p->second.ahead * stride;
     stride *= t->shape[d];
   }
-  int64_t size = t->dtype == DType::F64 ? 8 : 4;
+  int64_t size = bytes(t->dtype);
   int64_t bytes = box.elementCount() * size;
   *base = names_.claim("ahead");
   // Fetch only what lies inside the tensor: the last iterations have no next box.
@@ -225,7 +226,7 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
   std::vector<ExprP> toFirst, fromFirst;
   for (auto& e : st.indices) toFirst.push_back(substitute(e, starts));
   for (auto& e : ld.indices) fromFirst.push_back(substitute(e, starts));
-  std::string type = dtypeName(to->dtype), vec = to->dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  std::string type = cType(to->dtype), vec = to->dtype == DType::F64 ? "teml_vd" : "teml_vf";
   std::string t = names_.claim("to"), fr = names_.claim("from");
   line(indent, "{");
   line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");

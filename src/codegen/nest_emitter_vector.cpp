@@ -122,7 +122,7 @@ const Store* NestEmitter::streamedStore(const For& f) {
   auto& st = static_cast<const Store&>(*f.body);
   const TensorDecl* t = program_.find(st.tensor);
   if (!t || activeLocals_.count(st.tensor) || notOnlyStored_.count(st.tensor)) return nullptr;
-  int64_t bytes = t->elementCount() * (t->dtype == DType::F64 ? 8 : 4);
+  int64_t bytes = t->elementCount() * ir::bytes(t->dtype);
   return bytes >= kStreamingBytes ? &st : nullptr;
 }
 
@@ -194,6 +194,13 @@ class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(
     return {floatLiteral(c.value, single), false};
   }
   std::pair<std::string, bool> visitVar(const Var& v, bool) override { return {e_.iterName(v.name), false}; }
+  // planVectorLoop refuses loops that compute these.
+  std::pair<std::string, bool> visitUnary(const Unary&, bool) override { return unplanned(); }
+  std::pair<std::string, bool> visitCast(const Cast&, bool) override { return unplanned(); }
+  std::pair<std::string, bool> visitSelect(const Select&, bool) override { return unplanned(); }
+  [[noreturn]] static std::pair<std::string, bool> unplanned() {
+    throw InternalError("code generation: an operation without a vector form in an explicitly vectorized loop");
+  }
 
   NestEmitter& e_;
 };

@@ -46,7 +46,7 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
  private:
   bool access(const std::string& tensor, const std::vector<ExprP>& idx) {
     const TensorDecl* t = program_.find(tensor);
-    if (!t) return false;
+    if (!t || !isFloat(t->dtype)) return false;
     if (sawType && t->dtype != dtype) mixed = true;
     dtype = t->dtype;
     sawType = true;
@@ -97,6 +97,10 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
   }
   // Iterators or integers used as numbers.
   bool visitIntConst(const IntConst&) override { return false; }
+  // Operations the vector emitter does not write in vector form (yet).
+  bool visitUnary(const Unary&) override { return false; }
+  bool visitCast(const Cast&) override { return false; }
+  bool visitSelect(const Select&) override { return false; }
   bool visitVar(const Var&) override { return false; }
 
   std::string var_;

@@ -39,12 +39,25 @@ class Interpreter : StmtFunctor<void()> {
     }
     slot = saved;
   }
+  // Values are computed in int64 or double and converted to the element
+  // type on the way into memory, as C converts them.
   void visitStore(const Store& st) override {
     auto [buf, off] = locate(st.tensor, st.indices);
-    buf->set(off, evalFloat(st.value));
+    if (isIntegral(buf->dtype()) && st.value->isInt()) buf->setInt(off, evalInt(st.value));
+    else buf->set(off, evalFloat(st.value));
   }
   void visitReduce(const Reduce& r) override {
     auto [buf, off] = locate(r.tensor, r.indices);
+    if (isIntegral(buf->dtype()) && r.value->isInt()) {
+      int64_t v = evalInt(r.value), old = buf->getInt(off);
+      switch (r.op) {
+        case ReduceOp::Add: buf->setInt(off, old + v); break;
+        case ReduceOp::Mul: buf->setInt(off, old * v); break;
+        case ReduceOp::Max: buf->setInt(off, std::max(old, v)); break;
+        case ReduceOp::Min: buf->setInt(off, std::min(old, v)); break;
+      }
+      return;
+    }
     double v = evalFloat(r.value), old = buf->get(off);
     switch (r.op) {
       case ReduceOp::Add: buf->set(off, old + v); break;
@@ -117,13 +130,19 @@ class Interpreter : StmtFunctor<void()> {
     return {&buf, off};
   }
 
-  // Index arithmetic.
+  // Integer and boolean values (ExprP::isInt), in int64; results of a
+  // narrower type are wrapped to it.
   class IntValue : public ExprFunctor<int64_t()> {
    public:
     explicit IntValue(Interpreter& in) : in_(in) {}
-    int64_t of(const ExprP& e) { return dispatch(e); }
+    int64_t of(const ExprP& e) { return wrap(e->dtype, dispatch(e)); }
 
    private:
+    static int64_t wrap(DType t, int64_t v) {
+      if (t == DType::I32) return static_cast<int32_t>(v);
+      if (t == DType::Bool) return v != 0;
+      return v;
+    }
     int64_t visitIntConst(const IntConst& c) override { return c.value; }
     int64_t visitVar(const Var& v) override {
       // Each Var node finds its slot once (a pointer hash instead of a string hash per use).
@@ -138,7 +157,17 @@ class Interpreter : StmtFunctor<void()> {
       if (slot->bound == 0) throw InternalError("interpreter: unbound iterator '" + v.name + "'");
       return slot->value;
     }
+    int64_t visitLoad(const Load& l) override {
+      auto [buf, off] = in_.locate(l.tensor, l.indices);
+      return buf->getInt(off);
+    }
     int64_t visitBinary(const Binary& b) override {
+      if (isComparison(b.op) && (!b.a->isInt() || !b.b->isInt())) {
+        double x = in_.evalFloat(b.a), y = in_.evalFloat(b.b);
+        return compare(b.op, x, y);
+      }
+      if (b.op == BinOp::And) return of(b.a) && of(b.b);  // short-circuit, as C
+      if (b.op == BinOp::Or) return of(b.a) || of(b.b);
       int64_t x = of(b.a), y = of(b.b);
       switch (b.op) {
         case BinOp::Add: return x + y;
@@ -154,46 +183,98 @@ class Interpreter : StmtFunctor<void()> {
         }
         case BinOp::Min: return std::min(x, y);
         case BinOp::Max: return std::max(x, y);
+        default: return compare(b.op, x, y);
+      }
+    }
+    template <class T>
+    static int64_t compare(BinOp op, T x, T y) {
+      switch (op) {
         case BinOp::Lt: return x < y;
         case BinOp::Le: return x <= y;
         case BinOp::Eq: return x == y;
-        case BinOp::And: return x && y;
+        case BinOp::Gt: return x > y;
+        case BinOp::Ge: return x >= y;
+        case BinOp::Ne: return x != y;
+        default: throw InternalError(std::string("interpreter: ") + binOpName(op) + " is not a comparison");
       }
-      return 0;
     }
-    int64_t visitFloatConst(const FloatConst& c) override { return notAnIndex(); }
-    int64_t visitLoad(const Load& l) override { return notAnIndex(); }
-    [[noreturn]] int64_t notAnIndex() { throw InternalError("interpreter: non-integer expression used as an index"); }
+    int64_t visitUnary(const Unary& u) override {
+      int64_t x = u.a->isInt() ? of(u.a) : 0;
+      switch (u.op) {
+        case UnaryOp::Neg: return -x;
+        case UnaryOp::Abs: return x < 0 ? -x : x;
+        case UnaryOp::Not: return u.a->isInt() ? !x : in_.evalFloat(u.a) == 0;
+        default: throw InternalError(std::string("interpreter: ") + unaryOpName(u.op) + " does not give an integer");
+      }
+    }
+    int64_t visitCast(const Cast& c) override {
+      if (c.a->isInt()) return of(c.a);
+      double v = in_.evalFloat(c.a);
+      if (c.dtype == DType::Bool) return v != 0;
+      if (!std::isfinite(v) || std::fabs(v) >= 9.2e18) throw InternalError("interpreter: cast of a value out of range");
+      return static_cast<int64_t>(v);  // truncates, as C
+    }
+    int64_t visitSelect(const Select& s) override { return of(s.cond) ? of(s.a) : of(s.b); }
+    int64_t visitFloatConst(const FloatConst&) override {
+      throw InternalError("interpreter: a float constant typed as an integer");
+    }
 
     Interpreter& in_;
   };
 
+  // Float values, in double; float32 results are rounded to float.
   class FloatValue : public ExprFunctor<double()> {
    public:
     explicit FloatValue(Interpreter& in) : in_(in) {}
-    double of(const ExprP& e) { return dispatch(e); }
+    double of(const ExprP& e) {
+      if (e->isInt()) return static_cast<double>(in_.evalInt(e));
+      double v = dispatch(e);
+      return e->dtype == DType::F32 ? static_cast<float>(v) : v;
+    }
 
    private:
-    double visitIntConst(const IntConst& c) override { return static_cast<double>(c.value); }
     double visitFloatConst(const FloatConst& c) override { return c.value; }
-    double visitVar(const Var& v) override { return static_cast<double>(IntValue(in_).of(v.self())); }
     double visitLoad(const Load& l) override {
       auto [buf, off] = in_.locate(l.tensor, l.indices);
       return buf->get(off);
     }
     double visitBinary(const Binary& b) override {
-      if (b.a->isInt() && b.b->isInt()) return static_cast<double>(IntValue(in_).of(b.self()));
       double x = of(b.a), y = of(b.b);
       switch (b.op) {
         case BinOp::Add: return x + y;
         case BinOp::Sub: return x - y;
         case BinOp::Mul: return x * y;
         case BinOp::Div: return x / y;
+        case BinOp::FloorDiv: return std::floor(x / y);
+        case BinOp::Mod: return x - std::floor(x / y) * y;
         case BinOp::Min: return std::fmin(x, y);
         case BinOp::Max: return std::fmax(x, y);
-        default: throw InternalError(std::string("interpreter: cannot evaluate ") + binOpName(b.op) + " on numbers");
+        default: throw InternalError(std::string("interpreter: ") + binOpName(b.op) + " does not give a float");
       }
     }
+    double visitUnary(const Unary& u) override {
+      double x = of(u.a);
+      switch (u.op) {
+        case UnaryOp::Neg: return -x;
+        case UnaryOp::Abs: return std::fabs(x);
+        case UnaryOp::Exp: return std::exp(x);
+        case UnaryOp::Log: return std::log(x);
+        case UnaryOp::Sqrt: return std::sqrt(x);
+        case UnaryOp::Tanh: return std::tanh(x);
+        case UnaryOp::Sigmoid: return 1 / (1 + std::exp(-x));
+        case UnaryOp::Sin: return std::sin(x);
+        case UnaryOp::Cos: return std::cos(x);
+        case UnaryOp::Floor: return std::floor(x);
+        case UnaryOp::Ceil: return std::ceil(x);
+        case UnaryOp::Not: break;
+      }
+      throw InternalError("interpreter: 'not' does not give a float");
+    }
+    double visitCast(const Cast& c) override { return of(c.a); }
+    double visitSelect(const Select& s) override { return in_.evalInt(s.cond) ? of(s.a) : of(s.b); }
+    // Integer-typed nodes are evaluated by IntValue (see `of`).
+    double visitIntConst(const IntConst& c) override { return static_cast<double>(c.value); }
+    double visitVar(const Var&) override { throw InternalError("interpreter: an iterator typed as a float"); }
 
     Interpreter& in_;
   };

@@ -2,9 +2,87 @@
 
 #include <algorithm>
 
+#include "ir/mutator.hpp"
+
 namespace teml::ir {
 
-const char* dtypeName(DType t) { return t == DType::F64 ? "double" : "float"; }
+const char* dtypeName(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int32";
+    case DType::I64: return "int64";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+  }
+  return "?";
+}
+
+const char* cType(DType t) {
+  switch (t) {
+    case DType::Bool: return "_Bool";
+    case DType::I32: return "int32_t";
+    case DType::I64: return "int64_t";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+  }
+  return "?";
+}
+
+int bytes(DType t) {
+  switch (t) {
+    case DType::Bool: return 1;
+    case DType::I32:
+    case DType::F32: return 4;
+    case DType::I64:
+    case DType::F64: return 8;
+  }
+  return 0;
+}
+
+bool isIntegral(DType t) { return t == DType::Bool || t == DType::I32 || t == DType::I64; }
+bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
+DType promote(DType a, DType b) { return static_cast<int>(a) > static_cast<int>(b) ? a : b; }
+
+bool isComparison(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Le || op == BinOp::Eq || op == BinOp::Gt || op == BinOp::Ge ||
+         op == BinOp::Ne;
+}
+bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
+
+Binary::Binary(BinOp o, ExprP x, ExprP y)
+    : Expr(ExprKind::Binary, isComparison(o) || isLogical(o) ? DType::Bool : promote(x->dtype, y->dtype)),
+      op(o), a(std::move(x)), b(std::move(y)) {}
+
+namespace {
+DType unaryType(UnaryOp op, DType a) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Abs: return a;
+    case UnaryOp::Not: return DType::Bool;
+    default: return isFloat(a) ? a : DType::F64;
+  }
+}
+}  // namespace
+
+Unary::Unary(UnaryOp o, ExprP x) : Expr(ExprKind::Unary, unaryType(o, x->dtype)), op(o), a(std::move(x)) {}
+
+const char* unaryOpName(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: return "-";
+    case UnaryOp::Not: return "not";
+    case UnaryOp::Abs: return "abs";
+    case UnaryOp::Exp: return "exp";
+    case UnaryOp::Log: return "log";
+    case UnaryOp::Sqrt: return "sqrt";
+    case UnaryOp::Tanh: return "tanh";
+    case UnaryOp::Sigmoid: return "sigmoid";
+    case UnaryOp::Sin: return "sin";
+    case UnaryOp::Cos: return "cos";
+    case UnaryOp::Floor: return "floor";
+    case UnaryOp::Ceil: return "ceil";
+  }
+  return "?";
+}
 
 const char* binOpName(BinOp op) {
   switch (op) {
@@ -20,16 +98,24 @@ const char* binOpName(BinOp op) {
     case BinOp::Le: return "<=";
     case BinOp::Eq: return "==";
     case BinOp::And: return "&&";
+    case BinOp::Gt: return ">";
+    case BinOp::Ge: return ">=";
+    case BinOp::Ne: return "!=";
+    case BinOp::Or: return "||";
   }
   return "?";
 }
 
 int precedence(BinOp op) {
   switch (op) {
+    case BinOp::Or: return 0;
     case BinOp::And: return 1;
-    case BinOp::Eq: return 2;
+    case BinOp::Eq:
+    case BinOp::Ne: return 2;
     case BinOp::Lt:
-    case BinOp::Le: return 3;
+    case BinOp::Le:
+    case BinOp::Gt:
+    case BinOp::Ge: return 3;
     case BinOp::Add:
     case BinOp::Sub: return 4;
     case BinOp::Mul:
@@ -38,25 +124,17 @@ int precedence(BinOp op) {
   }
 }
 
-bool Expr::isInt() const {
-  switch (kind) {
-    case ExprKind::IntConst:
-    case ExprKind::Var: return true;
-    case ExprKind::FloatConst:
-    case ExprKind::Load: return false;
-    case ExprKind::Binary: {
-      auto& b = static_cast<const Binary&>(*this);
-      return b.a->isInt() && b.b->isInt();
-    }
-  }
-  return false;
-}
-
-ExprP intConst(int64_t v) { return std::make_shared<IntConst>(v); }
-ExprP floatConst(double v) { return std::make_shared<FloatConst>(v); }
+ExprP intConst(int64_t v, DType t) { return std::make_shared<IntConst>(v, t); }
+ExprP boolConst(bool v) { return std::make_shared<IntConst>(v ? 1 : 0, DType::Bool); }
+ExprP floatConst(double v, DType t) { return std::make_shared<FloatConst>(v, t); }
 ExprP var(const std::string& name) { return std::make_shared<Var>(name); }
-ExprP load(const std::string& tensor, std::vector<ExprP> indices) {
-  return std::make_shared<Load>(tensor, std::move(indices));
+ExprP load(const std::string& tensor, std::vector<ExprP> indices, DType t) {
+  return std::make_shared<Load>(tensor, std::move(indices), t);
+}
+ExprP unary(UnaryOp op, ExprP a) { return std::make_shared<Unary>(op, std::move(a)); }
+ExprP cast(DType t, ExprP a) { return a->dtype == t ? a : std::make_shared<Cast>(t, std::move(a)); }
+ExprP select(ExprP cond, ExprP a, ExprP b) {
+  return std::make_shared<Select>(std::move(cond), std::move(a), std::move(b));
 }
 
 bool constValue(const ExprP& e, int64_t* out) {
@@ -87,7 +165,9 @@ static ExprP splitConstant(const ExprP& e, int64_t* c) {
 ExprP binary(BinOp op, ExprP a, ExprP b) {
   int64_t x, y;
   bool ca = constValue(a, &x), cb = constValue(b, &y);
-  if (ca && cb) {
+  // Only int64 arithmetic folds (index arithmetic); narrower types would need their wrap-around.
+  bool ints = a->dtype == DType::I64 && b->dtype == DType::I64;
+  if (ca && cb && ints) {
     switch (op) {
       case BinOp::Add: return intConst(x + y);
       case BinOp::Sub: return intConst(x - y);
@@ -96,14 +176,17 @@ ExprP binary(BinOp op, ExprP a, ExprP b) {
       case BinOp::Mod: if (y != 0) return intConst(x - floorDivInt(x, y) * y); break;
       case BinOp::Min: return intConst(std::min(x, y));
       case BinOp::Max: return intConst(std::max(x, y));
-      case BinOp::Lt: return intConst(x < y);
-      case BinOp::Le: return intConst(x <= y);
-      case BinOp::Eq: return intConst(x == y);
-      case BinOp::And: return intConst(x && y);
+      case BinOp::Lt: return boolConst(x < y);
+      case BinOp::Le: return boolConst(x <= y);
+      case BinOp::Eq: return boolConst(x == y);
+      case BinOp::Gt: return boolConst(x > y);
+      case BinOp::Ge: return boolConst(x >= y);
+      case BinOp::Ne: return boolConst(x != y);
+      case BinOp::And:
+      case BinOp::Or:
       case BinOp::Div: break;
     }
   }
-  bool ints = a->isInt() && b->isInt();
   if (ints) {
     if (op == BinOp::Add && ca && x == 0) return b;
     if ((op == BinOp::Add || op == BinOp::Sub) && cb && y == 0) return a;
@@ -133,8 +216,8 @@ ExprP binary(BinOp op, ExprP a, ExprP b) {
           case BinOp::Sub: return intConst(c1 - c2);
           case BinOp::Min: return c1 <= c2 ? a : b;
           case BinOp::Max: return c1 >= c2 ? a : b;
-          case BinOp::Lt: return intConst(c1 < c2);
-          case BinOp::Le: return intConst(c1 <= c2);
+          case BinOp::Lt: return boolConst(c1 < c2);
+          case BinOp::Le: return boolConst(c1 <= c2);
           default: break;
         }
       }
@@ -174,25 +257,26 @@ bool equal(const ExprP& a, const ExprP& b) {
       auto& y = static_cast<const Binary&>(*b);
       return x.op == y.op && equal(x.a, y.a) && equal(x.b, y.b);
     }
+    case ExprKind::Unary: {
+      auto& x = static_cast<const Unary&>(*a);
+      auto& y = static_cast<const Unary&>(*b);
+      return x.op == y.op && equal(x.a, y.a);
+    }
+    case ExprKind::Cast:
+      return a->dtype == b->dtype && equal(static_cast<const Cast&>(*a).a, static_cast<const Cast&>(*b).a);
+    case ExprKind::Select: {
+      auto& x = static_cast<const Select&>(*a);
+      auto& y = static_cast<const Select&>(*b);
+      return equal(x.cond, y.cond) && equal(x.a, y.a) && equal(x.b, y.b);
+    }
   }
   return false;
 }
 
 bool usesVar(const ExprP& e, const std::string& name) {
-  switch (e->kind) {
-    case ExprKind::IntConst:
-    case ExprKind::FloatConst: return false;
-    case ExprKind::Var: return static_cast<const Var&>(*e).name == name;
-    case ExprKind::Load:
-      for (auto& i : static_cast<const Load&>(*e).indices)
-        if (usesVar(i, name)) return true;
-      return false;
-    case ExprKind::Binary: {
-      auto& b = static_cast<const Binary&>(*e);
-      return usesVar(b.a, name) || usesVar(b.b, name);
-    }
-  }
-  return false;
+  bool found = false;
+  forEachExpr(e, [&](const ExprP& x) { found |= x->kind == ExprKind::Var && static_cast<const Var&>(*x).name == name; });
+  return found;
 }
 
 }  // namespace teml::ir

@@ -45,7 +45,25 @@ ExprP Mutator::mutateLoad(const ExprP& e) {
   auto& l = static_cast<const Load&>(*e);
   bool changed = false;
   auto idx = mutateAll(l.indices, &changed);
-  return changed ? load(l.tensor, std::move(idx)) : e;
+  return changed ? load(l.tensor, std::move(idx), l.dtype) : e;
+}
+
+ExprP Mutator::mutateUnary(const ExprP& e) {
+  auto& u = static_cast<const Unary&>(*e);
+  ExprP x = mutate(u.a);
+  return x == u.a ? e : unary(u.op, x);
+}
+
+ExprP Mutator::mutateCast(const ExprP& e) {
+  auto& c = static_cast<const Cast&>(*e);
+  ExprP x = mutate(c.a);
+  return x == c.a ? e : cast(c.dtype, x);
+}
+
+ExprP Mutator::mutateSelect(const ExprP& e) {
+  auto& s = static_cast<const Select&>(*e);
+  ExprP c = mutate(s.cond), x = mutate(s.a), y = mutate(s.b);
+  return (c == s.cond && x == s.a && y == s.b) ? e : select(c, x, y);
 }
 
 ExprP Mutator::mutateBinary(const ExprP& e) {
@@ -183,38 +201,42 @@ void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f) { E
 
 void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) { StmtWalk(f).visit(s); }
 
+namespace {
+class TensorUses : public Visitor {
+ public:
+  std::set<std::string> read, written;
+
+ protected:
+  void visitLoad(const Load& l) override {
+    read.insert(l.tensor);
+    Visitor::visitLoad(l);
+  }
+  void visitStore(const Store& st) override {
+    written.insert(st.tensor);
+    Visitor::visitStore(st);
+  }
+  void visitReduce(const Reduce& r) override {
+    written.insert(r.tensor);
+    Visitor::visitReduce(r);
+  }
+  void visitLibCall(const LibCall& c) override {
+    read.insert(c.tensors.begin(), c.tensors.end());
+    Visitor::visitLibCall(c);
+  }
+};
+}  // namespace
+
 std::set<std::string> tensorsAccessed(const StmtP& s) {
-  std::set<std::string> used;
-  forEachStmt(s, [&](const StmtP& t) {
-    auto loads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) {
-        if (x->kind == ExprKind::Load) used.insert(static_cast<const Load&>(*x).tensor);
-      });
-    };
-    if (t->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*t);
-      used.insert(st.tensor);
-      loads(st.value);
-      for (auto& i : st.indices) loads(i);
-    } else if (t->kind == StmtKind::Reduce) {
-      auto& r = static_cast<const Reduce&>(*t);
-      used.insert(r.tensor);
-      loads(r.value);
-      for (auto& i : r.indices) loads(i);
-    } else if (t->kind == StmtKind::LibCall) {
-      for (auto& n : static_cast<const LibCall&>(*t).tensors) used.insert(n);
-    }
-  });
-  return used;
+  TensorUses uses;
+  uses.visit(s);
+  uses.read.insert(uses.written.begin(), uses.written.end());
+  return uses.read;
 }
 
 std::set<std::string> tensorsWritten(const StmtP& s) {
-  std::set<std::string> written;
-  forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind == StmtKind::Store) written.insert(static_cast<const Store&>(*t).tensor);
-    if (t->kind == StmtKind::Reduce) written.insert(static_cast<const Reduce&>(*t).tensor);
-  });
-  return written;
+  TensorUses uses;
+  uses.visit(s);
+  return uses.written;
 }
 
 std::vector<LocalOf> localTensorsIn(const StmtP& s) {

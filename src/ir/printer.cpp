@@ -34,6 +34,17 @@ static std::string print(const ExprP& e, int parentPrec, bool rightSide) {
       bool paren = p < parentPrec || (p == parentPrec && rightSide);
       return paren ? "(" + s + ")" : s;
     }
+    case ExprKind::Unary: {
+      auto& u = static_cast<const Unary&>(*e);
+      if (u.op == UnaryOp::Neg) return "-" + print(u.a, 7, false);
+      if (u.op == UnaryOp::Not) return "!" + print(u.a, 7, false);
+      return std::string(unaryOpName(u.op)) + "(" + print(u.a, 0, false) + ")";
+    }
+    case ExprKind::Cast: return std::string(dtypeName(e->dtype)) + "(" + print(static_cast<const Cast&>(*e).a, 0, false) + ")";
+    case ExprKind::Select: {
+      auto& s = static_cast<const Select&>(*e);
+      return "select(" + print(s.cond, 0, false) + ", " + print(s.a, 0, false) + ", " + print(s.b, 0, false) + ")";
+    }
   }
   return "?";
 }

@@ -11,6 +11,14 @@ void Visitor::visitBinary(const Binary& node) {
   visit(node.b);
 }
 
+void Visitor::visitUnary(const Unary& node) { visit(node.a); }
+void Visitor::visitCast(const Cast& node) { visit(node.a); }
+void Visitor::visitSelect(const Select& node) {
+  visit(node.cond);
+  visit(node.a);
+  visit(node.b);
+}
+
 void Visitor::visitFor(const For& node) {
   visit(node.begin);
   visit(node.end);

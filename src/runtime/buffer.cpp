@@ -62,35 +62,62 @@ Buffer& Buffer::operator=(const Buffer& other) {
   return *this;
 }
 
+namespace {
+template <typename T>
+T* at(void* data, int64_t i) {
+  return static_cast<T*>(data) + i;
+}
+template <typename T>
+const T* at(const void* data, int64_t i) {
+  return static_cast<const T*>(data) + i;
+}
+}  // namespace
+
 double Buffer::get(int64_t i) const {
-  if (dtype_ == ir::DType::F64) return static_cast<const double*>(data_.get())[i];
-  return static_cast<const float*>(data_.get())[i];
+  switch (dtype_) {
+    case ir::DType::F64: return *at<double>(data(), i);
+    case ir::DType::F32: return *at<float>(data(), i);
+    default: return static_cast<double>(getInt(i));
+  }
 }
 
 void Buffer::set(int64_t i, double v) {
-  if (dtype_ == ir::DType::F64)
-    static_cast<double*>(data_.get())[i] = v;
-  else
-    static_cast<float*>(data_.get())[i] = static_cast<float>(v);
+  switch (dtype_) {
+    case ir::DType::F64: *at<double>(data(), i) = v; break;
+    case ir::DType::F32: *at<float>(data(), i) = static_cast<float>(v); break;
+    case ir::DType::Bool: *at<bool>(data(), i) = v != 0; break;
+    default: setInt(i, std::isfinite(v) ? static_cast<int64_t>(v) : 0);
+  }
 }
 
-template <typename T, typename F>
-static double foldElements(const void* data, int64_t n, F f) {
-  const T* p = static_cast<const T*>(data);
-  double acc = 0;
-  for (int64_t i = 0; i < n; ++i) acc = f(acc, static_cast<double>(p[i]));
-  return acc;
+int64_t Buffer::getInt(int64_t i) const {
+  switch (dtype_) {
+    case ir::DType::Bool: return *at<bool>(data(), i);
+    case ir::DType::I32: return *at<int32_t>(data(), i);
+    case ir::DType::I64: return *at<int64_t>(data(), i);
+    default: return static_cast<int64_t>(get(i));
+  }
+}
+
+void Buffer::setInt(int64_t i, int64_t v) {
+  switch (dtype_) {
+    case ir::DType::Bool: *at<bool>(data(), i) = v != 0; break;
+    case ir::DType::I32: *at<int32_t>(data(), i) = static_cast<int32_t>(v); break;
+    case ir::DType::I64: *at<int64_t>(data(), i) = v; break;
+    default: set(i, static_cast<double>(v));
+  }
 }
 
 double Buffer::sum() const {
-  auto plus = [](double a, double x) { return a + x; };
-  return dtype_ == ir::DType::F64 ? foldElements<double>(data(), count_, plus)
-                                  : foldElements<float>(data(), count_, plus);
+  double acc = 0;
+  for (int64_t i = 0; i < count_; ++i) acc += get(i);
+  return acc;
 }
 
 double Buffer::maxAbs() const {
-  auto m = [](double a, double x) { return std::max(a, std::fabs(x)); };
-  return dtype_ == ir::DType::F64 ? foldElements<double>(data(), count_, m) : foldElements<float>(data(), count_, m);
+  double m = 0;
+  for (int64_t i = 0; i < count_; ++i) m = std::max(m, std::fabs(get(i)));
+  return m;
 }
 
 void Buffer::fill(double v) {
@@ -104,7 +131,8 @@ void Buffer::fillRandom(uint64_t seed) {
     s ^= s << 25;
     s ^= s >> 27;
     uint64_t r = s * 2685821657736338717ULL;
-    set(i, static_cast<double>(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    if (ir::isIntegral(dtype_)) setInt(i, static_cast<int64_t>(r >> 61) % (dtype_ == ir::DType::Bool ? 2 : 8));
+    else set(i, static_cast<double>(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
   }
 }
 

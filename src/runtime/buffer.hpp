@@ -1,4 +1,4 @@
-// A tensor's storage: 64-byte aligned, C order, double or float elements.
+// A tensor's storage: 64-byte aligned, C order, elements of any ir::DType.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -21,16 +21,21 @@ class Buffer {
   ir::DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t size() const { return count_; }
-  size_t bytes() const { return count_ * (dtype_ == ir::DType::F64 ? 8 : 4); }
+  size_t bytes() const { return count_ * ir::bytes(dtype_); }
   void* data() { return data_.get(); }
   const void* data() const { return data_.get(); }
 
+  // Element i as a double (exact for floats and integers up to 2^53).
   double get(int64_t i) const;
-  void set(int64_t i, double v);
+  void set(int64_t i, double v);  // converted as C converts (integers truncate)
+  // Element i of an integer or bool tensor, exactly.
+  int64_t getInt(int64_t i) const;
+  void setInt(int64_t i, int64_t v);
   void fill(double v);
   double sum() const;
   double maxAbs() const;
-  // Uniform values in [-1, 1) from a fixed generator, so runs are reproducible.
+  // Uniform values from a fixed generator, so runs are reproducible: floats
+  // in [-1, 1), integers in [0, 8), bools 0 or 1.
   void fillRandom(uint64_t seed);
 
  private:

@@ -1,5 +1,7 @@
 #include "runtime/npy.hpp"
 
+#include <optional>
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -7,6 +9,25 @@
 #include "diag/diagnostics.hpp"
 
 namespace teml::runtime {
+
+namespace {
+// NumPy's type strings for the element types (little-endian).
+const std::pair<const char*, ir::DType> kDescrs[] = {
+    {"<f8", ir::DType::F64}, {"<f4", ir::DType::F32}, {"<i8", ir::DType::I64}, {"<i4", ir::DType::I32},
+    {"|b1", ir::DType::Bool}};
+
+std::optional<ir::DType> typeOfDescr(const std::string& descr) {
+  for (auto& [d, t] : kDescrs)
+    if (descr == d) return t;
+  return std::nullopt;
+}
+
+const char* descrOf(ir::DType t) {
+  for (auto& [d, type] : kDescrs)
+    if (type == t) return d;
+  return "?";
+}
+}  // namespace
 
 static std::string shapeText(const std::vector<int64_t>& s) {
   std::string out = "[";
@@ -64,11 +85,12 @@ NpyArray readNpy(const std::string& path) {
 
   NpyArray arr;
   arr.descr = dictValue(header, "descr", path);
-  if (arr.descr == "|f8" || arr.descr == "=f8") arr.descr = "<f8";
-  if (arr.descr == "|f4" || arr.descr == "=f4") arr.descr = "<f4";
-  if (arr.descr != "<f8" && arr.descr != "<f4")
+  // Byte order does not apply to one-byte types; '=' is native, little-endian here.
+  if (arr.descr.size() == 3 && (arr.descr[0] == '|' || arr.descr[0] == '=')) arr.descr[0] = '<';
+  if (arr.descr == "<b1") arr.descr = "|b1";
+  if (!typeOfDescr(arr.descr))
     throw UsageError(path + ": unsupported element type '" + arr.descr +
-                     "' (teml reads little-endian f8 and f4)");
+                     "' (teml reads little-endian f8, f4, i8, i4 and b1)");
   if (dictValue(header, "fortran_order", path).find("True") != std::string::npos)
     throw UsageError(path + ": Fortran-ordered arrays are not supported; save in C order");
   std::string shape = dictValue(header, "shape", path);
@@ -89,7 +111,7 @@ NpyArray readNpy(const std::string& path) {
     count *= d;
     if (count > (int64_t(1) << 40)) throw UsageError(path + ": .npy array too large");
   }
-  size_t bytes = count * (arr.descr == "<f8" ? 8 : 4);
+  size_t bytes = count * ir::bytes(*typeOfDescr(arr.descr));
   arr.data.resize(bytes);
   if (bytes && !in.read(arr.data.data(), bytes))
     throw UsageError(path + ": truncated .npy data (expected " + std::to_string(bytes) + " bytes)");
@@ -98,17 +120,16 @@ NpyArray readNpy(const std::string& path) {
 
 void loadNpyInto(const std::string& path, const std::string& tensor, Buffer& buffer) {
   NpyArray arr = readNpy(path);
-  std::string want = buffer.dtype() == ir::DType::F64 ? "<f8" : "<f4";
-  if (arr.shape != buffer.shape() || arr.descr != want)
-    throw UsageError(path + ": tensor '" + tensor + "' is declared " +
-                     ir::dtypeName(buffer.dtype()) + shapeText(buffer.shape()) + " but the file holds " +
-                     (arr.descr == "<f8" ? "double" : "float") + shapeText(arr.shape));
+  ir::DType held = *typeOfDescr(arr.descr);
+  if (arr.shape != buffer.shape() || held != buffer.dtype())
+    throw UsageError(path + ": tensor '" + tensor + "' is declared " + ir::dtypeName(buffer.dtype()) +
+                     shapeText(buffer.shape()) + " but the file holds " + ir::dtypeName(held) + shapeText(arr.shape));
   std::memcpy(buffer.data(), arr.data.data(), arr.data.size());
 }
 
 void writeNpy(const std::string& path, const Buffer& buffer) {
   std::ostringstream h;
-  h << "{'descr': '" << (buffer.dtype() == ir::DType::F64 ? "<f8" : "<f4")
+  h << "{'descr': '" << descrOf(buffer.dtype())
     << "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < buffer.shape().size(); ++i) h << buffer.shape()[i] << ",";
   h << "), }";

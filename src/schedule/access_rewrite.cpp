@@ -9,7 +9,7 @@ ExprP AccessRewrite::mutateLoad(const ExprP& e) {
   auto& l = static_cast<const Load&>(*m);
   if (l.tensor != from_) return m;
   ++reads;
-  return load(to_, map_(l.indices));
+  return load(to_, map_(l.indices), l.dtype);
 }
 
 StmtP AccessRewrite::mutateStore(const StmtP& s) {

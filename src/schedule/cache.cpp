@@ -24,8 +24,8 @@ class Rename : public Mutator {
     auto& l = static_cast<const Load&>(*e);
     bool changed = false;
     auto idx = mutateAll(l.indices, &changed);
-    if (l.tensor == from_) return load(to_, std::move(idx));
-    return changed ? load(l.tensor, std::move(idx)) : e;
+    if (l.tensor == from_) return load(to_, std::move(idx), l.dtype);
+    return changed ? load(l.tensor, std::move(idx), l.dtype) : e;
   }
   StmtP mutateStore(const StmtP& s) override {
     auto& st = static_cast<const Store&>(*s);
@@ -91,8 +91,8 @@ StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std:
     idx.push_back(var(vars.back()));
   }
   StmtTag tag{id, vars, idx};
-  StmtP s = op ? makeReduce(*op, to, idx, load(from, idx), SourceLoc{}, tag)
-               : makeStore(to, idx, load(from, idx), SourceLoc{}, tag);
+  StmtP s = op ? makeReduce(*op, to, idx, load(from, idx, decl.dtype), SourceLoc{}, tag)
+               : makeStore(to, idx, load(from, idx, decl.dtype), SourceLoc{}, tag);
   for (size_t d = box.offset.size(); d-- > 0;) {
     ExprP begin = box.offset[d], end = add(box.offset[d], intConst(box.extent[d]));
     analysis::Interval b, e;

@@ -66,7 +66,7 @@ class Lowerer {
       std::string t = materialize(e);
       Shape shape = ctx_.at(s.target);
       auto v = vars(shape.size());
-      nest(s.target, shape, v, {}, ir::load(t, indices(v)), std::nullopt);
+      nest(s.target, shape, v, {}, ir::load(t, indices(v), ir::DType::F64), std::nullopt);
       return;
     }
     assign(s.target, e);
@@ -156,7 +156,7 @@ class Lowerer {
   // The value of e at the given indices (one per dimension of e).
   ir::ExprP eval(const TExpr& e, std::vector<ir::ExprP> idx) {
     switch (e.op) {
-      case TOp::Var: return ir::load(e.name, std::move(idx));
+      case TOp::Var: return ir::load(e.name, std::move(idx), ir::DType::F64);
       case TOp::Paren: return eval(*e.kids[0], std::move(idx));
       case TOp::Scale: return ir::binary(ir::BinOp::Mul, ir::floatConst(e.factor), eval(*e.kids[0], std::move(idx)));
       case TOp::Add: return ir::binary(ir::BinOp::Add, eval(*e.kids[0], idx), eval(*e.kids[1], idx));
@@ -171,7 +171,7 @@ class Lowerer {
         return ir::binary(ir::BinOp::Mul, eval(*e.kids[0], a), eval(*e.kids[1], b));
       }
       case TOp::Red:
-      case TOp::Contr: return ir::load(materialize(e), std::move(idx));
+      case TOp::Contr: return ir::load(materialize(e), std::move(idx), ir::DType::F64);
       case TOp::Transp:
         std::swap(idx[e.ints[0] - 1], idx[e.ints[1] - 1]);
         return eval(*e.kids[0], std::move(idx));

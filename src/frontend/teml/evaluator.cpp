@@ -246,7 +246,7 @@ class Evaluator {
       v.dims.push_back(fresh());
       idx.push_back(ir::var(v.dims.back()));
     }
-    v.body = ir::load(name, idx);
+    v.body = ir::load(name, idx, d->dtype);
     return v;
   }
 
@@ -576,7 +576,7 @@ class Evaluator {
     // Accumulation: target = target op e  ->  target op= e.
     if (!a->reduce && value->kind == ir::ExprKind::Binary) {
       auto& b = static_cast<const ir::Binary&>(*value);
-      bool readsTarget = b.a->kind == ir::ExprKind::Load && ir::equal(b.a, ir::load(target, targetIdx));
+      bool readsTarget = b.a->kind == ir::ExprKind::Load && ir::equal(b.a, ir::load(target, targetIdx, d->dtype));
       if (readsTarget && (b.op == ir::BinOp::Add || b.op == ir::BinOp::Mul)) {
         a->reduce = b.op == ir::BinOp::Add ? ir::ReduceOp::Add : ir::ReduceOp::Mul;
         value = b.b;
@@ -591,7 +591,7 @@ class Evaluator {
     // Iterator order: an accumulation starts with the target's iterators
     // (the paper's contract is target = add(target, ...)); an assignment
     // follows the right-hand side.
-    ExprP targetLoad = ir::load(target, targetIdx);
+    ExprP targetLoad = ir::load(target, targetIdx, d->dtype);
     std::vector<std::string> lhsIters = iteratorsOf(targetLoad, {}), rhsIters = iteratorsOf(value, {});
     auto& first = a->reduce ? lhsIters : rhsIters;
     auto& second = a->reduce ? rhsIters : lhsIters;
