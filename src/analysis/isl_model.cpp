@@ -37,7 +37,8 @@ namespace {
 // An integer expression in isl's syntax; loads (not affine) and others fail.
 class IslText : public ExprFunctor<std::string()> {
  public:
-  explicit IslText(const std::map<std::string, std::string>& names) : names_(names) {}
+  IslText(const std::map<std::string, std::string>& names, std::vector<std::string>& unknowns)
+      : names_(names), unknowns_(unknowns) {}
   std::string of(const ExprP& e) { return dispatch(e); }
 
  private:
@@ -48,39 +49,56 @@ class IslText : public ExprFunctor<std::string()> {
     return it->second;
   }
   std::string visitFloatConst(const FloatConst&) override { throw IslFailure{}; }
-  std::string visitLoad(const Load&) override { throw IslFailure{}; }
+  std::string visitLoad(const Load&) override { return unknown(); }
   std::string visitUnary(const Unary& u) override {
-    if (u.op != UnaryOp::Neg) throw IslFailure{};
+    if (u.op != UnaryOp::Neg) return unknown();
     return "(-" + of(u.a) + ")";
   }
-  std::string visitCast(const Cast&) override { throw IslFailure{}; }
-  std::string visitSelect(const Select&) override { throw IslFailure{}; }
+  std::string visitCast(const Cast& c) override { return c.isInt() && c.a->isInt() ? of(c.a) : unknown(); }
+  std::string visitSelect(const Select&) override { return unknown(); }
   std::string visitBinary(const Binary& b) override {
+    if (!b.isInt() || !b.a->isInt() || !b.b->isInt()) return unknown();
     std::string x = of(b.a), y = of(b.b);
+    int64_t k;
+    bool constantRight = constValue(b.b, &k), constantLeft = constValue(b.a, &k);
     switch (b.op) {
       case BinOp::Add: return "(" + x + " + " + y + ")";
       case BinOp::Sub: return "(" + x + " - " + y + ")";
-      case BinOp::Mul: return "(" + x + " * " + y + ")";
-      case BinOp::FloorDiv: return "floor((" + x + ") / " + y + ")";
-      case BinOp::Mod: return "((" + x + ") mod " + y + ")";
+      case BinOp::Mul: return constantLeft || constantRight ? "(" + x + " * " + y + ")" : unknown();
+      case BinOp::FloorDiv:
+      case BinOp::Div: return constantRight ? "floor((" + x + ") / " + y + ")" : unknown();
+      case BinOp::Mod: return constantRight ? "((" + x + ") mod " + y + ")" : unknown();
       case BinOp::Min: return "min(" + x + ", " + y + ")";
       case BinOp::Max: return "max(" + x + ", " + y + ")";
-      default: throw IslFailure{};
+      default: return unknown();
     }
+  }
+  std::string unknown() {
+    unknowns_.push_back("u" + std::to_string(unknowns_.size()));
+    return unknowns_.back();
   }
 
   const std::map<std::string, std::string>& names_;
+  std::vector<std::string>& unknowns_;
 };
 }  // namespace
 
-std::string Texter::expr(const ExprP& e) const { return IslText(names).of(e); }
+std::string Texter::expr(const ExprP& e) const { return IslText(names, unknowns).of(e); }
 
 std::string Texter::cond(const ExprP& e, bool positive) const {
+  try {
+    return condOrThrow(e, positive);
+  } catch (const IslFailure&) {
+    return "";
+  }
+}
+
+std::string Texter::condOrThrow(const ExprP& e, bool positive) const {
     if (e->kind != ExprKind::Binary) throw IslFailure{};
     auto& b = static_cast<const Binary&>(*e);
     if (b.op == BinOp::And || b.op == BinOp::Or)
-      return "(" + cond(b.a, positive) + ((b.op == BinOp::And) == positive ? " and " : " or ") + cond(b.b, positive) +
-             ")";
+      return "(" + condOrThrow(b.a, positive) + ((b.op == BinOp::And) == positive ? " and " : " or ") +
+             condOrThrow(b.b, positive) + ")";
     std::string x = expr(b.a), y = expr(b.b);
     std::string unequal = "(" + x + " < " + y + " or " + x + " > " + y + ")";
     switch (b.op) {
@@ -125,13 +143,13 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   void visitLibCall(const LibCall& c, Occurrence ctx) override { collect(c.reference, std::move(ctx)); }
   void visitIf(const If& i, Occurrence ctx) override {
     Occurrence t = ctx;
-    t.constraints.push_back(ctx.texter.cond(i.cond, true));
+    if (std::string c = t.texter.cond(i.cond, true); !c.empty()) t.constraints.push_back(c);
     t.time.push_back("0");
     t.time.push_back("0");
     collect(i.then, std::move(t));
     if (i.otherwise) {
       Occurrence o = ctx;
-      o.constraints.push_back(ctx.texter.cond(i.cond, false));
+      if (std::string c = o.texter.cond(i.cond, false); !c.empty()) o.constraints.push_back(c);
       o.time.push_back("1");
       o.time.push_back("0");
       collect(i.otherwise, std::move(o));
@@ -194,7 +212,9 @@ std::string relation(const Occurrence& o, const std::string& rhsTuple, const std
   }
   for (auto& c : o.constraints) eqs.push_back(c);
   std::string body = join(eqs, " and ");
-  if (!o.vars.empty()) body = "exists (" + join(o.vars, ", ") + " : " + body + ")";
+  std::vector<std::string> quantified = o.vars;
+  quantified.insert(quantified.end(), o.texter.unknowns.begin(), o.texter.unknowns.end());
+  if (!quantified.empty()) body = "exists (" + join(quantified, ", ") + " : " + body + ")";
   return "{ " + o.tag.id + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" + join(rv, ", ") + "] : " + body + " }";
 }
 

@@ -56,11 +56,23 @@ UMap empty(isl_ctx* ctx);
 bool isEmpty(const UMap& m);
 
 // IR expressions as isl text; iterators are renamed x0, x1, ... by depth.
+// A value isl cannot describe (a load in a subscript or a loop bound, a
+// non-affine term) becomes an unknown u0, u1, ...: quantified in every
+// relation, so an access through it may reach any element and a bound
+// through it any value. That over-approximates what the program touches,
+// which is what the legality and locality questions need (sound, "may
+// depend"); an instance is not known to read the same value twice.
 class Texter {
  public:
   std::map<std::string, std::string> names;
+  mutable std::vector<std::string> unknowns;
   std::string expr(const ir::ExprP& e) const;
+  // The condition as isl constraints, or "" when it cannot be described
+  // (a test of loaded values): both branches are then taken as possible.
   std::string cond(const ir::ExprP& e, bool positive) const;
+
+ private:
+  std::string condOrThrow(const ir::ExprP& e, bool positive) const;
 };
 
 struct Access {
