@@ -19,6 +19,7 @@
 #include "interp/interpreter.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
+#include "ir/verify.hpp"
 
 namespace teml::testing {
 
@@ -93,6 +94,7 @@ inline double tolerance(const ir::Program& p) {
 
 // The program's results from compiled code equal the interpreter's.
 inline void expectJitMatchesInterpreter(const ir::Program& p, uint64_t seed = 7) {
+  ASSERT_EQ(ir::verify(p), "");
   auto inputs = randomInputs(p, seed);
   auto want = runInterpreter(p, inputs);
   auto got = runJit(p, inputs);

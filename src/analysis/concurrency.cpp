@@ -105,22 +105,29 @@ class AccessCollector : public Visitor {
     inner_ = saved;
   }
   void visitLoad(const Load& l) override {
-    out_.push_back(Access{l.tensor, l.indices, inner_});
+    if (!private_.count(l.tensor)) out_.push_back(Access{l.tensor, l.indices, inner_});
     Visitor::visitLoad(l);
   }
   void visitStore(const Store& st) override {
     Visitor::visitStore(st);
-    out_.push_back(Access{st.tensor, st.indices, inner_, &st});
+    if (!private_.count(st.tensor)) out_.push_back(Access{st.tensor, st.indices, inner_, &st});
   }
   void visitReduce(const Reduce& r) override {
     Visitor::visitReduce(r);
-    out_.push_back(Access{r.tensor, r.indices, inner_, &r, true, r.op});
+    if (!private_.count(r.tensor)) out_.push_back(Access{r.tensor, r.indices, inner_, &r, true, r.op});
+  }
+  // A tensor defined inside the loop's body is every iteration's own.
+  void visitVarDef(const VarDef& v) override {
+    bool added = private_.insert(v.decl.name).second;
+    Visitor::visitVarDef(v);
+    if (added) private_.erase(v.decl.name);
   }
 
  private:
   const std::string& v_;
   std::vector<Access>& out_;
   InnerVars inner_;
+  std::set<std::string> private_;
 };
 
 // An index as C*v + (outer iterators) + g with g in [lo, hi] for one iteration of v.

@@ -141,6 +141,10 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     }
   }
   void visitLibCall(const LibCall& c, Occurrence ctx) override { collect(c.reference, std::move(ctx)); }
+  void visitVarDef(const VarDef& v, Occurrence ctx) override {
+    ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
+    collect(v.body, std::move(ctx));
+  }
   void visitIf(const If& i, Occurrence ctx) override {
     Occurrence t = ctx;
     if (std::string c = t.texter.cond(i.cond, true); !c.empty()) t.constraints.push_back(c);
@@ -180,6 +184,7 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   }
 
   std::vector<Occurrence>& out_;
+  int varDefs_ = 0;
 };
 
 }  // namespace
@@ -239,8 +244,13 @@ UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
 
 UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a) {
   std::vector<std::string> idx;
+  std::string tuple = "A_" + a.tensor;
+  if (auto s = o.scoped.find(a.tensor); s != o.scoped.end()) {
+    tuple = s->second.tuple;
+    idx = s->second.prefix;
+  }
   for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
-  return read(ctx, relation(o, "A_" + a.tensor, idx));
+  return read(ctx, relation(o, tuple, idx));
 }
 
 }  // namespace teml::analysis::isl_model

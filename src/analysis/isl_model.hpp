@@ -90,6 +90,14 @@ struct Occurrence {
   std::vector<std::string> constraints;   // domain
   std::vector<std::string> time;          // schedule vector
   std::map<std::string, size_t> loopPos;  // loop id -> position of its iterator in `time`
+  // Tensors defined by a VarDef around the statement: the isl tuple of that
+  // definition and the iterators of the loops around it, which prefix its
+  // elements (each iteration has its own copy, so no dependence crosses them).
+  struct Scope {
+    std::string tuple;
+    std::vector<std::string> prefix;
+  };
+  std::map<std::string, Scope> scoped;
   Access write;
   bool isReduce = false;
   ir::ReduceOp op = ir::ReduceOp::Add;

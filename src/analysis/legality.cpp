@@ -66,7 +66,7 @@ std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>&
 
 
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-2";
+constexpr const char* kAnalysisVersion = "teml-legality-3";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
@@ -80,7 +80,9 @@ std::string problemText(const std::vector<Occurrence>& occB, const std::vector<O
       for (auto* a : acc) {
         std::vector<std::string> idx;
         for (auto& i : a->indices) idx.push_back(o.texter.expr(i));
-        key += " " + a->tensor + "[" + join(idx, ",") + "]";
+        auto scope = o.scoped.find(a->tensor);
+        std::string where = scope == o.scoped.end() ? "" : scope->second.tuple + "(" + join(scope->second.prefix, ",") + ")";
+        key += " " + a->tensor + where + "[" + join(idx, ",") + "]";
       }
       key += " @" + std::to_string(o.loc.line) + " " + join(o.tag.names, ",") + "\n";
     }

@@ -418,6 +418,7 @@ class NestEmitter::ScalarStmt : public StmtFunctor<void(int)> {
   }
   void visitLibCall(const LibCall& c, int indent) override { e_.emitLibCall(c, indent); }
   void visitIf(const If& i, int indent) override { e_.emitIf(i, indent); }
+  void visitVarDef(const VarDef& v, int indent) override { e_.emitVarDef(v, indent); }
 
   NestEmitter& e_;
 };
@@ -426,6 +427,35 @@ void NestEmitter::emitStmt(const StmtP& s, int indent) { ScalarStmt(*this).emit(
 
 void NestEmitter::emitStore(const Store& st, int indent) {
   line(indent, access(st.tensor, st.indices) + " = " + expr(st.value, 0, false, isSingle(st.tensor)) + ";");
+}
+
+void NestEmitter::emitVarDef(const VarDef& v, int indent) {
+  const TensorDecl& d = v.decl;
+  std::string cname = names_.claim(d.name), type = cType(d.dtype);
+  int64_t bytes = std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype);
+  bool heap = bytes > kMaxStackBytes;
+  TensorDecl shape{cname, d.dtype, d.shape};
+  line(indent, "{");
+  if (heap) {
+    std::string decl = d.shape.size() <= 1 ? type + " *" + cname : type + " (*" + cname + ")" + shapeSuffix(shape);
+    line(indent + 1, decl + " = aligned_alloc(64, " + std::to_string((bytes + 63) / 64 * 64) + ");");
+    line(indent + 1, "if (!" + cname + ") abort();");
+  } else {
+    std::string dims;
+    for (auto e : d.shape) dims += "[" + std::to_string(e) + "]";
+    line(indent + 1, type + " " + cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
+  }
+  line(indent + 1, "memset(" + cname + ", 0, " + std::to_string(bytes) + ");");
+  tensorNames_[d.name] = cname;
+  localShapes_[d.name] = shape;
+  view_.tensors.push_back(d);
+  emitStmt(v.body, indent + 1);
+  view_.tensors.pop_back();
+  localShapes_.erase(d.name);
+  tensorNames_.erase(d.name);
+  if (heap) line(indent + 1, "free(" + cname + ");");
+  line(indent, "}");
+  names_.release(cname);
 }
 
 void NestEmitter::emitIf(const If& i, int indent) {

@@ -157,6 +157,8 @@ class NestEmitter {
   void emitStmt(const StmtP& s, int indent);
   void emitStore(const Store& st, int indent);
   void emitIf(const ir::If& i, int indent);
+  // A scoped tensor: a zeroed C array (on the heap when large) in a block around its body.
+  void emitVarDef(const ir::VarDef& v, int indent);
 
   // Dispatch on node kinds (ir/functor.hpp) for expr, emitStmt, vectorValue
   // and emitVectorStmt; each forwards to the emitter's methods.
@@ -175,7 +177,7 @@ class NestEmitter {
   std::set<std::string> localNames_;
   std::map<std::string, std::string> tensorNames_;
   std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
-  std::map<std::string, TensorDecl> localShapes_;           // their boxes as C arrays
+  std::map<std::string, TensorDecl> localShapes_;           // their boxes, and VarDefs in scope, as C arrays
   struct Prefetch {
     const For* owner;
     int ahead;

@@ -224,8 +224,9 @@ class NestEmitter::VectorStmt : public StmtFunctor<void(int)> {
   void visitFor(const For& f, int indent) override { e_.emitVectorFor(f, indent); }
   void visitIf(const If&, int) override { refuse(); }
   void visitLibCall(const LibCall&, int) override { refuse(); }
+  void visitVarDef(const VarDef&, int) override { refuse(); }
   [[noreturn]] static void refuse() {
-    throw InternalError("code generation: a guard or call in an explicitly vectorized loop");
+    throw InternalError("code generation: a guard, call or tensor definition in an explicitly vectorized loop");
   }
 
   NestEmitter& e_;

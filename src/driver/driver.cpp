@@ -23,6 +23,7 @@
 #include "interp/interpreter.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
+#include "ir/verify.hpp"
 #include "runtime/npy.hpp"
 #include "schedule/transforms.hpp"
 
@@ -135,7 +136,10 @@ std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> si
   return sizes;
 }
 
-Compiled compile(const Options& o) {
+namespace {
+
+// The program through its front end, as the loop IR.
+Compiled lower(const Options& o) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
   std::string ext = extensionOf(o.programPath);
@@ -181,6 +185,15 @@ Compiled compile(const Options& o) {
   if (o.noCheck)
     std::cerr << "teml: warning: --no-check: transformations are applied without dependence checks; "
                  "they may change the program's results\n";
+  return c;
+}
+
+}  // namespace
+
+Compiled compile(const Options& o) {
+  Compiled c = lower(o);
+  if (std::string broken = ir::verify(c.program); !broken.empty())
+    throw InternalError("the front end produced ill-formed IR: " + broken);
   return c;
 }
 

@@ -70,6 +70,12 @@ class Interpreter : StmtFunctor<void()> {
     for (auto& t : q.stmts) exec(t);
   }
   void visitLibCall(const LibCall& c) override { exec(c.reference); }
+  void visitVarDef(const VarDef& v) override {
+    std::vector<LocalCopy>& copies = locals_[v.decl.name];
+    copies.push_back(LocalCopy{runtime::Buffer(v.decl.dtype, v.decl.shape), std::vector<int64_t>(v.decl.shape.size(), 0)});
+    exec(v.body);
+    copies.pop_back();
+  }
   void visitIf(const If& i) override {
     if (evalInt(i.cond)) exec(i.then);
     else if (i.otherwise) exec(i.otherwise);

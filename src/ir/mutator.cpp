@@ -26,6 +26,12 @@ ExprP Mutator::mutateIntConst(const ExprP& e) { return e; }
 ExprP Mutator::mutateFloatConst(const ExprP& e) { return e; }
 ExprP Mutator::mutateVar(const ExprP& e) { return e; }
 
+StmtP Mutator::mutateVarDef(const StmtP& s) {
+  auto& v = static_cast<const VarDef&>(*s);
+  StmtP body = mutate(v.body);
+  return body == v.body ? s : makeVarDef(v.decl, body);
+}
+
 StmtP Mutator::mutateLibCall(const StmtP& s) {
   auto& c = static_cast<const LibCall&>(*s);
   StmtP ref = mutate(c.reference);

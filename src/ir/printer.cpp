@@ -101,6 +101,14 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       printStmt(os, c.reference, withIds, indent + 1);
       break;
     }
+    case StmtKind::VarDef: {
+      auto& v = static_cast<const VarDef&>(*s);
+      os << pad << "var " << v.decl.name << " : " << dtypeName(v.decl.dtype) << "[";
+      for (size_t i = 0; i < v.decl.shape.size(); ++i) os << (i ? ", " : "") << v.decl.shape[i];
+      os << "]\n";
+      printStmt(os, v.body, withIds, indent + 1);
+      break;
+    }
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
       os << pad << "if " << toString(i.cond) << ":\n";

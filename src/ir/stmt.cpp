@@ -77,4 +77,6 @@ std::vector<StmtP> items(const StmtP& s) {
   return {s};
 }
 
+StmtP makeVarDef(TensorDecl decl, StmtP body) { return std::make_shared<VarDef>(std::move(decl), std::move(body)); }
+
 }  // namespace teml::ir

@@ -125,6 +125,17 @@ struct LibCall : Stmt {
         reference(std::move(ref)) {}
 };
 
+// A tensor that exists only while `body` runs (FreeTensor's VarDef): a fresh
+// one, all zeros, each time the statement runs. Program tensors are the
+// outermost tensors; a VarDef inside a loop gives every iteration its own.
+struct VarDef : Stmt {
+  const TensorDecl decl;
+  const StmtP body;
+  VarDef(TensorDecl d, StmtP b) : Stmt(StmtKind::VarDef), decl(std::move(d)), body(std::move(b)) {}
+};
+
+StmtP makeVarDef(TensorDecl decl, StmtP body);
+
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
               StmtP body, std::vector<LocalTensor> locals = {});
 // A copy of `f` with another body (same header, same local tensors).

@@ -41,5 +41,6 @@ void Visitor::visitIf(const If& node) {
   if (node.otherwise) visit(node.otherwise);
 }
 void Visitor::visitLibCall(const LibCall& node) { visit(node.reference); }
+void Visitor::visitVarDef(const VarDef& node) { visit(node.body); }
 
 }  // namespace teml::ir

@@ -14,6 +14,7 @@
 #include "frontend/teml/tensor_value.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
+#include "ir/verify.hpp"
 #include "lower/assignment.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
@@ -1205,6 +1206,8 @@ class Evaluator {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
       refuseAfterCache(c);
       StmtP nest = keepsLocals(c, loopExpr(c));
+      if (std::string broken = ir::verify(nest, program_.tensors); !broken.empty())
+        throw InternalError(f + " produced ill-formed IR: " + broken);
       if (f != "replace_array") refuseHalfReplaced(c.loc, f, nest);
       state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, nest};
       return;
