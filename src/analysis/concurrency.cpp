@@ -238,6 +238,16 @@ bool sameLocation(const Access& x, const Access& y) {
   return true;
 }
 
+// A Reduce node may be reached twice (unrolled copies share unchanged statements): one entry.
+void setStrategy(ConcurrencyReport& rep, const Reduce* r, ReduceStrategy s) {
+  for (auto& [node, strategy] : rep.reduces)
+    if (node == r) {
+      strategy = s;
+      return;
+    }
+  rep.reduces.push_back({r, s});
+}
+
 }  // namespace
 
 ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
@@ -278,7 +288,7 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
     if (!acc[i].isReduce) continue;
     auto* r = static_cast<const Reduce*>(acc[i].stmt);
     if (!racyReduces.count(i)) {
-      rep.reduces[r] = ReduceStrategy::Plain;
+      setStrategy(rep, r, ReduceStrategy::Plain);
       continue;
     }
     // A private accumulator needs a target fixed for the whole loop and no other
@@ -290,9 +300,9 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
           !(invariant(other, loop.var) && provablyDistinct(other, acc[i])))
         alone = false;
     if (alone) {
-      rep.reduces[r] = ReduceStrategy::Accumulator;
+      setStrategy(rep, r, ReduceStrategy::Accumulator);
     } else if (!simd) {
-      rep.reduces[r] = ReduceStrategy::Atomic;
+      setStrategy(rep, r, ReduceStrategy::Atomic);
     } else {
       rep.ok = false;
       rep.reason = "in a vectorized loop over '" + loop.var + "', SIMD lanes would update " +

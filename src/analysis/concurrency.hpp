@@ -7,6 +7,8 @@
 #pragma once
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/stmt.hpp"
 
@@ -17,7 +19,9 @@ enum class ReduceStrategy { Plain, Accumulator, Atomic };
 struct ConcurrencyReport {
   bool ok = true;
   std::string reason;  // why not, naming the tensor and accesses
-  std::map<const ir::Reduce*, ReduceStrategy> reduces;  // for every Reduce in the loop body
+  // For every Reduce in the loop body, in program order (so that generated
+  // code does not depend on where the nodes were allocated).
+  std::vector<std::pair<const ir::Reduce*, ReduceStrategy>> reduces;
 };
 
 // `simd`: lanes instead of threads (no atomics available).
