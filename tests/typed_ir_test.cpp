@@ -5,7 +5,9 @@
 // JIT-compiled C on the same random inputs.
 #include <cmath>
 
+#include "analysis/legality.hpp"
 #include "ir/printer.hpp"
+#include "schedule/transforms.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -123,4 +125,43 @@ TEST(TypedIr, CastsAndBooleanTensors) {
                   makeSeq({store("t", {i("k")}, cast(DType::I32, mul(load("x", {i("k")}, DType::F64), f(10))), "S1", {"k"}),
                            store("b", {i("k")}, test, "S2", {"k"})}))};
   expectJitMatchesInterpreter(p);
+}
+
+namespace {
+StmtP downFrom(const std::string& v, int64_t begin, int64_t end, int64_t step, StmtP body) {
+  return makeFor("L" + v, v, c(begin), c(end), step, LoopKind{}, std::move(body));
+}
+}  // namespace
+
+TEST(TypedIr, LoopsWithNegativeStepsCountDown) {
+  // A suffix recurrence a[i] = a[i + 1] * 0.5 + x[i] (order matters) and a stride of -3.
+  Program p;
+  p.tensors = {{"a", DType::F64, {11}}, {"x", DType::F64, {10}}, {"y", DType::F64, {11}}};
+  StmtP suffix = downFrom("i", 9, -1, -1,
+                          store("a", {i("i")}, add(mul(load("a", {add(i("i"), c(1))}, DType::F64), f(0.5)),
+                                                   load("x", {i("i")}, DType::F64)),
+                                "S1", {"i"}));
+  StmtP strided = downFrom("k", 10, 0, -3, store("y", {i("k")}, load("a", {i("k")}, DType::F64), "S2", {"k"}));
+  p.nests = {suffix, strided};
+  EXPECT_EQ(toString(strided), "for k in [10, 0) step -3\n  y[k] = a[k]\n");
+  expectJitMatchesInterpreter(p);
+}
+
+TEST(TypedIr, DependencesFollowTheDirectionOfTheLoop) {
+  // for i from 8 down to 0: for j: a[i][j + dj] = a[i + 1][j] + 1. The value read was
+  // written by iteration (i + 1, j - dj), which runs before (i, j): interchanging keeps
+  // that order when dj = 1 and reverses it when dj = -1.
+  auto nest = [](int64_t dj) {
+    ExprP j = dj > 0 ? i("j") : add(i("j"), c(1));
+    StmtP s = store("a", {i("i"), add(j, c(dj))}, add(load("a", {add(i("i"), c(1)), j}, DType::F64), f(1)), "S",
+                    {"i", "j"});
+    return downFrom("i", 8, -1, -1, loop("j", c(0), c(5), s));
+  };
+  Program p;
+  p.tensors = {{"a", DType::F64, {10, 7}}};
+  p.nests = {nest(1)};
+  expectJitMatchesInterpreter(p);
+  auto keeps = analysis::checkReordering(nest(1), schedule::interchange(nest(1), 1, 2));
+  EXPECT_TRUE(keeps.legal) << keeps.violation;
+  EXPECT_FALSE(analysis::checkReordering(nest(-1), schedule::interchange(nest(-1), 1, 2)).legal);
 }

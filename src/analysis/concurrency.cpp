@@ -73,10 +73,11 @@ InnerRange rangeOf(const For& f, const std::string& v, const InnerVars& inner) {
   int64_t b, e;
   if (constValue(f.begin, &b) && constValue(f.end, &e)) {
     r.known = true;
-    r.lo = b;
-    r.hi = e - 1;
+    r.lo = f.step > 0 ? b : e + 1;
+    r.hi = f.step > 0 ? e - 1 : b;
     return r;
   }
+  if (f.step < 0) return r;  // counting down: only constant ranges are known
   Affine begin;
   int64_t span;
   if (toAffine(f.begin, &begin) && begin.coeff(v) > 0 && !mentionsAny(begin, inner) &&
@@ -270,7 +271,8 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
     for (size_t j = 0; j < acc.size(); ++j) {
       if (acc[j].tensor != acc[i].tensor) continue;
       if (j < i && acc[j].stmt) continue;  // write pairs are seen once
-      if (separated(acc[i], acc[j], loop.var, loop.step)) continue;
+      // Which iterations race does not depend on their order: the step's size counts.
+      if (separated(acc[i], acc[j], loop.var, loop.step > 0 ? loop.step : -loop.step)) continue;
       bool bothReduce = acc[j].stmt && acc[i].isReduce && acc[j].isReduce && acc[i].op == acc[j].op;
       if (bothReduce) {
         racyReduces.insert(i);

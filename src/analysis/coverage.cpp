@@ -93,8 +93,16 @@ static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<
 static bool holdsBox(const std::vector<Affine>& lo, const std::vector<Affine>& hi, const LocalBox& box,
                      const std::vector<int64_t>& shape);
 
+namespace {
+// The proofs below count iterations upward.
+bool countUp(const std::vector<const For*>& loops) {
+  return std::all_of(loops.begin(), loops.end(), [](const For* l) { return l->step > 0; });
+}
+}  // namespace
+
 bool iterationsDisjoint(const std::vector<const For*>& loops, const std::vector<std::vector<ExprP>>& accesses) {
   if (accesses.empty()) return true;
+  if (!countUp(loops)) return false;
   std::vector<Affine> lo, hi;
   if (exactBox({loops, accesses}, &lo, &hi)) return true;
   size_t rank = accesses.front().size();
@@ -120,7 +128,7 @@ bool iterationsDisjoint(const std::vector<const For*>& loops, const std::vector<
 bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vector<ExprP>>& accesses,
                const LocalBox& box, const std::vector<int64_t>& shape) {
   size_t rank = box.extent.size();
-  if (accesses.empty() || shape.size() != rank || box.offset.size() != rank) return false;
+  if (accesses.empty() || shape.size() != rank || box.offset.size() != rank || !countUp(loops)) return false;
   std::vector<Affine> lo, hi;
   if (exactBox({loops, accesses}, &lo, &hi) && lo.size() == rank && holdsBox(lo, hi, box, shape)) return true;
   std::vector<const For*> moved;
@@ -292,6 +300,8 @@ static bool holdsBox(const std::vector<Affine>& lo, const std::vector<Affine>& h
 
 bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, const std::vector<int64_t>& shape) {
   if (groups.size() == 1) return coversBox(groups[0].loops, groups[0].accesses, box, shape);
+  for (auto& g : groups)
+    if (!countUp(g.loops)) return false;
   size_t rank = box.extent.size();
   std::vector<std::vector<Affine>> lo(groups.size()), hi(groups.size());
   for (size_t g = 0; g < groups.size(); ++g)

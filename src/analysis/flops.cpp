@@ -42,8 +42,9 @@ class Counter : public StmtFunctor<double()> {
  private:
   double visitFor(const For& f) override {
     int64_t b = eval(f.begin), e = eval(f.end);
-    if (e <= b) return 0;
-    int64_t trips = (e - b + f.step - 1) / f.step;
+    int64_t up = f.step > 0 ? f.step : -f.step, extent = f.step > 0 ? e - b : b - e;
+    if (extent <= 0) return 0;
+    int64_t trips = (extent + up - 1) / up;
     if (!controlUses(f.body, f.var)) {
       env_[f.var] = b;
       double w = count(f.body);
@@ -51,7 +52,7 @@ class Counter : public StmtFunctor<double()> {
       return w * static_cast<double>(trips);
     }
     double total = 0;
-    for (int64_t i = b; i < e; i += f.step) {
+    for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
       env_[f.var] = i;
       total += count(f.body);
     }

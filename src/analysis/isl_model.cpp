@@ -126,10 +126,13 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
     ctx.texter.names[f.var] = x;
     ctx.vars.push_back(x);
-    ctx.constraints.push_back(b + " <= " + x + " < " + e);
+    // A loop counting down runs its values in decreasing order: time -x.
+    bool down = f.step < 0;
+    ctx.constraints.push_back(down ? e + " < " + x + " <= " + b : b + " <= " + x + " < " + e);
     ctx.loopPos[f.id] = ctx.time.size();
-    if (f.step != 1) ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(f.step) + " = 0");
-    ctx.time.push_back(x);
+    if (f.step != 1 && f.step != -1)
+      ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(down ? -f.step : f.step) + " = 0");
+    ctx.time.push_back(down ? "-" + x : x);
     ctx.time.push_back("0");
     collect(f.body, std::move(ctx));
   }

@@ -41,6 +41,10 @@ class Finder : StmtFunctor<bool(const Inner&)> {
 
  private:
   bool visitFor(const For& f, const Inner& inner) override {
+    if (f.step < 0) {
+      why_ = "loop '" + f.var + "' counts down; local boxes are inferred for loops that count up";
+      return false;
+    }
     Span range;
     if (!loopRange(f, inner, &range)) {
       why_ = "the bounds of loop '" + f.var + "' (" + toString(f.begin) + " to " + toString(f.end) +

@@ -218,8 +218,8 @@ std::string NestEmitter::expr(const ExprP& e, int parent, bool right, bool singl
 }
 
 std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
-  std::string step = f.step == 1 ? cvar + "++" : cvar + " += " + std::to_string(f.step);
-  return "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " +
+  std::string step = f.step == 1 ? cvar + "++" : f.step == -1 ? cvar + "--" : cvar + " += " + std::to_string(f.step);
+  return "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + (f.step > 0 ? " < " : " > ") +
          expr(f.end, 3, true, false) + "; " + step + ") {";
 }
 

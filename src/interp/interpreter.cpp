@@ -27,7 +27,7 @@ class Interpreter : StmtFunctor<void()> {
     Slot& slot = env_[f.var];  // stays where it is: entries are never erased
     Slot saved = slot;
     ++slot.bound;
-    for (int64_t i = b; i < e; i += f.step) {
+    for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
       slot.value = i;
       if (f.locals.empty()) {
         exec(f.body);

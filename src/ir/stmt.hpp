@@ -59,7 +59,9 @@ struct Stmt : std::enable_shared_from_this<Stmt> {
   StmtP self() const { return shared_from_this(); }  // see Expr::self
 };
 
-// for (var = begin; var < end; var += step) { locals; body }
+// for (var = begin; var < end; var += step) { locals; body }, or with a
+// negative step, counting down: for (var = begin; var > end; var += step)
+// (Python's range(begin, end, step)).
 struct For : Stmt {
   const std::string id;   // stable loop id, survives transformations
   const std::string var;

@@ -43,6 +43,13 @@ bool boundedBlock(const For& f, int64_t* c, ExprP* limit) {
   return true;
 }
 
+// Iterations of a loop whose end - begin is `extent` (a loop with a
+// negative step counts down from begin to end).
+int64_t tripCount(int64_t extent, int64_t step) {
+  if (step < 0) return tripCount(-extent, -step);
+  return extent <= 0 ? 0 : (extent + step - 1) / step;
+}
+
 }  // namespace
 
 StmtP unroll(const StmtP& nest, int r) {
@@ -52,7 +59,7 @@ StmtP unroll(const StmtP& nest, int r) {
   ExprP limit;
   StmtP replacement;
   if (constValue(sub(f.end, f.begin), &extent)) {
-    int64_t trips = extent <= 0 ? 0 : (extent + f.step - 1) / f.step;
+    int64_t trips = tripCount(extent, f.step);
     if (trips > kMaxUnrolledCopies)
       throw ScheduleError("unroll: loop '" + f.var + "' has " + std::to_string(trips) +
                           " iterations; full unrolling is limited to " + std::to_string(kMaxUnrolledCopies));
@@ -140,7 +147,7 @@ StmtP blend(const StmtP& nest, int r) {
   int64_t extent;
   if (!constValue(sub(f.end, f.begin), &extent))
     throw ScheduleError("blend: the number of iterations of loop '" + f.var + "' is not a constant");
-  int64_t trips = extent <= 0 ? 0 : (extent + f.step - 1) / f.step;
+  int64_t trips = tripCount(extent, f.step);
   if (trips > kMaxUnrolledCopies)
     throw ScheduleError("blend: loop '" + f.var + "' has " + std::to_string(trips) + " iterations");
   // Statement by statement, one copy per iteration: S1(i0) S1(i1) ... S2(i0) ...
