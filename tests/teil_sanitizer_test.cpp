@@ -160,6 +160,7 @@ TEST(TeilSanitized, RandomWellTypedProgramsRunCleanAndMatchTheInterpreter) {
     expected.push_back(runInterpreter(prog, in));
     std::string c = codegen::emitC(prog);
     c.replace(c.find("void teml_entry("), 16, "void teml_entry_" + std::to_string(k) + "(");
+    c.replace(c.find("int teml_error("), 15, "int teml_error_" + std::to_string(k) + "(");
     std::string file = dir + "/k" + std::to_string(k) + ".c";
     std::ofstream(file) << c;
     sources += " " + file;

@@ -165,3 +165,28 @@ TEST(TypedIr, DependencesFollowTheDirectionOfTheLoop) {
   EXPECT_TRUE(keeps.legal) << keeps.violation;
   EXPECT_FALSE(analysis::checkReordering(nest(-1), schedule::interchange(nest(-1), 1, 2)).legal);
 }
+
+TEST(TypedIr, RunTimeChecksGuardWhatTheyCheck) {
+  // for k: assert 0 <= idx[k] < 8: y[k] = x[idx[k]]
+  Program p;
+  p.tensors = {{"idx", DType::I32, {6}}, {"x", DType::F64, {8}}, {"y", DType::F64, {6}}};
+  ExprP at = load("idx", {i("k")}, DType::I32);
+  ExprP inRange = binary(BinOp::And, binary(BinOp::Le, c(0), at), binary(BinOp::Lt, at, c(8)));
+  StmtP gather = store("y", {i("k")}, load("x", {at}, DType::F64), "S1", {"k"});
+  p.nests = {loop("k", c(0), c(6),
+                  makeAssert(inRange, "index {} out of range [0, 8) for dimension 1 of 'x'", at, SourceLoc{4, 17}, gather))};
+  expectJitMatchesInterpreter(p);
+
+  auto inputs = randomInputs(p);
+  inputs.at("idx").setInt(3, 9);
+  for (bool compiled : {false, true}) {
+    try {
+      compiled ? runJit(p, inputs) : runInterpreter(p, inputs);
+      ADD_FAILURE() << "the check did not stop the run";
+    } catch (const UserError& e) {
+      EXPECT_EQ(e.loc().line, 4);
+      EXPECT_EQ(e.loc().col, 17);
+      EXPECT_STREQ(e.what(), "index 9 out of range [0, 8) for dimension 1 of 'x'");
+    }
+  }
+}

@@ -144,6 +144,11 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     }
   }
   void visitLibCall(const LibCall& c, Occurrence ctx) override { collect(c.reference, std::move(ctx)); }
+  // The body's instances may or may not run (a check on data): all are kept.
+  void visitAssert(const Assert& a, Occurrence ctx) override {
+    if (std::string c = ctx.texter.cond(a.cond, true); !c.empty()) ctx.constraints.push_back(c);
+    collect(a.body, std::move(ctx));
+  }
   void visitVarDef(const VarDef& v, Occurrence ctx) override {
     ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
     collect(v.body, std::move(ctx));

@@ -73,6 +73,9 @@ class Finder : StmtFunctor<bool(const Inner&)> {
     return expr(i.cond, inner) && stmt(i.then, inner) && (!i.otherwise || stmt(i.otherwise, inner));
   }
   bool visitVarDef(const VarDef& v, const Inner& inner) override { return stmt(v.body, inner); }
+  bool visitAssert(const Assert& a, const Inner& inner) override {
+    return expr(a.cond, inner) && (!a.shown || expr(a.shown, inner)) && stmt(a.body, inner);
+  }
   bool visitLibCall(const LibCall& c, const Inner& inner) override {
     if (std::find(c.tensors.begin(), c.tensors.end(), tensor_) != c.tensors.end()) {
       why_ = "'" + tensor_ + "' is passed to the library routine " + c.routine;

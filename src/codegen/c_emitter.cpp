@@ -99,6 +99,20 @@ std::string emitC(const Program& program) {
         "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
         "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n"
         "static inline long teml_abs(long a) { return a < 0 ? -a : a; }\n"
+        "/* Run-time checks: the first failure is kept for teml_error (runtime::Kernel::run). */\n"
+        "static int teml_failed;\n"
+        "static int teml_fail_line, teml_fail_col;\n"
+        "static const char *teml_fail_message;\n"
+        "static long teml_fail_value;\n"
+        "static void teml_fail(int line, int col, const char *message, long value) {\n"
+        "  if (__atomic_exchange_n(&teml_failed, 1, __ATOMIC_SEQ_CST)) return;\n"
+        "  teml_fail_line = line; teml_fail_col = col; teml_fail_message = message; teml_fail_value = value;\n"
+        "}\n"
+        "int teml_error(int *line, int *col, const char **message, long *value) {\n"
+        "  if (!teml_failed) return 0;\n"
+        "  *line = teml_fail_line; *col = teml_fail_col; *message = teml_fail_message; *value = teml_fail_value;\n"
+        "  return 1;\n"
+        "}\n"
         "static inline double teml_floordivd(double a, double b) { return floor(a / b); }\n"
         "static inline float teml_floordivf(float a, float b) { return floorf(a / b); }\n"
         "static inline double teml_modd(double a, double b) { return a - floor(a / b) * b; }\n"
@@ -139,7 +153,8 @@ std::string emitC(const Program& program) {
 
   os << "void teml_entry(void **buffers, int nthreads) {\n"
         "#ifdef _OPENMP\n  if (nthreads > 0) omp_set_num_threads(nthreads);\n#endif\n"
-        "  (void)nthreads;\n";
+        "  (void)nthreads;\n"
+        "  teml_failed = 0;\n";
   if (blas) os << "  if (nthreads > 0) openblas_set_num_threads(nthreads);\n";
   for (size_t k = 0; k < program.nests.size(); ++k) {
     os << "  teml_nest_" << k + 1 << "(";

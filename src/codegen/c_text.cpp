@@ -1,5 +1,6 @@
 #include "codegen/c_text.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 namespace teml::codegen {
@@ -34,6 +35,21 @@ std::string castTo(const TensorDecl& t) {
   std::string type = cType(t.dtype);
   if (t.shape.size() <= 1) return "(" + type + " *)";
   return "(" + type + " (*)" + shapeSuffix(t) + ")";
+}
+
+std::string cString(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char ch : text) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (ch < 32 || ch >= 127) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", ch);
+      out += buf;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace teml::codegen

@@ -15,4 +15,7 @@ std::string paramDecl(const ir::TensorDecl& t, const std::string& cname);
 // A cast of an untyped buffer pointer to the tensor's C type.
 std::string castTo(const ir::TensorDecl& t);
 
+// `text` as a C string literal.
+std::string cString(const std::string& text);
+
 }  // namespace teml::codegen

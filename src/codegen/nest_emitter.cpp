@@ -419,6 +419,7 @@ class NestEmitter::ScalarStmt : public StmtFunctor<void(int)> {
   void visitLibCall(const LibCall& c, int indent) override { e_.emitLibCall(c, indent); }
   void visitIf(const If& i, int indent) override { e_.emitIf(i, indent); }
   void visitVarDef(const VarDef& v, int indent) override { e_.emitVarDef(v, indent); }
+  void visitAssert(const Assert& a, int indent) override { e_.emitAssert(a, indent); }
 
   NestEmitter& e_;
 };
@@ -456,6 +457,16 @@ void NestEmitter::emitVarDef(const VarDef& v, int indent) {
   if (heap) line(indent + 1, "free(" + cname + ");");
   line(indent, "}");
   names_.release(cname);
+}
+
+void NestEmitter::emitAssert(const Assert& a, int indent) {
+  line(indent, "if (" + expr(a.cond, 0, false, false) + ") {");
+  emitStmt(a.body, indent + 1);
+  line(indent, "} else {");
+  line(indent + 1, "teml_fail(" + std::to_string(a.loc.line) + ", " + std::to_string(a.loc.col) + ", " +
+                       cString(a.message) + ", " + (a.shown ? "(long)(" + expr(a.shown, 0, false, false) + ")" : "0") +
+                       ");");
+  line(indent, "}");
 }
 
 void NestEmitter::emitIf(const If& i, int indent) {

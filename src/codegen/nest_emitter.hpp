@@ -159,6 +159,8 @@ class NestEmitter {
   void emitIf(const ir::If& i, int indent);
   // A scoped tensor: a zeroed C array (on the heap when large) in a block around its body.
   void emitVarDef(const ir::VarDef& v, int indent);
+  // The body under `if (cond)`, else the failure recorded for the runtime (teml_fail).
+  void emitAssert(const ir::Assert& a, int indent);
 
   // Dispatch on node kinds (ir/functor.hpp) for expr, emitStmt, vectorValue
   // and emitVectorStmt; each forwards to the emitter's methods.

@@ -225,6 +225,7 @@ class NestEmitter::VectorStmt : public StmtFunctor<void(int)> {
   void visitIf(const If&, int) override { refuse(); }
   void visitLibCall(const LibCall&, int) override { refuse(); }
   void visitVarDef(const VarDef&, int) override { refuse(); }
+  void visitAssert(const Assert&, int) override { refuse(); }
   [[noreturn]] static void refuse() {
     throw InternalError("code generation: a guard, call or tensor definition in an explicitly vectorized loop");
   }

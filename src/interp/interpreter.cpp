@@ -70,6 +70,13 @@ class Interpreter : StmtFunctor<void()> {
     for (auto& t : q.stmts) exec(t);
   }
   void visitLibCall(const LibCall& c) override { exec(c.reference); }
+  void visitAssert(const Assert& a) override {
+    if (evalInt(a.cond)) {
+      exec(a.body);
+      return;
+    }
+    throw UserError(a.loc, assertionMessage(a.message, a.shown ? evalInt(a.shown) : 0));
+  }
   void visitVarDef(const VarDef& v) override {
     std::vector<LocalCopy>& copies = locals_[v.decl.name];
     copies.push_back(LocalCopy{runtime::Buffer(v.decl.dtype, v.decl.shape), std::vector<int64_t>(v.decl.shape.size(), 0)});

@@ -32,6 +32,14 @@ StmtP Mutator::mutateVarDef(const StmtP& s) {
   return body == v.body ? s : makeVarDef(v.decl, body);
 }
 
+StmtP Mutator::mutateAssert(const StmtP& s) {
+  auto& a = static_cast<const Assert&>(*s);
+  ExprP cond = mutate(a.cond), shown = a.shown ? mutate(a.shown) : nullptr;
+  StmtP body = mutate(a.body);
+  if (cond == a.cond && shown == a.shown && body == a.body) return s;
+  return makeAssert(cond, a.message, shown, a.loc, body);
+}
+
 StmtP Mutator::mutateLibCall(const StmtP& s) {
   auto& c = static_cast<const LibCall&>(*s);
   StmtP ref = mutate(c.reference);

@@ -101,6 +101,14 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       printStmt(os, c.reference, withIds, indent + 1);
       break;
     }
+    case StmtKind::Assert: {
+      auto& a = static_cast<const Assert&>(*s);
+      os << pad << "assert " << toString(a.cond) << "  # " << a.message;
+      if (a.shown) os << " ({} = " << toString(a.shown) << ")";
+      os << "\n";
+      printStmt(os, a.body, withIds, indent + 1);
+      break;
+    }
     case StmtKind::VarDef: {
       auto& v = static_cast<const VarDef&>(*s);
       os << pad << "var " << v.decl.name << " : " << dtypeName(v.decl.dtype) << "[";

@@ -79,4 +79,14 @@ std::vector<StmtP> items(const StmtP& s) {
 
 StmtP makeVarDef(TensorDecl decl, StmtP body) { return std::make_shared<VarDef>(std::move(decl), std::move(body)); }
 
+StmtP makeAssert(ExprP cond, std::string message, ExprP shown, SourceLoc loc, StmtP body) {
+  return std::make_shared<Assert>(std::move(cond), std::move(message), std::move(shown), loc, std::move(body));
+}
+
+std::string assertionMessage(const std::string& message, int64_t shown) {
+  std::string out = message;
+  if (auto at = out.find("{}"); at != std::string::npos) out.replace(at, 2, std::to_string(shown));
+  return out;
+}
+
 }  // namespace teml::ir

@@ -138,6 +138,25 @@ struct VarDef : Stmt {
 
 StmtP makeVarDef(TensorDecl decl, StmtP body);
 
+// A run-time check (FreeTensor's Assert): `body` runs only when `cond` holds;
+// otherwise the run stops with `message` at `loc`, "{}" in it replaced by
+// the value of `shown` (an integer expression, may be null). Generated code
+// never runs the body of a failed check, so a check in front of an access
+// keeps it in bounds.
+struct Assert : Stmt {
+  const ExprP cond;
+  const std::string message;
+  const ExprP shown;
+  const SourceLoc loc;
+  const StmtP body;
+  Assert(ExprP c, std::string m, ExprP v, SourceLoc l, StmtP b)
+      : Stmt(StmtKind::Assert), cond(std::move(c)), message(std::move(m)), shown(std::move(v)), loc(l), body(std::move(b)) {}
+};
+
+StmtP makeAssert(ExprP cond, std::string message, ExprP shown, SourceLoc loc, StmtP body);
+// An assertion's message with "{}" replaced by the value shown.
+std::string assertionMessage(const std::string& message, int64_t shown);
+
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
               StmtP body, std::vector<LocalTensor> locals = {});
 // A copy of `f` with another body (same header, same local tensors).

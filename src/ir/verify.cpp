@@ -65,6 +65,11 @@ class Verifier : public Visitor {
   void visitVar(const Var& v) override {
     if (!iterators_.count(v.name)) fail("iterator '" + v.name + "' is used outside a loop that binds it");
   }
+  void visitAssert(const Assert& a) override {
+    integral(a.cond, "an assertion's condition");
+    if (a.shown) integral(a.shown, "the value an assertion shows");
+    Visitor::visitAssert(a);
+  }
   void visitSelect(const Select& s) override {
     integral(s.cond, "a select's condition");
     Visitor::visitSelect(s);

@@ -42,5 +42,10 @@ void Visitor::visitIf(const If& node) {
 }
 void Visitor::visitLibCall(const LibCall& node) { visit(node.reference); }
 void Visitor::visitVarDef(const VarDef& node) { visit(node.body); }
+void Visitor::visitAssert(const Assert& node) {
+  visit(node.cond);
+  if (node.shown) visit(node.shown);
+  visit(node.body);
+}
 
 }  // namespace teml::ir

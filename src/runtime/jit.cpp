@@ -14,6 +14,7 @@
 #include "cache/directory.hpp"
 #include "cache/entry.hpp"
 #include "diag/diagnostics.hpp"
+#include "ir/stmt.hpp"
 
 extern char** environ;
 
@@ -168,7 +169,17 @@ std::string Kernel::load(const std::string& path) {
   if (!entry) return "has no teml_entry";
   handle_ = handle;
   entry_ = entry;
+  error_ = reinterpret_cast<ErrorFn>(dlsym(handle, "teml_error"));
   return "";
+}
+
+void Kernel::run(std::vector<void*>& buffers, int nthreads) const {
+  entry_(buffers.data(), nthreads);
+  int line = 0, col = 0;
+  const char* message = nullptr;
+  long value = 0;
+  if (error_ && error_(&line, &col, &message, &value))
+    throw UserError(SourceLoc{line, col}, ir::assertionMessage(message ? message : "a run-time check failed", value));
 }
 
 }  // namespace teml::runtime

@@ -18,6 +18,7 @@ struct JitOptions {
 };
 
 using EntryFn = void (*)(void** buffers, int nthreads);
+using ErrorFn = int (*)(int* line, int* col, const char** message, long* value);
 
 class Kernel {
  public:
@@ -27,7 +28,8 @@ class Kernel {
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
-  void run(std::vector<void*>& buffers, int nthreads) const { entry_(buffers.data(), nthreads); }
+  // Runs the kernel; a failed run-time check (ir::Assert) throws UserError at its location.
+  void run(std::vector<void*>& buffers, int nthreads) const;
   bool compiledNow() const { return compiledNow_; }  // false: taken from the cache
   const std::string& libraryPath() const { return libPath_; }
   // What happened to the cache on the way (a damaged entry rebuilt...), for -v.
@@ -50,6 +52,7 @@ class Kernel {
   std::string key_;
   void* handle_ = nullptr;
   EntryFn entry_ = nullptr;
+  ErrorFn error_ = nullptr;
   bool compiledNow_ = false;
   std::string libPath_;
   std::vector<std::string> notes_, warnings_;

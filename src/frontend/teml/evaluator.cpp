@@ -17,6 +17,7 @@
 #include "ir/verify.hpp"
 #include "lower/assignment.hpp"
 #include "schedule/nest_path.hpp"
+#include "schedule/schedule.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
 #include "types/teil_types.hpp"
@@ -68,7 +69,8 @@ struct PlainUse {
 
 class Evaluator {
  public:
-  explicit Evaluator(const TemlOptions& o) : options_(o) {}
+  explicit Evaluator(const TemlOptions& o)
+      : options_(o), schedule_(program_, schedule::ScheduleOptions{o.checkLegality, o.analysisCacheDir}) {}
 
   ir::Program run(const Script& script) {
     for (auto& st : script.statements) exec(st);
@@ -88,11 +90,12 @@ class Evaluator {
       program_.initialValues.erase(r.old);
     }
     // Local tensors live in their loops, not in the program's buffers.
-    std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return localNests_.count(t.name) > 0; });
-    for (auto& [name, nest] : localNests_) program_.initialValues.erase(name);
+    auto locals = schedule_.localTensors();
+    std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return locals.count(t.name) > 0; });
+    for (auto& name : locals) program_.initialValues.erase(name);
     return std::move(program_);
   }
-  const TemlStats& stats() const { return stats_; }
+  TemlStats stats() const { return TemlStats{schedule_.stats().analysisSeconds, schedule_.stats().checks}; }
 
  private:
   // ---------------------------------------------------------------- helpers
@@ -686,19 +689,6 @@ class Evaluator {
     if (c.args.size() < lo || c.args.size() > hi) fail(c.loc, c.function + " takes " + usage);
   }
 
-  // Refuses a reordering that would reverse a dependence of `before`.
-  StmtP checked(const Call& c, const StmtP& before, StmtP after) {
-    if (!options_.checkLegality) return after;
-    auto t = std::chrono::steady_clock::now();
-    analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
-    stats_.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    ++stats_.checks;
-    if (!l.legal && l.violation.rfind("the dependence analysis could not decide", 0) == 0)
-      fail(c.loc, c.function + ": " + l.violation);
-    if (!l.legal) fail(c.loc, c.function + " would reverse " + l.violation);
-    return after;
-  }
-
   StmtP loopExpr(const Call& c) {
     const std::string& f = c.function;
     try {
@@ -712,104 +702,92 @@ class Evaluator {
       }
       if (f == "stripmine") {
         arity(c, 3, 3, "stripmine(l, level, factor)");
-        return schedule::stripmine(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+        return schedule_.stripmine(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
       }
       if (f == "stripmine_n") {
         arity(c, 3, 3, "stripmine_n(l, n, factor)");
-        return schedule::stripmineN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+        return schedule_.stripmineN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
       }
       if (f == "interchange") {
         StmtP l = loopArg(c.args[0], f);
         if (c.args.size() == 2 && c.args[1]->kind == Kind::List && c.args[1]->kids.size() == 2)
-          return checked(c, l, schedule::interchange(l, level(c.args[1]->kids[0], f), level(c.args[1]->kids[1], f)));
+          return schedule_.interchange(l, level(c.args[1]->kids[0], f), level(c.args[1]->kids[1], f));
         arity(c, 3, 3, "interchange(l, level1, level2)");
-        return checked(c, l, schedule::interchange(l, level(c.args[1], f), level(c.args[2], f)));
+        return schedule_.interchange(l, level(c.args[1], f), level(c.args[2], f));
       }
       if (f == "interchange_n") {
         arity(c, 3, 3, "interchange_n(l, level, n)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::interchangeN(l, level(c.args[1], f), intArg(c.args[2], f)));
+        return schedule_.interchangeN(l, level(c.args[1], f), intArg(c.args[2], f));
       }
       if (f == "fuse_outer") {
         arity(c, 3, 3, "fuse_outer(l1, l2, level)");
         StmtP a = loopArg(c.args[0], f), b = loopArg(c.args[1], f);
-        return checked(c, ir::makeSeq({a, b}), schedule::fuseOuter(a, b, level(c.args[2], f)));
+        return schedule_.fuseOuter(a, b, level(c.args[2], f));
       }
       if (f == "fuse_inner") {
         arity(c, 2, 2, "fuse_inner(l, level)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::fuseInner(l, level(c.args[1], f)));
+        return schedule_.fuseInner(l, level(c.args[1], f));
       }
       if (f == "unroll") {
         arity(c, 2, 3, "unroll(l, level) or unroll(l, level, factor)");
-        if (c.args.size() == 3) return schedule::unrollPartial(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
-        return schedule::unroll(loopArg(c.args[0], f), level(c.args[1], f));
+        if (c.args.size() == 3) return schedule_.unrollPartial(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+        return schedule_.unroll(loopArg(c.args[0], f), level(c.args[1], f));
       }
       if (f == "unroll_and_jam") {
         arity(c, 3, 3, "unroll_and_jam(l, level, factor)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::unrollAndJam(l, level(c.args[1], f), intArg(c.args[2], f)));
+        return schedule_.unrollAndJam(l, level(c.args[1], f), intArg(c.args[2], f));
       }
       if (f == "tile") {
         arity(c, 2, 2, "tile(l, factor)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::tile(l, intArg(c.args[1], f)));
+        return schedule_.tile(l, intArg(c.args[1], f));
       }
       if (f == "skew") {
         arity(c, 4, 4, "skew(l, level1, level2, factor)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::skew(l, level(c.args[1], f), level(c.args[2], f), intArg(c.args[3], f)));
+        return schedule_.skew(l, level(c.args[1], f), level(c.args[2], f), intArg(c.args[3], f));
       }
       if (f == "fission") {
         arity(c, 3, 3, "fission(l, level, k)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::fission(l, level(c.args[1], f), static_cast<int>(intArg(c.args[2], f))));
+        return schedule_.fission(l, level(c.args[1], f), static_cast<int>(intArg(c.args[2], f)));
       }
       if (f == "swap") {
         arity(c, 4, 4, "swap(l, level, a, b)");
         StmtP l = loopArg(c.args[0], f);
         int64_t r = intArg(c.args[1], f);
         if (r < 0 || r > 1000) fail(c.args[1]->loc, "swap: level " + std::to_string(r) + " does not exist");
-        return checked(c, l, schedule::swap(l, static_cast<int>(r), static_cast<int>(intArg(c.args[2], f)),
-                                            static_cast<int>(intArg(c.args[3], f))));
+        return schedule_.swap(l, static_cast<int>(r), static_cast<int>(intArg(c.args[2], f)),
+                              static_cast<int>(intArg(c.args[3], f)));
       }
       if (f == "merge") {
         arity(c, 2, 2, "merge(l, level)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::merge(l, level(c.args[1], f)));
+        return schedule_.merge(l, level(c.args[1], f));
       }
       if (f == "blend") {
         arity(c, 2, 2, "blend(l, level)");
         StmtP l = loopArg(c.args[0], f);
-        return checked(c, l, schedule::blend(l, level(c.args[1], f)));
+        return schedule_.blend(l, level(c.args[1], f));
       }
       if (f == "local") {
         arity(c, 3, 3, "local(l, level, tensor)");
         StmtP l = loopArg(c.args[0], f);
-        std::string name = tensorArg(c.args[2], f);
-        ir::LocalTensor t{*decl(name), 0};
-        auto init = program_.initialValues.find(name);
-        if (init != program_.initialValues.end()) t.init = init->second;
-        localLines_[name] = c.loc.line;
-        return schedule::makeLocal(l, level(c.args[1], f), t);
+        return schedule_.makeLocal(l, level(c.args[1], f), tensorArg(c.args[2], f), c.loc.line);
       }
       if (f == "cache" || f == "cache_reduce") {
         arity(c, 3, 3, f + "(l, level, tensor)");
         StmtP l = loopArg(c.args[0], f);
-        std::string name = tensorArg(c.args[2], f);
-        // A fresh name for the copy: no program tensor and no local has it.
-        auto locals = schedule::localTensors(l);
-        std::string copy = name + "_cache";
-        for (int k = 2; decl(copy) || locals.count(copy) || localLines_.count(copy); ++k)
-          copy = name + "_cache" + std::to_string(k);
-        localLines_[copy] = c.loc.line;
-        return schedule::cache(l, level(c.args[1], f), *decl(name), copy, f == "cache_reduce");
+        return schedule_.cache(l, level(c.args[1], f), tensorArg(c.args[2], f), f == "cache_reduce", c.loc.line, nullptr);
       }
       if (f == "prefetch") {
         arity(c, 2, 3, "prefetch(l, copy) or prefetch(l, copy, distance)");
         StmtP l = loopArg(c.args[0], f);
         std::string copy = localTensorArg(c.args[1], f);
-        return schedule::prefetch(l, program_, copy, c.args.size() == 3 ? intArg(c.args[2], f) : 1);
+        return schedule_.prefetch(l, copy, c.args.size() == 3 ? intArg(c.args[2], f) : 1);
       }
       if (f == "var_reorder" || f == "var_split" || f == "var_merge") {
         if (f == "var_reorder") arity(c, 3, 3, "var_reorder(l, tensor, [dimensions in their new order])");
@@ -818,13 +796,13 @@ class Evaluator {
         StmtP l = loopArg(c.args[0], f);
         std::string t = localTensorArg(c.args[1], f);
         if (f == "var_split")
-          return schedule::varSplit(l, t, dimension(c.args[2], f), intArg(c.args[3], f));
-        if (f == "var_merge") return schedule::varMerge(l, t, dimension(c.args[2], f));
+          return schedule_.varSplit(l, t, dimension(c.args[2], f), intArg(c.args[3], f));
+        if (f == "var_merge") return schedule_.varMerge(l, t, dimension(c.args[2], f));
         const NodeP& list = c.args[2];
         if (list->kind != Kind::List) fail(list->loc, "var_reorder: expected a list of dimensions such as [2, 1]");
         std::vector<int> order;
         for (auto& k : list->kids) order.push_back(dimension(k, f));
-        return schedule::varReorder(l, t, order);
+        return schedule_.varReorder(l, t, order);
       }
       if (f == "replace_array") {
         arity(c, 4, 4, "replace_array(l, level, old, new)");
@@ -834,26 +812,26 @@ class Evaluator {
         std::vector<int> sigma;
         Replacement rep = transposition(c.args[3], old, c.loc, &sigma);
         replacements_.push_back(rep);
-        return schedule::replaceArray(l, r, old, *decl(rep.replacement), sigma, !rep.isVirtual);
+        return schedule_.replaceArray(l, r, old, *decl(rep.replacement), sigma, !rep.isVirtual);
       }
       if (f == "as_lib") {
         arity(c, 1, 1, "as_lib(l)");
-        return schedule::asLib(loopArg(c.args[0], f), program_);
+        return schedule_.asLib(loopArg(c.args[0], f));
       }
       if (f == "separate_tail") {
         arity(c, 2, 2, "separate_tail(l, level)");
-        return schedule::separateTail(loopArg(c.args[0], f), level(c.args[1], f));
+        return schedule_.separateTail(loopArg(c.args[0], f), level(c.args[1], f));
       }
       if (f == "parallelize") {
         arity(c, 2, 3, "parallelize(l, level) or parallelize(l, level, static|dynamic|guided)");
         StmtP l = loopArg(c.args[0], f);
         int r = level(c.args[1], f);
-        return schedule::parallelize(l, r, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static);
+        return schedule_.parallelize(l, r, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static);
       }
       if (f == "vectorize") {
         arity(c, 2, 2, "vectorize(l, level)");
         StmtP l = loopArg(c.args[0], f);
-        return schedule::vectorize(l, level(c.args[1], f));
+        return schedule_.vectorize(l, level(c.args[1], f));
       }
     } catch (const schedule::ScheduleError& e) {
       fail(c.loc, e.what());
@@ -877,30 +855,6 @@ class Evaluator {
   std::string localTensorArg(const NodeP& n, const std::string& what) {
     if (n->kind == Kind::Name && !state_.count(n->name)) return n->name;
     return tensorArg(n, what);
-  }
-
-  // A transformation must keep every local tensor of the nests it transforms,
-  // each still used within one iteration of its loop only.
-  StmtP keepsLocals(const Call& c, StmtP result) {
-    std::set<std::string> before;
-    for (auto& a : c.args) {
-      if (a->kind != Kind::Name) continue;
-      auto it = state_.find(a->name);
-      if (it == state_.end() || it->second.type != MetaValue::Type::Loop) continue;
-      auto names = schedule::localTensors(it->second.loop);
-      before.insert(names.begin(), names.end());
-    }
-    auto after = schedule::localTensors(result);
-    for (auto& n : before)
-      if (!after.count(n))
-        fail(c.loc, c.function + " would remove the loop that '" + n + "' is local to (line " +
-                        std::to_string(localLines_[n]) + "); make it local after this transformation");
-    if (after.empty()) return result;
-    auto t = std::chrono::steady_clock::now();
-    std::string problem = analysis::checkLocals(result, options_.checkLegality);
-    stats_.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    if (!problem.empty()) fail(c.loc, c.function + ": " + problem);
-    return result;
   }
 
   ir::ThreadSchedule threadSchedule(const NodeP& n) {
@@ -962,30 +916,12 @@ class Evaluator {
                       "); replace the remaining accesses of '" + r.old + "' first");
   }
 
-  // The dependence analysis sees a cache's copy as an ordinary tensor, which
-  // it is not (every iteration refills it): only marking loops may follow.
-  void refuseAfterCache(const Call& c) {
-    static const std::set<std::string> allowed = {"parallelize", "vectorize",   "local",     "cache",   "cache_reduce",
-                                                  "prefetch",    "var_reorder", "var_split", "var_merge"};
-    if (allowed.count(c.function)) return;
-    for (auto& a : c.args) {
-      if (a->kind != Kind::Name) continue;
-      auto it = state_.find(a->name);
-      if (it == state_.end() || it->second.type != MetaValue::Type::Loop) continue;
-      if (hasCacheCopy(it->second.loop))
-        fail(c.loc, c.function + " after cache(...): apply cache and cache_reduce after the loop "
-                                 "transformations (only parallelize and vectorize may follow)");
-    }
-  }
-
-  static bool hasCacheCopy(const StmtP& nest) {
-    auto locals = ir::localTensorsIn(nest);
-    return std::any_of(locals.begin(), locals.end(), [](const ir::LocalOf& l) { return l.tensor->isCopy; });
-  }
-
   StmtP build(const lower::Assignment& a) {
     std::string n = std::to_string(++nestCounter_);
-    return lower::buildNest(a, "L" + n + ".", "S" + n);
+    StmtP nest = lower::buildNest(a, "L" + n + ".", "S" + n);
+    if (std::string broken = ir::verify(nest, program_.tensors); !broken.empty())
+      throw InternalError("build produced ill-formed IR: " + broken);
+    return nest;
   }
 
   // A loop level: a number, or the name of the iterator of a loop in the
@@ -1030,59 +966,13 @@ class Evaluator {
         nest = build(*m.assign);
       else
         fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
-      validate(nest, a->loc);
-      checkLocalUse(nest, a->loc);
+      try {
+        schedule_.admit(nest);
+      } catch (const schedule::ScheduleError& e) {
+        fail(a->loc, e.what());
+      }
       program_.nests.push_back(nest);
     }
-  }
-
-  // A local tensor has no values outside its loop: no other nest may use it,
-  // and its initial value is the one it had when it was made local.
-  void checkLocalUse(const StmtP& nest, SourceLoc loc) {
-    auto used = ir::tensorsAccessed(nest);
-    for (auto& [name, owner] : localNests_)
-      if (used.count(name))
-        fail(loc, "codegen: '" + name + "' is local to a loop of another nest (line " +
-                      std::to_string(localLines_[name]) + "); its values do not exist outside that loop");
-    for (auto& name : schedule::localTensors(nest)) {
-      for (auto& other : program_.nests)
-        if (ir::tensorsAccessed(other).count(name))
-          fail(loc, "codegen: '" + name + "' is local to a loop of this nest (line " +
-                        std::to_string(localLines_[name]) + ") but an earlier nest uses it");
-      if (localNests_.count(name))
-        fail(loc, "codegen: '" + name + "' is local to loops of two nests");
-      localNests_[name] = nest;
-    }
-    for (auto& [loop, l] : ir::localTensorsIn(nest)) {
-      if (!decl(l->decl.name)) continue;  // a cache's copy: its start is set by cache(...)
-      auto init = program_.initialValues.find(l->decl.name);
-      double v = init == program_.initialValues.end() ? 0 : init->second;
-      if (v != l->init)
-        fail(loc, "codegen: init of '" + l->decl.name + "' comes after local(...) made it local (line " +
-                      std::to_string(localLines_[l->decl.name]) + "); initialize it first");
-    }
-  }
-
-
-  // Transformations may have been composed after parallelize/vectorize; the
-  // final nest must still be free of races.
-  void validate(const StmtP& nest, SourceLoc loc) {
-    try {
-      schedule::checkScoping(nest, "codegen");
-      schedule::checkParallelNesting(nest, "codegen");
-    } catch (const schedule::ScheduleError& e) {
-      fail(loc, e.what());
-    }
-    ir::forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind != ir::StmtKind::For) return;
-      auto& f = static_cast<const ir::For&>(*s);
-      if (!f.loopKind.parallel && !f.loopKind.vector) return;
-      auto rep = analysis::analyzeConcurrentLoop(f, f.loopKind.vector);
-      // Loops proven independent by isl are proven again on the final nest:
-      // later transformations may have changed what they carry.
-      if (!rep.ok && !(f.loopKind.independent && analysis::loopIsIndependent(nest, f.id)))
-        fail(loc, "codegen: " + rep.reason);
-    });
   }
 
   void init(const Statement& st) {
@@ -1204,10 +1094,7 @@ class Evaluator {
                                                 "replace_array"};
     if (loops.count(f)) {
       if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
-      refuseAfterCache(c);
-      StmtP nest = keepsLocals(c, loopExpr(c));
-      if (std::string broken = ir::verify(nest, program_.tensors); !broken.empty())
-        throw InternalError(f + " produced ill-formed IR: " + broken);
+      StmtP nest = loopExpr(c);
       if (f != "replace_array") refuseHalfReplaced(c.loc, f, nest);
       state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, nest};
       return;
@@ -1217,14 +1104,12 @@ class Evaluator {
   }
 
   TemlOptions options_;
-  TemlStats stats_;
   ir::Program program_;
+  schedule::Schedule schedule_;  // every loop transformation goes through it (after program_: it reads it)
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
   int nestCounter_ = 0;
   StmtP currentNest_;
-  std::map<std::string, int> localLines_;      // tensor -> line of its local(...)
-  std::map<std::string, StmtP> localNests_;    // tensor -> the codegen nest it is local to
   std::vector<Replacement> replacements_;      // replace_array steps, checked over the whole program
 };
 

@@ -1,0 +1,228 @@
+#include "schedule/schedule.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "analysis/concurrency.hpp"
+#include "analysis/legality.hpp"
+#include "analysis/locals.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "ir/verify.hpp"
+#include "schedule/transforms.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool hasCacheCopy(const StmtP& nest) {
+  auto locals = localTensorsIn(nest);
+  return std::any_of(locals.begin(), locals.end(), [](const LocalOf& l) { return l.tensor->isCopy; });
+}
+
+}  // namespace
+
+StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
+                      const std::function<StmtP()>& transform) {
+  // The dependence analysis sees a cache's copy as an ordinary tensor, which
+  // it is not (every iteration refills it): only marking loops may follow.
+  static const std::set<std::string> afterCache = {"parallelize", "vectorize",   "local",     "cache",    "cache_reduce",
+                                                   "prefetch",    "var_reorder", "var_split", "var_merge"};
+  if (!afterCache.count(what))
+    for (auto& in : inputs)
+      if (hasCacheCopy(in))
+        throw ScheduleError(what + " after cache(...): apply cache and cache_reduce after the loop "
+                                   "transformations (only parallelize and vectorize may follow)");
+  StmtP result = transform();
+  if (std::string broken = verify(result, program_.tensors); !broken.empty())
+    throw InternalError(what + " produced ill-formed IR: " + broken);
+  if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
+  keepsLocals(what, inputs, result);
+  return result;
+}
+
+void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after) {
+  if (!options_.checkLegality) return;
+  auto t = std::chrono::steady_clock::now();
+  analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
+  stats_.analysisSeconds += secondsSince(t);
+  ++stats_.checks;
+  if (!l.legal && l.violation.rfind("the dependence analysis could not decide", 0) == 0)
+    throw ScheduleError(what + ": " + l.violation, Refusal::TooComplex);
+  if (!l.legal) throw ScheduleError(what + " would reverse " + l.violation, Refusal::Illegal);
+}
+
+// A transformation must keep every local tensor of the nests it transforms,
+// each still used within one iteration of its loop only.
+void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& inputs, const StmtP& result) {
+  std::set<std::string> before;
+  for (auto& in : inputs) {
+    auto names = schedule::localTensors(in);
+    before.insert(names.begin(), names.end());
+  }
+  auto after = schedule::localTensors(result);
+  for (auto& n : before)
+    if (!after.count(n))
+      throw ScheduleError(what + " would remove the loop that '" + n + "' is local to (line " +
+                          std::to_string(localLines_[n]) + "); make it local after this transformation");
+  if (after.empty()) return;
+  auto t = std::chrono::steady_clock::now();
+  std::string problem = analysis::checkLocals(result, options_.checkLegality);
+  stats_.analysisSeconds += secondsSince(t);
+  if (!problem.empty()) throw ScheduleError(what + ": " + problem, Refusal::Illegal);
+}
+
+StmtP Schedule::stripmine(const StmtP& l, int r, int64_t factor) {
+  return apply("stripmine", {l}, false, [&] { return schedule::stripmine(l, r, factor); });
+}
+StmtP Schedule::stripmineN(const StmtP& l, int r, int64_t factor) {
+  return apply("stripmine_n", {l}, false, [&] { return schedule::stripmineN(l, r, factor); });
+}
+StmtP Schedule::interchange(const StmtP& l, int r1, int r2) {
+  return apply("interchange", {l}, true, [&] { return schedule::interchange(l, r1, r2); });
+}
+StmtP Schedule::interchangeN(const StmtP& l, int r, int64_t n) {
+  return apply("interchange_n", {l}, true, [&] { return schedule::interchangeN(l, r, static_cast<int>(n)); });
+}
+StmtP Schedule::fuseOuter(const StmtP& a, const StmtP& b, int r) {
+  return apply("fuse_outer", {a, b}, true, [&] { return schedule::fuseOuter(a, b, r); });
+}
+StmtP Schedule::fuseInner(const StmtP& l, int r) {
+  return apply("fuse_inner", {l}, true, [&] { return schedule::fuseInner(l, r); });
+}
+StmtP Schedule::unroll(const StmtP& l, int r) {
+  return apply("unroll", {l}, false, [&] { return schedule::unroll(l, r); });
+}
+StmtP Schedule::unrollPartial(const StmtP& l, int r, int64_t factor) {
+  return apply("unroll", {l}, false, [&] { return schedule::unrollPartial(l, r, factor); });
+}
+StmtP Schedule::unrollAndJam(const StmtP& l, int r, int64_t factor) {
+  return apply("unroll_and_jam", {l}, true, [&] { return schedule::unrollAndJam(l, r, factor); });
+}
+StmtP Schedule::tile(const StmtP& l, int64_t factor) {
+  return apply("tile", {l}, true, [&] { return schedule::tile(l, factor); });
+}
+StmtP Schedule::skew(const StmtP& l, int r1, int r2, int64_t factor) {
+  return apply("skew", {l}, true, [&] { return schedule::skew(l, r1, r2, factor); });
+}
+StmtP Schedule::fission(const StmtP& l, int r, int k) {
+  return apply("fission", {l}, true, [&] { return schedule::fission(l, r, k); });
+}
+StmtP Schedule::swap(const StmtP& l, int r, int a, int b) {
+  return apply("swap", {l}, true, [&] { return schedule::swap(l, r, a, b); });
+}
+StmtP Schedule::merge(const StmtP& l, int r) {
+  return apply("merge", {l}, true, [&] { return schedule::merge(l, r); });
+}
+StmtP Schedule::blend(const StmtP& l, int r) {
+  return apply("blend", {l}, true, [&] { return schedule::blend(l, r); });
+}
+StmtP Schedule::separateTail(const StmtP& l, int r) {
+  return apply("separate_tail", {l}, false, [&] { return schedule::separateTail(l, r); });
+}
+StmtP Schedule::parallelize(const StmtP& l, int r, ThreadSchedule threads) {
+  return apply("parallelize", {l}, false, [&] { return schedule::parallelize(l, r, threads); });
+}
+StmtP Schedule::vectorize(const StmtP& l, int r) {
+  return apply("vectorize", {l}, false, [&] { return schedule::vectorize(l, r); });
+}
+StmtP Schedule::asLib(const StmtP& l) {
+  return apply("as_lib", {l}, false, [&] { return schedule::asLib(l, program_); });
+}
+
+StmtP Schedule::makeLocal(const StmtP& l, int r, const std::string& tensor, int line) {
+  const TensorDecl* decl = program_.find(tensor);
+  if (!decl) throw ScheduleError("local: '" + tensor + "' is not a program tensor");
+  LocalTensor t{*decl, 0};
+  auto init = program_.initialValues.find(tensor);
+  if (init != program_.initialValues.end()) t.init = init->second;
+  localLines_[tensor] = line;
+  return apply("local", {l}, false, [&] { return schedule::makeLocal(l, r, t); });
+}
+
+StmtP Schedule::cache(const StmtP& l, int r, const std::string& tensor, bool reduce, int line, std::string* copy) {
+  const TensorDecl* decl = program_.find(tensor);
+  const std::string what = reduce ? "cache_reduce" : "cache";
+  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
+  // A fresh name for the copy: no program tensor and no local has it.
+  auto locals = schedule::localTensors(l);
+  std::string name = tensor + "_cache";
+  for (int k = 2; program_.find(name) || locals.count(name) || localLines_.count(name); ++k)
+    name = tensor + "_cache" + std::to_string(k);
+  localLines_[name] = line;
+  if (copy) *copy = name;
+  return apply(what, {l}, false, [&] { return schedule::cache(l, r, *decl, name, reduce); });
+}
+
+StmtP Schedule::prefetch(const StmtP& l, const std::string& copy, int64_t distance) {
+  return apply("prefetch", {l}, false, [&] { return schedule::prefetch(l, program_, copy, static_cast<int>(distance)); });
+}
+StmtP Schedule::varReorder(const StmtP& l, const std::string& tensor, const std::vector<int>& order) {
+  return apply("var_reorder", {l}, false, [&] { return schedule::varReorder(l, tensor, order); });
+}
+StmtP Schedule::varSplit(const StmtP& l, const std::string& tensor, int dim, int64_t factor) {
+  return apply("var_split", {l}, false, [&] { return schedule::varSplit(l, tensor, dim, factor); });
+}
+StmtP Schedule::varMerge(const StmtP& l, const std::string& tensor, int dim) {
+  return apply("var_merge", {l}, false, [&] { return schedule::varMerge(l, tensor, dim); });
+}
+StmtP Schedule::replaceArray(const StmtP& l, int r, const std::string& old, const TensorDecl& replacement,
+                             const std::vector<int>& sigma, bool physical) {
+  return apply("replace_array", {l}, false,
+               [&] { return schedule::replaceArray(l, r, old, replacement, sigma, physical); });
+}
+
+void Schedule::admit(const StmtP& nest) {
+  // Transformations may have been composed after parallelize/vectorize; the
+  // final nest must still be free of races.
+  checkScoping(nest, "codegen");
+  checkParallelNesting(nest, "codegen");
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->kind != StmtKind::For) return;
+    auto& f = static_cast<const For&>(*s);
+    if (!f.loopKind.parallel && !f.loopKind.vector) return;
+    auto rep = analysis::analyzeConcurrentLoop(f, f.loopKind.vector);
+    // Loops proven independent by isl are proven again on the final nest:
+    // later transformations may have changed what they carry.
+    if (!rep.ok && !(f.loopKind.independent && analysis::loopIsIndependent(nest, f.id)))
+      throw ScheduleError("codegen: " + rep.reason, Refusal::Illegal);
+  });
+  // A local tensor has no values outside its loop: no other nest may use it,
+  // and its initial value is the one it had when it was made local.
+  auto used = tensorsAccessed(nest);
+  for (auto& [name, owner] : localNests_)
+    if (used.count(name))
+      throw ScheduleError("codegen: '" + name + "' is local to a loop of another nest (line " +
+                          std::to_string(localLines_[name]) + "); its values do not exist outside that loop");
+  for (auto& name : schedule::localTensors(nest)) {
+    for (auto& other : admitted_)
+      if (tensorsAccessed(other).count(name))
+        throw ScheduleError("codegen: '" + name + "' is local to a loop of this nest (line " +
+                            std::to_string(localLines_[name]) + ") but an earlier nest uses it");
+    if (localNests_.count(name)) throw ScheduleError("codegen: '" + name + "' is local to loops of two nests");
+  }
+  for (auto& [loop, l] : localTensorsIn(nest)) {
+    if (!program_.find(l->decl.name)) continue;  // a cache's copy: its start is set by cache(...)
+    auto init = program_.initialValues.find(l->decl.name);
+    double v = init == program_.initialValues.end() ? 0 : init->second;
+    if (v != l->init)
+      throw ScheduleError("codegen: init of '" + l->decl.name + "' comes after local(...) made it local (line " +
+                          std::to_string(localLines_[l->decl.name]) + "); initialize it first");
+  }
+  for (auto& name : schedule::localTensors(nest)) localNests_[name] = nest;
+  admitted_.push_back(nest);
+}
+
+std::set<std::string> Schedule::localTensors() const {
+  std::set<std::string> out;
+  for (auto& [name, nest] : localNests_) out.insert(name);
+  return out;
+}
+
+}  // namespace teml::schedule
