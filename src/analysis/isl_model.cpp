@@ -2,6 +2,7 @@
 
 #include <isl/options.h>
 
+#include "ir/accesses.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
@@ -121,7 +122,13 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   void collect(const StmtP& s, Occurrence ctx) { dispatch(s, std::move(ctx)); }
 
  private:
+  static void addReads(std::vector<Access>& to, const ExprP& e) {
+    for (auto& r : readsOf(e)) to.push_back({r.tensor, r.indices});
+  }
+
   void visitFor(const For& f, Occurrence ctx) override {
+    addReads(ctx.controlReads, f.begin);
+    addReads(ctx.controlReads, f.end);
     std::string x = "x" + std::to_string(ctx.vars.size());
     std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
     ctx.texter.names[f.var] = x;
@@ -146,6 +153,8 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   void visitLibCall(const LibCall& c, Occurrence ctx) override { collect(c.reference, std::move(ctx)); }
   // The body's instances may or may not run (a check on data): all are kept.
   void visitAssert(const Assert& a, Occurrence ctx) override {
+    addReads(ctx.controlReads, a.cond);
+    if (a.shown) addReads(ctx.controlReads, a.shown);
     if (std::string c = ctx.texter.cond(a.cond, true); !c.empty()) ctx.constraints.push_back(c);
     collect(a.body, std::move(ctx));
   }
@@ -154,6 +163,7 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     collect(v.body, std::move(ctx));
   }
   void visitIf(const If& i, Occurrence ctx) override {
+    addReads(ctx.controlReads, i.cond);
     Occurrence t = ctx;
     if (std::string c = t.texter.cond(i.cond, true); !c.empty()) t.constraints.push_back(c);
     t.time.push_back("0");
@@ -182,12 +192,9 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     o.tag = tag;
     o.write = std::move(write);
     o.loc = loc;
-    forEachExpr(value, [&](const ExprP& e) {
-      if (e->kind == ExprKind::Load) {
-        auto& l = static_cast<const Load&>(*e);
-        o.reads.push_back({l.tensor, l.indices});
-      }
-    });
+    o.reads = o.controlReads;
+    for (auto& i : o.write.indices) addReads(o.reads, i);
+    addReads(o.reads, value);
     out_.push_back(std::move(o));
   }
 

@@ -98,6 +98,9 @@ struct Occurrence {
     std::vector<std::string> prefix;
   };
   std::map<std::string, Scope> scoped;
+  // Reads that decide whether and how often the statement runs (loop bounds,
+  // conditions around it): every instance depends on them.
+  std::vector<Access> controlReads;
   Access write;
   bool isReduce = false;
   ir::ReduceOp op = ir::ReduceOp::Add;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "analysis/affine.hpp"
+#include "ir/accesses.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -251,12 +252,9 @@ class Finder : StmtFunctor<bool(const Inner&)> {
   }
 
   bool expr(const ExprP& e, const std::map<std::string, Span>& inner) {
-    bool ok = true;
-    forEachExpr(e, [&](const ExprP& x) {
-      if (ok && x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor_)
-        ok = access(static_cast<const Load&>(*x).indices, inner);
-    });
-    return ok;
+    for (auto& r : readsOf(e))
+      if (r.tensor == tensor_ && !access(r.indices, inner)) return false;
+    return true;
   }
 
   const std::string& tensor_;

@@ -8,6 +8,7 @@
 
 #include "analysis/isl_model.hpp"
 #include "analysis/local_box.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 
@@ -56,9 +57,7 @@ class Structure : public Visitor {
  private:
   void checkUses(const std::string& written, const ExprP& value, const StmtTag& tag, SourceLoc loc) {
     std::vector<std::string> used = {written};
-    forEachExpr(value, [&](const ExprP& x) {
-      if (x->kind == ExprKind::Load) used.push_back(static_cast<const Load&>(*x).tensor);
-    });
+    for (auto& r : readsOf(value)) used.push_back(r.tensor);
     for (auto& n : used) {
       if (!localNames.count(n)) continue;
       if (!active_.count(n)) {

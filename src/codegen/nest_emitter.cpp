@@ -3,6 +3,7 @@
 #include "analysis/concurrency.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 
@@ -15,24 +16,8 @@ NestEmitter::NestEmitter(const Program& p, std::map<std::string, std::string> te
     : program_(p), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
   for (auto& [k, v] : tensorNames_) names_.claim(v);
   // Tensors the nest reads or updates (not only stores to).
-  forEachStmt(nest, [&](const StmtP& s) {
-    auto loads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) {
-        if (x->kind == ExprKind::Load) notOnlyStored_.insert(static_cast<const Load&>(*x).tensor);
-      });
-    };
-    if (s->kind == StmtKind::Store) {
-      loads(static_cast<const Store&>(*s).value);
-      for (auto& i : static_cast<const Store&>(*s).indices) loads(i);
-    } else if (s->kind == StmtKind::Reduce) {
-      notOnlyStored_.insert(static_cast<const Reduce&>(*s).tensor);
-      loads(static_cast<const Reduce&>(*s).value);
-    } else if (s->kind == StmtKind::LibCall) {
-      for (auto& t : static_cast<const LibCall&>(*s).tensors) notOnlyStored_.insert(t);
-    } else if (s->kind == StmtKind::If) {
-      loads(static_cast<const If&>(*s).cond);
-    }
-  });
+  for (auto& a : accessesOf(nest))
+    if (a.kind != AccessKind::Store) notOnlyStored_.insert(a.tensor);
   // Element types of the nest's local tensors, for the vector planner,
   // which must not treat merged dimensions of a local as one where its
   // box cuts them.

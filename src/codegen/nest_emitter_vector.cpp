@@ -4,6 +4,7 @@
 #include "codegen/nest_emitter.hpp"
 #include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 
@@ -22,26 +23,17 @@ std::vector<const Reduce*> registerCandidates(const For& f) {
   });
   std::vector<const Reduce*> reduces;
   std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
-  forEachStmt(f.body, [&](const StmtP& s) {
-    auto countLoads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) {
-        if (x->kind == ExprKind::Load) ++otherUses[static_cast<const Load&>(*x).tensor];
-      });
-    };
-    if (s->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*s);
-      ++otherUses[st.tensor];
-      countLoads(st.value);
-    } else if (s->kind == StmtKind::Reduce) {
-      auto& r = static_cast<const Reduce&>(*s);
-      countLoads(r.value);
-      bool fixed = true;
-      for (auto& i : r.indices)
-        for (auto& v : moving) fixed = fixed && !usesVar(i, v);
-      if (fixed) reduces.push_back(&r);
-      else ++otherUses[r.tensor];
+  for (auto& a : accessesOf(f.body)) {
+    if (a.kind != AccessKind::Reduce) {
+      ++otherUses[a.tensor];
+      continue;
     }
-  });
+    bool fixed = true;
+    for (auto& i : a.indices)
+      for (auto& v : moving) fixed = fixed && !usesVar(i, v);
+    if (fixed) reduces.push_back(static_cast<const Reduce*>(a.stmt));
+    else ++otherUses[a.tensor];
+  }
   std::vector<const Reduce*> out;
   for (auto* r : reduces)
     if (otherUses[r->tensor] == 0) out.push_back(r);

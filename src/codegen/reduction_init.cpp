@@ -2,6 +2,7 @@
 
 #include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::codegen {
@@ -24,22 +25,12 @@ struct Uses {
 
 Uses usesOf(const StmtP& s, const std::string& t) {
   Uses u;
-  forEachStmt(s, [&](const StmtP& x) {
-    if (x->kind == StmtKind::Store && static_cast<const Store&>(*x).tensor == t)
-      u.stores.push_back(static_cast<const Store*>(x.get()));
-    if (x->kind == StmtKind::Reduce && static_cast<const Reduce&>(*x).tensor == t)
-      u.reduces.push_back(static_cast<const Reduce*>(x.get()));
-  });
-  forEachStmt(s, [&](const StmtP& x) {
-    auto loads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& y) {
-        if (y->kind == ExprKind::Load && static_cast<const Load&>(*y).tensor == t) u.loads = true;
-      });
-    };
-    if (x->kind == StmtKind::Store) loads(static_cast<const Store&>(*x).value);
-    if (x->kind == StmtKind::Reduce) loads(static_cast<const Reduce&>(*x).value);
-    if (x->kind == StmtKind::If) loads(static_cast<const If&>(*x).cond);
-  });
+  for (auto& a : accessesOf(s)) {
+    if (a.tensor != t) continue;
+    if (a.kind == AccessKind::Store) u.stores.push_back(static_cast<const Store*>(a.stmt));
+    if (a.kind == AccessKind::Reduce) u.reduces.push_back(static_cast<const Reduce*>(a.stmt));
+    if (a.kind == AccessKind::Read) u.loads = true;
+  }
   return u;
 }
 

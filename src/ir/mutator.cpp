@@ -1,5 +1,6 @@
 #include "ir/mutator.hpp"
 
+#include "ir/accesses.hpp"
 #include "ir/visitor.hpp"
 
 namespace teml::ir {
@@ -215,42 +216,17 @@ void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f) { E
 
 void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) { StmtWalk(f).visit(s); }
 
-namespace {
-class TensorUses : public Visitor {
- public:
-  std::set<std::string> read, written;
-
- protected:
-  void visitLoad(const Load& l) override {
-    read.insert(l.tensor);
-    Visitor::visitLoad(l);
-  }
-  void visitStore(const Store& st) override {
-    written.insert(st.tensor);
-    Visitor::visitStore(st);
-  }
-  void visitReduce(const Reduce& r) override {
-    written.insert(r.tensor);
-    Visitor::visitReduce(r);
-  }
-  void visitLibCall(const LibCall& c) override {
-    read.insert(c.tensors.begin(), c.tensors.end());
-    Visitor::visitLibCall(c);
-  }
-};
-}  // namespace
-
 std::set<std::string> tensorsAccessed(const StmtP& s) {
-  TensorUses uses;
-  uses.visit(s);
-  uses.read.insert(uses.written.begin(), uses.written.end());
-  return uses.read;
+  std::set<std::string> used;
+  for (auto& a : accessesOf(s)) used.insert(a.tensor);
+  return used;
 }
 
 std::set<std::string> tensorsWritten(const StmtP& s) {
-  TensorUses uses;
-  uses.visit(s);
-  return uses.written;
+  std::set<std::string> written;
+  for (auto& a : accessesOf(s))
+    if (a.kind != AccessKind::Read) written.insert(a.tensor);
+  return written;
 }
 
 std::vector<LocalOf> localTensorsIn(const StmtP& s) {

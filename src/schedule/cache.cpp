@@ -3,6 +3,7 @@
 #include "analysis/affine.hpp"
 #include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
@@ -54,25 +55,17 @@ struct Uses {
 Uses usesOf(const StmtP& body, const std::string& t) {
   Uses u;
   forEachStmt(body, [&](const StmtP& s) {
-    auto loads = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) {
-        if (x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == t) u.reads = true;
-      });
-    };
-    if (s->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*s);
-      u.stores |= st.tensor == t;
-      loads(st.value);
-    } else if (s->kind == StmtKind::Reduce) {
-      auto& r = static_cast<const Reduce&>(*s);
-      if (r.tensor == t) u.reduces.insert(r.op);
-      loads(r.value);
-    } else if (s->kind == StmtKind::LibCall) {
-      auto& c = static_cast<const LibCall&>(*s);
-      if (std::find(c.tensors.begin(), c.tensors.end(), t) != c.tensors.end())
-        throw ScheduleError("cache: '" + t + "' is used by a library call");
-    }
+    if (s->kind != StmtKind::LibCall) return;
+    auto& c = static_cast<const LibCall&>(*s);
+    if (std::find(c.tensors.begin(), c.tensors.end(), t) != c.tensors.end())
+      throw ScheduleError("cache: '" + t + "' is used by a library call");
   });
+  for (auto& a : accessesOf(body)) {
+    if (a.tensor != t) continue;
+    if (a.kind == AccessKind::Read) u.reads = true;
+    if (a.kind == AccessKind::Store) u.stores = true;
+    if (a.kind == AccessKind::Reduce) u.reduces.insert(a.op);
+  }
   return u;
 }
 
