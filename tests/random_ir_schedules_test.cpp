@@ -1,0 +1,151 @@
+// Random programs built directly in IR — indirect indices, data-dependent
+// branches and loop bounds, select, casts, int and float32 tensors, scoped
+// tensors, loops counting down — and random sequences of schedule primitives
+// applied through schedule::Schedule. Every sequence it accepts must compute
+// what the untransformed program computes (reference interpreter on both;
+// every eighth also compiled and run on two threads). TEML_RANDOM_SEQUENCES
+// and TEML_RANDOM_SEED as in random_schedules_test.cpp.
+#include <iostream>
+#include <random>
+
+#include "ir/printer.hpp"
+#include "schedule/nest_path.hpp"
+#include "schedule/schedule.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::ir;
+using namespace teml::testing;
+
+namespace {
+
+constexpr int64_t kN = 6, kM = 5;
+
+ExprP v(const std::string& n) { return var(n); }
+ExprP c(int64_t k) { return intConst(k); }
+ExprP f(double k) { return floatConst(k); }
+ExprP x(ExprP a, ExprP b) { return load("x", {std::move(a), std::move(b)}, DType::F64); }
+ExprP y(ExprP a, ExprP b) { return load("y", {std::move(a), std::move(b)}, DType::F64); }
+
+StmtTag tag(const std::string& id) { return StmtTag{id, {"i", "j"}, {v("i"), v("j")}}; }
+StmtP store(const std::string& t, std::vector<ExprP> idx, ExprP value, const std::string& id) {
+  return makeStore(t, std::move(idx), std::move(value), SourceLoc{1, 1}, tag(id));
+}
+
+// One statement of the innermost body, over iterators i and j.
+StmtP statement(int kind, const std::string& id) {
+  ExprP i = v("i"), j = v("j");
+  switch (kind) {
+    case 0: return store("y", {i, j}, mul(x(load("idx", {i}, DType::I32), j), f(2)), id);  // gather
+    case 1:  // scatter: reductions commute, wherever they land
+      return makeReduce(ReduceOp::Add, "y", {load("idx", {j}, DType::I32), i}, x(i, j), SourceLoc{1, 1}, tag(id));
+    case 2:  // a branch on data, a select
+      return makeIf(binary(BinOp::Gt, x(i, j), f(0)),
+                    store("y", {i, j}, select(binary(BinOp::Lt, x(j, i), f(0.5)), x(i, j), unary(UnaryOp::Neg, x(i, j))), id),
+                    store("y", {i, j}, unary(UnaryOp::Exp, x(i, j)), id + "e"));
+    case 3: return store("y", {add(i, c(1)), j}, add(y(i, j), x(i, j)), id);  // carried along i
+    case 4: return store("y", {i, add(j, c(1))}, add(mul(y(i, j), f(0.5)), f(1)), id);  // carried along j
+    case 5: {  // a scoped tensor
+      StmtP body = makeSeq({store("t", {}, mul(x(i, j), x(j, i)), id), store("y", {i, j}, add(load("t", {}, DType::F64), f(1)), id + "t")});
+      return makeVarDef(TensorDecl{"t", DType::F64, {}}, body);
+    }
+    case 6: return store("n", {i, j}, binary(BinOp::Mod, cast(DType::I32, mul(x(i, j), f(10))), c(7)), id);
+    case 7: return store("w", {i, j}, cast(DType::F32, unary(UnaryOp::Tanh, x(i, j))), id);
+    default: return store("y", {i, j}, add(y(i, j), x(load("ptr", {j}, DType::I64), i)), id);  // read-modify-write
+  }
+}
+
+Program randomProgram(std::mt19937& rng) {
+  Program p;
+  p.tensors = {{"idx", DType::I32, {8}}, {"ptr", DType::I64, {8}}, {"x", DType::F64, {8, 8}},
+               {"y", DType::F64, {9, 9}}, {"n", DType::I32, {8, 8}},   {"w", DType::F32, {8, 8}}};
+  std::vector<StmtP> body;
+  int count = 1 + static_cast<int>(rng() % 3);
+  for (int k = 0; k < count; ++k) body.push_back(statement(static_cast<int>(rng() % 9), "S" + std::to_string(k)));
+  StmtP inner;
+  switch (rng() % 6) {
+    case 0:  // j counts down
+      inner = makeFor("Lj", "j", c(kM - 1), c(-1), -1, LoopKind{}, makeSeq(body));
+      break;
+    case 1:  // j's range comes from data
+      inner = makeFor("Lj", "j", c(0), min(load("ptr", {v("i")}, DType::I64), c(kM)), 1, LoopKind{}, makeSeq(body));
+      break;
+    default: inner = makeFor("Lj", "j", c(0), c(kM), 1, LoopKind{}, makeSeq(body));
+  }
+  p.nests = {makeFor("Li", "i", c(0), c(kN), 1, LoopKind{}, inner)};
+  return p;
+}
+
+StmtP randomStep(std::mt19937& rng, schedule::Schedule& s, const StmtP& l) {
+  int depth = std::max(1, schedule::perfectDepth(l));
+  auto lv = [&]() { return 1 + static_cast<int>(rng() % depth); };
+  auto factor = [&]() { return 2 + static_cast<int64_t>(rng() % 3); };
+  switch (rng() % 13) {
+    case 0:
+    case 1: return s.interchange(l, lv(), lv());
+    case 2: return s.stripmine(l, lv(), factor());
+    case 3: return s.tile(l, factor());
+    case 4: return s.unrollAndJam(l, lv(), factor());
+    case 5: return s.unrollPartial(l, lv(), factor());
+    case 6: return s.parallelize(l, lv(), ThreadSchedule::Static);
+    case 7: return s.vectorize(l, lv());
+    case 8: return s.skew(l, lv(), lv(), 1);
+    case 9: return s.merge(l, lv());
+    case 10: return s.fission(l, lv(), 1);
+    case 11: return s.blend(l, lv());
+    default: return s.separateTail(l, lv());
+  }
+}
+
+int sequenceCount() {
+  const char* env = std::getenv("TEML_RANDOM_SEQUENCES");
+  return env && std::atoi(env) > 0 ? std::atoi(env) : 400;
+}
+
+}  // namespace
+
+TEST(RandomIrSchedules, AcceptedSequencesPreserveResults) {
+  const char* seed = std::getenv("TEML_RANDOM_SEED");
+  std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2027u);
+  int accepted = 0, refused = 0, compiled = 0;
+  const int total = sequenceCount();
+  for (int n = 0; n < total; ++n) {
+    Program original = randomProgram(rng);
+    ASSERT_EQ(verify(original), "") << toString(original, false);
+    auto inputs = randomInputs(original, n);
+    auto want = runInterpreter(original, inputs);
+    schedule::Schedule sch(original, schedule::ScheduleOptions{});
+    StmtP nest = original.nests[0];
+    int steps = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < steps; ++k) {
+      try {
+        nest = randomStep(rng, sch, nest);
+        ++accepted;
+      } catch (const schedule::ScheduleError&) {
+        ++refused;
+      }
+    }
+    Program p = original;
+    p.nests = {nest};
+    try {
+      schedule::Schedule(original, schedule::ScheduleOptions{}).admit(nest);
+    } catch (const schedule::ScheduleError&) {
+      ++refused;
+      continue;
+    }
+    SCOPED_TRACE("original:\n" + toString(original, false) + "transformed:\n" + toString(p, false));
+    auto got = runInterpreter(p, inputs);
+    for (auto& t : p.tensors)
+      EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), 1e-6) << "tensor " << t.name;
+    if (n % 8 == 0) {
+      auto jit = runJit(p, inputs);
+      for (auto& t : p.tensors)
+        EXPECT_LE(runtime::maxRelativeDifference(jit.at(t.name), want.at(t.name)), 1e-5) << "compiled, tensor " << t.name;
+      ++compiled;
+    }
+  }
+  std::cout << total << " random IR programs: " << accepted << " steps accepted, " << refused << " refused, "
+            << compiled << " programs compiled\n";
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0);
+}
