@@ -135,23 +135,10 @@ class IntervalOf : public ExprFunctor<bool(Interval*)> {
           return true;
         }
         *out = {0, 0};
-        out->lo = out->hi = compare(b.op, x.lo, y.lo);
+        out->lo = out->hi = compareValues(b.op, x.lo, y.lo);
         return true;
       }
       default: return false;
-    }
-  }
-
-  static int64_t compare(BinOp op, int64_t x, int64_t y) {
-    switch (op) {
-      case BinOp::Lt: return x < y;
-      case BinOp::Le: return x <= y;
-      case BinOp::Eq: return x == y;
-      case BinOp::Gt: return x > y;
-      case BinOp::Ge: return x >= y;
-      case BinOp::Ne: return x != y;
-      case BinOp::And: return x && y;
-      default: return x || y;
     }
   }
 

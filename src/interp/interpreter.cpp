@@ -177,7 +177,7 @@ class Interpreter : StmtFunctor<void()> {
     int64_t visitBinary(const Binary& b) override {
       if (isComparison(b.op) && (!b.a->isInt() || !b.b->isInt())) {
         double x = in_.evalFloat(b.a), y = in_.evalFloat(b.b);
-        return compare(b.op, x, y);
+        return compareValues(b.op, x, y);
       }
       if (b.op == BinOp::And) return of(b.a) && of(b.b);  // short-circuit, as C
       if (b.op == BinOp::Or) return of(b.a) || of(b.b);
@@ -196,19 +196,7 @@ class Interpreter : StmtFunctor<void()> {
         }
         case BinOp::Min: return std::min(x, y);
         case BinOp::Max: return std::max(x, y);
-        default: return compare(b.op, x, y);
-      }
-    }
-    template <class T>
-    static int64_t compare(BinOp op, T x, T y) {
-      switch (op) {
-        case BinOp::Lt: return x < y;
-        case BinOp::Le: return x <= y;
-        case BinOp::Eq: return x == y;
-        case BinOp::Gt: return x > y;
-        case BinOp::Ge: return x >= y;
-        case BinOp::Ne: return x != y;
-        default: throw InternalError(std::string("interpreter: ") + binOpName(op) + " is not a comparison");
+        default: return compareValues(b.op, x, y);
       }
     }
     int64_t visitUnary(const Unary& u) override {

@@ -29,6 +29,20 @@ enum class ExprKind {
 enum class BinOp { Add, Sub, Mul, Div, FloorDiv, Mod, Min, Max, Lt, Le, Eq, And, Gt, Ge, Ne, Or };
 bool isComparison(BinOp op);  // Lt, Le, Eq, Gt, Ge, Ne
 bool isLogical(BinOp op);     // And, Or
+// The value of a comparison or a logical operation on two numbers.
+template <class T>
+bool compareValues(BinOp op, T x, T y) {
+  switch (op) {
+    case BinOp::Lt: return x < y;
+    case BinOp::Le: return x <= y;
+    case BinOp::Eq: return x == y;
+    case BinOp::Gt: return x > y;
+    case BinOp::Ge: return x >= y;
+    case BinOp::Ne: return x != y;
+    case BinOp::And: return x && y;
+    default: return x || y;  // Or (callers pass comparisons and logical operations only)
+  }
+}
 
 // Neg and Abs keep their operand's type, Not gives Bool, Floor and Ceil keep
 // a float type; the others (exp, log, sqrt, tanh, sigmoid, sin, cos) give
