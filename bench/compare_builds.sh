@@ -2,7 +2,7 @@
 # Times the best schedule of every paper kernel with two teml binaries, in
 # turns (A B A B ...), and prints a markdown table of the medians: the check
 # that a refactoring left the generated code as fast as before.
-# usage: bench/compare_builds.sh BEFORE_TEML AFTER_TEML [TURNS]
+# usage: [KERNELS="mm blur"] bench/compare_builds.sh BEFORE_TEML AFTER_TEML [TURNS]
 set -euo pipefail
 before="$1"; after="$2"; turns="${3:-3}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,7 +18,7 @@ run() {  # binary kernel -> median kernel seconds of one `teml bench`
 }
 echo "| kernel | before (s) | after (s) | after / before |"
 echo "|---|---|---|---|"
-for kernel in mm sddmm mttkrp gconv bmm interp helm blur coars; do
+for kernel in ${KERNELS:-mm sddmm mttkrp gconv bmm interp helm blur coars}; do
   run "$before" "$kernel" >/dev/null; run "$after" "$kernel" >/dev/null  # compile and warm up both
   a=(); b=()
   for ((t = 0; t < turns; t++)); do
