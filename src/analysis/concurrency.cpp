@@ -1,5 +1,6 @@
 #include "analysis/concurrency.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <vector>
@@ -7,7 +8,7 @@
 #include "analysis/affine.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 
 namespace teml::analysis {
 
@@ -92,43 +93,36 @@ InnerRange rangeOf(const For& f, const std::string& v, const InnerVars& inner) {
 }
 
 // Every access in a loop's body, with what is known of the inner iterators there.
-class AccessCollector : public Visitor {
+class AccessCollector : public ScopedVisitor {
  public:
   AccessCollector(const std::string& v, std::vector<Access>& out) : v_(v), out_(out) {}
 
  protected:
   void visitFor(const For& f) override {
-    visit(f.begin);
-    visit(f.end);
     auto saved = inner_;
     inner_[f.var] = rangeOf(f, v_, inner_);
-    visit(f.body);
+    ScopedVisitor::visitFor(f);
     inner_ = saved;
   }
+  // A tensor defined inside the loop's body (a VarDef, a loop's local) is
+  // every iteration's own: its accesses cannot race.
   void visitLoad(const Load& l) override {
-    if (!private_.count(l.tensor)) out_.push_back(Access{l.tensor, l.indices, inner_});
+    if (!isScoped(l.tensor)) out_.push_back(Access{l.tensor, l.indices, inner_});
     Visitor::visitLoad(l);
   }
   void visitStore(const Store& st) override {
     Visitor::visitStore(st);
-    if (!private_.count(st.tensor)) out_.push_back(Access{st.tensor, st.indices, inner_, &st});
+    if (!isScoped(st.tensor)) out_.push_back(Access{st.tensor, st.indices, inner_, &st});
   }
   void visitReduce(const Reduce& r) override {
     Visitor::visitReduce(r);
-    if (!private_.count(r.tensor)) out_.push_back(Access{r.tensor, r.indices, inner_, &r, true, r.op});
-  }
-  // A tensor defined inside the loop's body is every iteration's own.
-  void visitVarDef(const VarDef& v) override {
-    bool added = private_.insert(v.decl.name).second;
-    Visitor::visitVarDef(v);
-    if (added) private_.erase(v.decl.name);
+    if (!isScoped(r.tensor)) out_.push_back(Access{r.tensor, r.indices, inner_, &r, true, r.op});
   }
 
  private:
   const std::string& v_;
   std::vector<Access>& out_;
   InnerVars inner_;
-  std::set<std::string> private_;
 };
 
 // An index as C*v + (outer iterators) + g with g in [lo, hi] for one iteration of v.
@@ -255,15 +249,12 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
   ConcurrencyReport rep;
   std::vector<Access> acc;
   AccessCollector(loop.var, acc).visit(loop.body);
-  // Tensors local to this loop or to loops inside it are private to one
-  // iteration: they cannot carry anything between iterations.
-  std::set<std::string> privateTensors;
-  for (auto& l : loop.locals) privateTensors.insert(l.decl.name);
-  forEachStmt(loop.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For)
-      for (auto& l : static_cast<const For&>(*s).locals) privateTensors.insert(l.decl.name);
+  // Tensors local to this loop are private to one iteration, as those
+  // defined inside its body (left out by the collector).
+  std::erase_if(acc, [&](const Access& a) {
+    return std::any_of(loop.locals.begin(), loop.locals.end(),
+                       [&](const LocalTensor& l) { return l.decl.name == a.tensor; });
   });
-  std::erase_if(acc, [&](const Access& a) { return privateTensors.count(a.tensor) > 0; });
   const char* what = simd ? "vectorized" : "parallel";
   std::set<size_t> racyReduces;
   for (size_t i = 0; i < acc.size(); ++i) {

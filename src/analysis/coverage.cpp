@@ -5,7 +5,7 @@
 #include <set>
 
 #include "analysis/affine.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 
 namespace teml::analysis {
 
@@ -341,7 +341,7 @@ namespace {
 
 // Looks for one store that writes the whole box; guarded stores may not run
 // and reductions read, so only unguarded stores count.
-class CoveringStore : public Visitor {
+class CoveringStore : public ScopedVisitor {
  public:
   CoveringStore(const std::string& tensor, const LocalBox& box, const std::vector<int64_t>& shape)
       : tensor_(tensor), box_(box), shape_(shape) {}
@@ -353,12 +353,7 @@ class CoveringStore : public Visitor {
   void visit(const ExprP&) override {}
 
  protected:
-  void visitFor(const For& f) override {
-    loops_.push_back(&f);
-    Visitor::visitFor(f);
-    loops_.pop_back();
-  }
-  void visitStore(const Store& st) override { found = st.tensor == tensor_ && coversBox(loops_, {st.indices}, box_, shape_); }
+  void visitStore(const Store& st) override { found = st.tensor == tensor_ && coversBox(loops(), {st.indices}, box_, shape_); }
   void visitIf(const If&) override {}
   void visitLibCall(const LibCall&) override {}
 
@@ -366,7 +361,6 @@ class CoveringStore : public Visitor {
   const std::string& tensor_;
   const LocalBox& box_;
   const std::vector<int64_t>& shape_;
-  std::vector<const For*> loops_;
 };
 
 }  // namespace

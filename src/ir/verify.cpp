@@ -1,20 +1,15 @@
 #include "ir/verify.hpp"
 
-#include <map>
-#include <set>
-
 #include "ir/printer.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 
 namespace teml::ir {
 
 namespace {
 
-class Verifier : public Visitor {
+class Verifier : public ScopedVisitor {
  public:
-  explicit Verifier(const std::vector<TensorDecl>& tensors) {
-    for (auto& t : tensors) tensors_[t.name] = &t;
-  }
+  explicit Verifier(const std::vector<TensorDecl>& tensors) : ScopedVisitor(tensors) {}
   std::string problem;
 
   using Visitor::visit;
@@ -27,22 +22,14 @@ class Verifier : public Visitor {
     integral(f.begin, "the start of loop '" + f.var + "'");
     integral(f.end, "the end of loop '" + f.var + "'");
     if (f.step == 0) fail("loop '" + f.var + "' has step 0");
-    visit(f.begin);
-    visit(f.end);
-    if (iterators_.count(f.var)) fail("loop '" + f.var + "' rebinds the iterator of a loop around it");
-    iterators_.insert(f.var);
+    if (isBound(f.var)) fail("loop '" + f.var + "' rebinds the iterator of a loop around it");
     // A loop's local tensor is a program tensor given a fresh copy per
     // iteration (schedule::local, cache): it may take a program tensor's name.
-    auto saved = tensors_;
-    for (auto& l : f.locals) tensors_[l.decl.name] = &l.decl;
-    visit(f.body);
-    tensors_ = saved;
-    iterators_.erase(f.var);
+    ScopedVisitor::visitFor(f);
   }
   void visitVarDef(const VarDef& v) override {
-    if (!define(v.decl)) return;
-    visit(v.body);
-    tensors_.erase(v.decl.name);
+    if (tensor(v.decl.name)) fail("tensor '" + v.decl.name + "' is defined again inside its own scope");
+    ScopedVisitor::visitVarDef(v);
   }
   void visitStore(const Store& st) override {
     access(st.tensor, st.indices);
@@ -56,6 +43,11 @@ class Verifier : public Visitor {
     integral(i.cond, "a branch condition");
     Visitor::visitIf(i);
   }
+  void visitAssert(const Assert& a) override {
+    integral(a.cond, "an assertion's condition");
+    if (a.shown) integral(a.shown, "the value an assertion shows");
+    Visitor::visitAssert(a);
+  }
   void visitLoad(const Load& l) override {
     if (const TensorDecl* d = access(l.tensor, l.indices); d && d->dtype != l.dtype)
       fail("a load of '" + l.tensor + "' is typed " + dtypeName(l.dtype) + " but the tensor holds " +
@@ -63,12 +55,7 @@ class Verifier : public Visitor {
     Visitor::visitLoad(l);
   }
   void visitVar(const Var& v) override {
-    if (!iterators_.count(v.name)) fail("iterator '" + v.name + "' is used outside a loop that binds it");
-  }
-  void visitAssert(const Assert& a) override {
-    integral(a.cond, "an assertion's condition");
-    if (a.shown) integral(a.shown, "the value an assertion shows");
-    Visitor::visitAssert(a);
+    if (!isBound(v.name)) fail("iterator '" + v.name + "' is used outside a loop that binds it");
   }
   void visitSelect(const Select& s) override {
     integral(s.cond, "a select's condition");
@@ -82,29 +69,18 @@ class Verifier : public Visitor {
   void integral(const ExprP& e, const std::string& what) {
     if (!e->isInt()) fail(what + " (" + toString(e) + ") is " + dtypeName(e->dtype) + ", not an integer");
   }
-  bool define(const TensorDecl& d) {
-    if (tensors_.count(d.name)) {
-      fail("tensor '" + d.name + "' is defined again inside its own scope");
-      return false;
-    }
-    tensors_[d.name] = &d;
-    return true;
-  }
-  const TensorDecl* access(const std::string& tensor, const std::vector<ExprP>& idx) {
-    auto it = tensors_.find(tensor);
-    if (it == tensors_.end()) {
-      fail("tensor '" + tensor + "' is accessed outside any definition of it");
+  const TensorDecl* access(const std::string& name, const std::vector<ExprP>& idx) {
+    const TensorDecl* d = tensor(name);
+    if (!d) {
+      fail("tensor '" + name + "' is accessed outside any definition of it");
       return nullptr;
     }
-    if (idx.size() != it->second->shape.size())
-      fail("tensor '" + tensor + "' has " + std::to_string(it->second->shape.size()) + " dimensions but is indexed with " +
+    if (idx.size() != d->shape.size())
+      fail("tensor '" + name + "' has " + std::to_string(d->shape.size()) + " dimensions but is indexed with " +
            std::to_string(idx.size()));
-    for (auto& i : idx) integral(i, "an index of '" + tensor + "'");
-    return it->second;
+    for (auto& i : idx) integral(i, "an index of '" + name + "'");
+    return d;
   }
-
-  std::map<std::string, const TensorDecl*> tensors_;
-  std::set<std::string> iterators_;
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include <functional>
 
 #include "ir/mutator.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -12,26 +12,18 @@ namespace teml::schedule {
 using namespace ir;
 
 namespace {
-class IteratorScope : public Visitor {
+class IteratorScope : public ScopedVisitor {
  public:
   explicit IteratorScope(const std::string& what) : what_(what) {}
 
  protected:
-  void visitFor(const For& f) override {
-    visit(f.begin);
-    visit(f.end);
-    scope_.push_back(f.var);
-    visit(f.body);
-    scope_.pop_back();
-  }
   void visitVar(const Var& v) override {
-    if (std::find(scope_.begin(), scope_.end(), v.name) == scope_.end())
+    if (!isBound(v.name))
       throw ScheduleError(what_ + ": iterator '" + v.name + "' would be used outside the loop that defines it");
   }
 
  private:
   const std::string& what_;
-  std::vector<std::string> scope_;
 };
 }  // namespace
 
