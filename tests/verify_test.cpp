@@ -40,9 +40,15 @@ TEST(Verify, ScopingOfIteratorsAndTensors) {
 }
 
 TEST(Verify, NoShadowing) {
-  expectProblem(loop("i", loop("i", store("x", {var("i")}, floatConst(1)))), "rebinds the iterator");
+  StmtP inner = makeFor("L2", "i", intConst(0), intConst(4), 1, LoopKind{}, store("x", {var("i")}, floatConst(1)));
+  expectProblem(loop("i", inner), "rebinds the iterator");
   expectProblem(makeVarDef(TensorDecl{"x", DType::F64, {4}}, store("x", {intConst(0)}, floatConst(1))),
                 "tensor 'x' is defined again");
+}
+
+TEST(Verify, LoopIdsAreUnique) {
+  expectProblem(makeSeq({loop("i", store("x", {var("i")}, floatConst(1))), loop("i", store("x", {var("i")}, floatConst(2)))}),
+                "two loops have the id 'Li'");
 }
 
 TEST(Verify, TypesAndRanks) {

@@ -1,5 +1,7 @@
 #include "ir/verify.hpp"
 
+#include <set>
+
 #include "ir/printer.hpp"
 #include "ir/scoped_visitor.hpp"
 
@@ -19,6 +21,7 @@ class Verifier : public ScopedVisitor {
 
  protected:
   void visitFor(const For& f) override {
+    if (!loopIds_.insert(f.id).second) fail("two loops have the id '" + f.id + "'");
     integral(f.begin, "the start of loop '" + f.var + "'");
     integral(f.end, "the end of loop '" + f.var + "'");
     if (f.step == 0) fail("loop '" + f.var + "' has step 0");
@@ -81,6 +84,8 @@ class Verifier : public ScopedVisitor {
     for (auto& i : idx) integral(i, "an index of '" + name + "'");
     return d;
   }
+
+  std::set<std::string> loopIds_;
 };
 
 }  // namespace

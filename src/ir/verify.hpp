@@ -17,6 +17,7 @@ namespace teml::ir {
 // - no shadowing: no loop rebinds an iterator of a loop around it and no
 //   VarDef redefines a tensor in scope (a loop's local tensors keep the
 //   name of the program tensor they copy);
+// - identity: loop ids are unique;
 // - types: indices, loop bounds and conditions are integers or bools; a load
 //   has its tensor's element type; loop steps are not zero.
 std::string verify(const StmtP& nest, const std::vector<TensorDecl>& tensors);

@@ -8,6 +8,7 @@
 #include "analysis/locals.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
+#include "ir/unique_loop_ids.hpp"
 #include "ir/verify.hpp"
 #include "schedule/transforms.hpp"
 
@@ -39,7 +40,7 @@ StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs,
       if (hasCacheCopy(in))
         throw ScheduleError(what + " after cache(...): apply cache and cache_reduce after the loop "
                                    "transformations (only parallelize and vectorize may follow)");
-  StmtP result = transform();
+  StmtP result = uniqueLoopIds(transform());
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);
   if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
