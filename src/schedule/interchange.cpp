@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <functional>
-
 #include "ir/mutator.hpp"
 #include "ir/scoped_visitor.hpp"
 #include "schedule/nest_path.hpp"

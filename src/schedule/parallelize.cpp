@@ -1,5 +1,3 @@
-#include <functional>
-
 #include "analysis/concurrency.hpp"
 #include "analysis/legality.hpp"
 #include "ir/mutator.hpp"

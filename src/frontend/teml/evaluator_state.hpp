@@ -5,14 +5,10 @@
 // schedule::Schedule calls). Internal to the TeML front end.
 #pragma once
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <set>
 
 #include "analysis/affine.hpp"
-#include "analysis/concurrency.hpp"
-#include "analysis/legality.hpp"
-#include "analysis/locals.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "frontend/teml/replacements.hpp"
