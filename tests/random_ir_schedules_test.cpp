@@ -97,18 +97,13 @@ StmtP randomStep(std::mt19937& rng, schedule::Schedule& s, const StmtP& l) {
   }
 }
 
-int sequenceCount() {
-  const char* env = std::getenv("TEML_RANDOM_SEQUENCES");
-  return env && std::atoi(env) > 0 ? std::atoi(env) : 400;
-}
-
 }  // namespace
 
 TEST(RandomIrSchedules, AcceptedSequencesPreserveResults) {
   const char* seed = std::getenv("TEML_RANDOM_SEED");
   std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2027u);
   int accepted = 0, refused = 0, compiled = 0;
-  const int total = sequenceCount();
+  const int total = randomSequenceCount(400);
   for (int n = 0; n < total; ++n) {
     Program original = randomProgram(rng);
     ASSERT_EQ(verify(original), "") << toString(original, false);

@@ -86,11 +86,6 @@ std::string randomStep(std::mt19937& rng, const std::string& cur, int depth, boo
   }
 }
 
-int sequenceCount() {
-  const char* env = std::getenv("TEML_RANDOM_SEQUENCES");
-  return env && std::atoi(env) > 0 ? std::atoi(env) : 300;
-}
-
 }  // namespace
 
 TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
@@ -98,7 +93,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
   std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2026u);
   const std::map<std::string, int64_t> sizes = {{"N", 7}, {"M", 6}, {"K", 5}};
   int accepted = 0, refused = 0, compiled = 0, replaced = 0;
-  const int total = sequenceCount();
+  const int total = randomSequenceCount(300);
   for (int n = 0; n < total; ++n) {
     const Template& t = kTemplates[rng() % kTemplates.size()];
     std::string base = t.source + (t.twoNests ? "codegen(l1, l2)\n" : "codegen(l1)\n");

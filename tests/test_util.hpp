@@ -51,6 +51,12 @@ inline CommandResult runTeml(const std::string& args, const std::string& stdinTe
   return r;
 }
 
+// How many random sequences a random test runs: TEML_RANDOM_SEQUENCES, else `fallback`.
+inline int randomSequenceCount(int fallback) {
+  const char* env = std::getenv("TEML_RANDOM_SEQUENCES");
+  return env && std::atoi(env) > 0 ? std::atoi(env) : fallback;
+}
+
 inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
   teml_lang::TemlOptions o;
   o.sizes = driver::withTargetSizes(std::move(sizes));

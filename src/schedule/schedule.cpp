@@ -147,7 +147,7 @@ StmtP Schedule::makeLocal(const StmtP& l, int r, const std::string& tensor, int 
   return apply("local", {l}, false, [&] { return schedule::makeLocal(l, r, t); });
 }
 
-StmtP Schedule::cache(const StmtP& l, int r, const std::string& tensor, bool reduce, int line, std::string* copy) {
+StmtP Schedule::cache(const StmtP& l, int r, const std::string& tensor, bool reduce, int line) {
   const TensorDecl* decl = program_.find(tensor);
   const std::string what = reduce ? "cache_reduce" : "cache";
   if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
@@ -157,7 +157,6 @@ StmtP Schedule::cache(const StmtP& l, int r, const std::string& tensor, bool red
   for (int k = 2; program_.find(name) || locals.count(name) || localLines_.count(name); ++k)
     name = tensor + "_cache" + std::to_string(k);
   localLines_[name] = line;
-  if (copy) *copy = name;
   return apply(what, {l}, false, [&] { return schedule::cache(l, r, *decl, name, reduce); });
 }
 

@@ -56,8 +56,8 @@ class Schedule {
   ir::StmtP asLib(const ir::StmtP& l);
   // `line`: where the front end asked for it, named by later refusals.
   ir::StmtP makeLocal(const ir::StmtP& l, int r, const std::string& tensor, int line);
-  // The copy gets a fresh name (tensor_cache, tensor_cache2, ...), returned in *copy.
-  ir::StmtP cache(const ir::StmtP& l, int r, const std::string& tensor, bool reduce, int line, std::string* copy);
+  // The copy gets a fresh name: tensor_cache, tensor_cache2, ...
+  ir::StmtP cache(const ir::StmtP& l, int r, const std::string& tensor, bool reduce, int line);
   ir::StmtP prefetch(const ir::StmtP& l, const std::string& copy, int64_t distance);
   ir::StmtP varReorder(const ir::StmtP& l, const std::string& tensor, const std::vector<int>& order);
   ir::StmtP varSplit(const ir::StmtP& l, const std::string& tensor, int dim, int64_t factor);

@@ -111,7 +111,7 @@ StmtP Evaluator::loopExpr(const Call& c) {
     if (f == "cache" || f == "cache_reduce") {
       arity(c, 3, 3, f + "(l, level, tensor)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.cache(l, level(c.args[1], f), tensorArg(c.args[2], f), f == "cache_reduce", c.loc.line, nullptr);
+      return schedule_.cache(l, level(c.args[1], f), tensorArg(c.args[2], f), f == "cache_reduce", c.loc.line);
     }
     if (f == "prefetch") {
       arity(c, 2, 3, "prefetch(l, copy) or prefetch(l, copy, distance)");
