@@ -10,6 +10,7 @@
 
 #include "ir/printer.hpp"
 #include "schedule/nest_path.hpp"
+#include "schedule/loop_target.hpp"
 #include "schedule/schedule.hpp"
 #include "test_util.hpp"
 
@@ -76,24 +77,27 @@ Program randomProgram(std::mt19937& rng) {
   return p;
 }
 
+// One primitive on loops drawn from anywhere in the nest (inner loops of
+// imperfect nests included), named by id as free-form schedules name them.
 StmtP randomStep(std::mt19937& rng, schedule::Schedule& s, const StmtP& l) {
-  int depth = std::max(1, schedule::perfectDepth(l));
-  auto lv = [&]() { return 1 + static_cast<int>(rng() % depth); };
+  auto ids = schedule::loopIds(l);
+  auto any = [&]() { return ids[rng() % ids.size()]; };
   auto factor = [&]() { return 2 + static_cast<int64_t>(rng() % 3); };
-  switch (rng() % 13) {
+  switch (rng() % 14) {
     case 0:
-    case 1: return s.interchange(l, lv(), lv());
-    case 2: return s.stripmine(l, lv(), factor());
+    case 1: return s.interchange(l, any(), any()).result;
+    case 2: return s.split(l, any(), factor()).result;
     case 3: return s.tile(l, factor());
-    case 4: return s.unrollAndJam(l, lv(), factor());
-    case 5: return s.unrollPartial(l, lv(), factor());
-    case 6: return s.parallelize(l, lv(), ThreadSchedule::Static);
-    case 7: return s.vectorize(l, lv());
-    case 8: return s.skew(l, lv(), lv(), 1);
-    case 9: return s.merge(l, lv());
-    case 10: return s.fission(l, lv(), 1);
-    case 11: return s.blend(l, lv());
-    default: return s.separateTail(l, lv());
+    case 4: return s.unrollAndJam(l, any(), factor()).result;
+    case 5: return s.unroll(l, any(), factor()).result;
+    case 6: return s.parallelize(l, any(), ThreadSchedule::Static).result;
+    case 7: return s.vectorize(l, any()).result;
+    case 8: return s.skew(l, any(), any(), 1).result;
+    case 9: return s.merge(l, any(), any()).result;
+    case 10: return s.fission(l, any(), 1).result;
+    case 11: return s.blend(l, any()).result;
+    case 12: return s.reorder(l, {any(), any()}).result;
+    default: return s.separateTail(l, any()).result;
   }
 }
 

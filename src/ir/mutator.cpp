@@ -216,6 +216,8 @@ void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f) { E
 
 void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f) { StmtWalk(f).visit(s); }
 
+void forEachExprIn(const StmtP& s, const std::function<void(const ExprP&)>& f) { ExprWalk(f).visit(s); }
+
 std::set<std::string> tensorsAccessed(const StmtP& s) {
   std::set<std::string> used;
   for (auto& a : accessesOf(s)) used.insert(a.tensor);

@@ -29,9 +29,11 @@ class Mutator {
 ExprP substitute(const ExprP& e, const std::map<std::string, ExprP>& subst);
 StmtP substitute(const StmtP& s, const std::map<std::string, ExprP>& subst);
 
-// Calls f on every statement (pre-order) and every expression reachable from s.
+// Calls f on every statement of s (pre-order).
 void forEachStmt(const StmtP& s, const std::function<void(const StmtP&)>& f);
+// Calls f on every expression of e (pre-order) / of s's statements.
 void forEachExpr(const ExprP& e, const std::function<void(const ExprP&)>& f);
+void forEachExprIn(const StmtP& s, const std::function<void(const ExprP&)>& f);
 
 // Every tensor s stores to, reduces into or loads from.
 std::set<std::string> tensorsAccessed(const StmtP& s);

@@ -112,7 +112,7 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   analysis::LocalBox box;
   std::string why;
   if (!analysis::localBox(f, t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
-  auto taken = boundVars(nest);
+  auto taken = namesIn(nest);
   analysis::Ranges outer;
   for (auto* l : chain) {
     analysis::Interval b, e;

@@ -65,7 +65,7 @@ StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
   }
   // b's inner loops whose iterators are named like a's fused ones get fresh names first.
   StmtP tail = cb[r - 1]->body;
-  auto taken = boundVars(a);
+  auto taken = namesIn(a);
   auto innerB = boundVars(tail);
   taken.insert(innerB.begin(), innerB.end());
   for (int l = 1; l <= r; ++l)

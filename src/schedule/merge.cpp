@@ -18,7 +18,7 @@ StmtP merge(const StmtP& nest, int r) {
   if (usesVar(inner.begin, outer.var) || usesVar(inner.end, outer.var))
     throw ScheduleError("merge: the bounds of loop '" + inner.var + "' depend on '" + outer.var + "'");
   if (n1 <= 0 || n2 <= 0) return nest;
-  auto taken = boundVars(nest);
+  auto taken = namesIn(nest);
   std::string m = freshName(outer.var + "_" + inner.var, taken);
   // m runs over both: outer = begin1 + m / n2, inner = begin2 + m mod n2.
   StmtP body = substitute(inner.body, {{outer.var, add(outer.begin, floorDiv(var(m), intConst(n2)))},

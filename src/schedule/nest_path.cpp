@@ -66,6 +66,14 @@ std::set<std::string> boundVars(const StmtP& s) {
   return vars;
 }
 
+std::set<std::string> namesIn(const StmtP& s) {
+  std::set<std::string> names = boundVars(s);
+  forEachExprIn(s, [&](const ExprP& e) {
+    if (e->kind == ExprKind::Var) names.insert(static_cast<const Var&>(*e).name);
+  });
+  return names;
+}
+
 std::string freshLoopId(const StmtP& nest, const std::string& base) {
   std::set<std::string> ids;
   forEachStmt(nest, [&](const StmtP& t) {

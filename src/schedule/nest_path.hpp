@@ -21,6 +21,9 @@ ir::StmtP replaceLevel(const std::vector<const ir::For*>& chain, int level, ir::
 
 // Every iterator name bound by a loop inside s.
 std::set<std::string> boundVars(const ir::StmtP& s);
+// Every iterator name bound by a loop inside s or used in s (a nest inside a
+// program uses iterators of loops around it): a fresh iterator must avoid them.
+std::set<std::string> namesIn(const ir::StmtP& s);
 // A name based on `base` that is not in `taken` (and adds it).
 std::string freshName(const std::string& base, std::set<std::string>& taken);
 

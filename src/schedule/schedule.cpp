@@ -8,6 +8,7 @@
 #include "analysis/locals.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
+#include "ir/unique_iterators.hpp"
 #include "ir/unique_loop_ids.hpp"
 #include "ir/verify.hpp"
 #include "schedule/transforms.hpp"
@@ -40,7 +41,7 @@ StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs,
       if (hasCacheCopy(in))
         throw ScheduleError(what + " after cache(...): apply cache and cache_reduce after the loop "
                                    "transformations (only parallelize and vectorize may follow)");
-  StmtP result = uniqueLoopIds(transform());
+  StmtP result = uniqueLoopIds(uniqueIterators(transform()));
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);
   if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
@@ -79,15 +80,6 @@ void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& in
   if (!problem.empty()) throw ScheduleError(what + ": " + problem, Refusal::Illegal);
 }
 
-StmtP Schedule::stripmine(const StmtP& l, int r, int64_t factor) {
-  return apply("stripmine", {l}, false, [&] { return schedule::stripmine(l, r, factor); });
-}
-StmtP Schedule::stripmineN(const StmtP& l, int r, int64_t factor) {
-  return apply("stripmine_n", {l}, false, [&] { return schedule::stripmineN(l, r, factor); });
-}
-StmtP Schedule::interchange(const StmtP& l, int r1, int r2) {
-  return apply("interchange", {l}, true, [&] { return schedule::interchange(l, r1, r2); });
-}
 StmtP Schedule::interchangeN(const StmtP& l, int r, int64_t n) {
   return apply("interchange_n", {l}, true, [&] { return schedule::interchangeN(l, r, static_cast<int>(n)); });
 }
@@ -97,67 +89,14 @@ StmtP Schedule::fuseOuter(const StmtP& a, const StmtP& b, int r) {
 StmtP Schedule::fuseInner(const StmtP& l, int r) {
   return apply("fuse_inner", {l}, true, [&] { return schedule::fuseInner(l, r); });
 }
-StmtP Schedule::unroll(const StmtP& l, int r) {
-  return apply("unroll", {l}, false, [&] { return schedule::unroll(l, r); });
-}
-StmtP Schedule::unrollPartial(const StmtP& l, int r, int64_t factor) {
-  return apply("unroll", {l}, false, [&] { return schedule::unrollPartial(l, r, factor); });
-}
-StmtP Schedule::unrollAndJam(const StmtP& l, int r, int64_t factor) {
-  return apply("unroll_and_jam", {l}, true, [&] { return schedule::unrollAndJam(l, r, factor); });
-}
 StmtP Schedule::tile(const StmtP& l, int64_t factor) {
   return apply("tile", {l}, true, [&] { return schedule::tile(l, factor); });
-}
-StmtP Schedule::skew(const StmtP& l, int r1, int r2, int64_t factor) {
-  return apply("skew", {l}, true, [&] { return schedule::skew(l, r1, r2, factor); });
-}
-StmtP Schedule::fission(const StmtP& l, int r, int k) {
-  return apply("fission", {l}, true, [&] { return schedule::fission(l, r, k); });
 }
 StmtP Schedule::swap(const StmtP& l, int r, int a, int b) {
   return apply("swap", {l}, true, [&] { return schedule::swap(l, r, a, b); });
 }
-StmtP Schedule::merge(const StmtP& l, int r) {
-  return apply("merge", {l}, true, [&] { return schedule::merge(l, r); });
-}
-StmtP Schedule::blend(const StmtP& l, int r) {
-  return apply("blend", {l}, true, [&] { return schedule::blend(l, r); });
-}
-StmtP Schedule::separateTail(const StmtP& l, int r) {
-  return apply("separate_tail", {l}, false, [&] { return schedule::separateTail(l, r); });
-}
-StmtP Schedule::parallelize(const StmtP& l, int r, ThreadSchedule threads) {
-  return apply("parallelize", {l}, false, [&] { return schedule::parallelize(l, r, threads); });
-}
-StmtP Schedule::vectorize(const StmtP& l, int r) {
-  return apply("vectorize", {l}, false, [&] { return schedule::vectorize(l, r); });
-}
 StmtP Schedule::asLib(const StmtP& l) {
   return apply("as_lib", {l}, false, [&] { return schedule::asLib(l, program_); });
-}
-
-StmtP Schedule::makeLocal(const StmtP& l, int r, const std::string& tensor, int line) {
-  const TensorDecl* decl = program_.find(tensor);
-  if (!decl) throw ScheduleError("local: '" + tensor + "' is not a program tensor");
-  LocalTensor t{*decl, 0};
-  auto init = program_.initialValues.find(tensor);
-  if (init != program_.initialValues.end()) t.init = init->second;
-  localLines_[tensor] = line;
-  return apply("local", {l}, false, [&] { return schedule::makeLocal(l, r, t); });
-}
-
-StmtP Schedule::cache(const StmtP& l, int r, const std::string& tensor, bool reduce, int line) {
-  const TensorDecl* decl = program_.find(tensor);
-  const std::string what = reduce ? "cache_reduce" : "cache";
-  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
-  // A fresh name for the copy: no program tensor and no local has it.
-  auto locals = schedule::localTensors(l);
-  std::string name = tensor + "_cache";
-  for (int k = 2; program_.find(name) || locals.count(name) || localLines_.count(name); ++k)
-    name = tensor + "_cache" + std::to_string(k);
-  localLines_[name] = line;
-  return apply(what, {l}, false, [&] { return schedule::cache(l, r, *decl, name, reduce); });
 }
 
 StmtP Schedule::prefetch(const StmtP& l, const std::string& copy, int64_t distance) {

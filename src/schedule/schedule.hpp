@@ -34,36 +34,48 @@ class Schedule {
   // `program`: its tensors and initial values (it may grow while scheduling).
   Schedule(const ir::Program& program, ScheduleOptions options) : program_(program), options_(std::move(options)) {}
 
-  // Loops are addressed by level, 1 the outermost (front ends translate their names).
-  ir::StmtP stripmine(const ir::StmtP& l, int r, int64_t factor);
-  ir::StmtP stripmineN(const ir::StmtP& l, int r, int64_t factor);
-  ir::StmtP interchange(const ir::StmtP& l, int r1, int r2);
+  // Loops addressed by level, 1 the outermost loop of `l`.
   ir::StmtP interchangeN(const ir::StmtP& l, int r, int64_t n);
   ir::StmtP fuseOuter(const ir::StmtP& a, const ir::StmtP& b, int r);
   ir::StmtP fuseInner(const ir::StmtP& l, int r);
-  ir::StmtP unroll(const ir::StmtP& l, int r);
-  ir::StmtP unrollPartial(const ir::StmtP& l, int r, int64_t factor);
-  ir::StmtP unrollAndJam(const ir::StmtP& l, int r, int64_t factor);
   ir::StmtP tile(const ir::StmtP& l, int64_t factor);
-  ir::StmtP skew(const ir::StmtP& l, int r1, int r2, int64_t factor);
-  ir::StmtP fission(const ir::StmtP& l, int r, int k);
   ir::StmtP swap(const ir::StmtP& l, int r, int a, int b);
-  ir::StmtP merge(const ir::StmtP& l, int r);
-  ir::StmtP blend(const ir::StmtP& l, int r);
-  ir::StmtP separateTail(const ir::StmtP& l, int r);
-  ir::StmtP parallelize(const ir::StmtP& l, int r, ir::ThreadSchedule schedule);
-  ir::StmtP vectorize(const ir::StmtP& l, int r);
   ir::StmtP asLib(const ir::StmtP& l);
-  // `line`: where the front end asked for it, named by later refusals.
-  ir::StmtP makeLocal(const ir::StmtP& l, int r, const std::string& tensor, int line);
-  // The copy gets a fresh name: tensor_cache, tensor_cache2, ...
-  ir::StmtP cache(const ir::StmtP& l, int r, const std::string& tensor, bool reduce, int line);
   ir::StmtP prefetch(const ir::StmtP& l, const std::string& copy, int64_t distance);
   ir::StmtP varReorder(const ir::StmtP& l, const std::string& tensor, const std::vector<int>& order);
   ir::StmtP varSplit(const ir::StmtP& l, const std::string& tensor, int dim, int64_t factor);
   ir::StmtP varMerge(const ir::StmtP& l, const std::string& tensor, int dim);
   ir::StmtP replaceArray(const ir::StmtP& l, int r, const std::string& old, const ir::TensorDecl& replacement,
                          const std::vector<int>& sigma, bool physical);
+
+  // Loops named by id (a free-form program's labels, a TeML level's loop)
+  // anywhere in `top`, a whole statement: the primitive rewrites the perfect
+  // nest the loop belongs to in place, and the checks run on all of `top`. Each returns the new
+  // statement and the ids of the loops it made.
+  struct Applied {
+    ir::StmtP result;
+    std::vector<std::string> created;
+  };
+  Applied split(const ir::StmtP& top, const std::string& loop, int64_t factor);  // created: the outer loop
+  Applied splitN(const ir::StmtP& top, const std::string& loop, int64_t blocks);
+  Applied interchange(const ir::StmtP& top, const std::string& a, const std::string& b);
+  // The loops of one perfect nest, outermost first afterwards.
+  Applied reorder(const ir::StmtP& top, const std::vector<std::string>& order);
+  Applied merge(const ir::StmtP& top, const std::string& outer, const std::string& inner);
+  Applied fuse(const ir::StmtP& top, const std::string& first, const std::string& second);
+  Applied fission(const ir::StmtP& top, const std::string& loop, int k);
+  Applied swap(const ir::StmtP& top, const std::string& loop, int a, int b);
+  Applied unroll(const ir::StmtP& top, const std::string& loop);  // completely
+  Applied unroll(const ir::StmtP& top, const std::string& loop, int64_t factor);
+  Applied unrollAndJam(const ir::StmtP& top, const std::string& loop, int64_t factor);
+  Applied blend(const ir::StmtP& top, const std::string& loop);
+  Applied separateTail(const ir::StmtP& top, const std::string& loop);
+  Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ThreadSchedule schedule);
+  Applied vectorize(const ir::StmtP& top, const std::string& loop);
+  Applied skew(const ir::StmtP& top, const std::string& outer, const std::string& inner, int64_t factor);
+  Applied asLib(const ir::StmtP& top, const std::string& loop);
+  Applied makeLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);
+  Applied cache(const ir::StmtP& top, const std::string& loop, const std::string& tensor, bool reduce, int line);
 
   // A nest the program will run (after those admitted before): its loops
   // marked parallel or vector are free of races, iterators in scope, and its
@@ -79,6 +91,9 @@ class Schedule {
   // the inputs' (taken as one sequence).
   ir::StmtP apply(const std::string& what, const std::vector<ir::StmtP>& inputs, bool reorders,
                   const std::function<ir::StmtP()>& transform);
+  // apply() to `nest`, a statement of `top`, replaced by what fn returns.
+  Applied onNest(const std::string& what, const ir::StmtP& top, const ir::StmtP& nest, bool reorders,
+                 const std::function<ir::StmtP()>& fn);
   void checkReordering(const std::string& what, const ir::StmtP& before, const ir::StmtP& after);
   void keepsLocals(const std::string& what, const std::vector<ir::StmtP>& inputs, const ir::StmtP& result);
 

@@ -14,7 +14,7 @@ StmtP stripmine(const StmtP& nest, int r, int64_t v) {
   if (f.step != 1)
     throw ScheduleError("stripmine: loop '" + f.var + "' has step " + std::to_string(f.step) +
                         "; only unit-step loops can be strip-mined");
-  auto taken = boundVars(nest);
+  auto taken = namesIn(nest);
   std::string outer = freshName(f.var + "_o", taken);
   ExprP extent = sub(f.end, f.begin);
   // Number of blocks: ceil(extent / v), never negative.

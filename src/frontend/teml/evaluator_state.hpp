@@ -224,6 +224,8 @@ class Evaluator {
   // perfect nest of the loop argument (which survives transformations that
   // renumber levels: the inner loop of a strip-mined pair keeps its name).
   int level(const NodeP& n, const std::string& what);
+  // The id of the loop at the level `n` names in `nest` (TeML names loops by level).
+  std::string loopAt(const StmtP& nest, const NodeP& n, const std::string& what);
 
   // A dimension or level given by number (from 1).
   int dimension(const NodeP& n, const std::string& what);

@@ -31,18 +31,20 @@ StmtP Evaluator::loopExpr(const Call& c) {
     }
     if (f == "stripmine") {
       arity(c, 3, 3, "stripmine(l, level, factor)");
-      return schedule_.stripmine(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+      StmtP l = loopArg(c.args[0], f);
+      return schedule_.split(l, loopAt(l, c.args[1], f), intArg(c.args[2], f)).result;
     }
     if (f == "stripmine_n") {
       arity(c, 3, 3, "stripmine_n(l, n, factor)");
-      return schedule_.stripmineN(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
+      StmtP l = loopArg(c.args[0], f);
+      return schedule_.splitN(l, loopAt(l, c.args[1], f), intArg(c.args[2], f)).result;
     }
     if (f == "interchange") {
       StmtP l = loopArg(c.args[0], f);
       if (c.args.size() == 2 && c.args[1]->kind == Kind::List && c.args[1]->kids.size() == 2)
-        return schedule_.interchange(l, level(c.args[1]->kids[0], f), level(c.args[1]->kids[1], f));
+        return schedule_.interchange(l, loopAt(l, c.args[1]->kids[0], f), loopAt(l, c.args[1]->kids[1], f)).result;
       arity(c, 3, 3, "interchange(l, level1, level2)");
-      return schedule_.interchange(l, level(c.args[1], f), level(c.args[2], f));
+      return schedule_.interchange(l, loopAt(l, c.args[1], f), loopAt(l, c.args[2], f)).result;
     }
     if (f == "interchange_n") {
       arity(c, 3, 3, "interchange_n(l, level, n)");
@@ -61,14 +63,15 @@ StmtP Evaluator::loopExpr(const Call& c) {
     }
     if (f == "unroll") {
       arity(c, 2, 3, "unroll(l, level) or unroll(l, level, factor)");
-      if (c.args.size() == 3)
-        return schedule_.unrollPartial(loopArg(c.args[0], f), level(c.args[1], f), intArg(c.args[2], f));
-      return schedule_.unroll(loopArg(c.args[0], f), level(c.args[1], f));
+      StmtP l = loopArg(c.args[0], f);
+      std::string loop = loopAt(l, c.args[1], f);
+      if (c.args.size() == 3) return schedule_.unroll(l, loop, intArg(c.args[2], f)).result;
+      return schedule_.unroll(l, loop).result;
     }
     if (f == "unroll_and_jam") {
       arity(c, 3, 3, "unroll_and_jam(l, level, factor)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.unrollAndJam(l, level(c.args[1], f), intArg(c.args[2], f));
+      return schedule_.unrollAndJam(l, loopAt(l, c.args[1], f), intArg(c.args[2], f)).result;
     }
     if (f == "tile") {
       arity(c, 2, 2, "tile(l, factor)");
@@ -78,12 +81,12 @@ StmtP Evaluator::loopExpr(const Call& c) {
     if (f == "skew") {
       arity(c, 4, 4, "skew(l, level1, level2, factor)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.skew(l, level(c.args[1], f), level(c.args[2], f), intArg(c.args[3], f));
+      return schedule_.skew(l, loopAt(l, c.args[1], f), loopAt(l, c.args[2], f), intArg(c.args[3], f)).result;
     }
     if (f == "fission") {
       arity(c, 3, 3, "fission(l, level, k)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.fission(l, level(c.args[1], f), static_cast<int>(intArg(c.args[2], f)));
+      return schedule_.fission(l, loopAt(l, c.args[1], f), static_cast<int>(intArg(c.args[2], f))).result;
     }
     if (f == "swap") {
       arity(c, 4, 4, "swap(l, level, a, b)");
@@ -96,22 +99,24 @@ StmtP Evaluator::loopExpr(const Call& c) {
     if (f == "merge") {
       arity(c, 2, 2, "merge(l, level)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.merge(l, level(c.args[1], f));
+      int r = level(c.args[1], f);
+      auto chain = schedule::loopsToLevel(l, r + 1, f);
+      return schedule_.merge(l, chain[r - 1]->id, chain[r]->id).result;
     }
     if (f == "blend") {
       arity(c, 2, 2, "blend(l, level)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.blend(l, level(c.args[1], f));
+      return schedule_.blend(l, loopAt(l, c.args[1], f)).result;
     }
     if (f == "local") {
       arity(c, 3, 3, "local(l, level, tensor)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.makeLocal(l, level(c.args[1], f), tensorArg(c.args[2], f), c.loc.line);
+      return schedule_.makeLocal(l, loopAt(l, c.args[1], f), tensorArg(c.args[2], f), c.loc.line).result;
     }
     if (f == "cache" || f == "cache_reduce") {
       arity(c, 3, 3, f + "(l, level, tensor)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.cache(l, level(c.args[1], f), tensorArg(c.args[2], f), f == "cache_reduce", c.loc.line);
+      return schedule_.cache(l, loopAt(l, c.args[1], f), tensorArg(c.args[2], f), f == "cache_reduce", c.loc.line).result;
     }
     if (f == "prefetch") {
       arity(c, 2, 3, "prefetch(l, copy) or prefetch(l, copy, distance)");
@@ -149,18 +154,20 @@ StmtP Evaluator::loopExpr(const Call& c) {
     }
     if (f == "separate_tail") {
       arity(c, 2, 2, "separate_tail(l, level)");
-      return schedule_.separateTail(loopArg(c.args[0], f), level(c.args[1], f));
+      StmtP l = loopArg(c.args[0], f);
+      return schedule_.separateTail(l, loopAt(l, c.args[1], f)).result;
     }
     if (f == "parallelize") {
       arity(c, 2, 3, "parallelize(l, level) or parallelize(l, level, static|dynamic|guided)");
       StmtP l = loopArg(c.args[0], f);
-      int r = level(c.args[1], f);
-      return schedule_.parallelize(l, r, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static);
+      std::string loop = loopAt(l, c.args[1], f);
+      return schedule_.parallelize(l, loop, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static)
+          .result;
     }
     if (f == "vectorize") {
       arity(c, 2, 2, "vectorize(l, level)");
       StmtP l = loopArg(c.args[0], f);
-      return schedule_.vectorize(l, level(c.args[1], f));
+      return schedule_.vectorize(l, loopAt(l, c.args[1], f)).result;
     }
   } catch (const schedule::ScheduleError& e) {
     fail(c.loc, e.what());
@@ -255,6 +262,11 @@ int Evaluator::level(const NodeP& n, const std::string& what) {
     fail(n->loc, what + ": no loop over '" + n->name + "' among the nest's levels (" + have + ")");
   }
   return dimension(n, what);
+}
+
+std::string Evaluator::loopAt(const StmtP& nest, const NodeP& n, const std::string& what) {
+  int r = level(n, what);
+  return schedule::loopsToLevel(nest, r, what)[r - 1]->id;
 }
 
 int Evaluator::dimension(const NodeP& n, const std::string& what) {

@@ -1,0 +1,151 @@
+// The Schedule's primitives on loops named by id: each finds the perfect
+// nest its loop belongs to (schedule::siteOf), runs the level-based
+// transformation on that nest and puts the result in its place.
+#include <algorithm>
+#include <set>
+
+#include "schedule/loop_target.hpp"
+#include "schedule/nest_path.hpp"
+#include "schedule/schedule.hpp"
+#include "schedule/transforms.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+Schedule::Applied Schedule::onNest(const std::string& what, const StmtP& top, const StmtP& nest, bool reorders,
+                                   const std::function<StmtP()>& fn) {
+  StmtP result = apply(what, {top}, reorders, [&] { return replaceStmt(top, nest, fn()); });
+  auto before = loopIds(top);
+  std::set<std::string> old(before.begin(), before.end());
+  Applied out{result, {}};
+  for (auto& l : loopIds(result))
+    if (!old.count(l)) out.created.push_back(l);
+  return out;
+}
+
+Schedule::Applied Schedule::split(const StmtP& top, const std::string& loop, int64_t factor) {
+  auto s = siteOf(top, loop, "stripmine");
+  return onNest("stripmine", top, s.nest, false, [&] { return schedule::stripmine(s.nest, s.level, factor); });
+}
+Schedule::Applied Schedule::splitN(const StmtP& top, const std::string& loop, int64_t blocks) {
+  auto s = siteOf(top, loop, "stripmine_n");
+  return onNest("stripmine_n", top, s.nest, false, [&] { return schedule::stripmineN(s.nest, s.level, blocks); });
+}
+
+Schedule::Applied Schedule::interchange(const StmtP& top, const std::string& a, const std::string& b) {
+  auto [o, i] = sitesOf(top, a, b, "interchange");
+  return onNest("interchange", top, o.nest, true, [&] { return schedule::interchange(o.nest, o.level, i.level); });
+}
+
+Schedule::Applied Schedule::reorder(const StmtP& top, const std::vector<std::string>& order) {
+  if (order.empty()) throw ScheduleError("reorder: no loops given");
+  // The named loops take, in the order given, the levels they occupy now.
+  std::vector<int> levels;
+  for (auto& id : order) {
+    sitesOf(top, order[0], id, "reorder");  // refuses loops of different nests
+    levels.push_back(siteOf(top, id, "reorder").level);
+  }
+  if (std::set<int>(levels.begin(), levels.end()).size() != levels.size())
+    throw ScheduleError("reorder: a loop is named twice");
+  std::vector<int> slots = levels;
+  std::sort(slots.begin(), slots.end());
+  StmtP nest = siteOf(top, order[0], "reorder").nest;
+  return onNest("reorder", top, nest, true, [&] {
+    StmtP cur = nest;
+    std::vector<int> at = levels;  // where each named loop is now
+    for (size_t k = 0; k < slots.size(); ++k) {
+      if (at[k] == slots[k]) continue;
+      int from = at[k];
+      cur = schedule::interchange(cur, slots[k], from);
+      for (auto& a : at)
+        if (a == slots[k]) a = from;
+      at[k] = slots[k];
+    }
+    return cur;
+  });
+}
+
+Schedule::Applied Schedule::merge(const StmtP& top, const std::string& outer, const std::string& inner) {
+  auto [o, i] = sitesOf(top, outer, inner, "merge");
+  if (i.level != o.level + 1 || findLoop(top, outer, "merge") != findLoop(o.nest, outer, "merge"))
+    throw ScheduleError("merge: loop '" + inner + "' is not the single loop directly inside '" + outer + "'");
+  return onNest("merge", top, o.nest, true, [&] { return schedule::merge(o.nest, o.level); });
+}
+
+Schedule::Applied Schedule::fuse(const StmtP& top, const std::string& first, const std::string& second) {
+  StmtP a = findLoop(top, first, "fuse"), b = findLoop(top, second, "fuse");
+  StmtP result = apply("fuse", {top}, true,
+                       [&] { return replacePair(top, a, b, schedule::fuseOuter(a, b, 1), "fuse"); });
+  return {result, {}};
+}
+
+// One loop's site, then the level-based primitive there.
+#define TEML_ON_LOOP(what, reorders, call)                                 \
+  auto s = siteOf(top, loop, what);                                        \
+  return onNest(what, top, s.nest, reorders, [&] { return call; });
+
+Schedule::Applied Schedule::fission(const StmtP& top, const std::string& loop, int k) {
+  TEML_ON_LOOP("fission", true, schedule::fission(s.nest, s.level, k))
+}
+Schedule::Applied Schedule::swap(const StmtP& top, const std::string& loop, int a, int b) {
+  TEML_ON_LOOP("swap", true, schedule::swap(s.nest, s.level, a, b))
+}
+Schedule::Applied Schedule::unroll(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("unroll", false, schedule::unroll(s.nest, s.level))
+}
+Schedule::Applied Schedule::unroll(const StmtP& top, const std::string& loop, int64_t factor) {
+  TEML_ON_LOOP("unroll", false, schedule::unrollPartial(s.nest, s.level, factor))
+}
+Schedule::Applied Schedule::unrollAndJam(const StmtP& top, const std::string& loop, int64_t factor) {
+  TEML_ON_LOOP("unroll_and_jam", true, schedule::unrollAndJam(s.nest, s.level, factor))
+}
+Schedule::Applied Schedule::blend(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("blend", true, schedule::blend(s.nest, s.level))
+}
+Schedule::Applied Schedule::separateTail(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("separate_tail", false, schedule::separateTail(s.nest, s.level))
+}
+Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loop, ThreadSchedule threads) {
+  TEML_ON_LOOP("parallelize", false, schedule::parallelize(s.nest, s.level, threads))
+}
+Schedule::Applied Schedule::vectorize(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level))
+}
+Schedule::Applied Schedule::asLib(const StmtP& top, const std::string& loop) {
+  StmtP l = findLoop(top, loop, "as_lib");
+  return onNest("as_lib", top, l, false, [&] { return schedule::asLib(l, program_); });
+}
+
+Schedule::Applied Schedule::skew(const StmtP& top, const std::string& outer, const std::string& inner, int64_t factor) {
+  auto [o, i] = sitesOf(top, outer, inner, "skew");
+  return onNest("skew", top, o.nest, true, [&] { return schedule::skew(o.nest, o.level, i.level, factor); });
+}
+
+Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop, const std::string& tensor, int line) {
+  const TensorDecl* decl = program_.find(tensor);
+  if (!decl) throw ScheduleError("local: '" + tensor + "' is not a program tensor");
+  LocalTensor t{*decl, 0};
+  auto init = program_.initialValues.find(tensor);
+  if (init != program_.initialValues.end()) t.init = init->second;
+  localLines_[tensor] = line;
+  TEML_ON_LOOP("local", false, schedule::makeLocal(s.nest, s.level, t))
+}
+
+Schedule::Applied Schedule::cache(const StmtP& top, const std::string& loop, const std::string& tensor, bool reduce,
+                                  int line) {
+  const TensorDecl* decl = program_.find(tensor);
+  const std::string what = reduce ? "cache_reduce" : "cache";
+  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
+  // A fresh name for the copy: no program tensor and no local has it.
+  auto locals = schedule::localTensors(top);
+  std::string name = tensor + "_cache";
+  for (int k = 2; program_.find(name) || locals.count(name) || localLines_.count(name); ++k)
+    name = tensor + "_cache" + std::to_string(k);
+  localLines_[name] = line;
+  TEML_ON_LOOP(what, false, schedule::cache(s.nest, s.level, *decl, name, reduce))
+}
+
+#undef TEML_ON_LOOP
+
+}  // namespace teml::schedule
