@@ -25,11 +25,13 @@ const char* kUsage =
     "  --threads N             threads for parallel loops\n"
     "  --cc PATH, --cflags S   C compiler and flags for JIT compilation\n"
     "  --cache-dir DIR         where compiled kernels are kept\n"
-    "  --random SEED           fill tensors the program only reads with random values\n"
+    "  --random SEED           fill float tensors the program only reads with random values\n"
     "  --verify                also run the reference interpreter and compare (run)\n"
     "  --interp                execute with the reference interpreter (run, bench)\n"
     "  --no-check              apply transformations without dependence checks (the paper's behaviour)\n"
     "  --no-lift               TeIL: evaluate nested contractions as written (no contraction lifting)\n"
+    "  --entry NAME            .py: the @teml.transform function to compile\n"
+    "  --unchecked-indices     .py: no run-time checks of indices that data decide\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 
@@ -99,6 +101,10 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.noCheck = true;
     } else if (a == "--no-lift") {
       o.noLift = true;
+    } else if (a == "--entry") {
+      o.entry = value();
+    } else if (a == "--unchecked-indices") {
+      o.uncheckedIndices = true;
     } else if (a == "-v") {
       o.verbose = true;
     } else if (a.size() > 1 && a[0] == '-') {

@@ -16,6 +16,7 @@
 #include "codegen/c_emitter.hpp"
 #include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
+#include "frontend/freeform/freeform.hpp"
 #include "frontend/teil/teil.hpp"
 #include "frontend/til/til.hpp"
 #include "frontend/teml/ast.hpp"
@@ -96,7 +97,7 @@ runtime::BufferMap prepareBuffers(const ir::Program& p, const Options& o) {
     uint64_t salt = 0;
     for (auto& t : p.tensors) {
       ++salt;
-      if (given.count(t.name) || p.initialValues.count(t.name)) continue;
+      if (given.count(t.name) || p.initialValues.count(t.name) || ir::isIntegral(t.dtype)) continue;
       if (std::find(written.begin(), written.end(), t.name) != written.end()) continue;
       buffers.at(t.name).fillRandom(static_cast<uint64_t>(o.randomSeed) * 1000003 + salt);
     }
@@ -138,14 +139,38 @@ std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> si
 
 namespace {
 
+std::string analysisCacheFor(const Options& o) {
+  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
+  // Without a usable cache directory the analysis is simply not kept; the
+  // kernel's compilation says so (runtime::Kernel).
+  return cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
+}
+
+Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c) {
+  auto t = Clock::now();
+  freeform::FreeformOptions f;
+  f.entry = o.entry;
+  f.sizes = o.sizes;
+  for (auto& [tensor, file] : o.inputs) f.inputShapes[tensor] = runtime::readNpy(file).shape;
+  f.checkIndices = !o.uncheckedIndices;
+  f.checkLegality = !o.noCheck;
+  f.analysisCacheDir = analysisCacheFor(o);
+  freeform::FreeformProgram p = freeform::compileFreeform(source, f);
+  c.stages.push_back({"parse+transform", since(t)});
+  c.stages.push_back({"(analysis)", p.analysisSeconds});
+  c.program = p.program;
+  return c;
+}
+
 // The program through its front end, as the loop IR.
 Compiled lower(const Options& o) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
   std::string ext = extensionOf(o.programPath);
-  if (ext != ".teml" && ext != ".teil" && ext != ".til")
-    throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml, .teil or .til)");
+  if (ext != ".teml" && ext != ".teil" && ext != ".til" && ext != ".py")
+    throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml, .teil, .til or .py)");
   std::string source = readSource(o.programPath);
+  if (ext == ".py") return lowerFreeform(o, source, c);
   if (ext == ".til") source = til::tilToTeml(source);  // TeML, line for line
   if (ext == ".teil") {
     auto t = Clock::now();
@@ -174,10 +199,7 @@ Compiled lower(const Options& o) {
   c.stages.push_back({"parse", since(t)});
   t = Clock::now();
   teml_lang::TemlStats stats;
-  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
-  // Without a usable cache directory the analysis is simply not kept; the
-  // kernel's compilation says so (runtime::Kernel).
-  std::string analysisCache = cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
+  std::string analysisCache = analysisCacheFor(o);
   c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{withTargetSizes(o.sizes), !o.noCheck, analysisCache},
                                       &stats);
   c.stages.push_back({"check+transform", since(t)});

@@ -27,7 +27,9 @@ struct Options {
   bool interpret = false;  // run with the interpreter instead of compiled code
   bool noCheck = false;    // transformations are not checked against dependences
   bool noLift = false;     // TeIL: no contraction lifting
-  long randomSeed = -1;  // >= 0: fill tensors the program only reads with random values
+  std::string entry;       // .py: the entry function ("": the only one)
+  bool uncheckedIndices = false;  // .py: no run-time index checks
+  long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 
 // A lowered program and what it took to get it.

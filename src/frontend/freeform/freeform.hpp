@@ -1,0 +1,34 @@
+// FreeTensor's free-form language (INTERFACES.md, "Free-form programs";
+// docs/freeform.md): a Python subset with loops, branches and indirect
+// indexing, lowered to the loop IR; its in-file schedule runs through
+// schedule::Schedule.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+
+namespace teml::freeform {
+
+enum class Access { Input, Output, InOut };
+
+struct FreeformOptions {
+  std::string entry;                                          // "": the file's only @teml.transform
+  std::map<std::string, int64_t> sizes;                       // --set
+  std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
+  bool checkIndices = true;                                   // false: --unchecked-indices
+  bool checkLegality = true;
+  std::string analysisCacheDir;
+};
+
+struct FreeformProgram {
+  ir::Program program;                   // the entry's parameters are its tensors, one nest
+  std::map<std::string, Access> access;  // of each parameter
+  double analysisSeconds = 0;
+};
+
+// Throws UserError (file positions), UsageError (inconsistent input shapes).
+FreeformProgram compileFreeform(const std::string& source, const FreeformOptions& options);
+
+}  // namespace teml::freeform

@@ -1,0 +1,98 @@
+// Index checks: an index whose range the compiler knows (affine in loop
+// iterators with constant bounds) is proven in range or refused at compile
+// time; one that data decide (loaded indices, data-dependent loop bounds)
+// gets a run-time check (an Assert around the statement that uses it).
+#include <set>
+
+#include "frontend/freeform/lowerer.hpp"
+#include "ir/printer.hpp"
+
+namespace teml::freeform {
+
+using namespace ir;
+
+// The values an integer expression takes: [lo, hi], `exact` when both ends
+// are reached (each iterator appears once, in a sum of scaled iterators).
+struct IntervalOf {
+  const std::vector<Lowerer::IterRange>& iters;
+  std::set<std::string> seen;
+  bool exact = true;
+
+  std::optional<std::pair<int64_t, int64_t>> of(const ExprP& e) {
+    int64_t c;
+    if (constValue(e, &c)) return std::make_pair(c, c);
+    if (e->kind == ExprKind::Var) {
+      auto& name = static_cast<const Var&>(*e).name;
+      if (!seen.insert(name).second) exact = false;
+      for (auto it = iters.rbegin(); it != iters.rend(); ++it)
+        if (it->var == name) {
+          if (it->range && it->range->first > it->range->second) return std::nullopt;  // never runs
+          return it->range;
+        }
+      return std::nullopt;
+    }
+    if (e->kind == ExprKind::Cast) return of(static_cast<const Cast&>(*e).a);
+    if (e->kind != ExprKind::Binary) return std::nullopt;
+    auto& b = static_cast<const Binary&>(*e);
+    auto x = of(b.a), y = of(b.b);
+    if (!x || !y) return std::nullopt;
+    switch (b.op) {
+      case BinOp::Add: return std::make_pair(x->first + y->first, x->second + y->second);
+      case BinOp::Sub: return std::make_pair(x->first - y->second, x->second - y->first);
+      case BinOp::Mul: {
+        if (x->first != x->second && y->first != y->second) exact = false;
+        int64_t p[] = {x->first * y->first, x->first * y->second, x->second * y->first, x->second * y->second};
+        return std::make_pair(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+      }
+      case BinOp::Min: exact = false; return std::make_pair(std::min(x->first, y->first), std::min(x->second, y->second));
+      case BinOp::Max: exact = false; return std::make_pair(std::max(x->first, y->first), std::max(x->second, y->second));
+      case BinOp::FloorDiv:
+        if (y->first != y->second || y->first <= 0) return std::nullopt;
+        exact = false;
+        return std::make_pair(floorDivFloor(x->first, y->first), floorDivFloor(x->second, y->first));
+      case BinOp::Mod:
+        if (y->first != y->second || y->first <= 0) return std::nullopt;
+        exact = false;
+        return std::make_pair(int64_t{0}, y->first - 1);
+      default: return std::nullopt;
+    }
+  }
+  static int64_t floorDivFloor(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+  }
+};
+
+ExprP Lowerer::checkedIndex(ExprP index, int64_t extent, const std::string& tensor, size_t dim, SourceLoc loc) {
+  if (!options_.checkIndices) return index;
+  IntervalOf iv{iterators_, {}, true};
+  auto range = iv.of(index);
+  std::string where = " for dimension " + std::to_string(dim) + " of '" + tensor + "'";
+  std::string bounds = "[0, " + std::to_string(extent) + ")";
+  if (range) {
+    if (range->first >= 0 && range->second < extent) return index;
+    // Known, and reached on some iteration: wrong whenever the statement runs.
+    if (iv.exact && runtimeBranches_ == 0) {
+      int64_t bad = range->first < 0 ? range->first : range->second;
+      throw UserError(loc, "index " + toString(index) + " reaches " + std::to_string(bad) + ", out of range " + bounds + where);
+    }
+  }
+  ExprP cond = binary(BinOp::And, binary(BinOp::Ge, index, intConst(0)), binary(BinOp::Lt, index, intConst(extent)));
+  checks_.push_back(Check{cond, index, "index {} out of range " + bounds + where, loc});
+  return index;
+}
+
+std::vector<StmtP> Lowerer::withChecks(std::vector<StmtP> stmts) {
+  std::vector<StmtP> out = std::move(prelude_);
+  prelude_.clear();
+  if (!checks_.empty()) {
+    StmtP s = makeSeq(stmts);
+    for (auto it = checks_.rbegin(); it != checks_.rend(); ++it) s = makeAssert(it->cond, it->message, it->shown, it->loc, s);
+    checks_.clear();
+    stmts = {s};
+  }
+  out.insert(out.end(), stmts.begin(), stmts.end());
+  return out;
+}
+
+}  // namespace teml::freeform

@@ -1,0 +1,519 @@
+// Expressions: numbers fold at compile time (Python's semantics), the rest
+// become element-wise IR expressions; calls are inlined.
+#include <cmath>
+
+#include "frontend/freeform/lowerer.hpp"
+
+namespace teml::freeform {
+
+using namespace ir;
+
+namespace {
+
+[[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
+
+int64_t floorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+const std::map<std::string, UnaryOp>& intrinsics() {
+  static const std::map<std::string, UnaryOp> m = {
+      {"exp", UnaryOp::Exp},     {"log", UnaryOp::Log}, {"sqrt", UnaryOp::Sqrt}, {"tanh", UnaryOp::Tanh},
+      {"sigmoid", UnaryOp::Sigmoid}, {"sin", UnaryOp::Sin}, {"cos", UnaryOp::Cos}, {"floor", UnaryOp::Floor},
+      {"ceil", UnaryOp::Ceil}};
+  return m;
+}
+
+double foldUnary(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::Exp: return std::exp(x);
+    case UnaryOp::Log: return std::log(x);
+    case UnaryOp::Sqrt: return std::sqrt(x);
+    case UnaryOp::Tanh: return std::tanh(x);
+    case UnaryOp::Sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryOp::Sin: return std::sin(x);
+    case UnaryOp::Cos: return std::cos(x);
+    case UnaryOp::Floor: return std::floor(x);
+    default: return std::ceil(x);
+  }
+}
+
+std::string dtypeText(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int32";
+    case DType::I64: return "int64";
+    case DType::F32: return "float32";
+    case DType::F64: return "float64";
+  }
+  return "?";
+}
+
+}  // namespace
+
+ExprP Lowerer::toExpr(const Value& v, SourceLoc loc, const char* what) {
+  if (v.isNumber()) return constantOf(v, v.numType);
+  if (v.kind == Value::Kind::Scalar) return v.expr;
+  if (v.kind == Value::Kind::Tensor && v.tensor->shape.empty()) return v.tensor->at({});
+  if (v.kind == Value::Kind::Tensor) {
+    std::string s;
+    for (auto d : v.tensor->shape) s += (s.empty() ? "" : ", ") + std::to_string(d);
+    fail(loc, std::string("expected a scalar for ") + what + ", found a tensor of shape (" + s + ")");
+  }
+  fail(loc, std::string("expected a scalar for ") + what + ", found " + kindWord(v.kind));
+}
+
+int64_t Lowerer::constInt(const NodeP& e, const char* what) {
+  Value v = eval(e);
+  if (!v.isInteger()) fail(e->loc, std::string(what) + " must be an integer known at compile time");
+  return v.i;
+}
+
+Value Lowerer::lookup(const Node& n) {
+  for (size_t s = scopes_.size(); s-- > frames_.back().firstScope;) {
+    auto it = scopes_[s].names.find(n.text);
+    if (it != scopes_[s].names.end()) return it->second;
+  }
+  auto g = globals_.find(n.text);
+  if (g != globals_.end()) return g->second;
+  if (functions_.count(n.text)) return Value::function(n.text);
+  static const std::set<std::string> builtins = {"abs", "min", "max", "float", "int", "range"};
+  if (builtins.count(n.text)) return Value::module("builtin." + n.text);
+  fail(n.loc, "unknown name '" + n.text + "'");
+}
+
+Value Lowerer::eval(const NodeP& e) {
+  switch (e->kind) {
+    case NodeKind::Name: return lookup(*e);
+    case NodeKind::Int: return Value::number(e->intValue);
+    case NodeKind::Float: return Value::real(e->floatValue);
+    case NodeKind::Bool: return Value::number(e->intValue, DType::Bool);
+    case NodeKind::Str: return Value::string(e->text);
+    case NodeKind::NoneLit: return Value{};
+    case NodeKind::BinOp: {
+      Value a = eval(e->kids[0]), b = eval(e->kids[1]);
+      return binaryOp(e->text, a, b, e->loc);
+    }
+    case NodeKind::UnaryOp: return unaryOp(e->text, eval(e->kids[0]), e->loc);
+    case NodeKind::Compare: return compare(*e);
+    case NodeKind::BoolOp: return boolOp(*e);
+    case NodeKind::IfExp: return ifExp(*e);
+    case NodeKind::Call: return call(*e);
+    case NodeKind::Attribute: return attribute(*e);
+    case NodeKind::Subscript: return subscript(*e);
+    case NodeKind::Tuple:
+    case NodeKind::List: {
+      std::vector<Value> items;
+      for (auto& k : e->kids) items.push_back(eval(k));
+      return Value::tuple(items);
+    }
+    case NodeKind::Slice: fail(e->loc, "a slice is allowed only inside [...]");
+    default: fail(e->loc, "not supported in teml programs: this expression");
+  }
+}
+
+Value Lowerer::binaryOp(const std::string& op, const Value& a, const Value& b, SourceLoc loc) {
+  auto operand = [&](const Value& v) {
+    if (v.kind != Value::Kind::Number && v.kind != Value::Kind::Scalar && v.kind != Value::Kind::Tensor)
+      fail(loc, "'" + op + "' does not apply to " + kindWord(v.kind));
+  };
+  operand(a);
+  operand(b);
+  if (op == "**") {
+    if (!b.isInteger()) fail(loc, "'**' takes a constant integer exponent");
+    if (a.isNumber()) return Value::real(std::pow(a.asDouble(), static_cast<double>(b.i)));
+    if (b.i == 0) return elementwise({a}, a.dtype(), loc, [](const std::vector<ExprP>& x) { return convertTo(x[0]->dtype, intConst(1)); });
+    if (std::llabs(b.i) > 64) fail(loc, "'**': the exponent is too large (at most 64)");
+    int64_t n = std::llabs(b.i);
+    bool inverse = b.i < 0;
+    DType t = inverse && !isFloat(a.dtype()) ? DType::F64 : a.dtype();
+    return elementwise({a}, t, loc, [n, inverse, t](const std::vector<ExprP>& x) {
+      ExprP base = convertTo(t, x[0]), p = base;
+      for (int64_t k = 1; k < n; ++k) p = binary(BinOp::Mul, p, base);
+      return inverse ? binary(BinOp::Div, floatConst(1, t), p) : p;
+    });
+  }
+  if (a.isNumber() && b.isNumber()) {
+    bool ints = !isFloat(a.numType) && !isFloat(b.numType);
+    if (ints && op != "/") {
+      int64_t x = a.i, y = b.i;
+      if ((op == "//" || op == "%") && y == 0) fail(loc, "integer division by zero");
+      if (op == "+") return Value::number(x + y);
+      if (op == "-") return Value::number(x - y);
+      if (op == "*") return Value::number(x * y);
+      if (op == "//") return Value::number(floorDivInt(x, y));
+      return Value::number(x - floorDivInt(x, y) * y);
+    }
+    double x = a.asDouble(), y = b.asDouble();
+    if ((op == "/" || op == "//" || op == "%") && y == 0) fail(loc, "division by zero");
+    if (op == "+") return Value::real(x + y);
+    if (op == "-") return Value::real(x - y);
+    if (op == "*") return Value::real(x * y);
+    if (op == "/") return Value::real(x / y);
+    if (op == "//") return Value::real(std::floor(x / y));
+    return Value::real(x - std::floor(x / y) * y);
+  }
+  DType t = resultType(a, b);
+  if (t == DType::Bool) t = DType::I64;  // arithmetic on bools counts
+  if (op == "/" && !isFloat(t)) t = DType::F64;
+  BinOp bop = op == "+" ? BinOp::Add : op == "-" ? BinOp::Sub : op == "*" ? BinOp::Mul : op == "/" ? BinOp::Div
+              : op == "//" ? BinOp::FloorDiv : BinOp::Mod;
+  return elementwise({a, b}, t, loc, [bop, t](const std::vector<ExprP>& x) {
+    return binary(bop, convertTo(t, x[0]), convertTo(t, x[1]));
+  });
+}
+
+Value Lowerer::unaryOp(const std::string& op, const Value& a, SourceLoc loc) {
+  if (a.kind != Value::Kind::Number && a.kind != Value::Kind::Scalar && a.kind != Value::Kind::Tensor)
+    fail(loc, "'" + op + "' does not apply to " + kindWord(a.kind));
+  if (op == "+") return a;
+  if (op == "not") {
+    if (a.isNumber()) return Value::number(a.asDouble() == 0, DType::Bool);
+    return elementwise({a}, DType::Bool, loc, [](const std::vector<ExprP>& x) {
+      ExprP b = x[0]->dtype == DType::Bool ? x[0] : binary(BinOp::Ne, x[0], convertTo(x[0]->dtype, intConst(0)));
+      return unary(UnaryOp::Not, b);
+    });
+  }
+  if (a.isNumber()) return isFloat(a.numType) ? Value::real(-a.f) : Value::number(-a.i);
+  DType t = a.dtype() == DType::Bool ? DType::I64 : a.dtype();
+  return elementwise({a}, t, loc, [t](const std::vector<ExprP>& x) { return unary(UnaryOp::Neg, convertTo(t, x[0])); });
+}
+
+Value Lowerer::compare(const Node& e) {
+  std::vector<Value> v;
+  for (auto& k : e.kids) v.push_back(eval(k));
+  // a < b < c is (a < b) and (b < c), each operand evaluated once.
+  Value acc;
+  bool have = false;
+  for (size_t k = 0; k + 1 < v.size(); ++k) {
+    const std::string& op = e.ops[k];
+    BinOp b = op == "<" ? BinOp::Lt : op == "<=" ? BinOp::Le : op == ">" ? BinOp::Gt : op == ">=" ? BinOp::Ge
+              : op == "==" ? BinOp::Eq : BinOp::Ne;
+    const Value &x = v[k], &y = v[k + 1];
+    Value c;
+    if (x.isNumber() && y.isNumber()) {
+      bool r = (isFloat(x.numType) || isFloat(y.numType)) ? compareValues(b, x.asDouble(), y.asDouble())
+                                                          : compareValues(b, x.i, y.i);
+      c = Value::number(r, DType::Bool);
+    } else if (x.kind == Value::Kind::String && y.kind == Value::Kind::String && (b == BinOp::Eq || b == BinOp::Ne)) {
+      c = Value::number((x.text == y.text) == (b == BinOp::Eq), DType::Bool);
+    } else {
+      DType t = resultType(x, y);
+      c = elementwise({x, y}, DType::Bool, e.loc, [b, t](const std::vector<ExprP>& z) {
+        return binary(b, convertTo(t, z[0]), convertTo(t, z[1]));
+      });
+    }
+    if (c.isNumber() && !c.asDouble()) return c;  // the chain is false
+    if (c.isNumber()) continue;
+    acc = have ? elementwise({acc, c}, DType::Bool, e.loc,
+                             [](const std::vector<ExprP>& z) { return binary(BinOp::And, z[0], z[1]); })
+               : c;
+    have = true;
+  }
+  return have ? acc : Value::number(1, DType::Bool);
+}
+
+Value Lowerer::boolOp(const Node& e) {
+  bool isAnd = e.text == "and";
+  Value acc;
+  bool have = false;
+  for (auto& k : e.kids) {
+    Value v = eval(k);
+    if (v.kind != Value::Kind::Number && v.kind != Value::Kind::Scalar && v.kind != Value::Kind::Tensor)
+      fail(k->loc, "'" + e.text + "' does not apply to " + kindWord(v.kind));
+    if (v.isNumber()) {
+      bool truth = v.asDouble() != 0;
+      if (isAnd && !truth) return Value::number(0, DType::Bool);
+      if (!isAnd && truth) return Value::number(1, DType::Bool);
+      continue;  // and True / or False: no effect
+    }
+    Value b = elementwise({v}, DType::Bool, k->loc, [](const std::vector<ExprP>& x) {
+      return x[0]->dtype == DType::Bool ? x[0] : binary(BinOp::Ne, x[0], convertTo(x[0]->dtype, intConst(0)));
+    });
+    if (!have) {
+      acc = b;
+      have = true;
+      continue;
+    }
+    BinOp op = isAnd ? BinOp::And : BinOp::Or;
+    acc = elementwise({acc, b}, DType::Bool, e.loc, [op](const std::vector<ExprP>& x) { return binary(op, x[0], x[1]); });
+  }
+  return have ? acc : Value::number(isAnd ? 1 : 0, DType::Bool);
+}
+
+Value Lowerer::ifExp(const Node& e) {
+  Value c = eval(e.kids[1]);
+  if (c.isNumber()) return c.asDouble() ? eval(e.kids[0]) : eval(e.kids[2]);
+  Value a = eval(e.kids[0]), b = eval(e.kids[2]);
+  DType t = resultType(a, b);
+  return elementwise({c, a, b}, t, e.loc, [t](const std::vector<ExprP>& x) {
+    ExprP cond = x[0]->dtype == DType::Bool ? x[0] : binary(BinOp::Ne, x[0], convertTo(x[0]->dtype, intConst(0)));
+    return select(cond, convertTo(t, x[1]), convertTo(t, x[2]));
+  });
+}
+
+Value Lowerer::attribute(const Node& e) {
+  Value base = eval(e.kids[0]);
+  if (base.kind == Value::Kind::Module) return Value::module(base.text + "." + e.text);
+  if (base.kind == Value::Kind::Tensor || base.kind == Value::Kind::Scalar || base.isNumber()) {
+    std::vector<int64_t> shape = base.kind == Value::Kind::Tensor ? base.tensor->shape : std::vector<int64_t>{};
+    if (e.text == "ndim") return Value::number(static_cast<int64_t>(shape.size()));
+    if (e.text == "shape") {
+      std::vector<Value> items;
+      for (auto d : shape) items.push_back(Value::number(d));
+      return Value::tuple(items);
+    }
+    if (e.text == "dtype") return Value::string(dtypeText(base.dtype()));
+  }
+  fail(e.loc, std::string("'") + e.text + "' is not an attribute of " + kindWord(base.kind) +
+                  " (tensors have ndim, shape and dtype)");
+}
+
+Value Lowerer::subscript(const Node& e) {
+  Value base = eval(e.kids[0]);
+  std::vector<NodeP> idx(e.kids.begin() + 1, e.kids.end());
+  if (base.kind == Value::Kind::Tuple) {
+    if (idx.size() != 1 || idx[0]->kind == NodeKind::Slice) fail(e.loc, "a tuple takes one integer index");
+    int64_t k = constInt(idx[0], "a tuple index");
+    int64_t n = static_cast<int64_t>(base.items.size());
+    if (k < -n || k >= n) fail(idx[0]->loc, "index " + std::to_string(k) + " out of range for a tuple of " + std::to_string(n));
+    return base.items[static_cast<size_t>(k < 0 ? k + n : k)];
+  }
+  return index(base, idx, e.loc, false);
+}
+
+Value Lowerer::index(const Value& base, const std::vector<NodeP>& indices, SourceLoc loc, bool forWrite) {
+  if (base.kind != Value::Kind::Tensor) fail(loc, std::string("only tensors can be indexed, not ") + kindWord(base.kind));
+  const TensorValue& t = *base.tensor;
+  if (indices.size() > t.shape.size())
+    fail(loc, "too many indices for a " + std::to_string(t.shape.size()) + "-dimensional tensor: " +
+                  std::to_string(indices.size()));
+  if (forWrite && !t.isView()) fail(loc, "cannot assign to a computed value");
+  // Per view dimension: a fixed index or a range [start, start + length).
+  std::vector<ViewDim> view;
+  for (size_t k = 0; k < t.shape.size(); ++k) {
+    int64_t n = t.shape[k];
+    if (k >= indices.size()) {
+      view.push_back(ViewDim{nullptr, intConst(0), n});
+      continue;
+    }
+    const NodeP& ix = indices[k];
+    std::string what = t.isView() ? t.tensor : "a computed tensor";
+    if (ix->kind == NodeKind::Slice) {
+      auto bound = [&](const NodeP& b, int64_t dflt) {
+        if (!b) return dflt;
+        int64_t v = constInt(b, "a slice bound");
+        if (v < 0) v += n;
+        return std::min(std::max(v, int64_t{0}), n);
+      };
+      int64_t lo = bound(ix->kids[0], 0), hi = bound(ix->kids[1], n);
+      view.push_back(ViewDim{nullptr, intConst(lo), std::max(hi - lo, int64_t{0})});
+      continue;
+    }
+    Value v = eval(ix);
+    if (v.isInteger() && v.i < 0 && v.i >= -n) v = Value::number(v.i + n);  // x[-1]: the last element
+    ExprP i = toExpr(v, ix->loc, "an index");
+    if (!i->isInt()) fail(ix->loc, std::string("an index must be an integer, not ") + dtypeText(i->dtype));
+    i = convertTo(DType::I64, i);
+    // The dimension of the underlying tensor this view dimension is.
+    size_t dim = k;
+    if (t.isView()) {
+      size_t seen = 0;
+      for (size_t d = 0; d < t.dims.size(); ++d)
+        if (!t.dims[d].index && seen++ == k) dim = d;
+    }
+    i = checkedIndex(i, n, what, dim, ix->loc);
+    view.push_back(ViewDim{i, nullptr, 0});
+  }
+  auto out = std::make_shared<TensorValue>();
+  out->dtype = t.dtype;
+  for (auto& d : view)
+    if (!d.index) out->shape.push_back(d.length);
+  // Compose with the base: view index -> base index.
+  auto baseIndex = [view](const std::vector<ExprP>& idx) {
+    std::vector<ExprP> b;
+    size_t k = 0;
+    for (auto& d : view) b.push_back(d.index ? d.index : add(d.start, idx.at(k++)));
+    return b;
+  };
+  if (t.isView()) {
+    out->tensor = t.tensor;
+    out->fullShape = t.fullShape;
+    size_t k = 0;
+    for (auto& d : t.dims) {
+      if (d.index) {
+        out->dims.push_back(d);
+        continue;
+      }
+      const ViewDim& v = view[k++];
+      if (v.index) out->dims.push_back(ViewDim{add(d.start, v.index), nullptr, 0});
+      else out->dims.push_back(ViewDim{nullptr, add(d.start, v.start), v.length});
+    }
+    std::string name = t.tensor;
+    DType dt = t.dtype;
+    auto dims = out->dims;
+    out->at = [name, dt, dims](const std::vector<ExprP>& idx) {
+      std::vector<ExprP> u;
+      size_t j = 0;
+      for (auto& d : dims) u.push_back(d.index ? d.index : add(d.start, idx.at(j++)));
+      return load(name, u, dt);
+    };
+  } else {
+    TensorP src = base.tensor;
+    out->at = [src, baseIndex](const std::vector<ExprP>& idx) { return src->at(baseIndex(idx)); };
+  }
+  if (out->shape.empty() && !forWrite) return Value::scalar(out->at({}));
+  return Value::ofTensor(out);
+}
+
+Value Lowerer::call(const Node& e) {
+  Value callee = eval(e.kids[0]);
+  std::vector<Value> args;
+  for (size_t k = 1; k < e.kids.size(); ++k) args.push_back(eval(e.kids[k]));
+  if (callee.kind == Value::Kind::Function) {
+    const Node& fn = *functions_.at(callee.text);
+    return inlineCall(fn, e, args);
+  }
+  if (callee.kind == Value::Kind::Tuple) {  // x.shape(k)
+    if (args.size() != 1 || !args[0].isInteger()) fail(e.loc, "shape(k) takes one integer constant");
+    int64_t n = static_cast<int64_t>(callee.items.size()), k = args[0].i;
+    if (k < -n || k >= n) fail(e.kids[1]->loc, "dimension " + std::to_string(k) + " does not exist (the tensor has " + std::to_string(n) + ")");
+    return callee.items[static_cast<size_t>(k < 0 ? k + n : k)];
+  }
+  if (callee.kind != Value::Kind::Module) fail(e.loc, std::string("this is ") + kindWord(callee.kind) + ", not a function");
+  std::string name = callee.text;
+  if (name.rfind("builtin.", 0) == 0) name = name.substr(8);
+  else if (name.rfind("teml.", 0) == 0) name = name.substr(5);
+  else fail(e.loc, "unknown function '" + callee.text + "'");
+  return builtin(name, e, args);
+}
+
+Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector<Value>& args) {
+  SourceLoc loc = e.loc;
+  auto keyword = [&](const std::string& k) -> const Value* {
+    size_t first = args.size() - e.keywords.size();
+    for (size_t j = 0; j < e.keywords.size(); ++j)
+      if (e.keywords[j] == k) return &args[first + j];
+    return nullptr;
+  };
+  size_t positional = args.size() - e.keywords.size();
+  auto noKeywords = [&]() {
+    if (!e.keywords.empty()) fail(loc, name + "() takes no keyword argument '" + e.keywords[0] + "'");
+  };
+  if (name == "range") fail(loc, "range(...) is allowed only as the iterable of a for loop");
+  if (name == "abs") {
+    noKeywords();
+    if (args.size() != 1) fail(loc, "abs takes one argument");
+    if (args[0].isNumber()) return isFloat(args[0].numType) ? Value::real(std::fabs(args[0].f)) : Value::number(std::llabs(args[0].i));
+    return elementwise({args[0]}, args[0].dtype(), loc, [](const std::vector<ExprP>& x) { return unary(UnaryOp::Abs, x[0]); });
+  }
+  if (name == "min" || name == "max") {
+    noKeywords();
+    if (args.size() < 2) fail(loc, name + " takes two or more arguments");
+    Value acc = args[0];
+    for (size_t k = 1; k < args.size(); ++k) {
+      const Value& b = args[k];
+      if (acc.isNumber() && b.isNumber()) {
+        bool takeB = name == "min" ? b.asDouble() < acc.asDouble() : b.asDouble() > acc.asDouble();
+        if (takeB) acc = b;
+        continue;
+      }
+      DType t = resultType(acc, b);
+      BinOp op = name == "min" ? BinOp::Min : BinOp::Max;
+      acc = elementwise({acc, b}, t, loc, [op, t](const std::vector<ExprP>& x) {
+        return binary(op, convertTo(t, x[0]), convertTo(t, x[1]));
+      });
+    }
+    return acc;
+  }
+  if (name == "float" || name == "int") {
+    noKeywords();
+    if (args.size() != 1) fail(loc, name + " takes one argument");
+    const Value& a = args[0];
+    if (a.kind == Value::Kind::String && name == "float") {
+      if (a.text == "inf" || a.text == "+inf") return Value::real(INFINITY);
+      if (a.text == "-inf") return Value::real(-INFINITY);
+      if (a.text == "nan") return Value::real(NAN);
+      fail(loc, "float(\"" + a.text + "\"): only \"inf\", \"-inf\" and \"nan\"");
+    }
+    if (a.isNumber()) return name == "float" ? Value::real(a.asDouble()) : Value::number(static_cast<int64_t>(a.asDouble()));
+    DType t = name == "float" ? DType::F64 : DType::I64;
+    return elementwise({a}, t, loc, [t](const std::vector<ExprP>& x) { return convertTo(t, x[0]); });
+  }
+  auto in = intrinsics().find(name);
+  if (in != intrinsics().end()) {
+    noKeywords();
+    if (args.size() != 1) fail(loc, "teml." + name + " takes one argument");
+    UnaryOp op = in->second;
+    if (args[0].isNumber()) return Value::real(foldUnary(op, args[0].asDouble()));
+    DType t = isFloat(args[0].dtype()) ? args[0].dtype() : DType::F64;
+    return elementwise({args[0]}, t, loc, [op, t](const std::vector<ExprP>& x) { return unary(op, convertTo(t, x[0])); });
+  }
+  if (name == "zeros" || name == "ones" || name == "empty") {
+    if (positional < 1 || positional > 2) fail(loc, "teml." + name + " takes a shape and a dtype");
+    const Value* dt = positional == 2 ? &args[1] : keyword("dtype");
+    for (auto& k : e.keywords)
+      if (k != "dtype") fail(loc, "teml." + name + "() takes no keyword argument '" + k + "'");
+    std::vector<int64_t> shape;
+    std::vector<Value> dims = args[0].kind == Value::Kind::Tuple ? args[0].items : std::vector<Value>{args[0]};
+    for (auto& d : dims) {
+      if (!d.isInteger() || d.i < 0) fail(e.kids[1]->loc, "a shape is a tuple of non-negative integers known at compile time");
+      shape.push_back(d.i);
+    }
+    DType dtype = DType::F64;
+    if (dt) {
+      if (dt->kind != Value::Kind::String) fail(loc, "the dtype is a string such as \"float32\"");
+      static const std::map<std::string, DType> names = {{"float64", DType::F64}, {"float32", DType::F32}, {"int32", DType::I32},
+                                                         {"int64", DType::I64},   {"bool", DType::Bool}};
+      auto it = names.find(dt->text);
+      if (it == names.end()) fail(loc, "unknown element type \"" + dt->text + "\"");
+      dtype = it->second;
+    }
+    auto t = std::make_shared<TensorValue>();
+    t->shape = shape;
+    t->dtype = dtype;
+    t->fresh = true;
+    t->fill = name == "ones" ? 1 : name == "zeros" ? 0 : NAN;
+    double fill = name == "ones" ? 1 : 0;
+    t->at = [dtype, fill](const std::vector<ExprP>&) { return convertTo(dtype, floatConst(fill)); };
+    return Value::ofTensor(t);
+  }
+  fail(loc, "unknown function 'teml." + name + "'");
+}
+
+Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args) {
+  if (frames_.size() > 64)
+    fail(e.loc, "calls nest more than 64 deep: does partial evaluation end the recursion of '" + fn.text + "'?");
+  size_t positional = args.size() - e.keywords.size();
+  if (positional > fn.params.size())
+    fail(e.loc, "'" + fn.text + "' takes " + std::to_string(fn.params.size()) + " arguments, not " + std::to_string(args.size()));
+  Scope scope;
+  for (size_t k = 0; k < positional; ++k) scope.names[fn.params[k]->text] = args[k];
+  for (size_t j = 0; j < e.keywords.size(); ++j) {
+    bool known = false;
+    for (auto& p : fn.params) known = known || p->text == e.keywords[j];
+    if (!known) fail(e.loc, "'" + fn.text + "' takes no keyword argument '" + e.keywords[j] + "'");
+    if (scope.names.count(e.keywords[j])) fail(e.loc, "argument '" + e.keywords[j] + "' of '" + fn.text + "' is given twice");
+    scope.names[e.keywords[j]] = args[positional + j];
+  }
+  for (auto& p : fn.params)
+    if (!scope.names.count(p->text)) fail(e.loc, "'" + fn.text + "' is missing argument '" + p->text + "'");
+  size_t callerScope = scopes_.size() - 1;
+  scopes_.push_back(std::move(scope));
+  frames_.push_back(Frame{fn.text, scopes_.size() - 1, std::nullopt, e.loc});
+  int branches = runtimeBranches_;
+  runtimeBranches_ = 0;  // a return is judged within the function
+  std::vector<StmtP> body = statements(fn.kids);
+  runtimeBranches_ = branches;
+  Frame frame = frames_.back();
+  frames_.pop_back();
+  // The function's tensors live on in the caller's scope (a returned tensor is used there).
+  auto& tensors = scopes_.back().tensors;
+  scopes_[callerScope].tensors.insert(scopes_[callerScope].tensors.end(), tensors.begin(), tensors.end());
+  scopes_.pop_back();
+  prelude_.insert(prelude_.end(), body.begin(), body.end());
+  return frame.returned ? *frame.returned : Value{};
+}
+
+}  // namespace teml::freeform

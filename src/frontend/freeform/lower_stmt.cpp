@@ -1,0 +1,230 @@
+// Statements: loops, branches (decided at compile time when their condition
+// is known), assignments that define, write and reduce into tensors, and
+// run-time assertions. Each block is a scope: the tensors it defines are
+// VarDefs around its statements.
+#include <cmath>
+
+#include "frontend/freeform/lowerer.hpp"
+
+namespace teml::freeform {
+
+using namespace ir;
+
+namespace {
+[[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
+}  // namespace
+
+std::string Lowerer::freshName(const std::string& base) {
+  std::string n = base;
+  for (int k = 2; names_.count(n); ++k) n = base + "_" + std::to_string(k);
+  names_.insert(n);
+  return n;
+}
+
+bool Lowerer::defined(const std::string& name) const {
+  for (size_t s = scopes_.size(); s-- > frames_.back().firstScope;)
+    if (scopes_[s].names.count(name)) return true;
+  return false;
+}
+
+std::vector<StmtP> Lowerer::block(const std::vector<NodeP>& stmts) {
+  scopes_.push_back(Scope{});
+  std::vector<StmtP> body = statements(stmts);
+  Scope scope = std::move(scopes_.back());
+  scopes_.pop_back();
+  if (scope.tensors.empty()) return body;
+  StmtP s = makeSeq(body);
+  for (auto it = scope.tensors.rbegin(); it != scope.tensors.rend(); ++it) s = makeVarDef(*it, s);
+  return {s};
+}
+
+std::vector<StmtP> Lowerer::statements(const std::vector<NodeP>& stmts) {
+  std::vector<StmtP> out;
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    if (frames_.back().returned)
+      fail(stmts[k]->loc, "a statement after 'return' in function '" + frames_.back().function + "'");
+    if (stmts[k]->kind == NodeKind::Assert) {
+      // The rest of the block runs under the check.
+      auto rest = statements(std::vector<NodeP>(stmts.begin() + static_cast<long>(k) + 1, stmts.end()));
+      Value c = eval(stmts[k]->kids[0]);
+      if (c.isNumber()) {
+        if (!c.asDouble()) fail(stmts[k]->loc, "this assertion is false");
+        out.insert(out.end(), rest.begin(), rest.end());
+        return out;
+      }
+      ExprP cond = toExpr(c, stmts[k]->loc, "an assertion");
+      if (cond->dtype != DType::Bool) cond = binary(BinOp::Ne, cond, intConst(0, cond->dtype));
+      auto checked = withChecks({makeAssert(cond, "assertion failed", nullptr, stmts[k]->loc, makeSeq(rest))});
+      out.insert(out.end(), checked.begin(), checked.end());
+      return out;
+    }
+    auto s = statement(stmts[k]);
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  return out;
+}
+
+std::vector<StmtP> Lowerer::statement(const NodeP& s) {
+  switch (s->kind) {
+    case NodeKind::Pass: return {};
+    case NodeKind::For: return forLoop(*s);
+    case NodeKind::If: return ifStmt(*s);
+    case NodeKind::Assign: return assign(*s);
+    case NodeKind::AugAssign: return augAssign(*s);
+    case NodeKind::Return: {
+      if (frames_.size() == 1) fail(s->loc, "the entry function must not return a value");
+      frames_.back().returned = s->kids.empty() ? Value{} : eval(s->kids[0]);
+      return withChecks({});
+    }
+    case NodeKind::ExprStmt: {
+      if (s->kids[0]->kind == NodeKind::Str) return {};  // a docstring
+      Value v = eval(s->kids[0]);
+      (void)v;
+      return withChecks({});
+    }
+    case NodeKind::FunctionDef: fail(s->loc, "not supported in teml programs: functions defined inside functions");
+    case NodeKind::Import: fail(s->loc, "not supported in teml programs: imports inside functions");
+    default: fail(s->loc, "not supported in teml programs: this statement");
+  }
+}
+
+std::vector<StmtP> Lowerer::forLoop(const Node& s) {
+  const NodeP& it = s.kids[0];
+  if (it->kind != NodeKind::Call || it->kids[0]->kind != NodeKind::Name || it->kids[0]->text != "range" ||
+      !it->keywords.empty())
+    fail(it->loc, "not supported in teml programs: loops over anything but range(...)");
+  size_t n = it->kids.size() - 1;
+  if (n < 1 || n > 3) fail(it->loc, "range takes 1 to 3 arguments");
+  std::vector<Value> args;
+  for (size_t k = 1; k <= n; ++k) args.push_back(eval(it->kids[k]));
+  for (size_t k = 0; k < n; ++k)
+    if (!(args[k].isInteger() || (args[k].kind == Value::Kind::Scalar && args[k].expr->isInt())))
+      fail(it->kids[k + 1]->loc, "range takes integers");
+  int64_t step = 1;
+  if (n == 3) {
+    if (!args[2].isInteger()) fail(it->kids[3]->loc, "the step of range must be an integer constant");
+    step = args[2].i;
+    if (step == 0) fail(it->kids[3]->loc, "the step of range must not be zero");
+  }
+  ExprP begin = n == 1 ? intConst(0) : cast(DType::I64, toExpr(args[0], it->loc, "range"));
+  ExprP end = cast(DType::I64, toExpr(args[n == 1 ? 0 : 1], it->loc, "range"));
+  std::vector<Check> outerChecks = std::move(checks_);  // of indices in the bounds: around the loop
+  checks_.clear();
+
+  std::string v = freshName(s.text);
+  std::optional<std::pair<int64_t, int64_t>> range;
+  int64_t b, e;
+  if (constValue(begin, &b) && constValue(end, &e)) {
+    if (step > 0 && b < e) range = std::make_pair(b, b + (e - 1 - b) / step * step);
+    if (step < 0 && b > e) range = std::make_pair(b - (b - e - 1) / -step * -step, b);
+    if (!range) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
+  }
+  iterators_.push_back({v, range});
+  scopes_.push_back(Scope{});
+  scopes_.back().names[s.text] = Value::scalar(var(v));
+  std::vector<StmtP> body = block(s.kids[1]->kids);
+  scopes_.pop_back();
+  iterators_.pop_back();
+  std::string id = s.label.empty() ? "L" + std::to_string(s.loc.line) : s.label;
+  StmtP loop = makeFor(id, v, begin, end, step, LoopKind{}, makeSeq(body));
+  checks_ = std::move(outerChecks);
+  return withChecks({loop});
+}
+
+std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
+  Value c = eval(s.kids[0]);
+  if (c.isNumber()) {  // partial evaluation: only the branch taken exists
+    if (c.asDouble()) return block(s.kids[1]->kids);
+    return s.kids[2] ? block(s.kids[2]->kids) : std::vector<StmtP>{};
+  }
+  ExprP cond = toExpr(c, s.kids[0]->loc, "a condition");
+  if (cond->dtype != DType::Bool) cond = binary(BinOp::Ne, cond, intConst(0, cond->dtype));
+  std::vector<Check> outerChecks = std::move(checks_);
+  checks_.clear();
+  bool returnedBefore = frames_.back().returned.has_value();
+  ++runtimeBranches_;
+  StmtP then = makeSeq(block(s.kids[1]->kids));
+  StmtP otherwise = s.kids[2] ? makeSeq(block(s.kids[2]->kids)) : nullptr;
+  --runtimeBranches_;
+  if (!returnedBefore && frames_.back().returned)
+    fail(s.loc, "'return' inside a branch decided at run time (a function returns once, at its end, or in "
+                "branches decided at compile time)");
+  checks_ = std::move(outerChecks);
+  return withChecks({makeIf(cond, then, otherwise)});
+}
+
+TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype, SourceLoc loc) {
+  (void)loc;
+  TensorDecl decl{freshName(name), dtype, shape};
+  scopes_.back().tensors.push_back(decl);
+  auto t = std::make_shared<TensorValue>();
+  t->shape = t->fullShape = shape;
+  t->dtype = dtype;
+  t->tensor = decl.name;
+  for (auto d : shape) t->dims.push_back(ViewDim{nullptr, intConst(0), d});
+  std::string n = decl.name;
+  t->at = [n, dtype](const std::vector<ExprP>& idx) { return load(n, idx, dtype); };
+  scopes_.back().names[name] = Value::ofTensor(t);
+  return t;
+}
+
+std::vector<StmtP> Lowerer::assign(const Node& s) {
+  const NodeP& target = s.kids[0];
+  if (target->kind == NodeKind::Name) {
+    const std::string& name = target->text;
+    if (defined(name)) {
+      Value cur = lookup(*target);
+      if (cur.kind != Value::Kind::Tensor || !cur.tensor->isView())
+        fail(target->loc, "'" + name + "' is " + kindWord(cur.kind) + "; it cannot be assigned to");
+      return storeInto(*cur.tensor, eval(s.kids[1]), std::nullopt, false, s.loc);
+    }
+    if (globals_.count(name) && globals_[name].kind != Value::Kind::Number)
+      fail(target->loc, "'" + name + "' names " + kindWord(globals_[name].kind) + "; choose another name");
+    Value v = eval(s.kids[1]);
+    if (v.kind == Value::Kind::Tensor && v.tensor->isView() && !v.tensor->fresh) {
+      scopes_.back().names[name] = v;  // a view: another name for the same elements
+      return withChecks({});
+    }
+    if (v.kind != Value::Kind::Tensor && v.kind != Value::Kind::Scalar && v.kind != Value::Kind::Number)
+      fail(s.kids[1]->loc, "'" + name + "' cannot hold " + kindWord(v.kind) + " (only tensors and numbers)");
+    TensorP src = asTensor(v, s.kids[1]->loc);
+    DType dtype = v.isNumber() ? v.numType : src->dtype;
+    TensorP t = defineTensor(name, src->shape, dtype, s.loc);
+    if (v.kind == Value::Kind::Tensor && v.tensor->fresh) {
+      if (v.tensor->fill == 0 || std::isnan(v.tensor->fill)) return withChecks({});  // VarDefs start at zero
+    }
+    return storeInto(*t, v, std::nullopt, false, s.loc);
+  }
+  if (target->kind == NodeKind::Subscript) {
+    Value base = eval(target->kids[0]);
+    std::vector<NodeP> idx(target->kids.begin() + 1, target->kids.end());
+    Value view = index(base, idx, target->loc, true);
+    Value v = eval(s.kids[1]);
+    return storeInto(*view.tensor, v, std::nullopt, false, s.loc);
+  }
+  if (target->kind == NodeKind::Tuple) fail(target->loc, "not supported in teml programs: assigning to several names at once");
+  fail(target->loc, "cannot assign to this expression");
+}
+
+std::vector<StmtP> Lowerer::augAssign(const Node& s) {
+  const NodeP& target = s.kids[0];
+  Value view;
+  if (target->kind == NodeKind::Name) {
+    if (!defined(target->text)) fail(target->loc, "'" + target->text + "' is not defined");
+    view = lookup(*target);
+    if (view.kind != Value::Kind::Tensor || !view.tensor->isView())
+      fail(target->loc, "'" + target->text + "' is " + kindWord(view.kind) + "; it cannot be updated");
+  } else if (target->kind == NodeKind::Subscript) {
+    Value base = eval(target->kids[0]);
+    view = index(base, std::vector<NodeP>(target->kids.begin() + 1, target->kids.end()), target->loc, true);
+  } else {
+    fail(target->loc, "cannot update this expression");
+  }
+  Value v = eval(s.kids[1]);
+  if (s.text == "+") return storeInto(*view.tensor, v, ReduceOp::Add, false, s.loc);
+  if (s.text == "-") return storeInto(*view.tensor, unaryOp("-", v, s.loc), ReduceOp::Add, false, s.loc);
+  if (s.text == "*") return storeInto(*view.tensor, v, ReduceOp::Mul, false, s.loc);
+  return storeInto(*view.tensor, v, std::nullopt, true, s.loc);  // /=
+}
+
+}  // namespace teml::freeform

@@ -1,0 +1,124 @@
+// Lowering a free-form program to the loop IR: name resolution, partial
+// evaluation on compile-time facts, inlining of every call, shape and type
+// checks, and run-time index checks. One Lowerer per compilation.
+#pragma once
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/freeform/ast.hpp"
+#include "frontend/freeform/freeform.hpp"
+#include "frontend/freeform/value.hpp"
+#include "ir/stmt.hpp"
+
+namespace teml::freeform {
+
+class Lowerer {
+ public:
+  Lowerer(const NodeP& module, const FreeformOptions& options);
+  FreeformProgram run();
+
+ private:
+  // ---- module (module.cpp)
+  void readModule();
+  void importNames(const NodeP& import);
+  bool isDecorator(const NodeP& d, const std::string& name) const;
+  const Node& chooseEntry() const;
+  void declareParameters(const Node& entry);
+  std::vector<int64_t> shapeOf(const NodeP& shapeNode, const std::string& param);
+  void bindSizes(const Node& entry);
+  void runSchedules(const std::string& entry, ir::StmtP& body, double* analysisSeconds);
+
+  // ---- statements (lower_stmt.cpp)
+  std::vector<ir::StmtP> block(const std::vector<NodeP>& stmts);  // a scope of its own
+  std::vector<ir::StmtP> statements(const std::vector<NodeP>& stmts);
+  std::vector<ir::StmtP> statement(const NodeP& s);
+  std::vector<ir::StmtP> forLoop(const Node& s);
+  std::vector<ir::StmtP> ifStmt(const Node& s);
+  std::vector<ir::StmtP> assign(const Node& s);
+  std::vector<ir::StmtP> augAssign(const Node& s);
+  std::vector<ir::StmtP> assertStmt(const Node& s);
+  // A new tensor of the innermost scope, named after `name`.
+  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc);
+  // Stores (or reduces, op set) `value` into every element of `target`, broadcasting.
+  std::vector<ir::StmtP> storeInto(const TensorValue& target, const Value& value, std::optional<ir::ReduceOp> op,
+                                   bool divide, SourceLoc loc);
+
+  // ---- expressions (lower_expr.cpp)
+  Value eval(const NodeP& e);
+  Value lookup(const Node& name);
+  Value binaryOp(const std::string& op, const Value& a, const Value& b, SourceLoc loc);
+  Value unaryOp(const std::string& op, const Value& a, SourceLoc loc);
+  Value compare(const Node& e);
+  Value boolOp(const Node& e);
+  Value ifExp(const Node& e);
+  Value call(const Node& e);
+  Value builtin(const std::string& name, const Node& call, const std::vector<Value>& args);
+  Value attribute(const Node& e);
+  Value subscript(const Node& e);
+  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args);
+  // The view `base[indices]` (a Scalar load when every dimension is fixed).
+  Value index(const Value& base, const std::vector<NodeP>& indices, SourceLoc loc, bool forWrite);
+  ir::ExprP toExpr(const Value& v, SourceLoc loc, const char* what);  // a scalar (numbers as constants)
+  int64_t constInt(const NodeP& e, const char* what);
+
+  // ---- element-wise values (elementwise.cpp)
+  TensorP asTensor(const Value& v, SourceLoc loc);  // scalars and numbers as 0-d tensors
+  Value elementwise(const std::vector<Value>& operands, ir::DType dtype, SourceLoc loc,
+                    const std::function<ir::ExprP(const std::vector<ir::ExprP>&)>& f);
+  std::vector<int64_t> broadcastShape(const std::vector<std::vector<int64_t>>& shapes, SourceLoc loc);
+  // The type of an arithmetic result: Python numbers take the other operand's type.
+  ir::DType resultType(const Value& a, const Value& b) const;
+  ir::ExprP constantOf(const Value& number, ir::DType dtype) const;
+
+  // ---- index checks (index_checks.cpp)
+  // The index, checked against [0, extent): a compile error when it provably
+  // leaves the range, a run-time check when data decide it.
+  ir::ExprP checkedIndex(ir::ExprP index, int64_t extent, const std::string& tensor, size_t dim, SourceLoc loc);
+  std::vector<ir::StmtP> withChecks(std::vector<ir::StmtP> stmts);  // wraps in the pending checks
+
+  // ---- names
+  std::string freshName(const std::string& base);
+  bool defined(const std::string& name) const;  // in the current function's scopes
+
+  struct Scope {
+    std::map<std::string, Value> names;
+    std::vector<ir::TensorDecl> tensors;  // defined here: VarDefs around the scope's statements
+  };
+  struct Frame {
+    std::string function;
+    size_t firstScope;
+    std::optional<Value> returned;
+    SourceLoc callLoc;
+  };
+  struct Check {
+    ir::ExprP cond, shown;
+    std::string message;
+    SourceLoc loc;
+  };
+  struct IterRange {
+    std::string var;
+    std::optional<std::pair<int64_t, int64_t>> range;  // inclusive, when the bounds are constants
+  };
+
+  NodeP module_;
+  FreeformOptions options_;
+  std::map<std::string, const Node*> functions_;
+  std::map<std::string, Value> globals_;
+  std::map<std::string, Access> access_;
+  ir::Program program_;
+  std::vector<Scope> scopes_;
+  std::vector<Frame> frames_;
+  std::vector<IterRange> iterators_;
+  std::vector<Check> checks_;      // index checks not yet placed (withChecks)
+  std::vector<ir::StmtP> prelude_;  // statements of inlined calls, before the statement calling them
+  std::set<std::string> names_;  // tensor and iterator names of the IR
+  int runtimeBranches_ = 0;      // inside an if decided at run time
+  int loopCount_ = 0;
+
+  friend struct IntervalOf;
+};
+
+}  // namespace teml::freeform

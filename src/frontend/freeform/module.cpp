@@ -1,0 +1,242 @@
+// The file as a whole: imports, module constants, functions, the entry
+// function's parameters (the program's tensors) and its size parameters.
+#include <algorithm>
+
+#include "frontend/freeform/lowerer.hpp"
+#include "ir/unique_loop_ids.hpp"
+
+namespace teml::freeform {
+
+using namespace ir;
+
+Lowerer::Lowerer(const NodeP& module, const FreeformOptions& options) : module_(module), options_(options) {}
+
+namespace {
+
+[[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
+
+std::optional<DType> dtypeNamed(const std::string& s) {
+  if (s == "float64" || s == "float") return DType::F64;
+  if (s == "float32") return DType::F32;
+  if (s == "int32") return DType::I32;
+  if (s == "int64" || s == "int") return DType::I64;
+  if (s == "bool") return DType::Bool;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Lowerer::importNames(const NodeP& n) {
+  bool fromTeml = n->text == "teml" || n->text.rfind("teml.", 0) == 0;
+  if (!fromTeml) fail(n->loc, "not supported in teml programs: imports of other modules ('" + n->text + "')");
+  if (n->kids.empty()) {  // import teml [as t]
+    globals_[n->alias] = Value::module(n->text);
+    return;
+  }
+  for (auto& item : n->kids) globals_[item->alias] = Value::module(n->text + "." + item->text);
+}
+
+void Lowerer::readModule() {
+  for (auto& s : module_->kids) {
+    switch (s->kind) {
+      case NodeKind::Import: importNames(s); break;
+      case NodeKind::FunctionDef:
+        if (functions_.count(s->text)) fail(s->loc, "function '" + s->text + "' is defined twice");
+        functions_[s->text] = s.get();
+        break;
+      case NodeKind::Assign: {
+        const NodeP& target = s->kids[0];
+        if (target->kind != NodeKind::Name) fail(s->loc, "not supported in teml programs: this module-level assignment");
+        Value v = eval(s->kids[1]);
+        if (!v.isNumber())
+          fail(s->kids[1]->loc, "a module-level constant must be a number or a bool, not " +
+                                    std::string(kindWord(v.kind)));
+        globals_[target->text] = v;
+        break;
+      }
+      case NodeKind::ExprStmt:
+        if (s->kids[0]->kind == NodeKind::Str) break;  // the module's docstring
+        [[fallthrough]];
+      default:
+        fail(s->loc, "not supported in teml programs: statements at module level other than imports, "
+                     "constants and function definitions");
+    }
+  }
+}
+
+// `@teml.transform`, `@transform` (imported from teml), `@teml.schedule(f)`.
+bool Lowerer::isDecorator(const NodeP& d, const std::string& name) const {
+  NodeP callee = d->kind == NodeKind::Call ? d->kids[0] : d;
+  if (callee->kind == NodeKind::Attribute && callee->kids[0]->kind == NodeKind::Name) {
+    auto m = globals_.find(callee->kids[0]->text);
+    return m != globals_.end() && m->second.kind == Value::Kind::Module && m->second.text == "teml" &&
+           callee->text == name;
+  }
+  if (callee->kind == NodeKind::Name) {
+    auto m = globals_.find(callee->text);
+    return m != globals_.end() && m->second.kind == Value::Kind::Module && m->second.text == "teml." + name;
+  }
+  return false;
+}
+
+const Node& Lowerer::chooseEntry() const {
+  std::vector<const Node*> entries;
+  for (auto& s : module_->kids)
+    if (s->kind == NodeKind::FunctionDef)
+      for (auto& d : s->decorators)
+        if (isDecorator(d, "transform")) entries.push_back(s.get());
+  if (!options_.entry.empty()) {
+    for (auto* e : entries)
+      if (e->text == options_.entry) return *e;
+    throw UsageError("--entry " + options_.entry + ": the file has no @teml.transform function of that name");
+  }
+  if (entries.empty()) fail({1, 1}, "the file has no function decorated @teml.transform");
+  if (entries.size() > 1) {
+    std::string names;
+    for (auto* e : entries) names += (names.empty() ? "" : ", ") + e->text;
+    throw UsageError("the file has several @teml.transform functions (" + names + "): choose one with --entry NAME");
+  }
+  return *entries[0];
+}
+
+// teml.Var[(shape...), "dtype"(, "access")]: the parts of the annotation.
+namespace {
+struct Annotation {
+  NodeP shape;
+  std::string dtype, access = "input";
+  SourceLoc dtypeLoc, accessLoc;
+};
+}  // namespace
+
+static Annotation annotationOf(const Node& param, const std::map<std::string, Value>& globals) {
+  if (param.kids.empty())
+    fail(param.loc, "parameter '" + param.text + "' of the entry function needs an annotation teml.Var[(shape), \"dtype\"]");
+  const NodeP& a = param.kids[0];
+  bool ok = a->kind == NodeKind::Subscript && a->kids.size() >= 3 && a->kids.size() <= 4;
+  if (ok) {
+    const NodeP& base = a->kids[0];
+    auto isTeml = [&](const std::string& n, const std::string& what) {
+      auto g = globals.find(n);
+      return g != globals.end() && g->second.kind == Value::Kind::Module && g->second.text == what;
+    };
+    ok = (base->kind == NodeKind::Attribute && base->text == "Var" && base->kids[0]->kind == NodeKind::Name &&
+          isTeml(base->kids[0]->text, "teml")) ||
+         (base->kind == NodeKind::Name && isTeml(base->text, "teml.Var"));
+  }
+  if (!ok)
+    fail(param.kids[0]->loc, "parameter '" + param.text +
+                                 "': expected an annotation teml.Var[(shape), \"dtype\"] or teml.Var[(shape), \"dtype\", \"access\"]");
+  Annotation out;
+  out.shape = a->kids[1];
+  if (a->kids[2]->kind != NodeKind::Str) fail(a->kids[2]->loc, "the element type is a string such as \"float32\"");
+  out.dtype = a->kids[2]->text;
+  out.dtypeLoc = a->kids[2]->loc;
+  if (a->kids.size() == 4) {
+    if (a->kids[3]->kind != NodeKind::Str) fail(a->kids[3]->loc, "the access is a string: \"input\", \"output\" or \"inout\"");
+    out.access = a->kids[3]->text;
+    out.accessLoc = a->kids[3]->loc;
+  }
+  return out;
+}
+
+static std::vector<NodeP> shapeEntries(const NodeP& shape) {
+  if (shape->kind == NodeKind::Tuple || shape->kind == NodeKind::List) return shape->kids;
+  return {shape};  // (n) is n in Python: a one-dimensional shape
+}
+
+void Lowerer::bindSizes(const Node& entry) {
+  // A bare name in a shape that the file does not define is a size
+  // parameter: from --set, or from the shape of an input that uses it.
+  std::map<std::string, std::string> boundBy;  // size -> tensor it was read from
+  for (auto& [name, v] : options_.sizes) {
+    globals_[name] = Value::number(v);
+    boundBy[name] = "--set";
+  }
+  for (auto& p : entry.params) {
+    Annotation a = annotationOf(*p, globals_);
+    auto entries = shapeEntries(a.shape);
+    auto input = options_.inputShapes.find(p->text);
+    for (size_t d = 0; d < entries.size(); ++d) {
+      const NodeP& e = entries[d];
+      if (e->kind != NodeKind::Name) continue;
+      auto g = globals_.find(e->text);
+      bool fromInput = input != options_.inputShapes.end() && d < input->second.size() &&
+                       input->second.size() == entries.size();
+      if (g == globals_.end()) {
+        if (!fromInput) continue;  // bound by a later input, or reported below
+        globals_[e->text] = Value::number(input->second[d]);
+        boundBy[e->text] = p->text;
+      } else if (fromInput && g->second.isInteger() && boundBy.count(e->text) && g->second.i != input->second[d]) {
+        throw UsageError("size '" + e->text + "' is " + std::to_string(g->second.i) + " (from " +
+                         (boundBy[e->text] == "--set" ? std::string("--set") : "'" + boundBy[e->text] + "'") +
+                         ") but the input for '" + p->text + "' has " + std::to_string(input->second[d]) +
+                         " in dimension " + std::to_string(d));
+      }
+    }
+  }
+}
+
+std::vector<int64_t> Lowerer::shapeOf(const NodeP& shapeNode, const std::string& param) {
+  std::vector<int64_t> shape;
+  for (auto& e : shapeEntries(shapeNode)) {
+    if (e->kind == NodeKind::Name && !globals_.count(e->text))
+      fail(e->loc, "size '" + e->text + "' of '" + param + "' is not bound: give --set " + e->text +
+                       "=N or an --input for a tensor whose shape uses it");
+    Value v = eval(e);
+    if (!v.isInteger()) fail(e->loc, "a dimension of '" + param + "' must be an integer known at compile time");
+    if (v.i < 0) fail(e->loc, "dimension " + std::to_string(shape.size()) + " of '" + param + "' is negative (" +
+                                  std::to_string(v.i) + ")");
+    shape.push_back(v.i);
+  }
+  return shape;
+}
+
+void Lowerer::declareParameters(const Node& entry) {
+  scopes_.push_back(Scope{});
+  frames_.push_back(Frame{entry.text, 0, std::nullopt, entry.loc});
+  for (auto& p : entry.params) {
+    Annotation a = annotationOf(*p, globals_);
+    auto dtype = dtypeNamed(a.dtype);
+    if (!dtype) fail(a.dtypeLoc, "unknown element type \"" + a.dtype + "\" (float64, float32, int64, int32 or bool)");
+    Access access = a.access == "input" ? Access::Input : a.access == "output" ? Access::Output : Access::InOut;
+    if (a.access != "input" && a.access != "output" && a.access != "inout")
+      fail(a.accessLoc, "unknown access \"" + a.access + "\" (input, output or inout)");
+    if (scopes_[0].names.count(p->text)) fail(p->loc, "parameter '" + p->text + "' is declared twice");
+    TensorDecl decl{p->text, *dtype, shapeOf(a.shape, p->text)};
+    program_.tensors.push_back(decl);
+    access_[p->text] = access;
+    names_.insert(p->text);
+    auto t = std::make_shared<TensorValue>();
+    t->shape = t->fullShape = decl.shape;
+    t->dtype = decl.dtype;
+    t->tensor = decl.name;
+    t->dims.resize(decl.shape.size());
+    for (size_t d = 0; d < decl.shape.size(); ++d) t->dims[d] = ViewDim{nullptr, intConst(0), decl.shape[d]};
+    std::string name = decl.name;
+    DType dt = decl.dtype;
+    t->at = [name, dt](const std::vector<ExprP>& idx) { return load(name, idx, dt); };
+    scopes_[0].names[p->text] = Value::ofTensor(t);
+  }
+}
+
+FreeformProgram Lowerer::run() {
+  readModule();
+  const Node& entry = chooseEntry();
+  bindSizes(entry);
+  declareParameters(entry);
+  std::vector<StmtP> body = block(entry.kids);
+  if (frames_.back().returned) fail(entry.loc, "the entry function '" + entry.text + "' must not return a value");
+  StmtP nest = uniqueLoopIds(makeSeq(body));
+  FreeformProgram out;
+  runSchedules(entry.text, nest, &out.analysisSeconds);
+  program_.nests = {nest};
+  out.program = program_;
+  out.access = access_;
+  return out;
+}
+
+FreeformProgram compileFreeform(const std::string& source, const FreeformOptions& options) {
+  return Lowerer(parseModule(source), options).run();
+}
+
+}  // namespace teml::freeform
