@@ -117,8 +117,12 @@ std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& va
                              "' needs int(...)");
   if (target.dtype == DType::Bool && vt != DType::Bool)
     throw UserError(loc, std::string("assigning a ") + dtypeName(vt) + " value to bool tensor '" + target.tensor + "'");
-  if (src->shape.size() > target.shape.size() ||
-      broadcastShape({target.shape, src->shape}, loc) != target.shape)
+  bool fits = src->shape.size() <= target.shape.size();
+  for (size_t k = 0; fits && k < src->shape.size(); ++k) {
+    int64_t d = src->shape[src->shape.size() - 1 - k];
+    fits = d == 1 || d == target.shape[target.shape.size() - 1 - k];
+  }
+  if (!fits)
     throw UserError(loc, "cannot assign a value of shape " + shapeText(src->shape) + " to '" + target.tensor +
                              "' of shape " + shapeText(target.shape));
   auto valueAt = [&](const std::vector<ExprP>& idx) {

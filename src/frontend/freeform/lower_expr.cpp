@@ -122,6 +122,11 @@ Value Lowerer::binaryOp(const std::string& op, const Value& a, const Value& b, S
   operand(b);
   if (op == "**") {
     if (!b.isInteger()) fail(loc, "'**' takes a constant integer exponent");
+    if (a.isInteger() && b.i >= 0) {
+      int64_t r = 1;
+      for (int64_t k = 0; k < b.i && k < 64; ++k) r *= a.i;
+      return Value::number(r);
+    }
     if (a.isNumber()) return Value::real(std::pow(a.asDouble(), static_cast<double>(b.i)));
     if (b.i == 0) return elementwise({a}, a.dtype(), loc, [](const std::vector<ExprP>& x) { return convertTo(x[0]->dtype, intConst(1)); });
     if (std::llabs(b.i) > 64) fail(loc, "'**': the exponent is too large (at most 64)");
@@ -363,7 +368,8 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indices, Sourc
     TensorP src = base.tensor;
     out->at = [src, baseIndex](const std::vector<ExprP>& idx) { return src->at(baseIndex(idx)); };
   }
-  if (out->shape.empty() && !forWrite) return Value::scalar(out->at({}));
+  // Every dimension fixed: a 0-d view (an argument a function may write through).
+  if (out->shape.empty() && !t.isView()) return Value::scalar(out->at({}));
   return Value::ofTensor(out);
 }
 

@@ -98,8 +98,7 @@ std::vector<StmtP> Lowerer::forLoop(const Node& s) {
   std::vector<Value> args;
   for (size_t k = 1; k <= n; ++k) args.push_back(eval(it->kids[k]));
   for (size_t k = 0; k < n; ++k)
-    if (!(args[k].isInteger() || (args[k].kind == Value::Kind::Scalar && args[k].expr->isInt())))
-      fail(it->kids[k + 1]->loc, "range takes integers");
+    if (!toExpr(args[k], it->kids[k + 1]->loc, "range")->isInt()) fail(it->kids[k + 1]->loc, "range takes integers");
   int64_t step = 1;
   if (n == 3) {
     if (!args[2].isInteger()) fail(it->kids[3]->loc, "the step of range must be an integer constant");
@@ -181,7 +180,9 @@ std::vector<StmtP> Lowerer::assign(const Node& s) {
     if (globals_.count(name) && globals_[name].kind != Value::Kind::Number)
       fail(target->loc, "'" + name + "' names " + kindWord(globals_[name].kind) + "; choose another name");
     Value v = eval(s.kids[1]);
-    if (v.kind == Value::Kind::Tensor && v.tensor->isView() && !v.tensor->fresh) {
+    // A sub-tensor is a view (another name for its elements); a single
+    // element is copied, as NumPy's scalars are.
+    if (v.kind == Value::Kind::Tensor && v.tensor->isView() && !v.tensor->shape.empty()) {
       scopes_.back().names[name] = v;  // a view: another name for the same elements
       return withChecks({});
     }

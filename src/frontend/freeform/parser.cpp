@@ -370,7 +370,7 @@ class Parser {
     NodeP e = (this->*sub)();
     while (peek().kind == TokenKind::Op && ops.count(peek().text)) {
       const Token& t = next();
-      e = make(NodeKind::BinOp, t.loc, {e, (this->*sub)()}, t.text);
+      e = make(NodeKind::BinOp, e->loc, {e, (this->*sub)()}, t.text);
     }
     return e;
   }
@@ -397,8 +397,8 @@ class Parser {
   NodeP power() {
     NodeP e = trailers(atom());
     if (atOp("**")) {
-      const Token& t = next();
-      return make(NodeKind::BinOp, t.loc, {e, factor()}, "**");
+      next();
+      return make(NodeKind::BinOp, e->loc, {e, factor()}, "**");
     }
     return e;
   }
@@ -442,8 +442,7 @@ class Parser {
         e = s;
       } else if (atOp(".")) {
         next();
-        SourceLoc loc = peek().loc;
-        e = make(NodeKind::Attribute, loc, {e}, expectName("an attribute name"));
+        e = make(NodeKind::Attribute, e->loc, {e}, expectName("an attribute name"));
       } else {
         return e;
       }

@@ -1,0 +1,380 @@
+// The free-form language (FreeTensor's, INTERFACES.md "Free-form programs"):
+// what each construct computes (interpreter and compiled code agree on
+// random inputs), partial evaluation, views, run-time index checks and the
+// diagnostics the contract lists.
+#include <cmath>
+
+#include "frontend/freeform/freeform.hpp"
+#include "ir/printer.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+freeform::FreeformProgram ff(const std::string& source, std::map<std::string, int64_t> sizes = {},
+                             bool checkIndices = true) {
+  freeform::FreeformOptions o;
+  o.sizes = std::move(sizes);
+  o.checkIndices = checkIndices;
+  return freeform::compileFreeform(source, o);
+}
+
+Failure ffError(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
+  return failureOf([&] { ff(source, sizes); });
+}
+
+void expectRefused(const std::string& source, int line, int col, const std::string& fragment,
+                   std::map<std::string, int64_t> sizes = {}) {
+  auto f = ffError(source, sizes);
+  ASSERT_TRUE(f.failed) << source;
+  EXPECT_EQ(f.loc.line, line) << f.message;
+  if (col) EXPECT_EQ(f.loc.col, col) << f.message;
+  EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
+}
+
+std::string irOf(const freeform::FreeformProgram& p) { return ir::toString(p.program, true); }
+
+const char* kMeshGather = R"(import teml
+
+@teml.transform
+def mesh_gather(x: teml.Var[(F, C), "float32"],
+                adj: teml.Var[(F, 3), "int32"],
+                y: teml.Var[(F, C), "float32", "output"]):
+    #! label: Li
+    for i in range(F):
+        s = teml.zeros((C,), "float32")
+        for p in range(3):
+            s[:] += abs(x[adj[i, p]] - x[i])
+        y[i] = s
+)";
+
+}  // namespace
+
+TEST(FreeformLanguage, TheContractsExampleGathersThroughAnIndexTensor) {
+  auto p = ff(kMeshGather, {{"F", 12}, {"C", 5}});
+  ASSERT_EQ(p.program.tensors.size(), 3u);
+  EXPECT_EQ(p.program.tensors[1].dtype, ir::DType::I32);
+  EXPECT_EQ(p.access.at("y"), freeform::Access::Output);
+  expectJitMatchesInterpreter(p.program);
+  // One element by hand.
+  auto in = randomInputs(p.program, 3);
+  auto out = runJit(p.program, in);
+  auto& x = in.at("x");
+  auto& adj = in.at("adj");
+  double want = 0;
+  for (int q = 0; q < 3; ++q) want += std::fabs(x.get(adj.getInt(2 * 3 + q) * 5 + 4) - x.get(2 * 5 + 4));
+  EXPECT_NEAR(out.at("y").get(2 * 5 + 4), want, 1e-5);
+}
+
+TEST(FreeformLanguage, ArithmeticFollowsPython) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(a: teml.Var[(4,), "int64", "output"], b: teml.Var[(6,), "float64", "output"]):
+    a[0] = -7 // 2
+    a[1] = -7 % 3
+    a[2] = 2 ** 10 + (3 if 1 < 2 < 3 else 4)
+    for i in range(1):
+        a[3] = (i - 7) // 2 + (i - 7) % 3 * 100
+        b[0] = (i + 3) / 2
+        b[1] = max(i, 2.5, -1)
+        b[2] = 1.0 if (i == 0 and not i > 0) or False else 0.0
+        b[3] = abs(i - 4.5) ** 2
+        b[4] = float(i + 7) // 2
+        b[5] = min(float("inf"), 3)
+)");
+  auto out = runJit(p.program, randomInputs(p.program));
+  auto interp = runInterpreter(p.program, randomInputs(p.program));
+  std::vector<int64_t> a = {-4, 2, 1027, -4 + 2 * 100};
+  std::vector<double> b = {1.5, 2.5, 1.0, 20.25, 3.0, 3.0};
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(out.at("a").getInt(k), a[k]) << k;
+    EXPECT_EQ(interp.at("a").getInt(k), a[k]) << k;
+  }
+  for (int k = 0; k < 6; ++k) {
+    EXPECT_DOUBLE_EQ(out.at("b").get(k), b[k]) << k;
+    EXPECT_DOUBLE_EQ(interp.at("b").get(k), b[k]) << k;
+  }
+}
+
+TEST(FreeformLanguage, PythonNumbersTakeTheTensorsType) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(e: teml.Var[(8,), "float32"], y: teml.Var[(8,), "float32", "output"], z: teml.Var[(8,), "float64", "output"]):
+    for j in range(8):
+        y[j] = 0.1 * e[j]
+        z[j] = j / (8 - 1)
+)");
+  std::string ir = irOf(p);
+  EXPECT_EQ(ir.find("double(e"), std::string::npos) << ir;  // no widening of e
+  expectJitMatchesInterpreter(p.program);
+}
+
+// FreeTensor's dimension-free programming (its Figure 6(b)): recursion ends
+// by partial evaluation on .ndim, leaving plain loop nests (its Figure 9).
+TEST(FreeformLanguage, DimensionFreeRecursionBecomesLoopNests) {
+  auto p = ff(R"(import teml
+
+def add(a, b, c):
+    if a.ndim == 0:
+        c[()] = a + b
+    else:
+        for i in range(a.shape(0)):
+            add(a[i], b[i], c[i])
+
+@teml.transform
+def f(a: teml.Var[(3, 4, 5), "float64"], b: teml.Var[(3, 4, 5), "float64"],
+      c: teml.Var[(3, 4, 5), "float64", "output"]):
+    add(a, b, c)
+)");
+  std::string ir = irOf(p);
+  EXPECT_EQ(ir.find("if"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("c[i][i_2][i_3] = a[i][i_2][i_3] + b[i][i_2][i_3]"), std::string::npos) << ir;
+  expectJitMatchesInterpreter(p.program);
+}
+
+TEST(FreeformLanguage, FunctionsReturnTensorsAndNumbers) {
+  auto p = ff(R"(import teml
+SCALE = 2
+
+def twice(v):
+    t = teml.empty((v.shape(0),), "float64")
+    t[:] = v * SCALE
+    return t
+
+def last(n):
+    return n - 1
+
+@teml.transform
+def f(x: teml.Var[(4, 6), "float64"], y: teml.Var[(4, 6), "float64", "output"]):
+    for i in range(4):
+        y[i] = twice(x[i])
+        y[i, last(6)] = 0
+)");
+  auto in = randomInputs(p.program);
+  auto out = runJit(p.program, in);
+  EXPECT_DOUBLE_EQ(out.at("y").get(1 * 6 + 2), 2 * in.at("x").get(1 * 6 + 2));
+  EXPECT_DOUBLE_EQ(out.at("y").get(1 * 6 + 5), 0);
+  expectJitMatchesInterpreter(p.program);
+}
+
+TEST(FreeformLanguage, ViewsSlicesAndBroadcasting) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(5, 4), "float64"], y: teml.Var[(5, 4), "float64", "output"]):
+    for i in range(5):
+        y[i, :] = 1
+        y[i, 1:3] = x[i, :2]
+        row = y[i]
+        row[-1] += x[i, 0]
+    y[:, 0] += x[:, 3]
+)");
+  auto in = randomInputs(p.program);
+  auto out = runJit(p.program, in);
+  auto& x = in.at("x");
+  auto& y = out.at("y");
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_DOUBLE_EQ(y.get(i * 4 + 0), 1 + x.get(i * 4 + 3));
+    EXPECT_DOUBLE_EQ(y.get(i * 4 + 1), x.get(i * 4 + 0));
+    EXPECT_DOUBLE_EQ(y.get(i * 4 + 2), x.get(i * 4 + 1));
+    EXPECT_DOUBLE_EQ(y.get(i * 4 + 3), 1 + x.get(i * 4 + 0));
+  }
+  expectJitMatchesInterpreter(p.program);
+}
+
+TEST(FreeformLanguage, ARightSideReadingOtherElementsOfTheTargetIsEvaluatedFirst) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(6,), "float64", "inout"]):
+    x[1:] = x[:5]
+)");
+  auto in = randomInputs(p.program);
+  in.at("x").fillRandom(5);
+  auto out = runJit(p.program, in);
+  for (int k = 1; k < 6; ++k) EXPECT_DOUBLE_EQ(out.at("x").get(k), in.at("x").get(k - 1));
+}
+
+TEST(FreeformLanguage, NamesAssignedInABlockAreTensorsLocalToIt) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(a: teml.Var[(8,), "float32"], b: teml.Var[(8,), "float32"], y: teml.Var[(8,), "float32", "output"]):
+    for i in range(8):
+        t = a[i] * b[i]
+        t += 1
+        y[i] = t
+)");
+  std::string ir = irOf(p);
+  EXPECT_NE(ir.find("var t : float[]"), std::string::npos) << ir;
+  expectJitMatchesInterpreter(p.program);
+}
+
+TEST(FreeformLanguage, CsrLoopBoundsComeFromData) {
+  auto p = ff(R"(import teml
+@teml.transform
+def spmv(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(E,), "int32"], val: teml.Var[(E,), "float64"],
+         x: teml.Var[(N,), "float64"], y: teml.Var[(N,), "float64", "output"]):
+    for i in range(N):
+        for k in range(ptr[i], ptr[i + 1]):
+            y[i] += val[k] * x[col[k]]
+)",
+              {{"N", 8}, {"E", 8}});
+  auto in = randomInputs(p.program);
+  for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k);  // one entry per row
+  auto want = runInterpreter(p.program, in);
+  auto got = runJit(p.program, in);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_DOUBLE_EQ(got.at("y").get(i), in.at("val").get(i) * in.at("x").get(in.at("col").getInt(i)));
+    EXPECT_DOUBLE_EQ(want.at("y").get(i), got.at("y").get(i));
+  }
+}
+
+TEST(FreeformLanguage, LoopsCountDownWithANegativeStep) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(6,), "float64"], y: teml.Var[(6,), "float64", "output"]):
+    for i in range(5, -1, -1):
+        y[5 - i] = x[i]
+)");
+  auto in = randomInputs(p.program);
+  auto out = runJit(p.program, in);
+  for (int k = 0; k < 6; ++k) EXPECT_DOUBLE_EQ(out.at("y").get(k), in.at("x").get(5 - k));
+}
+
+TEST(FreeformLanguage, IndicesFromDataAreCheckedAtRunTime) {
+  auto p = ff(kMeshGather, {{"F", 12}, {"C", 5}});
+  auto in = randomInputs(p.program);
+  in.at("adj").setInt(7, 12);  // row 2, neighbour 1 points past the last face
+  for (bool jit : {false, true}) {
+    auto f = failureOf([&] { jit ? runJit(p.program, in) : runInterpreter(p.program, in); });
+    ASSERT_TRUE(f.failed) << jit;
+    EXPECT_EQ(f.loc.line, 11);
+    EXPECT_EQ(f.loc.col, 27);
+    EXPECT_EQ(f.message, "index 12 out of range [0, 12) for dimension 0 of 'x'");
+  }
+  // Unchecked: no check is generated at all.
+  EXPECT_EQ(irOf(ff(kMeshGather, {{"F", 12}, {"C", 5}}, false)).find("assert"), std::string::npos);
+  // Indices the compiler can prove need no check.
+  EXPECT_EQ(irOf(p).find("dimension 1"), std::string::npos);
+}
+
+TEST(FreeformLanguage, AnIndexShownToLeaveItsTensorIsACompileError) {
+  expectRefused(R"(import teml
+@teml.transform
+def f(x: teml.Var[(N,), "float64"], y: teml.Var[(N,), "float64", "output"]):
+    for i in range(N):
+        y[i] = x[i + 1]
+)",
+                5, 18, "index i + 1 reaches 10, out of range [0, 10) for dimension 0 of 'x'", {{"N", 10}});
+}
+
+TEST(FreeformLanguage, AGuardedIndexIsCheckedWhereItRuns) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(N,), "float64"], y: teml.Var[(N,), "float64", "output"]):
+    for i in range(N):
+        if i + 1 < N:
+            y[i] = x[i + 1]
+)",
+              {{"N", 10}});
+  expectJitMatchesInterpreter(p.program);
+}
+
+TEST(FreeformLanguage, AssertionsStopTheRun) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(4,), "float64"], y: teml.Var[(4,), "float64", "output"]):
+    for i in range(4):
+        assert x[i] < 2
+        y[i] = x[i]
+)");
+  auto in = randomInputs(p.program);
+  expectJitMatchesInterpreter(p.program);  // random values lie in [-1, 1)
+  in.at("x").set(2, 5.0);
+  auto f = failureOf([&] { runJit(p.program, in); });
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.loc.line, 5);
+  EXPECT_EQ(f.message, "assertion failed");
+}
+
+TEST(FreeformLanguage, ConstructsOutsideTheSubsetAreRefusedWhereTheyAre) {
+  const std::string head = "import teml\n@teml.transform\ndef f(x: teml.Var[(4,), \"float64\", \"output\"]):\n";
+  expectRefused(head + "    while True:\n        pass\n", 4, 5, "not supported in teml programs: 'while' loops");
+  expectRefused(head + "    y = [i for i in range(3)]\n", 4, 12, "not supported in teml programs: list comprehensions");
+  expectRefused(head + "    g = lambda a: a\n", 4, 9, "not supported in teml programs: lambda");
+  expectRefused("import numpy\n", 1, 1, "not supported in teml programs: imports of other modules");
+  expectRefused(head + "    for i in [1, 2]:\n        pass\n", 4, 14, "loops over anything but range");
+  expectRefused(head + "    x[0] = y\n", 4, 12, "unknown name 'y'");
+  expectRefused(head + "    x[0, 1] = 0\n", 4, 5, "too many indices");
+  expectRefused(head + "    x[:] = teml.zeros((3,), \"float64\")\n", 4, 5,
+                "cannot assign a value of shape (3,) to 'x' of shape (4,)");
+  expectRefused("import teml\n@teml.transform\ndef f(x: teml.Var[(4,), \"int32\", \"output\"]):\n    x[0] = 0.5\n", 4, 5,
+                "assigning a float value to int32 tensor 'x' needs int(...)");
+  expectRefused(head + "    x[0] = 1 +\n", 4, 15, "expected an expression");
+}
+
+TEST(FreeformLanguage, SizesComeFromSetOrFromInputs) {
+  expectRefused(kMeshGather, 4, 30, "size 'F' of 'x' is not bound");
+  freeform::FreeformOptions o;
+  o.inputShapes = {{"x", {10, 4}}, {"adj", {10, 3}}};
+  auto p = freeform::compileFreeform(kMeshGather, o);
+  EXPECT_EQ(p.program.tensors[2].shape, (std::vector<int64_t>{10, 4}));
+  o.inputShapes["adj"] = {9, 3};
+  EXPECT_THROW(freeform::compileFreeform(kMeshGather, o), UsageError);
+}
+
+TEST(FreeformSchedules, PrimitivesNameLoopsByLabelOrHandle) {
+  auto p = ff(std::string(kMeshGather) + R"(
+@teml.schedule(mesh_gather)
+def schedule(s):
+    outer, inner = s.split("Li", 4)
+    s.parallelize(outer)
+)",
+              {{"F", 13}, {"C", 5}});
+  std::string ir = irOf(p);
+  EXPECT_NE(ir.find("parallel  @Li.o"), std::string::npos) << ir;
+  expectJitMatchesInterpreter(p.program);
+}
+
+TEST(FreeformSchedules, AnIllegalPrimitiveIsRefusedAtItsCall) {
+  const char* prefix = R"(import teml
+@teml.transform
+def prefix(x: teml.Var[(N,), "float64", "inout"]):
+    #! label: L
+    for i in range(1, N):
+        x[i] += x[i - 1]
+
+@teml.schedule(prefix)
+def s(s):
+    s.parallelize("L")
+)";
+  expectRefused(prefix, 10, 5, "different iterations may read x[i - 1] while another writes x[i]", {{"N", 8}});
+  expectRefused(R"(import teml
+@teml.transform
+def f(x: teml.Var[(4,), "float64", "output"]):
+    for i in range(4):
+        x[i] = 1
+
+@teml.schedule(f)
+def s(s):
+    s.split("Lx", 2)
+)",
+                9, 5, "there is no loop 'Lx' (loops: L4)");
+}
+
+TEST(FreeformSchedules, AParallelScatterReducesAtomically) {
+  auto p = ff(R"(import teml
+@teml.transform
+def scatter(v: teml.Var[(N,), "float64"], idx: teml.Var[(N,), "int32"], y: teml.Var[(M,), "float64", "output"]):
+    #! label: Lk
+    for k in range(N):
+        y[idx[k]] += v[k] * 2
+
+@teml.schedule(scatter)
+def s(s):
+    s.parallelize("Lk")
+)",
+              {{"N", 64}, {"M", 8}});
+  EXPECT_NE(codegen::emitC(p.program).find("omp atomic"), std::string::npos);
+  expectJitMatchesInterpreter(p.program);
+}
