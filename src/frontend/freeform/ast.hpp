@@ -23,7 +23,7 @@ enum class NodeKind {
   NoneLit,
   BinOp,      // text: + - * / // % ** ; kids {a, b}
   UnaryOp,    // text: - + not ; kids {a}
-  Compare,    // ops: < <= ... ; kids: operands (chained: a < b < c)
+  Compare,    // ops: < <= ... is, is not; kids: operands (chained: a < b < c)
   BoolOp,     // text: and / or ; kids: operands
   IfExp,      // kids {then, cond, otherwise}
   Call,       // kids[0]: callee; then args; keywords: names of the trailing keyword args
@@ -35,7 +35,7 @@ enum class NodeKind {
   // statements
   Module,     // kids: statements
   FunctionDef,  // text: name; params; kids: body; decorators
-  Param,      // text: name; kids {annotation} (may be empty)
+  Param,      // text: name; kids {annotation, default value} (either may be null)
   For,        // text: iterator; kids {iterable, body...}
   If,         // kids {cond, then-block, else-block (may be null)}
   Block,      // kids: statements
@@ -43,7 +43,7 @@ enum class NodeKind {
   AugAssign,  // text: + - * /; kids {target, value}
   ExprStmt,   // kids {value}
   Pass,
-  Assert,     // kids {cond}
+  Assert,     // kids {cond, message (optional)}
   Return,     // kids {value} (may be empty)
   Import,     // text: module; alias: local name
   Unsupported,  // text: what (a construct parsed only to be refused where it is)

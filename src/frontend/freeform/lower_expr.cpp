@@ -75,10 +75,16 @@ Value Lowerer::lookup(const Node& n) {
     auto it = scopes_[s].names.find(n.text);
     if (it != scopes_[s].names.end()) return it->second;
   }
+  static const std::set<std::string> builtins = {"abs", "min", "max", "float", "int", "range", "len", "slice"};
+  if (frames_.back().libop) {  // libop.py: built-ins first, then its own functions
+    if (builtins.count(n.text)) return Value::module("builtin." + n.text);
+    if (n.text == "teml") return Value::module("teml");
+    if (libop_.count(n.text)) return Value::function("libop." + n.text);
+    fail(n.loc, "unknown name '" + n.text + "'");
+  }
   auto g = globals_.find(n.text);
   if (g != globals_.end()) return g->second;
   if (functions_.count(n.text)) return Value::function(n.text);
-  static const std::set<std::string> builtins = {"abs", "min", "max", "float", "int", "range"};
   if (builtins.count(n.text)) return Value::module("builtin." + n.text);
   fail(n.loc, "unknown name '" + n.text + "'");
 }
@@ -114,6 +120,22 @@ Value Lowerer::eval(const NodeP& e) {
 }
 
 Value Lowerer::binaryOp(const std::string& op, const Value& a, const Value& b, SourceLoc loc) {
+  // Compile-time tuples (shapes, index lists): concatenation and repetition.
+  if (a.kind == Value::Kind::Tuple || b.kind == Value::Kind::Tuple) {
+    if (op == "+" && a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple) {
+      std::vector<Value> items = a.items;
+      items.insert(items.end(), b.items.begin(), b.items.end());
+      return Value::tuple(items);
+    }
+    const Value& t = a.kind == Value::Kind::Tuple ? a : b;
+    const Value& n = a.kind == Value::Kind::Tuple ? b : a;
+    if (op == "*" && n.isInteger()) {
+      std::vector<Value> items;
+      for (int64_t k = 0; k < n.i && k < 1000; ++k) items.insert(items.end(), t.items.begin(), t.items.end());
+      return Value::tuple(items);
+    }
+    fail(loc, "'" + op + "' on tuples: only tuple + tuple and tuple * integer");
+  }
   auto operand = [&](const Value& v) {
     if (v.kind != Value::Kind::Number && v.kind != Value::Kind::Scalar && v.kind != Value::Kind::Tensor)
       fail(loc, "'" + op + "' does not apply to " + kindWord(v.kind));
@@ -197,7 +219,11 @@ Value Lowerer::compare(const Node& e) {
               : op == "==" ? BinOp::Eq : BinOp::Ne;
     const Value &x = v[k], &y = v[k + 1];
     Value c;
-    if (x.isNumber() && y.isNumber()) {
+    if (op == "is" || op == "is not") {
+      if (x.kind != Value::Kind::None && y.kind != Value::Kind::None)
+        fail(e.loc, "'" + op + "' compares with None only");
+      c = Value::number((x.kind == y.kind) == (op == "is"), DType::Bool);
+    } else if (x.isNumber() && y.isNumber()) {
       bool r = (isFloat(x.numType) || isFloat(y.numType)) ? compareValues(b, x.asDouble(), y.asDouble())
                                                           : compareValues(b, x.i, y.i);
       c = Value::number(r, DType::Bool);
@@ -279,7 +305,20 @@ Value Lowerer::subscript(const Node& e) {
   Value base = eval(e.kids[0]);
   std::vector<NodeP> idx(e.kids.begin() + 1, e.kids.end());
   if (base.kind == Value::Kind::Tuple) {
-    if (idx.size() != 1 || idx[0]->kind == NodeKind::Slice) fail(e.loc, "a tuple takes one integer index");
+    if (idx.size() == 1 && idx[0]->kind == NodeKind::Slice) {
+      int64_t n = static_cast<int64_t>(base.items.size());
+      auto bound = [&](const NodeP& b, int64_t dflt) {
+        if (!b) return dflt;
+        int64_t v = constInt(b, "a slice bound");
+        if (v < 0) v += n;
+        return std::min(std::max(v, int64_t{0}), n);
+      };
+      int64_t lo = bound(idx[0]->kids[0], 0), hi = bound(idx[0]->kids[1], n);
+      std::vector<Value> items;
+      for (int64_t k = lo; k < hi; ++k) items.push_back(base.items[static_cast<size_t>(k)]);
+      return Value::tuple(items);
+    }
+    if (idx.size() != 1) fail(e.loc, "a tuple takes one integer index");
     int64_t k = constInt(idx[0], "a tuple index");
     int64_t n = static_cast<int64_t>(base.items.size());
     if (k < -n || k >= n) fail(idx[0]->loc, "index " + std::to_string(k) + " out of range for a tuple of " + std::to_string(n));
@@ -288,9 +327,30 @@ Value Lowerer::subscript(const Node& e) {
   return index(base, idx, e.loc, false);
 }
 
-Value Lowerer::index(const Value& base, const std::vector<NodeP>& indices, SourceLoc loc, bool forWrite) {
+Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, SourceLoc loc, bool forWrite) {
   if (base.kind != Value::Kind::Tensor) fail(loc, std::string("only tensors can be indexed, not ") + kindWord(base.kind));
   const TensorValue& t = *base.tensor;
+  // The indices as values: a slice written a:b, or a tuple value (built
+  // with slice(...)) standing for several indices.
+  struct Item {
+    Value v;
+    SourceLoc loc;
+  };
+  std::vector<Item> indices;
+  for (auto& ix : indexNodes) {
+    if (ix->kind == NodeKind::Slice) {
+      Value sl;
+      sl.kind = Value::Kind::Slice;
+      for (auto& b : ix->kids) sl.items.push_back(b ? eval(b) : Value{});
+      indices.push_back({sl, ix->loc});
+      continue;
+    }
+    Value v = eval(ix);
+    if (v.kind == Value::Kind::Tuple)
+      for (auto& item : v.items) indices.push_back({item, ix->loc});
+    else
+      indices.push_back({v, ix->loc});
+  }
   if (indices.size() > t.shape.size())
     fail(loc, "too many indices for a " + std::to_string(t.shape.size()) + "-dimensional tensor: " +
                   std::to_string(indices.size()));
@@ -303,23 +363,23 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indices, Sourc
       view.push_back(ViewDim{nullptr, intConst(0), n});
       continue;
     }
-    const NodeP& ix = indices[k];
+    Value v = indices[k].v;
+    SourceLoc at = indices[k].loc;
     std::string what = t.isView() ? t.tensor : "a computed tensor";
-    if (ix->kind == NodeKind::Slice) {
-      auto bound = [&](const NodeP& b, int64_t dflt) {
-        if (!b) return dflt;
-        int64_t v = constInt(b, "a slice bound");
-        if (v < 0) v += n;
-        return std::min(std::max(v, int64_t{0}), n);
+    if (v.kind == Value::Kind::Slice) {
+      auto bound = [&](const Value& b, int64_t dflt) {
+        if (b.kind == Value::Kind::None) return dflt;
+        if (!b.isInteger()) fail(at, "a slice bound must be an integer known at compile time");
+        int64_t x = b.i < 0 ? b.i + n : b.i;
+        return std::min(std::max(x, int64_t{0}), n);
       };
-      int64_t lo = bound(ix->kids[0], 0), hi = bound(ix->kids[1], n);
+      int64_t lo = bound(v.items[0], 0), hi = bound(v.items[1], n);
       view.push_back(ViewDim{nullptr, intConst(lo), std::max(hi - lo, int64_t{0})});
       continue;
     }
-    Value v = eval(ix);
     if (v.isInteger() && v.i < 0 && v.i >= -n) v = Value::number(v.i + n);  // x[-1]: the last element
-    ExprP i = toExpr(v, ix->loc, "an index");
-    if (!i->isInt()) fail(ix->loc, std::string("an index must be an integer, not ") + dtypeText(i->dtype));
+    ExprP i = toExpr(v, at, "an index");
+    if (!i->isInt()) fail(at, std::string("an index must be an integer, not ") + dtypeText(i->dtype));
     i = convertTo(DType::I64, i);
     // The dimension of the underlying tensor this view dimension is.
     size_t dim = k;
@@ -328,7 +388,7 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indices, Sourc
       for (size_t d = 0; d < t.dims.size(); ++d)
         if (!t.dims[d].index && seen++ == k) dim = d;
     }
-    i = checkedIndex(i, n, what, dim, ix->loc);
+    i = checkedIndex(i, n, what, dim, at);
     view.push_back(ViewDim{i, nullptr, 0});
   }
   auto out = std::make_shared<TensorValue>();
@@ -378,8 +438,13 @@ Value Lowerer::call(const Node& e) {
   std::vector<Value> args;
   for (size_t k = 1; k < e.kids.size(); ++k) args.push_back(eval(e.kids[k]));
   if (callee.kind == Value::Kind::Function) {
-    const Node& fn = *functions_.at(callee.text);
-    return inlineCall(fn, e, args);
+    if (callee.text.rfind("libop.", 0) == 0) return inlineCall(*libop_.at(callee.text.substr(6)), e, args, true);
+    return inlineCall(*functions_.at(callee.text), e, args, false);
+  }
+  if (callee.kind == Value::Kind::Module && callee.text.rfind("teml.libop.", 0) == 0) {
+    auto f = libop_.find(callee.text.substr(11));
+    if (f == libop_.end() || f->first[0] == '_') fail(e.loc, "unknown function '" + callee.text + "'");
+    return inlineCall(*f->second, e, args, true);
   }
   if (callee.kind == Value::Kind::Tuple) {  // x.shape(k)
     if (args.size() != 1 || !args[0].isInteger()) fail(e.loc, "shape(k) takes one integer constant");
@@ -408,6 +473,31 @@ Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector
     if (!e.keywords.empty()) fail(loc, name + "() takes no keyword argument '" + e.keywords[0] + "'");
   };
   if (name == "range") fail(loc, "range(...) is allowed only as the iterable of a for loop");
+  if (name == "len") {
+    noKeywords();
+    if (args.size() != 1) fail(loc, "len takes one argument");
+    if (args[0].kind == Value::Kind::Tuple) return Value::number(static_cast<int64_t>(args[0].items.size()));
+    if (args[0].kind == Value::Kind::Tensor && !args[0].tensor->shape.empty()) return Value::number(args[0].tensor->shape[0]);
+    fail(loc, std::string("len of ") + kindWord(args[0].kind));
+  }
+  if (name == "slice") {
+    noKeywords();
+    if (args.empty() || args.size() > 2) fail(loc, "slice takes a stop, or a start and a stop");
+    Value sl;
+    sl.kind = Value::Kind::Slice;
+    sl.items = args.size() == 1 ? std::vector<Value>{Value{}, args[0]} : std::vector<Value>{args[0], args[1]};
+    return sl;
+  }
+  if (name == "result_type") {  // NumPy's: the type of an operation on these operands
+    noKeywords();
+    if (args.empty()) fail(loc, "result_type takes one or more values");
+    Value acc = args[0];
+    for (size_t k = 1; k < args.size(); ++k) {
+      DType t = resultType(acc, args[k]);
+      acc = Value::scalar(convertTo(t, intConst(0)));  // stands for a value of that type
+    }
+    return Value::string(dtypeText(acc.dtype()));
+  }
   if (name == "abs") {
     noKeywords();
     if (args.size() != 1) fail(loc, "abs takes one argument");
@@ -488,7 +578,19 @@ Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector
   fail(loc, "unknown function 'teml." + name + "'");
 }
 
-Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args) {
+Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop) {
+  // An error inside teml.libop is reported at the user's call.
+  if (libop && !frames_.back().libop) {
+    try {
+      return inlineCall(fn, e, args, true, true);
+    } catch (const UserError& err) {
+      throw UserError(e.loc, "teml.libop." + fn.text + ": " + err.what());
+    }
+  }
+  return inlineCall(fn, e, args, libop, true);
+}
+
+Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, bool) {
   if (frames_.size() > 64)
     fail(e.loc, "calls nest more than 64 deep: does partial evaluation end the recursion of '" + fn.text + "'?");
   size_t positional = args.size() - e.keywords.size();
@@ -503,11 +605,14 @@ Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value
     if (scope.names.count(e.keywords[j])) fail(e.loc, "argument '" + e.keywords[j] + "' of '" + fn.text + "' is given twice");
     scope.names[e.keywords[j]] = args[positional + j];
   }
-  for (auto& p : fn.params)
-    if (!scope.names.count(p->text)) fail(e.loc, "'" + fn.text + "' is missing argument '" + p->text + "'");
+  for (auto& p : fn.params) {
+    if (scope.names.count(p->text)) continue;
+    if (!p->kids[1]) fail(e.loc, "'" + fn.text + "' is missing argument '" + p->text + "'");
+    scope.names[p->text] = eval(p->kids[1]);  // a default value: a constant
+  }
   size_t callerScope = scopes_.size() - 1;
   scopes_.push_back(std::move(scope));
-  frames_.push_back(Frame{fn.text, scopes_.size() - 1, std::nullopt, e.loc});
+  frames_.push_back(Frame{fn.text, scopes_.size() - 1, std::nullopt, e.loc, libop, assignedAgain(fn.kids)});
   int branches = runtimeBranches_;
   runtimeBranches_ = 0;  // a return is judged within the function
   std::vector<StmtP> body = statements(fn.kids);

@@ -3,6 +3,7 @@
 // run-time assertions. Each block is a scope: the tensors it defines are
 // VarDefs around its statements.
 #include <cmath>
+#include <functional>
 
 #include "frontend/freeform/lowerer.hpp"
 
@@ -19,6 +20,22 @@ std::string Lowerer::freshName(const std::string& base) {
   for (int k = 2; names_.count(n); ++k) n = base + "_" + std::to_string(k);
   names_.insert(n);
   return n;
+}
+
+std::set<std::string> assignedAgain(const std::vector<NodeP>& body) {
+  std::map<std::string, int> count;
+  std::function<void(const NodeP&)> walk = [&](const NodeP& n) {
+    if (!n) return;
+    if ((n->kind == NodeKind::Assign || n->kind == NodeKind::AugAssign) && n->kids[0]->kind == NodeKind::Name)
+      count[n->kids[0]->text] += n->kind == NodeKind::AugAssign ? 2 : 1;
+    if (n->kind == NodeKind::For || n->kind == NodeKind::If || n->kind == NodeKind::Block)
+      for (auto& k : n->kids) walk(k);
+  };
+  for (auto& s : body) walk(s);
+  std::set<std::string> out;
+  for (auto& [name, c] : count)
+    if (c > 1) out.insert(name);
+  return out;
 }
 
 bool Lowerer::defined(const std::string& name) const {
@@ -41,20 +58,24 @@ std::vector<StmtP> Lowerer::block(const std::vector<NodeP>& stmts) {
 std::vector<StmtP> Lowerer::statements(const std::vector<NodeP>& stmts) {
   std::vector<StmtP> out;
   for (size_t k = 0; k < stmts.size(); ++k) {
-    if (frames_.back().returned)
-      fail(stmts[k]->loc, "a statement after 'return' in function '" + frames_.back().function + "'");
+    if (frames_.back().returned) break;  // `return` ends the function
     if (stmts[k]->kind == NodeKind::Assert) {
       // The rest of the block runs under the check.
       auto rest = statements(std::vector<NodeP>(stmts.begin() + static_cast<long>(k) + 1, stmts.end()));
       Value c = eval(stmts[k]->kids[0]);
+      std::string message = "assertion failed";
+      if (stmts[k]->kids.size() == 2) {
+        if (stmts[k]->kids[1]->kind != NodeKind::Str) fail(stmts[k]->kids[1]->loc, "an assertion's message is a string");
+        message = stmts[k]->kids[1]->text;
+      }
       if (c.isNumber()) {
-        if (!c.asDouble()) fail(stmts[k]->loc, "this assertion is false");
+        if (!c.asDouble()) fail(stmts[k]->loc, message == "assertion failed" ? "this assertion is false" : message);
         out.insert(out.end(), rest.begin(), rest.end());
         return out;
       }
       ExprP cond = toExpr(c, stmts[k]->loc, "an assertion");
       if (cond->dtype != DType::Bool) cond = binary(BinOp::Ne, cond, intConst(0, cond->dtype));
-      auto checked = withChecks({makeAssert(cond, "assertion failed", nullptr, stmts[k]->loc, makeSeq(rest))});
+      auto checked = withChecks({makeAssert(cond, message, nullptr, stmts[k]->loc, makeSeq(rest))});
       out.insert(out.end(), checked.begin(), checked.end());
       return out;
     }
@@ -173,21 +194,27 @@ std::vector<StmtP> Lowerer::assign(const Node& s) {
     const std::string& name = target->text;
     if (defined(name)) {
       Value cur = lookup(*target);
-      if (cur.kind != Value::Kind::Tensor || !cur.tensor->isView())
-        fail(target->loc, "'" + name + "' is " + kindWord(cur.kind) + "; it cannot be assigned to");
-      return storeInto(*cur.tensor, eval(s.kids[1]), std::nullopt, false, s.loc);
+      if (cur.kind == Value::Kind::Tensor && cur.tensor->isView())
+        return storeInto(*cur.tensor, eval(s.kids[1]), std::nullopt, false, s.loc);
+      if (cur.kind == Value::Kind::Scalar) fail(target->loc, "'" + name + "' is a loop iterator; it cannot be assigned to");
+      // A compile-time value (a string, a tuple, ...) is rebound.
     }
-    if (globals_.count(name) && globals_[name].kind != Value::Kind::Number)
+    if (globals_.count(name) && globals_[name].kind != Value::Kind::Number && !frames_.back().libop)
       fail(target->loc, "'" + name + "' names " + kindWord(globals_[name].kind) + "; choose another name");
     Value v = eval(s.kids[1]);
     // A sub-tensor is a view (another name for its elements); a single
     // element is copied, as NumPy's scalars are.
     if (v.kind == Value::Kind::Tensor && v.tensor->isView() && !v.tensor->shape.empty()) {
-      scopes_.back().names[name] = v;  // a view: another name for the same elements
+      scopes_.back().names[name] = v;
       return withChecks({});
     }
-    if (v.kind != Value::Kind::Tensor && v.kind != Value::Kind::Scalar && v.kind != Value::Kind::Number)
-      fail(s.kids[1]->loc, "'" + name + "' cannot hold " + kindWord(v.kind) + " (only tensors and numbers)");
+    // Compile-time values name themselves; so does a number the function
+    // never assigns again (a constant for partial evaluation).
+    bool compileTime = v.kind != Value::Kind::Tensor && v.kind != Value::Kind::Scalar && v.kind != Value::Kind::Number;
+    if (compileTime || (v.isNumber() && !frames_.back().mutated.count(name))) {
+      scopes_.back().names[name] = v;
+      return withChecks({});
+    }
     TensorP src = asTensor(v, s.kids[1]->loc);
     DType dtype = v.isNumber() ? v.numType : src->dtype;
     TensorP t = defineTensor(name, src->shape, dtype, s.loc);

@@ -15,6 +15,10 @@
 
 namespace teml::freeform {
 
+// Names a function body assigns more than once (or updates): a number
+// assigned to one of them is a 0-d tensor, not a compile-time constant.
+std::set<std::string> assignedAgain(const std::vector<NodeP>& body);
+
 class Lowerer {
  public:
   Lowerer(const NodeP& module, const FreeformOptions& options);
@@ -58,7 +62,9 @@ class Lowerer {
   Value builtin(const std::string& name, const Node& call, const std::vector<Value>& args);
   Value attribute(const Node& e);
   Value subscript(const Node& e);
-  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args);
+  // `libop`: fn is one of teml.libop's functions (names resolve in libop.py).
+  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args, bool libop);
+  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args, bool libop, bool);
   // The view `base[indices]` (a Scalar load when every dimension is fixed).
   Value index(const Value& base, const std::vector<NodeP>& indices, SourceLoc loc, bool forWrite);
   ir::ExprP toExpr(const Value& v, SourceLoc loc, const char* what);  // a scalar (numbers as constants)
@@ -92,6 +98,8 @@ class Lowerer {
     size_t firstScope;
     std::optional<Value> returned;
     SourceLoc callLoc;
+    bool libop = false;
+    std::set<std::string> mutated;  // names the function assigns more than once
   };
   struct Check {
     ir::ExprP cond, shown;
@@ -106,6 +114,8 @@ class Lowerer {
   NodeP module_;
   FreeformOptions options_;
   std::map<std::string, const Node*> functions_;
+  NodeP libopModule_;                          // libop.py, parsed
+  std::map<std::string, const Node*> libop_;   // its functions
   std::map<std::string, Value> globals_;
   std::map<std::string, Access> access_;
   ir::Program program_;

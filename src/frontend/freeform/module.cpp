@@ -4,12 +4,21 @@
 
 #include "frontend/freeform/lowerer.hpp"
 #include "ir/unique_loop_ids.hpp"
+#include "libop_source.hpp"
 
 namespace teml::freeform {
 
 using namespace ir;
 
-Lowerer::Lowerer(const NodeP& module, const FreeformOptions& options) : module_(module), options_(options) {}
+Lowerer::Lowerer(const NodeP& module, const FreeformOptions& options) : module_(module), options_(options) {
+  try {
+    libopModule_ = parseModule(kLibopSource);
+  } catch (const UserError& e) {
+    throw InternalError("libop.py:" + std::to_string(e.loc().line) + ": " + e.what());
+  }
+  for (auto& s : libopModule_->kids)
+    if (s->kind == NodeKind::FunctionDef) libop_[s->text] = s.get();
+}
 
 namespace {
 
@@ -109,7 +118,7 @@ struct Annotation {
 }  // namespace
 
 static Annotation annotationOf(const Node& param, const std::map<std::string, Value>& globals) {
-  if (param.kids.empty())
+  if (!param.kids[0])
     fail(param.loc, "parameter '" + param.text + "' of the entry function needs an annotation teml.Var[(shape), \"dtype\"]");
   const NodeP& a = param.kids[0];
   bool ok = a->kind == NodeKind::Subscript && a->kids.size() >= 3 && a->kids.size() <= 4;
@@ -193,7 +202,7 @@ std::vector<int64_t> Lowerer::shapeOf(const NodeP& shapeNode, const std::string&
 
 void Lowerer::declareParameters(const Node& entry) {
   scopes_.push_back(Scope{});
-  frames_.push_back(Frame{entry.text, 0, std::nullopt, entry.loc});
+  frames_.push_back(Frame{entry.text, 0, std::nullopt, entry.loc, false, assignedAgain(entry.kids)});
   for (auto& p : entry.params) {
     Annotation a = annotationOf(*p, globals_);
     auto dtype = dtypeNamed(a.dtype);

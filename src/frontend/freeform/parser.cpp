@@ -127,7 +127,7 @@ class Parser {
       if (w == "assert") {
         next();
         auto a = make(NodeKind::Assert, loc, {test()});
-        if (acceptOp(",")) test();  // the message is Python's; teml reports its own
+        if (acceptOp(",")) a->kids.push_back(test());  // the message
         endOfStatement();
         return a;
       }
@@ -190,9 +190,9 @@ class Parser {
     while (!atOp(")")) {
       if (atOp("*") || atOp("**") || atOp("/")) unsupported(peek().loc, "'*', '**' and '/' in parameter lists");
       SourceLoc ploc = peek().loc;
-      auto p = make(NodeKind::Param, ploc, {}, expectName("a parameter name"));
-      if (acceptOp(":")) p->kids.push_back(test());
-      if (atOp("=")) unsupported(peek().loc, "default parameter values");
+      auto p = make(NodeKind::Param, ploc, {nullptr, nullptr}, expectName("a parameter name"));
+      if (acceptOp(":")) p->kids[0] = test();
+      if (acceptOp("=")) p->kids[1] = test();
       f->params.push_back(p);
       if (!acceptOp(",")) break;
     }
@@ -357,8 +357,14 @@ class Parser {
       return first;
     auto n = make(NodeKind::Compare, first->loc, {first});
     while (true) {
-      if (atName("in") || atName("is") || atName("not"))
-        unsupported(peek().loc, "'" + peek().text + "' comparisons");
+      if (atName("is")) {  // only with None: `x is None`, `x is not None`
+        next();
+        bool negated = atName("not") && (next(), true);
+        n->ops.push_back(negated ? "is not" : "is");
+        n->kids.push_back(arith());
+        continue;
+      }
+      if (atName("in") || atName("not")) unsupported(peek().loc, "'" + peek().text + "' comparisons");
       if (!(peek().kind == TokenKind::Op && ops.count(peek().text))) break;
       n->ops.push_back(next().text);
       n->kids.push_back(arith());

@@ -81,6 +81,7 @@ const char* kindWord(Value::Kind k) {
     case Value::Kind::Module: return "a module or built-in function";
     case Value::Kind::Function: return "a function";
     case Value::Kind::Tuple: return "a tuple";
+    case Value::Kind::Slice: return "a slice";
     case Value::Kind::None: return "None";
   }
   return "a value";

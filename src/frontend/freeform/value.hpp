@@ -40,7 +40,7 @@ struct TensorValue {
 using TensorP = std::shared_ptr<const TensorValue>;
 
 struct Value {
-  enum class Kind { Number, Scalar, Tensor, String, Module, Function, Tuple, None };
+  enum class Kind { Number, Scalar, Tensor, String, Module, Function, Tuple, Slice, None };
   Kind kind = Kind::None;
   // Number: a Python number or bool, known at compile time (dtype Bool, I64 or F64).
   ir::DType numType = ir::DType::I64;
@@ -49,7 +49,7 @@ struct Value {
   ir::ExprP expr;              // Scalar
   TensorP tensor;              // Tensor
   std::string text;            // String; Module ("teml", "teml.libop", "teml.exp", ...); Function name
-  std::vector<Value> items;    // Tuple (and lists)
+  std::vector<Value> items;    // Tuple (and lists); Slice: {start, stop}, each a number or None
 
   static Value number(int64_t v, ir::DType t = ir::DType::I64);
   static Value real(double v);
