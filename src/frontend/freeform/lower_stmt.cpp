@@ -153,9 +153,9 @@ std::vector<StmtP> Lowerer::forLoop(const Node& s) {
 
 std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
   Value c = eval(s.kids[0]);
-  if (c.isNumber()) {  // partial evaluation: only the branch taken exists
-    if (c.asDouble()) return block(s.kids[1]->kids);
-    return s.kids[2] ? block(s.kids[2]->kids) : std::vector<StmtP>{};
+  if (c.isNumber()) {  // partial evaluation: only the branch taken exists, in the enclosing scope
+    if (c.asDouble()) return statements(s.kids[1]->kids);
+    return s.kids[2] ? statements(s.kids[2]->kids) : std::vector<StmtP>{};
   }
   ExprP cond = toExpr(c, s.kids[0]->loc, "a condition");
   if (cond->dtype != DType::Bool) cond = binary(BinOp::Ne, cond, intConst(0, cond->dtype));

@@ -435,14 +435,9 @@ class Parser {
         const Token& open = next();
         auto s = make(NodeKind::Subscript, open.loc, {e});
         s->loc = e->loc;
-        if (atOp("(") && peek(1).kind == TokenKind::Op && peek(1).text == ")") {  // t[()]
-          next();
-          next();
-        } else {
-          while (!atOp("]")) {
-            s->kids.push_back(subscriptItem());
-            if (!acceptOp(",")) break;
-          }
+        while (!atOp("]")) {  // t[()] indexes with an empty tuple: no index at all
+          s->kids.push_back(subscriptItem());
+          if (!acceptOp(",")) break;
         }
         expectOp("]", &open);
         e = s;
