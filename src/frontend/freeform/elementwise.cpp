@@ -163,9 +163,11 @@ std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& va
   if (divide) s = makeStore(target.tensor, where, binary(BinOp::Div, load(target.tensor, where, target.dtype), v), loc);
   else if (op) s = makeReduce(*op, target.tensor, where, v, loc);
   else s = makeStore(target.tensor, where, v, loc);
+  // The loops are named after the statement's label (`Ly`, then `Ly.1`, ...), else its line.
+  std::string base = statementLabel_.empty() ? "L" + std::to_string(loc.line) + ".0" : statementLabel_;
   for (size_t d = target.shape.size(); d-- > 0;)
-    s = makeFor("L" + std::to_string(loc.line) + "." + std::to_string(d), vars[d], intConst(0),
-                intConst(target.shape[d]), 1, LoopKind{}, s);
+    s = makeFor(d == 0 ? base : base + "." + std::to_string(d), vars[d], intConst(0), intConst(target.shape[d]), 1,
+                LoopKind{}, s);
   return withChecks({s});
 }
 

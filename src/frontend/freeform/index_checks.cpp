@@ -2,6 +2,8 @@
 // iterators with constant bounds) is proven in range or refused at compile
 // time; one that data decide (loaded indices, data-dependent loop bounds)
 // gets a run-time check (an Assert around the statement that uses it).
+#include <limits>
+#include <map>
 #include <set>
 
 #include "frontend/freeform/lowerer.hpp"
@@ -63,8 +65,45 @@ struct IntervalOf {
   }
 };
 
+void Lowerer::collectFacts(const ExprP& cond) {
+  if (cond->kind != ExprKind::Binary) return;
+  auto& b = static_cast<const Binary&>(*cond);
+  if (b.op == BinOp::And) {
+    collectFacts(b.a);
+    collectFacts(b.b);
+    return;
+  }
+  const int64_t inf = std::numeric_limits<int64_t>::max() / 4;
+  int64_t c;
+  auto fact = [&](const ExprP& e, BinOp op, int64_t v) {  // e op v
+    if (!e->isInt()) return;
+    switch (op) {
+      case BinOp::Ge: facts_.push_back({e, v, inf}); break;
+      case BinOp::Gt: facts_.push_back({e, v + 1, inf}); break;
+      case BinOp::Le: facts_.push_back({e, -inf, v}); break;
+      case BinOp::Lt: facts_.push_back({e, -inf, v - 1}); break;
+      case BinOp::Eq: facts_.push_back({e, v, v}); break;
+      default: break;
+    }
+  };
+  auto strip = [](const ExprP& e) { return e->kind == ExprKind::Cast ? static_cast<const Cast&>(*e).a : e; };
+  static const std::map<BinOp, BinOp> mirrored = {{BinOp::Ge, BinOp::Le}, {BinOp::Gt, BinOp::Lt}, {BinOp::Le, BinOp::Ge},
+                                                  {BinOp::Lt, BinOp::Gt}, {BinOp::Eq, BinOp::Eq}};
+  if (!mirrored.count(b.op)) return;
+  if (constValue(strip(b.b), &c)) fact(strip(b.a), b.op, c);
+  else if (constValue(strip(b.a), &c)) fact(strip(b.b), mirrored.at(b.op), c);
+}
+
 ExprP Lowerer::checkedIndex(ExprP index, int64_t extent, const std::string& tensor, size_t dim, SourceLoc loc) {
   if (!options_.checkIndices) return index;
+  // Within a branch whose condition bounds this very expression.
+  int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  for (auto& f : facts_)
+    if (equal(f.expr, index)) {
+      lo = std::max(lo, f.lo);
+      hi = std::min(hi, f.hi);
+    }
+  if (lo >= 0 && hi < extent) return index;
   IntervalOf iv{iterators_, {}, true};
   auto range = iv.of(index);
   std::string where = " for dimension " + std::to_string(dim) + " of '" + tensor + "'";

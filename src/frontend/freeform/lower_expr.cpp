@@ -546,9 +546,16 @@ Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector
     DType t = isFloat(args[0].dtype()) ? args[0].dtype() : DType::F64;
     return elementwise({args[0]}, t, loc, [op, t](const std::vector<ExprP>& x) { return unary(op, convertTo(t, x[0])); });
   }
-  if (name == "zeros" || name == "ones" || name == "empty") {
-    if (positional < 1 || positional > 2) fail(loc, "teml." + name + " takes a shape and a dtype");
-    const Value* dt = positional == 2 ? &args[1] : keyword("dtype");
+  if (name == "zeros" || name == "ones" || name == "empty" || name == "full") {
+    // full(shape, value, dtype): NumPy's; the others take (shape, dtype).
+    size_t valueArgs = name == "full" ? 1 : 0;
+    if (positional < 1 + valueArgs || positional > 2 + valueArgs)
+      fail(loc, "teml." + name + (valueArgs ? " takes a shape, a value and a dtype" : " takes a shape and a dtype"));
+    double fillValue = name == "ones" ? 1 : 0;
+    ExprP runtimeValue;  // full(shape, e) with e known only at run time
+    if (valueArgs && args[1].isNumber()) fillValue = args[1].asDouble();
+    else if (valueArgs) runtimeValue = toExpr(args[1], e.kids[2]->loc, "the value of teml.full"), fillValue = 1;
+    const Value* dt = positional == 2 + valueArgs ? &args[1 + valueArgs] : keyword("dtype");
     for (auto& k : e.keywords)
       if (k != "dtype") fail(loc, "teml." + name + "() takes no keyword argument '" + k + "'");
     std::vector<int64_t> shape;
@@ -570,9 +577,10 @@ Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector
     t->shape = shape;
     t->dtype = dtype;
     t->fresh = true;
-    t->fill = name == "ones" ? 1 : name == "zeros" ? 0 : NAN;
-    double fill = name == "ones" ? 1 : 0;
-    t->at = [dtype, fill](const std::vector<ExprP>&) { return convertTo(dtype, floatConst(fill)); };
+    t->fill = name == "empty" ? NAN : fillValue;
+    t->at = [dtype, fillValue, runtimeValue](const std::vector<ExprP>&) {
+      return convertTo(dtype, runtimeValue ? runtimeValue : floatConst(fillValue));
+    };
     return Value::ofTensor(t);
   }
   fail(loc, "unknown function 'teml." + name + "'");

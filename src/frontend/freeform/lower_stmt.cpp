@@ -90,8 +90,14 @@ std::vector<StmtP> Lowerer::statement(const NodeP& s) {
     case NodeKind::Pass: return {};
     case NodeKind::For: return forLoop(*s);
     case NodeKind::If: return ifStmt(*s);
-    case NodeKind::Assign: return assign(*s);
-    case NodeKind::AugAssign: return augAssign(*s);
+    case NodeKind::Assign:
+    case NodeKind::AugAssign: {
+      // A label on an assignment names the loops over the elements it writes.
+      statementLabel_ = s->label;
+      auto out = s->kind == NodeKind::Assign ? assign(*s) : augAssign(*s);
+      statementLabel_.clear();
+      return out;
+    }
     case NodeKind::Return: {
       if (frames_.size() == 1) fail(s->loc, "the entry function must not return a value");
       frames_.back().returned = s->kids.empty() ? Value{} : eval(s->kids[0]);
@@ -163,7 +169,10 @@ std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
   checks_.clear();
   bool returnedBefore = frames_.back().returned.has_value();
   ++runtimeBranches_;
+  size_t factCount = facts_.size();
+  collectFacts(cond);
   StmtP then = makeSeq(block(s.kids[1]->kids));
+  facts_.resize(factCount);
   StmtP otherwise = s.kids[2] ? makeSeq(block(s.kids[2]->kids)) : nullptr;
   --runtimeBranches_;
   if (!returnedBefore && frames_.back().returned)

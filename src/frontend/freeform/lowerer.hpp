@@ -122,10 +122,19 @@ class Lowerer {
   std::vector<Scope> scopes_;
   std::vector<Frame> frames_;
   std::vector<IterRange> iterators_;
+  // What the conditions of the enclosing run-time branches say about integer
+  // expressions (`0 <= j + k < n`): the range each takes there.
+  struct Fact {
+    ir::ExprP expr;
+    int64_t lo, hi;
+  };
+  std::vector<Fact> facts_;
+  void collectFacts(const ir::ExprP& cond);
   std::vector<Check> checks_;      // index checks not yet placed (withChecks)
   std::vector<ir::StmtP> prelude_;  // statements of inlined calls, before the statement calling them
   std::set<std::string> names_;  // tensor and iterator names of the IR
   int runtimeBranches_ = 0;      // inside an if decided at run time
+  std::string statementLabel_;   // the label of the assignment being lowered
   int loopCount_ = 0;
 
   friend struct IntervalOf;

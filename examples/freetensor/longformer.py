@@ -1,0 +1,43 @@
+"""Longformer's sliding-window attention (FreeTensor, Figures 1 and 5):
+token j of head h attends to the 2w + 1 tokens j + d*k, k in [-w, w], that
+lie in the sequence (d, the dilation, is 4 on the first two heads and 1 on
+the others). The window's scores, their softmax and the weighted sum of V
+stay in a few local tensors per token."""
+import teml
+from teml import libop
+
+N_HEADS = 8
+W = 32
+DILATION = 4
+DILATION_HEADS = 2
+
+
+def window(h, j, k):
+    return j + k * (DILATION if h < DILATION_HEADS else 1)
+
+
+@teml.transform
+def longformer(q: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
+               k: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
+               v: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
+               y: teml.Var[(N_HEADS, seq_len, feat_len), "float32", "output"]):
+    #! label: Lhead
+    for h in range(N_HEADS):
+        #! label: Ltoken
+        for j in range(seq_len):
+            dot = teml.full((2 * W + 1,), -float("inf"), "float32")
+            #! label: Lscore
+            for t in range(-W, W + 1):
+                if 0 <= window(h, j, t) < seq_len:
+                    dot[t + W] = libop.sum(q[h, j] * k[h, window(h, j, t)])
+            attn = libop.softmax(dot)
+            #! label: Lsum
+            for t in range(-W, W + 1):
+                if 0 <= window(h, j, t) < seq_len:
+                    y[h, j] += attn[t + W] * v[h, window(h, j, t)]
+
+
+@teml.schedule(longformer)
+def schedule(s):
+    s.merge("Lhead", "Ltoken")
+    s.parallelize("Lhead")
