@@ -29,7 +29,10 @@ def longformer(q: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
             #! label: Lscore
             for t in range(-W, W + 1):
                 if 0 <= window(h, j, t) < seq_len:
-                    dot[t + W] = libop.sum(q[h, j] * k[h, window(h, j, t)])
+                    dot[t + W] = 0
+                    #! label: Ldot
+                    for p in range(feat_len):
+                        dot[t + W] += q[h, j, p] * k[h, window(h, j, t), p]
             attn = libop.softmax(dot)
             #! label: Lsum
             for t in range(-W, W + 1):
@@ -39,5 +42,5 @@ def longformer(q: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
 
 @teml.schedule(longformer)
 def schedule(s):
-    s.merge("Lhead", "Ltoken")
-    s.parallelize("Lhead")
+    s.parallelize("Ltoken")
+    s.vectorize("Ldot")

@@ -82,14 +82,14 @@ def fill(y, value):
 
 # ---- reductions over one axis
 def _reduce_into(y, x, axis, op):
+    #! label: reduce
     for k in range(x.shape(axis)):
-        v = x[_all(axis) + (k,)]
         if op == "sum":
-            y[()] += v
+            y[()] += x[_all(axis) + (k,)]
         elif op == "max":
-            y[()] = max(y, v)
+            y[()] = max(y, x[_all(axis) + (k,)])
         else:
-            y[()] = min(y, v)
+            y[()] = min(y, x[_all(axis) + (k,)])
 
 
 def _reduce(x, axis, keepdims, op, start):
