@@ -37,7 +37,8 @@ def gat_layer(ptr: teml.Var[(n_nodes + 1,), "int32"],
         for p in range(ptr[i], ptr[i + 1]):
             total[()] += teml.exp(leaky_relu(el[idx[p]] + er[i]) - top)
         for p in range(ptr[i], ptr[i + 1]):
-            y[i] += teml.exp(leaky_relu(el[idx[p]] + er[i]) - top) / total * feat[idx[p]]
+            weight = teml.exp(leaky_relu(el[idx[p]] + er[i]) - top) / total
+            y[i] += weight * feat[idx[p]]
 
 
 @teml.schedule(gat_layer)
