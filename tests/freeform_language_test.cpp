@@ -378,3 +378,33 @@ def s(s):
   EXPECT_NE(codegen::emitC(p.program).find("omp atomic"), std::string::npos);
   expectJitMatchesInterpreter(p.program);
 }
+
+TEST(FreeformLanguage, ChecksMoveOutOfTheLoopsTheyDoNotDependOn) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(N, C), "float64"], idx: teml.Var[(N,), "int32"], ptr: teml.Var[(N + 1,), "int32"],
+      y: teml.Var[(N, C), "float64", "output"]):
+    for i in range(N):
+        for c in range(C):
+            y[i, c] = x[idx[i], c]
+        for p in range(ptr[i], ptr[i + 1]):
+            y[i] += x[idx[p]]
+)",
+              {{"N", 10}, {"C", 4}});
+  std::string ir = irOf(p);
+  // idx[i] is checked once per i, before the loop over c; the CSR loop's
+  // iterator once per i, on its bounds.
+  EXPECT_LT(ir.find("assert int64(idx[i]) >= 0"), ir.find("for c in"));
+  EXPECT_LT(ir.find("assert int64(ptr[i]) >= int64(ptr[i + 1]) || int64(ptr[i]) >= 0 && int64(ptr[i + 1]) <= 10"),
+            ir.find("for p in"));
+  EXPECT_EQ(ir.find("int64(p) >= 0"), std::string::npos) << ir;
+  auto in = randomInputs(p.program);
+  for (int k = 0; k <= 10; ++k) in.at("ptr").setInt(k, k);
+  expectJitMatchesInterpreter(p.program);
+  in.at("ptr").setInt(10, 11);  // the last row's edges run past idx
+  for (bool jit : {false, true}) {
+    auto f = failureOf([&] { jit ? runJit(p.program, in) : runInterpreter(p.program, in); });
+    ASSERT_TRUE(f.failed);
+    EXPECT_EQ(f.message, "index 10 out of range [0, 10) for dimension 0 of 'idx'");
+  }
+}

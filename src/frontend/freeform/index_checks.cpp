@@ -116,8 +116,23 @@ ExprP Lowerer::checkedIndex(ExprP index, int64_t extent, const std::string& tens
       throw UserError(loc, "index " + toString(index) + " reaches " + std::to_string(bad) + ", out of range " + bounds + where);
     }
   }
+  std::string message = "index {} out of range " + bounds + where;
+  // The iterator of a loop whose bounds data decide (range(ptr[i], ptr[i + 1])):
+  // checked once, on the bounds, when the loop runs at all.
+  if (index->kind == ExprKind::Var)
+    for (auto it = iterators_.rbegin(); it != iterators_.rend(); ++it) {
+      if (it->var != static_cast<const Var&>(*index).name) continue;
+      if (it->begin && it->branches == runtimeBranches_) {
+        ExprP empty = binary(BinOp::Ge, it->begin, it->end);
+        ExprP inside = binary(BinOp::And, binary(BinOp::Ge, it->begin, intConst(0)), binary(BinOp::Le, it->end, intConst(extent)));
+        ExprP shown = select(binary(BinOp::Lt, it->begin, intConst(0)), it->begin, sub(it->end, intConst(1)));
+        it->onBounds.push_back(Check{binary(BinOp::Or, empty, inside), shown, message, loc});
+        return index;
+      }
+      break;
+    }
   ExprP cond = binary(BinOp::And, binary(BinOp::Ge, index, intConst(0)), binary(BinOp::Lt, index, intConst(extent)));
-  checks_.push_back(Check{cond, index, "index {} out of range " + bounds + where, loc});
+  checks_.push_back(Check{cond, index, message, loc});
   return index;
 }
 

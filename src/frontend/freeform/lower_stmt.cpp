@@ -145,15 +145,17 @@ std::vector<StmtP> Lowerer::forLoop(const Node& s) {
     if (step < 0 && b > e) range = std::make_pair(b - (b - e - 1) / -step * -step, b);
     if (!range) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
   }
-  iterators_.push_back({v, range});
+  iterators_.push_back({v, range, step == 1 ? begin : nullptr, step == 1 ? end : nullptr, runtimeBranches_, {}});
   scopes_.push_back(Scope{});
   scopes_.back().names[s.text] = Value::scalar(var(v));
   std::vector<StmtP> body = block(s.kids[1]->kids);
   scopes_.pop_back();
+  std::vector<Check> onBounds = std::move(iterators_.back().onBounds);
   iterators_.pop_back();
   std::string id = s.label.empty() ? "L" + std::to_string(s.loc.line) : s.label;
   StmtP loop = makeFor(id, v, begin, end, step, LoopKind{}, makeSeq(body));
   checks_ = std::move(outerChecks);
+  checks_.insert(checks_.end(), onBounds.begin(), onBounds.end());
   return withChecks({loop});
 }
 

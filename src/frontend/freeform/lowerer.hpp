@@ -109,6 +109,11 @@ class Lowerer {
   struct IterRange {
     std::string var;
     std::optional<std::pair<int64_t, int64_t>> range;  // inclusive, when the bounds are constants
+    // A loop with a unit step whose bounds data decide: an index that is the
+    // iterator itself is checked once, on the bounds, before the loop.
+    ir::ExprP begin, end;
+    int branches = 0;           // run-time branches around the loop
+    std::vector<Check> onBounds;
   };
 
   NodeP module_;
