@@ -30,7 +30,9 @@ void expectRefused(const std::string& source, int line, int col, const std::stri
   auto f = ffError(source, sizes);
   ASSERT_TRUE(f.failed) << source;
   EXPECT_EQ(f.loc.line, line) << f.message;
-  if (col) EXPECT_EQ(f.loc.col, col) << f.message;
+  if (col) {
+    EXPECT_EQ(f.loc.col, col) << f.message;
+  }
   EXPECT_NE(f.message.find(fragment), std::string::npos) << f.message;
 }
 

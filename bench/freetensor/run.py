@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Times the four free-form workloads (examples/freetensor/, hand schedules)
-against their PyTorch versions (torch_layers.py) on the same inputs, in
-turns: teml with index checks, teml without (--unchecked-indices), PyTorch,
-and again. Each turn runs under glibc's default malloc and under huge pages
+"""Times the four free-form workloads (examples/freetensor/) against their
+PyTorch versions (torch_layers.py) on the same inputs, in turns: PyTorch,
+teml as written (--no-schedule), teml with its hand schedule, the same
+without index checks (--unchecked-indices), and again. The turns run under
+glibc's default malloc and under huge pages
 (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), both sides alike.
 
     /usr/bin/python3 bench/freetensor/run.py [--data DIR] [--turns N] [--out FILE.md] [--only NAME]
@@ -27,20 +28,28 @@ def option(name, default):
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
-def teml_seconds(name, data, env, unchecked):
-    cmd = [TEML, "bench", str(ROOT / "examples" / "freetensor" / f"{name}.py"), "--json", "--threads", "2"]
+def teml_time(name, data, env, *flags, runs=None):
+    cmd = [TEML, "bench", str(ROOT / "examples" / "freetensor" / f"{name}.py"), "--json", "--threads", "2", *flags]
     for f in sorted((data / name).glob("*.npy")):
         cmd += ["--input", f"{f.stem}={f}"]
-    if unchecked:
-        cmd.append("--unchecked-indices")
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["median_s"]
+    if runs:
+        cmd += ["--runs", str(runs)]
+    r = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()[-1])
+    return r["median_s"], r["peak_memory_mb"]
 
 
-def torch_seconds(name, data, env):
+def torch_time(name, data, env):
     cmd = ["/usr/bin/python3", str(ROOT / "bench" / "freetensor" / "torch_layers.py"), name, str(data / name), "--runs", "5"]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["median_s"]
+    r = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()[-1])
+    return r["median_s"], r["peak_memory_mb"]
+
+
+VARIANTS = {  # in the order of a turn
+    "torch": lambda name, data, env: torch_time(name, data, env),
+    "as written": lambda name, data, env: teml_time(name, data, env, "--no-schedule", runs=1),
+    "scheduled": lambda name, data, env: teml_time(name, data, env),
+    "unchecked": lambda name, data, env: teml_time(name, data, env, "--unchecked-indices"),
+}
 
 
 def main():
@@ -52,35 +61,48 @@ def main():
         subprocess.run(["/usr/bin/python3", str(ROOT / "examples" / "freetensor" / "make_inputs.py"), str(data)], check=True)
     rows = []
     for name in names:
-        times = {}
+        results = {}  # malloc setting -> variant -> [(seconds, MB) per turn]
         for label, tunables in (("installed", None), ("huge pages", HUGE)):
             env = dict(os.environ)
             env.pop("GLIBC_TUNABLES", None)
             if tunables:
                 env["GLIBC_TUNABLES"] = tunables
-            checked, unchecked, torch = [], [], []
-            for _ in range(turns):  # in turns: A B C A B C ...
-                checked.append(teml_seconds(name, data, env, False))
-                unchecked.append(teml_seconds(name, data, env, True))
-                torch.append(torch_seconds(name, data, env))
-            times[label] = (checked, unchecked, torch)
-            print(name, label, [round(statistics.median(t), 5) for t in (checked, unchecked, torch)], flush=True)
-        rows.append((name, times))
+            results[label] = {v: [] for v in VARIANTS}
+            for _ in range(turns):  # in turns: PyTorch, as written, scheduled, unchecked, PyTorch, ...
+                for variant, run in VARIANTS.items():
+                    results[label][variant].append(run(name, data, env))
+            print(name, label, {v: round(statistics.median(t for t, _ in r), 5) for v, r in results[label].items()}, flush=True)
+        rows.append((name, results))
+    write_table(rows, turns, out)
+
+
+def write_table(rows, turns, out):
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
-    lines = [f"# Free-form workloads against PyTorch", "",
-             f"Machine: {cpu}, 2 threads on both sides; {turns} turns of (teml checked, teml unchecked, PyTorch), "
-             "medians of each program's own median. Ratios are PyTorch / teml in the same turns; the PyTorch "
-             "column compared is the faster of its two malloc settings.", "",
-             "| workload | teml (index checks) | teml (--unchecked-indices) | cost of the checks | PyTorch as installed | PyTorch, huge pages | teml speed-up |",
-             "|---|---|---|---|---|---|---|"]
-    for name, times in rows:
-        best = min(("installed", "huge pages"), key=lambda k: statistics.median(times[k][2]))
-        checked, unchecked, torch = times[best]
-        speedup = statistics.median(t / c for t, c in zip(torch, checked))
-        cost = statistics.median(c / u for c, u in zip(checked, unchecked)) - 1
-        ms = lambda xs: f"{statistics.median(xs) * 1e3:.2f} ms"
-        lines.append(f"| {name} | {ms(checked)} | {ms(unchecked)} | {cost * 100:+.1f}% | {ms(times['installed'][2])} | "
-                     f"{ms(times['huge pages'][2])} | {speedup:.1f}x |")
+    med = lambda xs: statistics.median(xs)
+    ms = lambda s: f"{s * 1e3:.1f} ms" if s < 10 else f"{s:.1f} s"
+    lines = ["# Free-form workloads against PyTorch", "",
+             f"Machine: {cpu}, 2 threads on both sides (`torch.set_num_threads(2)`, `teml bench --threads 2`). "
+             f"{turns} turns of (PyTorch, teml as written, teml with its hand schedule, the same without index "
+             "checks), each a median over its own runs; the table gives the medians over turns, under glibc's "
+             "default malloc and with huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, both sides). "
+             "Speed-ups are PyTorch / teml with index checks, turn by turn, against the faster PyTorch "
+             "setting. Memory: how far each process's resident set grew while the layer ran (its "
+             "intermediates and output), the larger of the two settings.", "",
+             "| workload | PyTorch | PyTorch, huge pages | teml as written (no schedule) | teml scheduled | "
+             "teml scheduled, unchecked | cost of the checks | speed-up over PyTorch | memory PyTorch | memory teml |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, results in rows:
+        best = min(results, key=lambda k: med(t for t, _ in results[k]["torch"]))
+        torch = [t for t, _ in results[best]["torch"]]
+        sched = [t for t, _ in results[best]["scheduled"]]
+        unchecked = [t for t, _ in results[best]["unchecked"]]
+        speedup = med(a / b for a, b in zip(torch, sched))
+        cost = med(a / b for a, b in zip(sched, unchecked)) - 1
+        mem = lambda v: max(m for r in results.values() for _, m in r[v])
+        t = lambda label, v: ms(med(s for s, _ in results[label][v]))
+        lines.append(f"| {name} | {t('installed', 'torch')} | {t('huge pages', 'torch')} | {t(best, 'as written')} | "
+                     f"{t(best, 'scheduled')} | {t(best, 'unchecked')} | {cost * 100:+.1f}% | **{speedup:.1f}x** | "
+                     f"{mem('torch'):.0f} MB | {mem('scheduled'):.0f} MB |")
     out.write_text("\n".join(lines) + "\n")
     print(out.read_text())
 

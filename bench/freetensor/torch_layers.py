@@ -5,11 +5,14 @@ and a timer for them.
 
     /usr/bin/python3 bench/freetensor/torch_layers.py NAME DATA_DIR [--runs N] [--out FILE.npy]
 
-prints {"name": ..., "runs": N, "min_s": ..., "median_s": ...} after one
-warm-up run; the inputs are read and converted before timing. PyTorch runs
+prints {"name": ..., "runs": N, "min_s": ..., "median_s": ...,
+"peak_memory_mb": ...} after one warm-up run; the inputs are read and
+converted before timing; the memory is how far the resident set grew while
+the layer ran (its intermediates and output). PyTorch runs
 on 2 threads (torch.set_num_threads(2))."""
 import json
 import pathlib
+import resource
 import statistics
 import sys
 import time
@@ -97,6 +100,7 @@ def main():
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
     layer = globals()[name]
     inputs = load(name, directory)
+    rss_before = resident_mb()
     with torch.no_grad():
         out = layer(**inputs)  # warm-up
         times = []
@@ -106,7 +110,14 @@ def main():
             times.append(time.perf_counter() - start)
     if "--out" in sys.argv:
         np.save(sys.argv[sys.argv.index("--out") + 1], out.numpy())
-    print(json.dumps({"name": name, "runs": runs, "min_s": min(times), "median_s": statistics.median(times)}))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"name": name, "runs": runs, "min_s": min(times), "median_s": statistics.median(times),
+                      "peak_memory_mb": max(0.0, peak - rss_before)}))
+
+
+def resident_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2 ** 20
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ const char* kUsage =
     "  --no-lift               TeIL: evaluate nested contractions as written (no contraction lifting)\n"
     "  --entry NAME            .py: the @teml.transform function to compile\n"
     "  --unchecked-indices     .py: no run-time checks of indices that data decide\n"
+    "  --no-schedule           .py: the program as written, without its @teml.schedule functions\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 
@@ -105,6 +106,8 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.entry = value();
     } else if (a == "--unchecked-indices") {
       o.uncheckedIndices = true;
+    } else if (a == "--no-schedule") {
+      o.noSchedule = true;
     } else if (a == "-v") {
       o.verbose = true;
     } else if (a.size() > 1 && a[0] == '-') {

@@ -11,6 +11,10 @@
 #include <sstream>
 #include <thread>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "analysis/concurrency.hpp"
 #include "analysis/flops.hpp"
 #include "cache/directory.hpp"
 #include "codegen/c_emitter.hpp"
@@ -67,6 +71,20 @@ void printStages(const Compiled& c, std::ostream& err) {
   for (auto& [name, secs] : c.stages)
     err << "teml: " << std::left << std::setw(16) << name << std::fixed << std::setprecision(2) << secs * 1e3
         << " ms\n";
+  // How each parallel or vector loop keeps its reductions correct.
+  for (auto& nest : c.program.nests)
+    ir::forEachStmt(nest, [&](const ir::StmtP& s) {
+      if (s->kind != ir::StmtKind::For) return;
+      auto& f = static_cast<const ir::For&>(*s);
+      if (!f.loopKind.parallel && !f.loopKind.vector) return;
+      auto report = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel);
+      for (auto& [reduce, strategy] : report.reduces) {
+        if (strategy == analysis::ReduceStrategy::Plain) continue;
+        err << "teml: " << (f.loopKind.parallel ? "parallel" : "vector") << " loop '" << f.id << "': reduction into '"
+            << reduce->tensor << "' (line " << reduce->loc.line << ") "
+            << (strategy == analysis::ReduceStrategy::Atomic ? "by atomic updates" : "in a private accumulator") << "\n";
+      }
+    });
 }
 
 // Buffers with the program's initial values, then --input files, then random
@@ -153,6 +171,7 @@ Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c)
   f.sizes = o.sizes;
   for (auto& [tensor, file] : o.inputs) f.inputShapes[tensor] = runtime::readNpy(file).shape;
   f.checkIndices = !o.uncheckedIndices;
+  f.applySchedules = !o.noSchedule;
   f.checkLegality = !o.noCheck;
   f.analysisCacheDir = analysisCacheFor(o);
   freeform::FreeformProgram p = freeform::compileFreeform(source, f);
@@ -335,6 +354,27 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   return status;
 }
 
+namespace {
+
+// Resident memory now and at its highest, in MiB: the growth while the
+// kernels run is what their temporaries take.
+double currentRssMb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
+
+double peakRssMb() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024;
+}
+
+}  // namespace
+
 int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
   Compiled c = compile(o);
   Executable e = prepareKernel(c, o);
@@ -347,6 +387,7 @@ int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
     execute(c, e, buffers, threads);
     return since(t);
   };
+  const double rssBefore = currentRssMb();
   double warm = timeOnce();
   int runs = o.runs;
   if (runs <= 0) runs = std::max(3, static_cast<int>(std::min(1000.0, 1.0 / std::max(warm, 1e-6))));
@@ -368,7 +409,8 @@ int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
     }
     out << "{\"program\": \"" << escaped << "\", \"threads\": " << threads << ", \"runs\": " << runs
         << ", \"min_s\": " << std::scientific << std::setprecision(6) << times.front()
-        << ", \"median_s\": " << median << ", \"gflops\": " << gf.str() << "}\n";
+        << ", \"median_s\": " << median << ", \"gflops\": " << gf.str() << ", \"peak_memory_mb\": " << std::fixed
+        << std::setprecision(1) << std::max(0.0, peakRssMb() - rssBefore) << "}\n";
   } else {
     out << c.displayName << ": " << runs << " runs on " << threads << " thread" << (threads == 1 ? "" : "s")
         << ", min " << std::fixed << std::setprecision(6) << times.front() << " s, median " << median << " s";

@@ -18,6 +18,7 @@ struct FreeformOptions {
   std::map<std::string, int64_t> sizes;                       // --set
   std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
   bool checkIndices = true;                                   // false: --unchecked-indices
+  bool applySchedules = true;                                 // false: --no-schedule
   bool checkLegality = true;
   std::string analysisCacheDir;
 };

@@ -208,7 +208,7 @@ class ScheduleScript {
 void Lowerer::runSchedules(const std::string& entry, StmtP& body, double* analysisSeconds) {
   schedule::Schedule sch(program_, schedule::ScheduleOptions{options_.checkLegality, options_.analysisCacheDir});
   for (auto& s : module_->kids) {
-    if (s->kind != NodeKind::FunctionDef) continue;
+    if (s->kind != NodeKind::FunctionDef || !options_.applySchedules) continue;
     for (auto& d : s->decorators) {
       if (!isDecorator(d, "schedule")) continue;
       if (d->kind != NodeKind::Call || d->kids.size() != 2 || d->kids[1]->kind != NodeKind::Name)
