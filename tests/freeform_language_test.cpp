@@ -362,6 +362,23 @@ def s(s):
     s.split("Lx", 2)
 )",
                 9, 5, "there is no loop 'Lx' (loops: L4)");
+  // A scatter that a later iteration's store may overwrite: fission would
+  // run every store before every scatter.
+  expectRefused(R"(import teml
+@teml.transform
+def f(x: teml.Var[(8, 8), "float64"], idx: teml.Var[(8,), "int32"], y: teml.Var[(9, 9), "float64", "output"]):
+    #! label: Li
+    for i in range(8):
+        for j in range(5):
+            y[i, j] = x[i, j]
+        for j in range(5):
+            y[idx[j], 0] += x[i, j]
+
+@teml.schedule(f)
+def s(s):
+    s.fission("Li", 1)
+)",
+                13, 5, "fission would reverse a dependence between instances of the statements at lines 9 and 7");
 }
 
 TEST(FreeformSchedules, AParallelScatterReducesAtomically) {

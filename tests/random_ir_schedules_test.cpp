@@ -12,6 +12,7 @@
 #include "schedule/nest_path.hpp"
 #include "schedule/loop_target.hpp"
 #include "schedule/schedule.hpp"
+#include "random_steps.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -77,30 +78,6 @@ Program randomProgram(std::mt19937& rng) {
   return p;
 }
 
-// One primitive on loops drawn from anywhere in the nest (inner loops of
-// imperfect nests included), named by id as free-form schedules name them.
-StmtP randomStep(std::mt19937& rng, schedule::Schedule& s, const StmtP& l) {
-  auto ids = schedule::loopIds(l);
-  auto any = [&]() { return ids[rng() % ids.size()]; };
-  auto factor = [&]() { return 2 + static_cast<int64_t>(rng() % 3); };
-  switch (rng() % 14) {
-    case 0:
-    case 1: return s.interchange(l, any(), any()).result;
-    case 2: return s.split(l, any(), factor()).result;
-    case 3: return s.tile(l, factor());
-    case 4: return s.unrollAndJam(l, any(), factor()).result;
-    case 5: return s.unroll(l, any(), factor()).result;
-    case 6: return s.parallelize(l, any(), ThreadSchedule::Static).result;
-    case 7: return s.vectorize(l, any()).result;
-    case 8: return s.skew(l, any(), any(), 1).result;
-    case 9: return s.merge(l, any(), any()).result;
-    case 10: return s.fission(l, any(), 1).result;
-    case 11: return s.blend(l, any()).result;
-    case 12: return s.reorder(l, {any(), any()}).result;
-    default: return s.separateTail(l, any()).result;
-  }
-}
-
 }  // namespace
 
 TEST(RandomIrSchedules, AcceptedSequencesPreserveResults) {
@@ -118,7 +95,7 @@ TEST(RandomIrSchedules, AcceptedSequencesPreserveResults) {
     int steps = 1 + static_cast<int>(rng() % 4);
     for (int k = 0; k < steps; ++k) {
       try {
-        nest = randomStep(rng, sch, nest);
+        nest = randomStepById(rng, sch, nest);
         ++accepted;
       } catch (const schedule::ScheduleError&) {
         ++refused;

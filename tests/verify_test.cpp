@@ -15,7 +15,7 @@ StmtP loop(const std::string& v, StmtP body) {
 }
 
 StmtP store(const std::string& t, std::vector<ExprP> idx, ExprP value) {
-  return makeStore(t, std::move(idx), std::move(value), teml::SourceLoc{});
+  return makeStore(t, std::move(idx), std::move(value), teml::SourceLoc{}, StmtTag{"S", {}, {}});
 }
 
 void expectProblem(const StmtP& nest, const std::string& fragment) {
@@ -57,4 +57,9 @@ TEST(Verify, TypesAndRanks) {
   expectProblem(store("x", {intConst(0)}, load("n", {intConst(0)}, DType::F64)), "typed double but the tensor holds int32");
   expectProblem(makeIf(load("x", {intConst(0)}, DType::F64), store("x", {intConst(0)}, floatConst(1)), nullptr),
                 "a branch condition");
+}
+
+TEST(Verify, EveryWriteHasAnIdentityForTheDependenceAnalysis) {
+  StmtP anonymous = makeStore("a", {intConst(0)}, floatConst(1), teml::SourceLoc{});
+  EXPECT_NE(verify(anonymous, {{"a", DType::F64, {4}}}).find("has no identity"), std::string::npos);
 }

@@ -36,11 +36,18 @@ class Verifier : public ScopedVisitor {
   }
   void visitStore(const Store& st) override {
     access(st.tensor, st.indices);
+    identified(st.tag, st.tensor);
     Visitor::visitStore(st);
   }
   void visitReduce(const Reduce& r) override {
     access(r.tensor, r.indices);
+    identified(r.tag, r.tensor);
     Visitor::visitReduce(r);
+  }
+  // The dependence analysis knows a statement by its tag; one without would
+  // be invisible to it.
+  void identified(const StmtTag& tag, const std::string& tensor) {
+    if (!tag.known()) fail("a statement writing '" + tensor + "' has no identity (StmtTag) for the dependence analysis");
   }
   void visitIf(const If& i) override {
     integral(i.cond, "a branch condition");

@@ -159,10 +159,16 @@ std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& va
     first.insert(first.end(), second.begin(), second.end());
     return first;
   }
+  // The statement's identity for the dependence analysis: a fresh id and
+  // the iterators around it (docs/ir.md, StmtTag).
+  StmtTag tag{"S" + std::to_string(statementCount_++), {}, {}};
+  for (auto& it : iterators_) tag.names.push_back(it.var);
+  tag.names.insert(tag.names.end(), vars.begin(), vars.end());
+  for (auto& n : tag.names) tag.origin.push_back(var(n));
   StmtP s;
-  if (divide) s = makeStore(target.tensor, where, binary(BinOp::Div, load(target.tensor, where, target.dtype), v), loc);
-  else if (op) s = makeReduce(*op, target.tensor, where, v, loc);
-  else s = makeStore(target.tensor, where, v, loc);
+  if (divide) s = makeStore(target.tensor, where, binary(BinOp::Div, load(target.tensor, where, target.dtype), v), loc, tag);
+  else if (op) s = makeReduce(*op, target.tensor, where, v, loc, tag);
+  else s = makeStore(target.tensor, where, v, loc, tag);
   // The loops are named after the statement's label (`Ly`, then `Ly.1`, ...), else its line.
   std::string base = statementLabel_.empty() ? "L" + std::to_string(loc.line) + ".0" : statementLabel_;
   for (size_t d = target.shape.size(); d-- > 0;)

@@ -140,7 +140,7 @@ class Lowerer {
   std::set<std::string> names_;  // tensor and iterator names of the IR
   int runtimeBranches_ = 0;      // inside an if decided at run time
   std::string statementLabel_;   // the label of the assignment being lowered
-  int loopCount_ = 0;
+  int statementCount_ = 0;  // ids of the stores made so far
 
   friend struct IntervalOf;
 };
