@@ -11,6 +11,7 @@ namespace teml::testing {
 
 inline ir::StmtP randomStepById(std::mt19937& rng, schedule::Schedule& s, const ir::StmtP& l) {
   auto ids = schedule::loopIds(l);
+  if (ids.empty()) throw schedule::ScheduleError("no loop left to transform");
   auto any = [&]() { return ids[rng() % ids.size()]; };
   auto factor = [&]() { return 2 + static_cast<int64_t>(rng() % 3); };
   switch (rng() % 14) {
