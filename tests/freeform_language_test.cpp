@@ -427,3 +427,28 @@ def f(x: teml.Var[(N, C), "float64"], idx: teml.Var[(N,), "int32"], ptr: teml.Va
     EXPECT_EQ(f.message, "index 10 out of range [0, 10) for dimension 0 of 'idx'");
   }
 }
+
+TEST(FreeformSchedules, TileAndInterchangeNameTheirLoops) {
+  auto p = ff(R"(import teml
+@teml.transform
+def f(a: teml.Var[(N, N), "float64"], b: teml.Var[(N, N), "float64"], c: teml.Var[(N, N), "float64", "output"]):
+    #! label: Li
+    for i in range(N):
+        #! label: Lj
+        for j in range(N):
+            #! label: Lk
+            for k in range(N):
+                c[i, j] += a[i, k] * b[k, j]
+
+@teml.schedule(f)
+def s(s):
+    s.tile("Li", 8)
+    s.interchange("Lj", "Lk")
+    s.parallelize("Li.o")
+)",
+              {{"N", 20}});
+  std::string ir = irOf(p);
+  EXPECT_LT(ir.find("@Lk.o"), ir.find("@Li\n"));
+  EXPECT_LT(ir.find("@Lk\n"), ir.find("@Lj\n"));
+  expectJitMatchesInterpreter(p.program);
+}

@@ -59,6 +59,8 @@ class Schedule {
   Applied split(const ir::StmtP& top, const std::string& loop, int64_t factor);  // created: the outer loop
   Applied splitN(const ir::StmtP& top, const std::string& loop, int64_t blocks);
   Applied interchange(const ir::StmtP& top, const std::string& a, const std::string& b);
+  // Tiles the perfect nest below `loop` (the loop and every loop perfectly nested in it).
+  Applied tile(const ir::StmtP& top, const std::string& loop, int64_t factor);
   // The loops of one perfect nest, outermost first afterwards.
   Applied reorder(const ir::StmtP& top, const std::vector<std::string>& order);
   Applied merge(const ir::StmtP& top, const std::string& outer, const std::string& inner);

@@ -38,6 +38,11 @@ Schedule::Applied Schedule::interchange(const StmtP& top, const std::string& a, 
   return onNest("interchange", top, o.nest, true, [&] { return schedule::interchange(o.nest, o.level, i.level); });
 }
 
+Schedule::Applied Schedule::tile(const StmtP& top, const std::string& loop, int64_t factor) {
+  StmtP l = findLoop(top, loop, "tile");
+  return onNest("tile", top, l, true, [&] { return schedule::tile(l, factor); });
+}
+
 Schedule::Applied Schedule::reorder(const StmtP& top, const std::vector<std::string>& order) {
   if (order.empty()) throw ScheduleError("reorder: no loops given");
   // The named loops take, in the order given, the levels they occupy now.

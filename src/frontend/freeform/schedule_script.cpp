@@ -135,6 +135,12 @@ class ScheduleScript {
         std::vector<std::string> order;
         for (auto& v : args[0].items) order.push_back(loop(v, at(0)));
         r = sch_.reorder(body_, order);
+      } else if (p == "interchange") {
+        arity(2, 2, "interchange(a, b): two loops of one perfect nest trade places");
+        r = sch_.interchange(body_, loop(args[0], at(0)), loop(args[1], at(1)));
+      } else if (p == "tile") {
+        arity(2, 2, "tile(loop, factor): every loop of the perfect nest below it, in blocks");
+        r = sch_.tile(body_, loop(args[0], at(0)), integer(args[1], at(1)));
       } else if (p == "merge") {
         arity(2, 2, "merge(outer, inner)");
         r = sch_.merge(body_, loop(args[0], at(0)), loop(args[1], at(1)));
