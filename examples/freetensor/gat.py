@@ -4,6 +4,8 @@ edge is scored leaky_relu(el[j] + er[i]) (el, er: the features projected
 on the two attention vectors), the scores of a node's edges go through a
 softmax, and the node's new features are its neighbours' features weighted
 by them."""
+from __future__ import annotations  # size names in annotations need not exist in Python
+
 import teml
 
 FEAT = 32

@@ -3,6 +3,8 @@ token j of head h attends to the 2w + 1 tokens j + d*k, k in [-w, w], that
 lie in the sequence (d, the dilation, is 4 on the first two heads and 1 on
 the others). The window's scores, their softmax and the weighted sum of V
 stay in a few local tensors per token."""
+from __future__ import annotations  # size names in annotations need not exist in Python
+
 import teml
 from teml import libop
 

@@ -4,6 +4,8 @@ sigmoid(+-d^2 / sigma), d the distance from p to the triangle's border
 (+ inside, - outside); the silhouette is 1 - prod_f (1 - probability).
 The distance to each edge is a point-to-segment distance with a branch for
 each of its three cases."""
+from __future__ import annotations  # size names in annotations need not exist in Python
+
 import teml
 
 SIGMA = 1e-4

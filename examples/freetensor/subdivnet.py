@@ -6,6 +6,8 @@ their sum, their circular differences and their differences from the face:
 
 Neighbours are found through the adjacency array, one face at a time: no
 gathered (n_faces, 3, in_feats) intermediate as in an operator framework."""
+from __future__ import annotations  # size names in annotations need not exist in Python
+
 import teml
 
 IN_FEATS = 13

@@ -1,0 +1,129 @@
+// teml's Python extension (`teml._teml`): the free-form front end and the
+// JIT of the `teml` command, over the same library (teml_core). The pure
+// Python layer (python/teml/) checks arguments and shapes results.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+
+#include "codegen/c_emitter.hpp"
+#include "diag/diagnostics.hpp"
+#include "frontend/freeform/freeform.hpp"
+#include "ir/printer.hpp"
+#include "ir/verify.hpp"
+#include "runtime/jit.hpp"
+
+namespace py = pybind11;
+using namespace teml;
+
+namespace {
+
+const char* accessName(freeform::Access a) {
+  switch (a) {
+    case freeform::Access::Input: return "input";
+    case freeform::Access::Output: return "output";
+    case freeform::Access::InOut: return "inout";
+  }
+  return "input";
+}
+
+const char* numpyName(ir::DType t) {
+  switch (t) {
+    case ir::DType::Bool: return "bool";
+    case ir::DType::I32: return "int32";
+    case ir::DType::I64: return "int64";
+    case ir::DType::F32: return "float32";
+    case ir::DType::F64: return "float64";
+  }
+  return "float64";
+}
+
+// A compiled free-form entry: its parameters, IR, C, and the kernel (compiled on first use).
+class Compiled {
+ public:
+  Compiled(freeform::FreeformProgram p, runtime::JitOptions jit) : program_(std::move(p)), jit_(std::move(jit)) {
+    if (std::string broken = ir::verify(program_.program); !broken.empty())
+      throw InternalError("the front end produced ill-formed IR: " + broken);
+  }
+
+  // (name, dtype, shape, access) of each parameter, in order.
+  std::vector<py::tuple> params() const {
+    std::vector<py::tuple> out;
+    for (auto& t : program_.program.tensors)
+      out.push_back(py::make_tuple(t.name, numpyName(t.dtype), t.shape, accessName(program_.access.at(t.name))));
+    return out;
+  }
+  std::string ir() const { return ir::toString(program_.program, true); }
+  std::string cSource() const { return codegen::emitC(program_.program); }
+
+  // Runs on one buffer per parameter (checked by the Python layer).
+  void run(const std::vector<py::array>& arrays, int threads) {
+    const runtime::Kernel& k = kernel();
+    std::vector<void*> ptrs;
+    for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
+    py::gil_scoped_release unlocked;
+    k.run(ptrs, threads);
+  }
+
+ private:
+  const runtime::Kernel& kernel() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!kernel_) {
+      py::gil_scoped_release unlocked;  // the C compiler may take a while
+      kernel_ = std::make_unique<runtime::Kernel>(codegen::emitC(program_.program), jit_,
+                                                  codegen::linkFlags(program_.program));
+    }
+    return *kernel_;
+  }
+
+  freeform::FreeformProgram program_;
+  runtime::JitOptions jit_;
+  std::unique_ptr<runtime::Kernel> kernel_;
+  std::mutex mutex_;
+};
+
+std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::string& entry,
+                                          const std::map<std::string, int64_t>& sizes,
+                                          const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                                          bool checkIndices, bool applySchedules, const std::string& cacheDir) {
+  freeform::FreeformOptions o;
+  o.entry = entry;
+  o.sizes = sizes;
+  o.inputShapes = inputShapes;
+  o.checkIndices = checkIndices;
+  o.applySchedules = applySchedules;
+  runtime::JitOptions jit;
+  jit.cacheDir = cacheDir;
+  return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jit);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_teml, m) {
+  m.doc() = "teml's compiler: the free-form front end and the JIT (use the teml package, not this module)";
+  // A wrong program becomes teml.ProgramError (file, line, column, message), a
+  // wrong input a ValueError, a bug in teml a RuntimeError saying so.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const UserError& e) {
+      py::object cls = py::module_::import("teml._errors").attr("ProgramError");
+      py::object err = cls(e.loc().line, e.loc().col, std::string(e.what()));
+      PyErr_SetObject(cls.ptr(), err.ptr());
+    } catch (const UsageError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const InternalError& e) {
+      PyErr_SetString(PyExc_RuntimeError, (std::string("internal error (a bug in teml): ") + e.what()).c_str());
+    }
+  });
+  py::class_<Compiled, std::shared_ptr<Compiled>>(m, "Compiled")
+      .def("params", &Compiled::params)
+      .def("ir", &Compiled::ir)
+      .def("c_source", &Compiled::cSource)
+      .def("run", &Compiled::run, py::arg("arrays"), py::arg("threads"));
+  m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
+        py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,
+        py::arg("cache_dir") = "");
+}

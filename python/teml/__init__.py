@@ -1,0 +1,9 @@
+"""teml from Python: free-form tensor programs (FreeTensor's language) that
+run compiled. docs/python.md."""
+from ._errors import ProgramError
+from ._numpy import ceil, cos, empty, exp, floor, full, log, ones, result_type, sigmoid, sin, sqrt, tanh, zeros
+from ._transform import Transform, Var, inline, schedule, transform
+from . import libop
+
+__all__ = ["ProgramError", "Transform", "Var", "transform", "schedule", "inline", "libop", "zeros", "ones", "empty",
+           "full", "exp", "log", "sqrt", "tanh", "sigmoid", "sin", "cos", "floor", "ceil", "result_type"]
