@@ -40,8 +40,15 @@ def program_text(source, entry):
             continue
         keep.add(name)
         todo.extend(_names_called(functions[name]))
-    kept = []
+    kept, rewritten = [], {}
     for node in tree.body:
+        if isinstance(node, ast.Import) and not _is_teml_import(node) and node.lineno == node.end_lineno:
+            # `import numpy as np, teml`: only the teml part, on the same line
+            names = [a for a in node.names if a.name == "teml" or a.name.startswith("teml.")]
+            if names:
+                a = names[0]
+                rewritten[node.lineno] = f"import {a.name}" + (f" as {a.asname}" if a.asname else "")
+            continue
         if (_is_teml_import(node) or _is_constant(node)
                 or (isinstance(node, ast.FunctionDef) and (node.name in keep or _schedules_for(node, entry)))):
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
@@ -50,6 +57,8 @@ def program_text(source, entry):
     out = [""] * len(lines)
     for first, last in kept:
         out[first - 1:last] = lines[first - 1:last]
+    for line, text in rewritten.items():
+        out[line - 1] = text
     return "\n".join(out) + "\n"
 
 

@@ -43,6 +43,9 @@ def _default_threads():
     return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
 
 
+_THREADS = _default_threads()
+
+
 class Transform:
     """A compiled free-form function. Call it with its input and inout
     parameters (positionally or by name); it returns its outputs (one array,
@@ -72,6 +75,7 @@ class Transform:
                 full = open(self._file).read()
             self._text = program_text(full, self.python.__name__)
             self._params = parameters(self._text, self.python.__name__)
+            self._passed = [name for name, access in self._params if access != "output"]
         return self._text
 
     def _sizes(self):
@@ -80,24 +84,75 @@ class Transform:
                 if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not k.startswith("_")}
 
     def _compile(self, shapes):
-        key = tuple(sorted((k, tuple(v)) for k, v in shapes.items()))
-        with self._lock:
-            compiled = self._compiled.get(key)
-            if compiled is None:
-                try:
-                    compiled = _teml.compile_freeform(self._source(), self.python.__name__, self._sizes(),
-                                                      {k: list(v) for k, v in shapes.items()}, self.check_indices)
-                except ProgramError as e:
-                    e.file = self._file
-                    raise
-                self._compiled[key] = compiled
-            self._last = compiled
-            return compiled
+        """The program for these input shapes ({name: shape}), with its parameters."""
+        key = tuple(tuple(shapes[n]) if n in shapes else None for n in self._passed)
+        entry = self._compiled.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self._compiled.get(key)
+                if entry is None:
+                    try:
+                        compiled = _teml.compile_freeform(self._source(), self.python.__name__, self._sizes(),
+                                                          {k: list(v) for k, v in shapes.items()}, self.check_indices)
+                    except ProgramError as e:
+                        e.file = self._file
+                        raise
+                    params = [(n, np.dtype(d), tuple(s), a) for n, d, s, a in compiled.params()]
+                    entry = self._compiled[key] = (compiled, params)
+        self._last = entry[0]
+        return entry
 
     # ---- calling
     def __call__(self, *args, **kwargs):
-        self._source()
-        passed = [name for name, access in self._params if access != "output"]
+        if self._text is None:
+            self._source()
+        passed = self._passed
+        if kwargs or len(args) != len(passed):
+            args = self._bind(args, kwargs)
+        arrays, torch_in = [], False
+        for value in args:
+            if type(value) is not np.ndarray:
+                value, is_torch = _as_array(value)
+                torch_in |= is_torch
+            arrays.append(value)
+        compiled, params = self._compile({n: a.shape for n, a in zip(passed, arrays)})
+        buffers, outputs, k = [], [], 0
+        for name, dtype, shape, access in params:
+            if access == "output":
+                out = np.zeros(shape, dtype)
+                outputs.append(out)
+                buffers.append(out)
+                continue
+            a = arrays[k]
+            k += 1
+            if a.dtype != dtype:
+                raise TypeError(f"parameter '{name}' of {self.__name__} is {dtype}, not {a.dtype} "
+                                f"(convert it with .astype('{dtype}'))")
+            if a.shape != shape:
+                raise ValueError(f"parameter '{name}' of {self.__name__} has shape {shape}, not {a.shape}")
+            if not a.flags.c_contiguous:
+                if access == "inout":
+                    raise ValueError(f"parameter '{name}' of {self.__name__} is updated in place: it must be a "
+                                     "C-contiguous array (np.ascontiguousarray makes a copy that would not be updated)")
+                a = np.ascontiguousarray(a)
+            if access == "inout" and not a.flags.writeable:
+                raise ValueError(f"parameter '{name}' of {self.__name__} is updated in place: it must be writeable")
+            buffers.append(a)
+        try:
+            compiled.run(buffers, self.threads or _THREADS)
+        except ProgramError as e:
+            e.file = self._file
+            raise
+        if torch_in:
+            import torch
+            outputs = [torch.from_numpy(o) for o in outputs]
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _bind(self, args, kwargs):
+        """The arguments in parameter order (inputs and inouts; outputs are returned)."""
+        passed = self._passed
         if len(args) > len(passed):
             raise TypeError(f"{self.__name__}() takes {len(passed)} arguments ({', '.join(passed)}), not {len(args)}")
         given = dict(zip(passed, args))
@@ -110,39 +165,7 @@ class Transform:
         missing = [n for n in passed if n not in given]
         if missing:
             raise TypeError(f"{self.__name__}() is missing parameter '{missing[0]}'")
-        arrays, torch_in = {}, False
-        for name, value in given.items():
-            arrays[name], is_torch = _as_array(value)
-            torch_in |= is_torch
-        compiled = self._compile({n: a.shape for n, a in arrays.items()})
-        buffers, outputs = [], []
-        for name, dtype, shape, access in compiled.params():
-            if access == "output":
-                out = np.zeros(shape, np.dtype(dtype))
-                outputs.append(out)
-                buffers.append(out)
-                continue
-            a = arrays[name]
-            if a.dtype != np.dtype(dtype):
-                raise TypeError(f"parameter '{name}' of {self.__name__} is {dtype}, not {a.dtype} "
-                                f"(convert it with .astype('{dtype}'))")
-            if tuple(a.shape) != tuple(shape):
-                raise ValueError(f"parameter '{name}' of {self.__name__} has shape {tuple(shape)}, not {tuple(a.shape)}")
-            if access == "inout" and not (a.flags.c_contiguous and a.flags.writeable):
-                raise ValueError(f"parameter '{name}' of {self.__name__} is updated in place: it must be a writeable, "
-                                 "C-contiguous array (np.ascontiguousarray makes a copy that would not be updated)")
-            buffers.append(np.ascontiguousarray(a))
-        try:
-            compiled.run(buffers, self.threads or _default_threads())
-        except ProgramError as e:
-            e.file = self._file
-            raise
-        if torch_in:
-            import torch
-            outputs = [torch.from_numpy(o) for o in outputs]
-        if not outputs:
-            return None
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return [given[n] for n in passed]
 
     # ---- inspection
     def ir(self, *args, **kwargs):
@@ -156,11 +179,11 @@ class Transform:
     def _inspect(self, args, kwargs):
         if args or kwargs:
             self._source()
-            passed = [n for n, a in self._params if a != "output"]
-            given = dict(zip(passed, args), **kwargs)
-            return self._compile({n: _as_array(v)[0].shape for n, v in given.items()})
+            given = dict(zip(self._passed, args), **kwargs)
+            return self._compile({n: _as_array(v)[0].shape for n, v in given.items()})[0]
         if self._last is None:
-            return self._compile({})
+            self._source()
+            return self._compile({})[0]
         return self._last
 
     def __repr__(self):

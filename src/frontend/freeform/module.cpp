@@ -37,6 +37,7 @@ std::optional<DType> dtypeNamed(const std::string& s) {
 }  // namespace
 
 void Lowerer::importNames(const NodeP& n) {
+  if (n->text == "__future__") return;  // `from __future__ import annotations`: Python's business
   bool fromTeml = n->text == "teml" || n->text.rfind("teml.", 0) == 0;
   if (!fromTeml) fail(n->loc, "not supported in teml programs: imports of other modules ('" + n->text + "')");
   if (n->kids.empty()) {  // import teml [as t]
