@@ -11,7 +11,6 @@
 #include <random>
 
 #include "frontend/freeform/freeform.hpp"
-#include "ir/printer.hpp"
 #include "random_steps.hpp"
 #include "test_util.hpp"
 
@@ -74,46 +73,15 @@ std::string randomProgram(std::mt19937& rng) {
 TEST(RandomFreeformSchedules, AcceptedSequencesPreserveResults) {
   const char* seed = std::getenv("TEML_RANDOM_SEED");
   std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2028u);
-  int accepted = 0, refused = 0, compiled = 0;
+  RandomCounts counts;
   const int total = randomSequenceCount(200);
   for (int n = 0; n < total; ++n) {
     std::string source = randomProgram(rng);
     SCOPED_TRACE(source);
-    ir::Program original = freeform::compileFreeform(source, {}).program;
-    auto inputs = randomInputs(original, n);
-    auto want = runInterpreter(original, inputs);
-    schedule::Schedule sch(original, schedule::ScheduleOptions{});
-    ir::StmtP nest = original.nests[0];
-    int steps = 1 + static_cast<int>(rng() % 4);
-    for (int k = 0; k < steps; ++k) {
-      try {
-        nest = randomStepById(rng, sch, nest);
-        ++accepted;
-      } catch (const schedule::ScheduleError&) {
-        ++refused;
-      }
-    }
-    ir::Program p = original;
-    p.nests = {nest};
-    try {
-      schedule::Schedule(original, schedule::ScheduleOptions{}).admit(nest);
-    } catch (const schedule::ScheduleError&) {
-      ++refused;
-      continue;
-    }
-    SCOPED_TRACE("transformed:\n" + ir::toString(p, true));
-    auto got = runInterpreter(p, inputs);
-    for (auto& t : p.tensors)
-      EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), 1e-9) << "tensor " << t.name;
-    if (n % 8 == 0) {
-      auto jit = runJit(p, inputs);
-      for (auto& t : p.tensors)
-        EXPECT_LE(runtime::maxRelativeDifference(jit.at(t.name), want.at(t.name)), 1e-9) << "compiled, tensor " << t.name;
-      ++compiled;
-    }
+    checkRandomSequence(rng, freeform::compileFreeform(source, {}).program, n, n % 8 == 0, 1e-9, counts);
   }
-  std::cout << total << " random free-form programs: " << accepted << " steps accepted, " << refused << " refused, "
-            << compiled << " programs compiled\n";
-  EXPECT_GT(accepted, 0);
-  EXPECT_GT(refused, 0);
+  std::cout << total << " random free-form programs: " << counts.accepted << " steps accepted, " << counts.refused
+            << " refused, " << counts.compiled << " programs compiled\n";
+  EXPECT_GT(counts.accepted, 0);
+  EXPECT_GT(counts.refused, 0);
 }

@@ -83,45 +83,15 @@ Program randomProgram(std::mt19937& rng) {
 TEST(RandomIrSchedules, AcceptedSequencesPreserveResults) {
   const char* seed = std::getenv("TEML_RANDOM_SEED");
   std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2027u);
-  int accepted = 0, refused = 0, compiled = 0;
+  RandomCounts counts;
   const int total = randomSequenceCount(400);
   for (int n = 0; n < total; ++n) {
     Program original = randomProgram(rng);
     ASSERT_EQ(verify(original), "") << toString(original, false);
-    auto inputs = randomInputs(original, n);
-    auto want = runInterpreter(original, inputs);
-    schedule::Schedule sch(original, schedule::ScheduleOptions{});
-    StmtP nest = original.nests[0];
-    int steps = 1 + static_cast<int>(rng() % 4);
-    for (int k = 0; k < steps; ++k) {
-      try {
-        nest = randomStepById(rng, sch, nest);
-        ++accepted;
-      } catch (const schedule::ScheduleError&) {
-        ++refused;
-      }
-    }
-    Program p = original;
-    p.nests = {nest};
-    try {
-      schedule::Schedule(original, schedule::ScheduleOptions{}).admit(nest);
-    } catch (const schedule::ScheduleError&) {
-      ++refused;
-      continue;
-    }
-    SCOPED_TRACE("original:\n" + toString(original, false) + "transformed:\n" + toString(p, false));
-    auto got = runInterpreter(p, inputs);
-    for (auto& t : p.tensors)
-      EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), 1e-6) << "tensor " << t.name;
-    if (n % 8 == 0) {
-      auto jit = runJit(p, inputs);
-      for (auto& t : p.tensors)
-        EXPECT_LE(runtime::maxRelativeDifference(jit.at(t.name), want.at(t.name)), 1e-5) << "compiled, tensor " << t.name;
-      ++compiled;
-    }
+    checkRandomSequence(rng, original, n, n % 8 == 0, 1e-6, counts);
   }
-  std::cout << total << " random IR programs: " << accepted << " steps accepted, " << refused << " refused, "
-            << compiled << " programs compiled\n";
-  EXPECT_GT(accepted, 0);
-  EXPECT_GT(refused, 0);
+  std::cout << total << " random IR programs: " << counts.accepted << " steps accepted, " << counts.refused
+            << " refused, " << counts.compiled << " programs compiled\n";
+  EXPECT_GT(counts.accepted, 0);
+  EXPECT_GT(counts.refused, 0);
 }

@@ -1,11 +1,15 @@
-// A random schedule primitive on loops named by id, drawn from anywhere in
-// a nest (inner loops of imperfect nests included), as free-form schedules
-// name them; shared by the random tests of IR and free-form programs.
+// Random schedule sequences, shared by the random tests of IR and
+// free-form programs: primitives on loops named by id, drawn from anywhere
+// in a nest (inner loops of imperfect nests included), as free-form
+// schedules name them, and the check that an accepted sequence keeps the
+// program's results.
 #pragma once
 #include <random>
 
+#include "ir/printer.hpp"
 #include "schedule/loop_target.hpp"
 #include "schedule/schedule.hpp"
+#include "test_util.hpp"
 
 namespace teml::testing {
 
@@ -30,6 +34,47 @@ inline ir::StmtP randomStepById(std::mt19937& rng, schedule::Schedule& s, const 
     case 12: return s.reorder(l, {any(), any()}).result;
     default: return s.separateTail(l, any()).result;
   }
+}
+
+struct RandomCounts {
+  int accepted = 0, refused = 0, compiled = 0;
+};
+
+// Applies 1-4 random steps to `original`'s nest; when the result is
+// admitted, it must compute what the original computes (interpreter; the
+// compiled code too when `compile`), within `tolerance`.
+inline void checkRandomSequence(std::mt19937& rng, const ir::Program& original, uint64_t seed, bool compile,
+                                double tolerance, RandomCounts& counts) {
+  auto inputs = randomInputs(original, seed);
+  auto want = runInterpreter(original, inputs);
+  schedule::Schedule sch(original, schedule::ScheduleOptions{});
+  ir::StmtP nest = original.nests[0];
+  int steps = 1 + static_cast<int>(rng() % 4);
+  for (int k = 0; k < steps; ++k) {
+    try {
+      nest = randomStepById(rng, sch, nest);
+      ++counts.accepted;
+    } catch (const schedule::ScheduleError&) {
+      ++counts.refused;
+    }
+  }
+  ir::Program p = original;
+  p.nests = {nest};
+  try {
+    schedule::Schedule(original, schedule::ScheduleOptions{}).admit(nest);
+  } catch (const schedule::ScheduleError&) {
+    ++counts.refused;
+    return;
+  }
+  SCOPED_TRACE("original:\n" + ir::toString(original, true) + "transformed:\n" + ir::toString(p, true));
+  auto got = runInterpreter(p, inputs);
+  for (auto& t : p.tensors)
+    EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), tolerance) << "tensor " << t.name;
+  if (!compile) return;
+  auto jit = runJit(p, inputs);
+  for (auto& t : p.tensors)
+    EXPECT_LE(runtime::maxRelativeDifference(jit.at(t.name), want.at(t.name)), 10 * tolerance) << "compiled, tensor " << t.name;
+  ++counts.compiled;
 }
 
 }  // namespace teml::testing

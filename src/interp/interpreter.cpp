@@ -254,22 +254,8 @@ class Interpreter : StmtFunctor<void()> {
       }
     }
     double visitUnary(const Unary& u) override {
-      double x = of(u.a);
-      switch (u.op) {
-        case UnaryOp::Neg: return -x;
-        case UnaryOp::Abs: return std::fabs(x);
-        case UnaryOp::Exp: return std::exp(x);
-        case UnaryOp::Log: return std::log(x);
-        case UnaryOp::Sqrt: return std::sqrt(x);
-        case UnaryOp::Tanh: return std::tanh(x);
-        case UnaryOp::Sigmoid: return 1 / (1 + std::exp(-x));
-        case UnaryOp::Sin: return std::sin(x);
-        case UnaryOp::Cos: return std::cos(x);
-        case UnaryOp::Floor: return std::floor(x);
-        case UnaryOp::Ceil: return std::ceil(x);
-        case UnaryOp::Not: break;
-      }
-      throw InternalError("interpreter: 'not' does not give a float");
+      if (u.op == UnaryOp::Not) throw InternalError("interpreter: 'not' does not give a float");
+      return applyUnary(u.op, of(u.a));
     }
     double visitCast(const Cast& c) override { return of(c.a); }
     double visitSelect(const Select& s) override { return in_.evalInt(s.cond) ? of(s.a) : of(s.b); }

@@ -1,5 +1,7 @@
 #include "ir/expr.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "ir/mutator.hpp"
@@ -48,6 +50,24 @@ bool isComparison(BinOp op) {
          op == BinOp::Ne;
 }
 bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
+
+double applyUnary(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Not: return x == 0;
+    case UnaryOp::Abs: return std::fabs(x);
+    case UnaryOp::Exp: return std::exp(x);
+    case UnaryOp::Log: return std::log(x);
+    case UnaryOp::Sqrt: return std::sqrt(x);
+    case UnaryOp::Tanh: return std::tanh(x);
+    case UnaryOp::Sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryOp::Sin: return std::sin(x);
+    case UnaryOp::Cos: return std::cos(x);
+    case UnaryOp::Floor: return std::floor(x);
+    case UnaryOp::Ceil: return std::ceil(x);
+  }
+  return x;
+}
 
 Binary::Binary(BinOp o, ExprP x, ExprP y)
     : Expr(ExprKind::Binary, isComparison(o) || isLogical(o) ? DType::Bool : promote(x->dtype, y->dtype)),

@@ -49,6 +49,8 @@ bool compareValues(BinOp op, T x, T y) {
 // their float operand's type, or double for an integer operand.
 enum class UnaryOp { Neg, Not, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Sin, Cos, Floor, Ceil };
 const char* unaryOpName(UnaryOp op);  // "-", "not", "abs", "exp", ...
+// The value of a unary operation on a number (Not: 1 or 0).
+double applyUnary(UnaryOp op, double x);
 const char* binOpName(BinOp op);
 // C-like precedence of an infix operator; 6 for those printed as calls (min, max, ...).
 int precedence(BinOp op);

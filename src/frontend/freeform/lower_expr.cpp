@@ -25,20 +25,6 @@ const std::map<std::string, UnaryOp>& intrinsics() {
   return m;
 }
 
-double foldUnary(UnaryOp op, double x) {
-  switch (op) {
-    case UnaryOp::Exp: return std::exp(x);
-    case UnaryOp::Log: return std::log(x);
-    case UnaryOp::Sqrt: return std::sqrt(x);
-    case UnaryOp::Tanh: return std::tanh(x);
-    case UnaryOp::Sigmoid: return 1 / (1 + std::exp(-x));
-    case UnaryOp::Sin: return std::sin(x);
-    case UnaryOp::Cos: return std::cos(x);
-    case UnaryOp::Floor: return std::floor(x);
-    default: return std::ceil(x);
-  }
-}
-
 std::string dtypeText(DType t) {
   switch (t) {
     case DType::Bool: return "bool";
@@ -542,7 +528,7 @@ Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector
     noKeywords();
     if (args.size() != 1) fail(loc, "teml." + name + " takes one argument");
     UnaryOp op = in->second;
-    if (args[0].isNumber()) return Value::real(foldUnary(op, args[0].asDouble()));
+    if (args[0].isNumber()) return Value::real(applyUnary(op, args[0].asDouble()));
     DType t = isFloat(args[0].dtype()) ? args[0].dtype() : DType::F64;
     return elementwise({args[0]}, t, loc, [op, t](const std::vector<ExprP>& x) { return unary(op, convertTo(t, x[0])); });
   }
@@ -620,7 +606,7 @@ Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value
   }
   size_t callerScope = scopes_.size() - 1;
   scopes_.push_back(std::move(scope));
-  frames_.push_back(Frame{fn.text, scopes_.size() - 1, std::nullopt, e.loc, libop, assignedAgain(fn.kids)});
+  frames_.push_back(Frame{fn.text, scopes_.size() - 1, std::nullopt, libop, assignedAgain(fn.kids)});
   int branches = runtimeBranches_;
   runtimeBranches_ = 0;  // a return is judged within the function
   std::vector<StmtP> body = statements(fn.kids);

@@ -105,8 +105,7 @@ std::vector<StmtP> Lowerer::statement(const NodeP& s) {
     }
     case NodeKind::ExprStmt: {
       if (s->kids[0]->kind == NodeKind::Str) return {};  // a docstring
-      Value v = eval(s->kids[0]);
-      (void)v;
+      eval(s->kids[0]);  // a call: its statements are in the prelude
       return withChecks({});
     }
     case NodeKind::FunctionDef: fail(s->loc, "not supported in teml programs: functions defined inside functions");
@@ -184,8 +183,7 @@ std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
   return withChecks({makeIf(cond, then, otherwise)});
 }
 
-TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype, SourceLoc loc) {
-  (void)loc;
+TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype) {
   TensorDecl decl{freshName(name), dtype, shape};
   scopes_.back().tensors.push_back(decl);
   auto t = std::make_shared<TensorValue>();
@@ -228,7 +226,7 @@ std::vector<StmtP> Lowerer::assign(const Node& s) {
     }
     TensorP src = asTensor(v, s.kids[1]->loc);
     DType dtype = v.isNumber() ? v.numType : src->dtype;
-    TensorP t = defineTensor(name, src->shape, dtype, s.loc);
+    TensorP t = defineTensor(name, src->shape, dtype);
     if (v.kind == Value::Kind::Tensor && v.tensor->fresh) {
       if (v.tensor->fill == 0 || std::isnan(v.tensor->fill)) return withChecks({});  // VarDefs start at zero
     }

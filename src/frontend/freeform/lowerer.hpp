@@ -45,7 +45,7 @@ class Lowerer {
   std::vector<ir::StmtP> augAssign(const Node& s);
   std::vector<ir::StmtP> assertStmt(const Node& s);
   // A new tensor of the innermost scope, named after `name`.
-  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc);
+  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype);
   // Stores (or reduces, op set) `value` into every element of `target`, broadcasting.
   std::vector<ir::StmtP> storeInto(const TensorValue& target, const Value& value, std::optional<ir::ReduceOp> op,
                                    bool divide, SourceLoc loc);
@@ -97,7 +97,6 @@ class Lowerer {
     std::string function;
     size_t firstScope;
     std::optional<Value> returned;
-    SourceLoc callLoc;
     bool libop = false;
     std::set<std::string> mutated;  // names the function assigns more than once
   };

@@ -204,7 +204,7 @@ std::vector<int64_t> Lowerer::shapeOf(const NodeP& shapeNode, const std::string&
 
 void Lowerer::declareParameters(const Node& entry) {
   scopes_.push_back(Scope{});
-  frames_.push_back(Frame{entry.text, 0, std::nullopt, entry.loc, false, assignedAgain(entry.kids)});
+  frames_.push_back(Frame{entry.text, 0, std::nullopt, false, assignedAgain(entry.kids)});
   for (auto& p : entry.params) {
     Annotation a = annotationOf(*p, globals_);
     auto dtype = dtypeNamed(a.dtype);
