@@ -313,6 +313,8 @@ TEST(FreeformLanguage, ConstructsOutsideTheSubsetAreRefusedWhereTheyAre) {
   expectRefused("import teml\n@teml.transform\ndef f(x: teml.Var[(4,), \"int32\", \"output\"]):\n    x[0] = 0.5\n", 4, 5,
                 "assigning a float value to int32 tensor 'x' needs int(...)");
   expectRefused(head + "    x[0] = 1 +\n", 4, 15, "expected an expression");
+  expectRefused("import teml\n@teml.transform\ndef f(x: teml.Var[(4,), \"float64\"]):\n    x[0] = 1\n", 4, 5,
+                "'x' is an input of the entry function; declare it \"inout\" to write it");
 }
 
 TEST(FreeformLanguage, SizesComeFromSetOrFromInputs) {

@@ -9,6 +9,7 @@
 
 #include "codegen/c_emitter.hpp"
 #include "frontend/til/til.hpp"
+#include "mutate.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -35,42 +36,6 @@ std::vector<std::string> tilPrograms() {
   std::vector<std::string> out;
   for (const char* f : {"E1", "E2", "E3", "mesh/E1", "mesh/E2", "mesh/E3", "mesh/L1", "mesh/L2", "mesh/L3"})
     out.push_back(readFile(std::string("examples/til/") + f + ".til"));
-  return out;
-}
-
-std::vector<std::string> tokens(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (word) {
-      cur += c;
-      continue;
-    }
-    if (!cur.empty()) out.push_back(cur), cur.clear();
-    out.push_back(std::string(1, c));
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
-std::string mutate(const std::string& src, std::mt19937& rng) {
-  auto t = tokens(src);
-  static const std::vector<std::string> pieces = {"0", "1", "-1", "7", "100000", "[", "]", "(", ")", ",", "->",
-                                                  "i", "j", "l", "A", "unroll", "tile", "+", "*", "\n", "@", ":",
-                                                  "replace_array", "vtranspose", "tmp2", "a4", "f1"};
-  int edits = 1 + static_cast<int>(rng() % 3);
-  for (int e = 0; e < edits && !t.empty(); ++e) {
-    size_t at = rng() % t.size();
-    switch (rng() % 4) {
-      case 0: t.erase(t.begin() + at); break;
-      case 1: t.insert(t.begin() + at, pieces[rng() % pieces.size()]); break;
-      case 2: t[at] = pieces[rng() % pieces.size()]; break;
-      case 3: t.insert(t.begin() + at, t[rng() % t.size()]); break;
-    }
-  }
-  std::string out;
-  for (auto& x : t) out += x;
   return out;
 }
 

@@ -110,6 +110,8 @@ Value Lowerer::elementwise(const std::vector<Value>& operands, DType dtype, Sour
 
 std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& value, std::optional<ReduceOp> op,
                                       bool divide, SourceLoc loc) {
+  if (auto a = access_.find(target.tensor); a != access_.end() && a->second == Access::Input)
+    throw UserError(loc, "'" + target.tensor + "' is an input of the entry function; declare it \"inout\" to write it");
   TensorP src = asTensor(value, loc);
   DType vt = value.isNumber() ? value.numType : src->dtype;
   if (isIntegral(target.dtype) && isFloat(vt))

@@ -58,7 +58,16 @@ void Lowerer::readModule() {
       case NodeKind::Assign: {
         const NodeP& target = s->kids[0];
         if (target->kind != NodeKind::Name) fail(s->loc, "not supported in teml programs: this module-level assignment");
+        // Evaluated in a frame of its own (a constant may call a function).
+        scopes_.push_back(Scope{});
+        frames_.push_back(Frame{"<module>", scopes_.size() - 1, std::nullopt, false, {}});
         Value v = eval(s->kids[1]);
+        bool statements = !prelude_.empty() || !checks_.empty();
+        frames_.pop_back();
+        scopes_.pop_back();
+        prelude_.clear();
+        checks_.clear();
+        if (statements) fail(s->kids[1]->loc, "a module-level constant must be computed at compile time");
         if (!v.isNumber())
           fail(s->kids[1]->loc, "a module-level constant must be a number or a bool, not " +
                                     std::string(kindWord(v.kind)));
