@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What calling teml from Python costs: the time of a call of a tiny kernel
-(warm cache, one thread), and the four workloads timed from Python against
-`teml bench` on the same inputs, in turns.
+(warm cache, one thread), and the four workloads timed from Python (outputs
+reused with out=, and fresh ones per call, which pay the first touch of
+their pages) against `teml bench` on the same inputs, in turns.
 
     /usr/bin/python3 bench/python_calls.py [--data DIR]   (DIR as bench/freetensor/run.py's)"""
 from __future__ import annotations
@@ -47,32 +48,34 @@ def workload(name, entry, data):
     spec.loader.exec_module(module)
     f = getattr(module, entry)
     f.threads = 2
-    inputs = {p.stem: np.load(p) for p in sorted((data / name).glob("*.npy"))}
-    f(**inputs)  # compile, warm up
-    python, cli = [], []
+    # teml.array: huge pages, as the teml command keeps its tensors
+    inputs = {p.stem: teml.array(np.load(p)) for p in sorted((data / name).glob("*.npy"))}
+    result = f(**inputs)  # compile, warm up
+    python, fresh, cli = [], [], []
     for _ in range(3):  # in turns
-        times = []
-        for _ in range(5):
-            t = time.perf_counter()
-            f(**inputs)
-            times.append(time.perf_counter() - t)
-        python.append(statistics.median(times))
+        for reuse, into in ((True, python), (False, fresh)):
+            times = []
+            for _ in range(5):
+                t = time.perf_counter()
+                f(**inputs, out=result) if reuse else f(**inputs)
+                times.append(time.perf_counter() - t)
+            into.append(statistics.median(times))
         cmd = [str(ROOT / "build" / "teml"), "bench", str(ROOT / "examples" / "freetensor" / f"{name}.py"), "--json",
                "--threads", "2", "--runs", "5"]
         for p in sorted((data / name).glob("*.npy")):
             cmd += ["--input", f"{p.stem}={p}"]
         cli.append(json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)["median_s"])
-    return statistics.median(python), statistics.median(cli)
+    return statistics.median(python), statistics.median(fresh), statistics.median(cli)
 
 
 def main():
     data = pathlib.Path(sys.argv[sys.argv.index("--data") + 1] if "--data" in sys.argv else "/tmp/teml-freetensor-data")
     print(f"call of a tiny kernel from Python (warm): {call_overhead() * 1e6:.1f} us")
-    print("| workload | from Python | teml bench | ratio |\n|---|---|---|---|")
+    print("| workload | from Python (out=) | from Python (fresh outputs) | teml bench | ratio (out=) |\n|---|---|---|---|---|")
     for name, entry in (("subdivnet", "subdivnet_conv"), ("longformer", "longformer"), ("softras", "soft_rasterize"),
                         ("gat", "gat_layer")):
-        python, cli = workload(name, entry, data)
-        print(f"| {name} | {python * 1e3:.2f} ms | {cli * 1e3:.2f} ms | {python / cli:.2f} |")
+        python, fresh, cli = workload(name, entry, data)
+        print(f"| {name} | {python * 1e3:.2f} ms | {fresh * 1e3:.2f} ms | {cli * 1e3:.2f} ms | {python / cli:.2f} |")
 
 
 if __name__ == "__main__":
