@@ -7,9 +7,11 @@
 
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "codegen/c_emitter.hpp"
 #include "diag/diagnostics.hpp"
+#include "driver/driver.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
@@ -99,6 +101,59 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
   return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jit);
 }
 
+// A .teml, .teil or .til program compiled by the driver, as `teml run` does.
+class LoadedProgram {
+ public:
+  LoadedProgram(const std::string& path, const std::map<std::string, int64_t>& sizes, const std::string& cacheDir) {
+    driver::Options o;
+    o.programPath = path;
+    o.sizes = driver::withTargetSizes(sizes);
+    o.jit.cacheDir = cacheDir;
+    compiled_ = driver::compile(o);
+    jit_ = o.jit;
+    auto written = driver::writtenTensors(compiled_.program);
+    written_.insert(written.begin(), written.end());
+  }
+
+  // (name, dtype, shape, role, initial value): role is "input" (no nest
+  // writes it), "output", or "temporary" (a front end's own tensor).
+  std::vector<py::tuple> params() const {
+    std::vector<py::tuple> out;
+    const ir::Program& p = compiled_.program;
+    for (auto& t : p.tensors) {
+      std::string role = p.temporaries.count(t.name) ? "temporary" : written_.count(t.name) ? "output" : "input";
+      auto init = p.initialValues.find(t.name);
+      out.push_back(py::make_tuple(t.name, numpyName(t.dtype), t.shape, role,
+                                   init == p.initialValues.end() ? 0.0 : init->second));
+    }
+    return out;
+  }
+  std::string ir() const { return ir::toString(compiled_.program, true); }
+  std::string cSource() const { return codegen::emitC(compiled_.program); }
+
+  void run(const std::vector<py::array>& arrays, int threads) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!kernel_) {
+        py::gil_scoped_release unlocked;
+        kernel_ = std::make_unique<runtime::Kernel>(codegen::emitC(compiled_.program), jit_,
+                                                    codegen::linkFlags(compiled_.program));
+      }
+    }
+    std::vector<void*> ptrs;
+    for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
+    py::gil_scoped_release unlocked;
+    kernel_->run(ptrs, threads);
+  }
+
+ private:
+  driver::Compiled compiled_;
+  runtime::JitOptions jit_;
+  std::set<std::string> written_;
+  std::unique_ptr<runtime::Kernel> kernel_;
+  std::mutex mutex_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_teml, m) {
@@ -123,6 +178,13 @@ PYBIND11_MODULE(_teml, m) {
       .def("ir", &Compiled::ir)
       .def("c_source", &Compiled::cSource)
       .def("run", &Compiled::run, py::arg("arrays"), py::arg("threads"));
+  py::class_<LoadedProgram, std::shared_ptr<LoadedProgram>>(m, "LoadedProgram")
+      .def(py::init<const std::string&, const std::map<std::string, int64_t>&, const std::string&>(), py::arg("path"),
+           py::arg("sizes"), py::arg("cache_dir") = "")
+      .def("params", &LoadedProgram::params)
+      .def("ir", &LoadedProgram::ir)
+      .def("c_source", &LoadedProgram::cSource)
+      .def("run", &LoadedProgram::run, py::arg("arrays"), py::arg("threads"));
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,
         py::arg("cache_dir") = "");
