@@ -4,7 +4,8 @@ from ._errors import ProgramError
 from ._numpy import ceil, cos, empty, exp, floor, full, log, ones, result_type, sigmoid, sin, sqrt, tanh, zeros
 from ._transform import Transform, Var, array, inline, schedule, transform
 from ._load import Program, load
+from ._schedule import Handle, Schedule
 from . import libop
 
-__all__ = ["ProgramError", "Program", "load", "Transform", "Var", "array", "transform", "schedule", "inline", "libop", "zeros", "ones", "empty",
+__all__ = ["ProgramError", "Program", "load", "Schedule", "Handle", "Transform", "Var", "array", "transform", "schedule", "inline", "libop", "zeros", "ones", "empty",
            "full", "exp", "log", "sqrt", "tanh", "sigmoid", "sin", "cos", "floor", "ceil", "result_type"]

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _teml
 from ._errors import ProgramError
+from ._schedule import Schedule
 from ._source import parameters, program_text
 
 
@@ -77,10 +78,14 @@ class Transform:
     per combination of input shapes, then kept in memory and in the kernel
     cache. `f.python` is the function itself, which Python runs on NumPy."""
 
-    def __init__(self, fn, check_indices=True):
+    def __init__(self, fn, check_indices=True, schedule=None):
         functools.update_wrapper(self, fn)
         self.python = fn
         self.check_indices = check_indices
+        self._schedule = None
+        if schedule is not None:  # FreeTensor's schedule_callback: called once, its steps recorded
+            self._schedule = Schedule()
+            schedule(self._schedule)
         self.threads = None  # None: OMP_NUM_THREADS, else every core
         self._file = inspect.getsourcefile(fn) or "<program>"
         self._text = None
@@ -98,6 +103,9 @@ class Transform:
             except (OSError, TypeError):
                 full = open(self._file).read()
             self._text = program_text(full, self.python.__name__)
+            if self._schedule is not None:
+                first = self._text.count("\n") + 1
+                self._text += self._schedule.program_text(self.python.__name__, first)
             self._params = parameters(self._text, self.python.__name__)
             self._passed = [name for name, access in self._params if access != "output"]
         return self._text
@@ -119,12 +127,20 @@ class Transform:
                         compiled = _teml.compile_freeform(self._source(), self.python.__name__, self._sizes(),
                                                           {k: list(v) for k, v in shapes.items()}, self.check_indices)
                     except ProgramError as e:
-                        e.file = self._file
+                        self._locate(e)
                         raise
                     params = [(n, np.dtype(d), tuple(s), a) for n, d, s, a in compiled.params()]
                     entry = self._compiled[key] = (compiled, params)
         self._last = entry[0]
         return entry
+
+    def _locate(self, error):
+        """Where an error points: the file, or the Python call of a schedule step."""
+        error.file = self._file
+        where = self._schedule.locate(error.line) if self._schedule is not None else None
+        if where:
+            error.file, error.line = where
+            error.column = 0
 
     # ---- calling
     def __call__(self, *args, out=None, **kwargs):
@@ -227,11 +243,13 @@ class Transform:
         return f"<teml.transform {self.__name__}({params}) from {self._file}, compiled for {len(self._compiled)} shape(s)>"
 
 
-def transform(fn=None, *, check_indices=True):
-    """Decorator: `@teml.transform` or `@teml.transform(check_indices=False)`."""
+def transform(fn=None, *, check_indices=True, schedule=None):
+    """Decorator: `@teml.transform`, or `@teml.transform(check_indices=False,
+    schedule=callback)`; `callback(s)` gets a teml.Schedule (FreeTensor's
+    `ft.optimize(f, schedule_callback=...)`)."""
     if fn is None:
-        return lambda f: Transform(f, check_indices)
-    return Transform(fn, check_indices)
+        return lambda f: Transform(f, check_indices, schedule)
+    return Transform(fn, check_indices, schedule)
 
 
 def schedule(entry):

@@ -35,3 +35,17 @@ def _schedule(s):
 
 def numpy_only():
     return np.arange(3)  # plain Python beside the kernels: teml reads only what they need
+
+
+def prefix_sums(x: teml.Var[(n,), "float64", "inout"]):
+    """Undecorated: tests give it a schedule from Python (teml.transform(..., schedule=...))."""
+    #! label: Lp
+    for i in range(1, n):
+        x[i] += x[i - 1]
+
+
+def row_sums(x: teml.Var[(r, c), "float64"], y: teml.Var[(r,), "float64", "output"]):
+    #! label: Lr
+    for i in range(r):
+        for j in range(c):
+            y[i] += x[i, j]

@@ -106,9 +106,10 @@ const Node& Lowerer::chooseEntry() const {
       for (auto& d : s->decorators)
         if (isDecorator(d, "transform")) entries.push_back(s.get());
   if (!options_.entry.empty()) {
-    for (auto* e : entries)
-      if (e->text == options_.entry) return *e;
-    throw UsageError("--entry " + options_.entry + ": the file has no @teml.transform function of that name");
+    // Named explicitly (teml.transform from Python names undecorated ones too).
+    auto f = functions_.find(options_.entry);
+    if (f != functions_.end()) return *f->second;
+    throw UsageError("--entry " + options_.entry + ": the file has no function of that name");
   }
   if (entries.empty()) fail({1, 1}, "the file has no function decorated @teml.transform");
   if (entries.size() > 1) {

@@ -1,0 +1,111 @@
+"""teml.Schedule: a schedule written in Python (FreeTensor's
+`ft.optimize(f, schedule_callback=...)`). The callback's calls are recorded
+and become a `@teml.schedule` function of the program, so they are checked
+exactly like schedules in the file; a refusal is reported at the callback's
+line."""
+import inspect
+
+
+class Handle:
+    """A loop made by a primitive; its id is known when the schedule runs."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<teml loop handle {self.name}>"
+
+
+def _text(value):
+    if isinstance(value, Handle):
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        return repr(value)
+    raise TypeError(f"a schedule takes loop labels (strings), handles and integers, not {value!r}")
+
+
+class Schedule:
+    """The schedule of one transform: call its primitives with loop labels or
+    handles (docs/freeform.md, "Schedules")."""
+
+    def __init__(self):
+        self.steps = []  # (line of the generated function, file, line of the call)
+
+    def _record(self, method, args, results):
+        caller = inspect.stack()[2]
+        names = [f"_h{len(self.steps)}_{k}" for k in range(results)]
+        call = f"s.{method}({', '.join(_text(a) for a in args)})"
+        self.steps.append((f"    {', '.join(names)} = {call}" if names else f"    {call}", caller.filename, caller.lineno))
+        handles = [Handle(n) for n in names]
+        return tuple(handles) if len(handles) > 1 else (handles[0] if handles else None)
+
+    def split(self, loop, factor):
+        return self._record("split", (loop, factor), 2)
+
+    def reorder(self, loops):
+        return self._record("reorder", (list(loops),), 0)
+
+    def interchange(self, a, b):
+        return self._record("interchange", (a, b), 0)
+
+    def tile(self, loop, factor):
+        return self._record("tile", (loop, factor), 0)
+
+    def merge(self, outer, inner):
+        return self._record("merge", (outer, inner), 0)
+
+    def fuse(self, first, second):
+        return self._record("fuse", (first, second), 1)
+
+    def fission(self, loop, k):
+        return self._record("fission", (loop, k), 1)
+
+    def swap(self, loop, a, b):
+        return self._record("swap", (loop, a, b), 0)
+
+    def blend(self, loop):
+        return self._record("blend", (loop,), 0)
+
+    def unroll(self, loop, factor=None):
+        return self._record("unroll", (loop,) if factor is None else (loop, factor), 0)
+
+    def unroll_and_jam(self, loop, factor):
+        return self._record("unroll_and_jam", (loop, factor), 0)
+
+    def parallelize(self, loop, schedule="static"):
+        return self._record("parallelize", (loop, schedule), 0)
+
+    def vectorize(self, loop):
+        return self._record("vectorize", (loop,), 0)
+
+    def separate_tail(self, loop):
+        return self._record("separate_tail", (loop,), 0)
+
+    def skew(self, outer, inner, factor):
+        return self._record("skew", (outer, inner, factor), 0)
+
+    def as_lib(self, loop):
+        return self._record("as_lib", (loop,), 0)
+
+    def cache(self, loop, tensor):
+        return self._record("cache", (loop, tensor), 0)
+
+    def cache_reduce(self, loop, tensor):
+        return self._record("cache_reduce", (loop, tensor), 0)
+
+    def program_text(self, entry, first_line):
+        """The schedule as free-form source, starting at line `first_line`."""
+        lines = ["import teml as _teml_python_schedule", f"@_teml_python_schedule.schedule({entry})",
+                 "def _teml_python_schedule_of(s):"]
+        self.first_step_line = first_line + len(lines)
+        lines += [text for text, _, _ in self.steps] or ["    pass"]
+        return "\n".join(lines) + "\n"
+
+    def locate(self, line):
+        """(file, line) of the Python call behind line `line` of the generated function, if any."""
+        k = line - self.first_step_line
+        if 0 <= k < len(self.steps):
+            return self.steps[k][1], self.steps[k][2]
+        return None
