@@ -5,3 +5,5 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j 2
+# The Python package's pytest summary in the log (ctest ran it already).
+PYTHONPATH=build/python /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python | tail -1

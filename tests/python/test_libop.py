@@ -1,0 +1,24 @@
+"""teml.libop called directly on NumPy arrays: compiled, NumPy's results."""
+import numpy as np
+import pytest
+
+import teml
+
+rng = np.random.default_rng(4)
+a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+
+
+@pytest.mark.parametrize("got,want", [
+    (lambda: teml.libop.matmul(a, b), lambda: a @ b),
+    (lambda: teml.libop.add(a, b[0]), lambda: a + b[0]),
+    (lambda: teml.libop.softmax(a), lambda: np.exp(a) / np.exp(a).sum(-1, keepdims=True)),
+    (lambda: teml.libop.sum(a, axis=0), lambda: a.sum(0)),
+    (lambda: teml.libop.max(a, axis=1, keepdims=True), lambda: a.max(1, keepdims=True)),
+    (lambda: teml.libop.concat([a, a], axis=1), lambda: np.concatenate([a, a], 1)),
+    (lambda: teml.libop.gather(a, np.array([2, 0], np.int32)), lambda: a[[2, 0]]),
+    (lambda: teml.libop.transpose(a), lambda: a.T),
+    (lambda: teml.libop.reshape(a, (-1, 2)), lambda: a.reshape(-1, 2)),
+    (lambda: teml.libop.relu(a), lambda: np.maximum(a, 0)),
+])
+def test_libop_on_numpy_arrays(got, want):
+    np.testing.assert_allclose(got(), want(), rtol=1e-12)
