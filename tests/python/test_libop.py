@@ -10,7 +10,7 @@ a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
 
 @pytest.mark.parametrize("got,want", [
     (lambda: teml.libop.matmul(a, b), lambda: a @ b),
-    (lambda: teml.libop.add(a, b[0]), lambda: a + b[0]),
+    (lambda: teml.libop.add(a, b[:, 0]), lambda: a + b[:, 0]),
     (lambda: teml.libop.softmax(a), lambda: np.exp(a) / np.exp(a).sum(-1, keepdims=True)),
     (lambda: teml.libop.sum(a, axis=0), lambda: a.sum(0)),
     (lambda: teml.libop.max(a, axis=1, keepdims=True), lambda: a.max(1, keepdims=True)),
