@@ -13,6 +13,7 @@
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "frontend/freeform/value.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
 #include "runtime/jit.hpp"
@@ -31,17 +32,6 @@ const char* accessName(freeform::Access a) {
   return "input";
 }
 
-const char* numpyName(ir::DType t) {
-  switch (t) {
-    case ir::DType::Bool: return "bool";
-    case ir::DType::I32: return "int32";
-    case ir::DType::I64: return "int64";
-    case ir::DType::F32: return "float32";
-    case ir::DType::F64: return "float64";
-  }
-  return "float64";
-}
-
 // A compiled free-form entry: its parameters, IR, C, and the kernel (compiled on first use).
 class Compiled {
  public:
@@ -54,7 +44,7 @@ class Compiled {
   std::vector<py::tuple> params() const {
     std::vector<py::tuple> out;
     for (auto& t : program_.program.tensors)
-      out.push_back(py::make_tuple(t.name, numpyName(t.dtype), t.shape, accessName(program_.access.at(t.name))));
+      out.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, accessName(program_.access.at(t.name))));
     return out;
   }
   std::string ir() const { return ir::toString(program_.program, true); }
@@ -123,7 +113,7 @@ class LoadedProgram {
     for (auto& t : p.tensors) {
       std::string role = p.temporaries.count(t.name) ? "temporary" : written_.count(t.name) ? "output" : "input";
       auto init = p.initialValues.find(t.name);
-      out.push_back(py::make_tuple(t.name, numpyName(t.dtype), t.shape, role,
+      out.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, role,
                                    init == p.initialValues.end() ? 0.0 : init->second));
     }
     return out;

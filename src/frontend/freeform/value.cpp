@@ -72,6 +72,17 @@ DType Value::dtype() const {
   }
 }
 
+std::string dtypeText(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I32: return "int32";
+    case DType::I64: return "int64";
+    case DType::F32: return "float32";
+    case DType::F64: return "float64";
+  }
+  return "float64";
+}
+
 const char* kindWord(Value::Kind k) {
   switch (k) {
     case Value::Kind::Number: return "a number";

@@ -68,6 +68,8 @@ struct Value {
 };
 
 const char* kindWord(Value::Kind k);
+// A type's name in programs and NumPy: "float32", "int64", "bool", ...
+std::string dtypeText(ir::DType t);
 
 // `e` as type t: constants re-typed, anything else cast.
 ir::ExprP convertTo(ir::DType t, const ir::ExprP& e);
