@@ -46,21 +46,14 @@ def array(value, dtype=None):
     `teml` command keeps its tensors that way too). Use it once for large
     inputs that many calls read."""
     a = np.asarray(value, dtype)
-    out = _zeros(a.shape, a.dtype)
-    out[...] = a
-    return out
-
-
-def _zeros(shape, dtype):
-    """Zeros; from huge pages when large (mmap'd memory starts zeroed)."""
-    dtype = np.dtype(dtype)
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if size < 2 << 20:
-        return np.zeros(shape, dtype)
-    memory = mmap.mmap(-1, size)
+    if a.nbytes < 2 << 20:
+        return a.copy()
+    memory = mmap.mmap(-1, a.nbytes)
     if hasattr(memory, "madvise") and hasattr(mmap, "MADV_HUGEPAGE"):
         memory.madvise(mmap.MADV_HUGEPAGE)
-    return np.frombuffer(memory, dtype).reshape(shape)
+    out = np.frombuffer(memory, a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
 
 
 def _default_threads():

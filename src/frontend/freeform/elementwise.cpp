@@ -25,6 +25,10 @@ ExprP convertTo(DType t, const ExprP& e) {
   return cast(t, e);
 }
 
+ExprP truthOf(const ExprP& e) {
+  return e->dtype == DType::Bool ? e : binary(BinOp::Ne, e, convertTo(e->dtype, intConst(0)));
+}
+
 TensorP Lowerer::asTensor(const Value& v, SourceLoc loc) {
   if (v.kind == Value::Kind::Tensor) return v.tensor;
   if (v.kind != Value::Kind::Number && v.kind != Value::Kind::Scalar)

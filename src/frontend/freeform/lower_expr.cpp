@@ -165,8 +165,7 @@ Value Lowerer::unaryOp(const std::string& op, const Value& a, SourceLoc loc) {
   if (op == "not") {
     if (a.isNumber()) return Value::number(a.asDouble() == 0, DType::Bool);
     return elementwise({a}, DType::Bool, loc, [](const std::vector<ExprP>& x) {
-      ExprP b = x[0]->dtype == DType::Bool ? x[0] : binary(BinOp::Ne, x[0], convertTo(x[0]->dtype, intConst(0)));
-      return unary(UnaryOp::Not, b);
+      return unary(UnaryOp::Not, truthOf(x[0]));
     });
   }
   if (a.isNumber()) return isFloat(a.numType) ? Value::real(-a.f) : Value::number(-a.i);
@@ -226,9 +225,7 @@ Value Lowerer::boolOp(const Node& e) {
       if (!isAnd && truth) return Value::number(1, DType::Bool);
       continue;  // and True / or False: no effect
     }
-    Value b = elementwise({v}, DType::Bool, k->loc, [](const std::vector<ExprP>& x) {
-      return x[0]->dtype == DType::Bool ? x[0] : binary(BinOp::Ne, x[0], convertTo(x[0]->dtype, intConst(0)));
-    });
+    Value b = elementwise({v}, DType::Bool, k->loc, [](const std::vector<ExprP>& x) { return truthOf(x[0]); });
     if (!have) {
       acc = b;
       have = true;
@@ -246,8 +243,7 @@ Value Lowerer::ifExp(const Node& e) {
   Value a = eval(e.kids[0]), b = eval(e.kids[2]);
   DType t = resultType(a, b);
   return elementwise({c, a, b}, t, e.loc, [t](const std::vector<ExprP>& x) {
-    ExprP cond = x[0]->dtype == DType::Bool ? x[0] : binary(BinOp::Ne, x[0], convertTo(x[0]->dtype, intConst(0)));
-    return select(cond, convertTo(t, x[1]), convertTo(t, x[2]));
+    return select(truthOf(x[0]), convertTo(t, x[1]), convertTo(t, x[2]));
   });
 }
 

@@ -73,8 +73,7 @@ std::vector<StmtP> Lowerer::statements(const std::vector<NodeP>& stmts) {
         out.insert(out.end(), rest.begin(), rest.end());
         return out;
       }
-      ExprP cond = toExpr(c, stmts[k]->loc, "an assertion");
-      if (cond->dtype != DType::Bool) cond = binary(BinOp::Ne, cond, intConst(0, cond->dtype));
+      ExprP cond = truthOf(toExpr(c, stmts[k]->loc, "an assertion"));
       auto checked = withChecks({makeAssert(cond, message, nullptr, stmts[k]->loc, makeSeq(rest))});
       out.insert(out.end(), checked.begin(), checked.end());
       return out;
@@ -164,8 +163,7 @@ std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
     if (c.asDouble()) return statements(s.kids[1]->kids);
     return s.kids[2] ? statements(s.kids[2]->kids) : std::vector<StmtP>{};
   }
-  ExprP cond = toExpr(c, s.kids[0]->loc, "a condition");
-  if (cond->dtype != DType::Bool) cond = binary(BinOp::Ne, cond, intConst(0, cond->dtype));
+  ExprP cond = truthOf(toExpr(c, s.kids[0]->loc, "a condition"));
   std::vector<Check> outerChecks = std::move(checks_);
   checks_.clear();
   bool returnedBefore = frames_.back().returned.has_value();

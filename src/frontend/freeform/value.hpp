@@ -73,5 +73,7 @@ std::string dtypeText(ir::DType t);
 
 // `e` as type t: constants re-typed, anything else cast.
 ir::ExprP convertTo(ir::DType t, const ir::ExprP& e);
+// Python's truth value of `e`: itself when bool, else e != 0.
+ir::ExprP truthOf(const ir::ExprP& e);
 
 }  // namespace teml::freeform
