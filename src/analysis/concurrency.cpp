@@ -248,13 +248,9 @@ void setStrategy(ConcurrencyReport& rep, const Reduce* r, ReduceStrategy s) {
 ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
   ConcurrencyReport rep;
   std::vector<Access> acc;
-  AccessCollector(loop.var, acc).visit(loop.body);
   // Tensors local to this loop are private to one iteration, as those
-  // defined inside its body (left out by the collector).
-  std::erase_if(acc, [&](const Access& a) {
-    return std::any_of(loop.locals.begin(), loop.locals.end(),
-                       [&](const LocalTensor& l) { return l.decl.name == a.tensor; });
-  });
+  // defined inside its body: the collector leaves them out.
+  AccessCollector(loop.var, acc).visit(loop.body);
   const char* what = simd ? "vectorized" : "parallel";
   std::set<size_t> racyReduces;
   for (size_t i = 0; i < acc.size(); ++i) {

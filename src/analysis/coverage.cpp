@@ -367,7 +367,7 @@ class CoveringStore : public ScopedVisitor {
 
 bool storeCoversBox(const For& owner, const std::string& tensor, const LocalBox& box, const std::vector<int64_t>& shape) {
   CoveringStore v(tensor, box, shape);
-  v.visit(owner.body);
+  v.visit(loopBody(owner));
   return v.found;
 }
 

@@ -159,7 +159,9 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     collect(a.body, std::move(ctx));
   }
   void visitVarDef(const VarDef& v, Occurrence ctx) override {
-    ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
+    // A loop-local tensor keeps the whole tensor's indices, and its elements
+    // stay within one iteration (analysis/locals.hpp): the whole tensor.
+    if (!v.loopLocal) ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
     collect(v.body, std::move(ctx));
   }
   void visitIf(const If& i, Occurrence ctx) override {

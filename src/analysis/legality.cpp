@@ -241,7 +241,7 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
       if (!inLoop)
         for (auto& o : inside) inLoop |= o.loopPos.count(f.id) && o.loopPos.at(f.id) > p;
       if (inLoop)
-        for (auto& l : f.locals) tensors.erase(l.decl.name);
+        for (auto& l : localsOf(f)) tensors.erase(l.decl.name);
     });
     // Same time before the loop's iterator, a different value of it.
     std::vector<std::string> t, u, eqs;

@@ -266,10 +266,10 @@ class Finder : StmtFunctor<bool(const Inner&)> {
 
 }  // namespace
 
-bool localBox(const For& owner, const std::string& tensor, LocalBox* out, std::string* why) {
+bool localBox(const StmtP& scope, const std::string& tensor, LocalBox* out, std::string* why) {
   *out = LocalBox{};
   Finder f(tensor, *out, *why);
-  if (!f.stmt(owner.body, {})) return false;
+  if (!f.stmt(scope, {})) return false;
   if (out->used) f.finish();
   return true;
 }

@@ -20,11 +20,11 @@ struct LocalBox {
   }
 };
 
-// Every index of `tensor` in `owner` (the loop it is local to) must be affine,
-// and each dimension must move with the enclosing iterators (owner's included)
-// the same way in every access; the loops inside `owner` must have bounds
-// that do not depend on enclosing iterators. Returns false with the reason
-// otherwise.
-bool localBox(const ir::For& owner, const std::string& tensor, LocalBox* out, std::string* why);
+// The box of `tensor` that one execution of `scope` touches (the body of the
+// loop the tensor is local to). Every index of `tensor` in `scope` must be
+// affine, and each dimension must move with the enclosing iterators the same
+// way in every access; the loops inside `scope` must have bounds that do not
+// depend on enclosing iterators. Returns false with the reason otherwise.
+bool localBox(const ir::StmtP& scope, const std::string& tensor, LocalBox* out, std::string* why);
 
 }  // namespace teml::analysis

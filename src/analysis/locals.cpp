@@ -38,18 +38,22 @@ class Structure : public Visitor {
 
  protected:
   void visitFor(const For& f) override {
-    std::vector<std::string> added;
-    for (auto& l : f.locals) {
-      if (active_.count(l.decl.name)) {
-        problem = "'" + l.decl.name + "' is local to loop '" + f.var + "' and to a loop around it";
-        return;
-      }
-      owners.push_back({&f, l.decl.name});
-      active_.insert(l.decl.name);
-      added.push_back(l.decl.name);
+    const For* saved = loop_;
+    loop_ = &f;
+    Visitor::visitFor(f);
+    loop_ = saved;
+  }
+  void visitVarDef(const VarDef& v) override {
+    if (!v.loopLocal) return Visitor::visitVarDef(v);
+    const std::string& name = v.decl.name;
+    if (active_.count(name)) {
+      problem = "'" + name + "' is local to loop '" + loop_->var + "' and to a loop around it";
+      return;
     }
-    visit(f.body);
-    for (auto& n : added) active_.erase(n);
+    owners.push_back({loop_, name});
+    active_.insert(name);
+    Visitor::visitVarDef(v);
+    active_.erase(name);
   }
   void visitStore(const Store& st) override { checkUses(st.tensor, st.value, st.tag, st.loc); }
   void visitReduce(const Reduce& r) override { checkUses(r.tensor, r.value, r.tag, r.loc); }
@@ -73,6 +77,7 @@ class Structure : public Visitor {
   }
 
   std::set<std::string> active_;
+  const For* loop_ = nullptr;  // the innermost loop around
 };
 
 // Pairs of instances (statement instance -> statement instance) that run in
@@ -154,7 +159,7 @@ std::string checkDisjoint(const StmtP& nest, const std::vector<Owner>& owners) {
 
 std::string checkLocals(const StmtP& nest, bool dependences) {
   Structure st;
-  for (auto& l : localTensorsIn(nest)) st.localNames.insert(l.tensor->decl.name);
+  for (auto& l : localTensorsIn(nest)) st.localNames.insert(l.tensor.decl.name);
   if (st.localNames.empty()) return "";
   st.visit(nest);
   if (!st.problem.empty()) return st.problem;
@@ -165,12 +170,12 @@ std::string checkLocals(const StmtP& nest, bool dependences) {
   for (auto& ow : st.owners) {
     LocalBox box;
     std::string why;
-    if (!localBox(*ow.loop, ow.tensor, &box, &why))
+    if (!localBox(ow.loop->body, ow.tensor, &box, &why))
       return "'" + ow.tensor + "' cannot be local to loop '" + ow.loop->var + "': " + why;
   }
   // A cache's copy is refilled in every iteration: its elements may recur.
   std::erase_if(st.owners, [](const Owner& o) {
-    for (auto& l : o.loop->locals)
+    for (auto& l : localsOf(*o.loop))
       if (l.decl.name == o.tensor) return l.isCopy;
     return false;
   });

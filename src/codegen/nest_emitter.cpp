@@ -24,10 +24,10 @@ NestEmitter::NestEmitter(const Program& p, std::map<std::string, std::string> te
   for (auto& [loop, l] : localTensorsIn(nest)) {
     analysis::LocalBox box;
     std::string why;
-    if (l->decl.shape.empty() || !analysis::localBox(*loop, l->decl.name, &box, &why) ||
-        (box.used && !flatBox(box, l->decl.shape.back())))
-      localNames_.insert(l->decl.name);
-    if (!view_.find(l->decl.name)) view_.tensors.push_back(l->decl);
+    if (l.decl.shape.empty() || !analysis::localBox(loop->body, l.decl.name, &box, &why) ||
+        (box.used && !flatBox(box, l.decl.shape.back())))
+      localNames_.insert(l.decl.name);
+    if (!view_.find(l.decl.name)) view_.tensors.push_back(l.decl);
   }
 }
 
@@ -85,10 +85,10 @@ bool NestEmitter::flatBox(const analysis::LocalBox& box, int64_t lastExtent) {
 
 std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int indent) {
   std::vector<OpenLocal> opened;
-  for (auto& l : f.locals) {
+  for (auto& l : localsOf(f)) {
     analysis::LocalBox box;
     std::string why;
-    if (!analysis::localBox(f, l.decl.name, &box, &why)) throw InternalError("code generation: " + why);
+    if (!analysis::localBox(f.body, l.decl.name, &box, &why)) throw InternalError("code generation: " + why);
     if (!box.used) continue;
     OpenLocal o{l.decl.name, names_.claim(l.decl.name), false, std::nullopt};
     TensorDecl shape{o.cname, l.decl.dtype, box.extent};
@@ -140,7 +140,7 @@ void NestEmitter::closeLocals(const std::vector<OpenLocal>& opened, int indent) 
 
 void NestEmitter::emitLoopBody(const For& f, int indent) {
   auto opened = openLocals(f, indent);
-  emitStmt(f.body, indent);
+  emitStmt(loopBody(f), indent);
   closeLocals(opened, indent);
 }
 
@@ -416,6 +416,7 @@ void NestEmitter::emitStore(const Store& st, int indent) {
 }
 
 void NestEmitter::emitVarDef(const VarDef& v, int indent) {
+  if (v.loopLocal) throw InternalError("code generation: local tensor '" + v.decl.name + "' outside emitLoopBody");
   const TensorDecl& d = v.decl;
   std::string cname = names_.claim(d.name), type = cType(d.dtype);
   int64_t bytes = std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype);

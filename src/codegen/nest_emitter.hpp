@@ -89,7 +89,7 @@ class NestEmitter {
                       std::map<std::string, int64_t>* out);
 
   // Explicit vector code handles loops without local tensors in or below them.
-  static bool hasLocals(const For& f) { return !f.locals.empty() || !ir::localTensorsIn(f.body).empty(); }
+  static bool hasLocals(const For& f) { return !ir::localsOf(f).empty() || !ir::localTensorsIn(f.body).empty(); }
 
   std::string expr(const ExprP& e, int parent, bool right, bool single);
 

@@ -54,7 +54,7 @@ bool NestEmitter::contiguousBlock(const std::string& tensor, const std::vector<E
 const Store* NestEmitter::copyNest(const For& f, std::vector<const For*>* loops) {
   const StmtP* s = nullptr;
   for (const For* l = &f;;) {
-    if (l->loopKind.parallel || l->loopKind.vector || !l->locals.empty() || l->step != 1) return nullptr;
+    if (l->loopKind.parallel || l->loopKind.vector || l->step != 1) return nullptr;  // a local: the body is a VarDef
     loops->push_back(l);
     s = &l->body;
     if ((*s)->kind != StmtKind::For) break;
@@ -150,7 +150,7 @@ int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& so
   const TensorDecl* t = view_.find(source);
   analysis::LocalBox box;
   std::string why;
-  if (!t || !analysis::localBox(owner, source, &box, &why)) throw InternalError("code generation: prefetch: " + why);
+  if (!t || !analysis::localBox(owner.body, source, &box, &why)) throw InternalError("code generation: prefetch: " + why);
   // The box `ahead` iterations later starts this many elements further.
   int64_t delta = 0, stride = 1;
   for (size_t d = box.offset.size(); d-- > 0;) {

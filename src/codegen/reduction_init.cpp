@@ -76,9 +76,9 @@ class FirstReductions {
       auto& f = static_cast<const For&>(*s);
       loops.push_back(&f);
       StmtP body;
-      bool ok = visit(f.body, loops, &body);
+      bool ok = visit(loopBody(f), loops, &body);
       loops.pop_back();
-      *out = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, f.locals);
+      *out = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, localsOf(f));
       return ok;
     }
     std::set<std::string> innerVars;
@@ -139,8 +139,8 @@ StmtP initBeforeFirstReduction(const For& owner, const LocalTensor& local) {
   const std::string& t = local.decl.name;
   analysis::LocalBox box;
   std::string why;
-  if (!analysis::localBox(owner, t, &box, &why)) return nullptr;
-  std::vector<StmtP> stmts = items(owner.body);
+  if (!analysis::localBox(owner.body, t, &box, &why)) return nullptr;
+  std::vector<StmtP> stmts = items(loopBody(owner));
   FirstReductions first(t, local.init);
   for (size_t k = 0; k < stmts.size(); ++k) {
     if (!tensorsAccessed(stmts[k]).count(t)) continue;
@@ -158,12 +158,12 @@ class InitAtFirstReduction : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
     auto* f = static_cast<const For*>(m.get());
-    for (size_t i = 0; i < f->locals.size(); ++i) {
-      const LocalTensor& l = f->locals[i];
+    auto locals = localsOf(*f);
+    for (size_t i = 0; i < locals.size(); ++i) {
+      const LocalTensor l = locals[i];
       if (l.isCopy || l.writtenBeforeRead) continue;
       StmtP body = initBeforeFirstReduction(*f, l);
       if (!body) continue;
-      auto locals = f->locals;
       locals[i].writtenBeforeRead = true;
       m = makeFor(f->id, f->var, f->begin, f->end, f->step, f->loopKind, body, locals);
       f = static_cast<const For*>(m.get());

@@ -4,7 +4,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/local_box.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/functor.hpp"
 #include "ir/printer.hpp"
@@ -29,13 +28,7 @@ class Interpreter : StmtFunctor<void()> {
     ++slot.bound;
     for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
       slot.value = i;
-      if (f.locals.empty()) {
-        exec(f.body);
-        continue;
-      }
-      auto bound = bindLocals(f);
       exec(f.body);
-      for (auto& name : bound) locals_[name].pop_back();
     }
     slot = saved;
   }
@@ -77,11 +70,14 @@ class Interpreter : StmtFunctor<void()> {
     }
     throw UserError(a.loc, assertionMessage(a.message, a.shown ? evalInt(a.shown) : 0));
   }
+  // A fresh tensor each time; a loop-local one is the whole tensor, as its
+  // indices are (code generation stores only the box an iteration touches).
   void visitVarDef(const VarDef& v) override {
-    std::vector<LocalCopy>& copies = locals_[v.decl.name];
-    copies.push_back(LocalCopy{runtime::Buffer(v.decl.dtype, v.decl.shape), std::vector<int64_t>(v.decl.shape.size(), 0)});
+    std::vector<runtime::Buffer>& copies = locals_[v.decl.name];
+    copies.emplace_back(v.decl.dtype, v.decl.shape);
+    if (v.loopLocal && v.loopLocal->init != 0) copies.back().fill(v.loopLocal->init);
     exec(v.body);
-    copies.pop_back();
+    locals_[v.decl.name].pop_back();
   }
   void visitIf(const If& i) override {
     if (evalInt(i.cond)) exec(i.then);
@@ -89,45 +85,10 @@ class Interpreter : StmtFunctor<void()> {
   }
 
  private:
-  // A fresh copy of each local tensor of f (only the box one iteration
-  // touches, as in the generated code); returns the names bound.
-  std::vector<std::string> bindLocals(const For& f) {
-    std::vector<std::string> bound;
-    for (auto& l : f.locals) {
-      auto key = std::make_pair(&f, l.decl.name);
-      auto box = boxes_.find(key);
-      if (box == boxes_.end()) {
-        analysis::LocalBox b;
-        std::string why;
-        if (!analysis::localBox(f, l.decl.name, &b, &why)) throw InternalError("interpreter: " + why);
-        box = boxes_.emplace(key, b).first;
-      }
-      if (!box->second.used) continue;
-      LocalCopy c{runtime::Buffer(l.decl.dtype, box->second.extent), {}};
-      c.buffer.fill(l.init);
-      for (auto& o : box->second.offset) c.offset.push_back(evalInt(o));
-      locals_[l.decl.name].push_back(std::move(c));
-      bound.push_back(l.decl.name);
-    }
-    return bound;
-  }
-
   std::pair<runtime::Buffer*, int64_t> locate(const std::string& tensor,
                                              const std::vector<ExprP>& indices) {
     auto local = locals_.empty() ? locals_.end() : locals_.find(tensor);
-    if (local != locals_.end() && !local->second.empty()) {
-      LocalCopy& c = local->second.back();
-      int64_t off = 0;
-      for (size_t d = 0; d < indices.size(); ++d) {
-        int64_t i = evalInt(indices[d]) - c.offset.at(d);
-        if (i < 0 || i >= c.buffer.shape()[d])
-          throw InternalError("interpreter: access to local tensor '" + tensor + "' outside its box in dimension " +
-                              std::to_string(d + 1));
-        off = off * c.buffer.shape()[d] + i;
-      }
-      return {&c.buffer, off};
-    }
-    runtime::Buffer& buf = buffer(tensor);
+    runtime::Buffer& buf = local != locals_.end() && !local->second.empty() ? local->second.back() : buffer(tensor);
     if (indices.size() != buf.shape().size())
       throw InternalError("interpreter: tensor '" + tensor + "' indexed with " +
                           std::to_string(indices.size()) + " indices");
@@ -284,18 +245,12 @@ class Interpreter : StmtFunctor<void()> {
     int bound = 0;  // loops binding the iterator now (0: unbound)
   };
 
-  struct LocalCopy {
-    runtime::Buffer buffer;
-    std::vector<int64_t> offset;
-  };
-
   const Program& program_;
   runtime::BufferMap& buffers_;
   std::unordered_map<std::string, Slot> env_;
   std::unordered_map<const Expr*, Slot*> varSlots_;
   std::unordered_map<const std::string*, runtime::Buffer*> bufferOf_;
-  std::map<std::string, std::vector<LocalCopy>> locals_;  // innermost copy last
-  std::map<std::pair<const For*, std::string>, analysis::LocalBox> boxes_;
+  std::map<std::string, std::vector<runtime::Buffer>> locals_;  // tensors of VarDefs, innermost last
 };
 
 }  // namespace

@@ -30,7 +30,7 @@ ExprP Mutator::mutateVar(const ExprP& e) { return e; }
 StmtP Mutator::mutateVarDef(const StmtP& s) {
   auto& v = static_cast<const VarDef&>(*s);
   StmtP body = mutate(v.body);
-  return body == v.body ? s : makeVarDef(v.decl, body);
+  return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
 }
 
 StmtP Mutator::mutateAssert(const StmtP& s) {
@@ -92,7 +92,7 @@ StmtP Mutator::mutateFor(const StmtP& s) {
   ExprP b = mutate(f.begin), e = mutate(f.end);
   StmtP body = mutate(f.body);
   if (b == f.begin && e == f.end && body == f.body) return s;
-  return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body, f.locals);
+  return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
 }
 
 StmtTag Mutator::mutateTag(const StmtTag& tag, bool* changed) {
@@ -164,7 +164,7 @@ class Substituter : public Mutator {
       body = mutate(f.body);
     }
     if (b == f.begin && e == f.end && body == f.body) return s;
-    return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body, f.locals);
+    return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
   }
 
  private:
@@ -236,7 +236,7 @@ std::vector<LocalOf> localTensorsIn(const StmtP& s) {
   forEachStmt(s, [&](const StmtP& t) {
     if (t->kind != StmtKind::For) return;
     auto& f = static_cast<const For&>(*t);
-    for (auto& l : f.locals) out.push_back({&f, &l});
+    for (auto& l : localsOf(f)) out.push_back({&f, l});
   });
   return out;
 }

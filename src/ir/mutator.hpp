@@ -43,7 +43,7 @@ std::set<std::string> tensorsWritten(const StmtP& s);
 // A tensor local to a loop, with that loop.
 struct LocalOf {
   const For* loop;
-  const LocalTensor* tensor;
+  LocalTensor tensor;
 };
 // The local tensors of every loop in s (s included), outer loops first.
 std::vector<LocalOf> localTensorsIn(const StmtP& s);

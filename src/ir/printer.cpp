@@ -70,7 +70,6 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (f.loopKind.vector) os << " vector";
       if (withIds) os << "  @" << f.id;
       os << "\n";
-      for (auto& l : f.locals) os << pad << "  local " << l.decl.name << " : " << dtypeName(l.decl.dtype) << "\n";
       printStmt(os, f.body, withIds, indent + 1);
       break;
     }
@@ -111,6 +110,11 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
     }
     case StmtKind::VarDef: {
       auto& v = static_cast<const VarDef&>(*s);
+      if (v.loopLocal) {  // owned by the loop it is the body of
+        os << pad << "local " << v.decl.name << " : " << dtypeName(v.decl.dtype) << "\n";
+        printStmt(os, v.body, withIds, indent);
+        break;
+      }
       os << pad << "var " << v.decl.name << " : " << dtypeName(v.decl.dtype) << "[";
       for (size_t i = 0; i < v.decl.shape.size(); ++i) os << (i ? ", " : "") << v.decl.shape[i];
       os << "]\n";

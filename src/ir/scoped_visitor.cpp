@@ -10,9 +10,7 @@ void ScopedVisitor::visitFor(const For& f) {
   visit(f.begin);
   visit(f.end);
   loops_.push_back(&f);
-  for (auto& l : f.locals) tensors_[l.decl.name].push_back({&l.decl, true});
   visit(f.body);
-  for (auto& l : f.locals) tensors_[l.decl.name].pop_back();
   loops_.pop_back();
 }
 

@@ -34,13 +34,33 @@ double reduceIdentity(ReduceOp op) {
 }
 
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
-              StmtP body, std::vector<LocalTensor> locals) {
+              StmtP body, const std::vector<LocalTensor>& locals) {
+  for (auto l = locals.rbegin(); l != locals.rend(); ++l)
+    body = std::make_shared<VarDef>(l->decl, std::move(body), static_cast<const LoopLocal&>(*l));
   return std::make_shared<For>(std::move(id), std::move(var), std::move(begin), std::move(end),
-                               step, kind, std::move(body), std::move(locals));
+                               step, kind, std::move(body));
+}
+
+std::vector<LocalTensor> localsOf(const For& f) {
+  std::vector<LocalTensor> out;
+  for (const Stmt* s = f.body.get(); s->kind == StmtKind::VarDef;) {
+    auto& v = static_cast<const VarDef&>(*s);
+    if (!v.loopLocal) break;
+    out.emplace_back(v.decl, *v.loopLocal);
+    s = v.body.get();
+  }
+  return out;
+}
+
+const StmtP& loopBody(const For& f) {
+  const StmtP* s = &f.body;
+  while ((*s)->kind == StmtKind::VarDef && static_cast<const VarDef&>(**s).loopLocal)
+    s = &static_cast<const VarDef&>(**s).body;
+  return *s;
 }
 
 StmtP withBody(const For& f, StmtP body) {
-  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body), f.locals);
+  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body), localsOf(f));
 }
 
 StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag) {

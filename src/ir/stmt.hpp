@@ -1,6 +1,7 @@
 // Statements of the loop IR: loops, element stores, reductions into an element
 // (+=, *=, max=, min=), sequences and guards. Immutable and shared.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,9 +60,10 @@ struct Stmt : std::enable_shared_from_this<Stmt> {
   StmtP self() const { return shared_from_this(); }  // see Expr::self
 };
 
-// for (var = begin; var < end; var += step) { locals; body }, or with a
-// negative step, counting down: for (var = begin; var > end; var += step)
-// (Python's range(begin, end, step)).
+// for (var = begin; var < end; var += step) { body }, or with a negative
+// step, counting down: for (var = begin; var > end; var += step) (Python's
+// range(begin, end, step)). The tensors local to its iterations (TeML's
+// local and cache) are VarDefs with a LoopLocal around the rest of the body.
 struct For : Stmt {
   const std::string id;   // stable loop id, survives transformations
   const std::string var;
@@ -69,11 +71,9 @@ struct For : Stmt {
   const int64_t step;
   const LoopKind loopKind;
   const StmtP body;
-  const std::vector<LocalTensor> locals;  // fresh in every iteration
-  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd,
-      std::vector<LocalTensor> l = {})
+  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd)
       : Stmt(StmtKind::For), id(std::move(i)), var(std::move(v)), begin(std::move(b)),
-        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)), locals(std::move(l)) {}
+        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)) {}
 };
 
 // tensor[indices] = value
@@ -130,10 +130,15 @@ struct LibCall : Stmt {
 // A tensor that exists only while `body` runs (FreeTensor's VarDef): a fresh
 // one, all zeros, each time the statement runs. Program tensors are the
 // outermost tensors; a VarDef inside a loop gives every iteration its own.
+// With `loopLocal` set it is one of TeML's loop-local tensors: the body of
+// a loop (or of another such VarDef), owned by that loop, its accesses
+// keeping the indices of the whole tensor (see LocalTensor).
 struct VarDef : Stmt {
   const TensorDecl decl;
   const StmtP body;
-  VarDef(TensorDecl d, StmtP b) : Stmt(StmtKind::VarDef), decl(std::move(d)), body(std::move(b)) {}
+  const std::optional<LoopLocal> loopLocal;
+  VarDef(TensorDecl d, StmtP b, std::optional<LoopLocal> l = std::nullopt)
+      : Stmt(StmtKind::VarDef), decl(std::move(d)), body(std::move(b)), loopLocal(l) {}
 };
 
 StmtP makeVarDef(TensorDecl decl, StmtP body);
@@ -157,9 +162,13 @@ StmtP makeAssert(ExprP cond, std::string message, ExprP shown, SourceLoc loc, St
 // An assertion's message with "{}" replaced by the value shown.
 std::string assertionMessage(const std::string& message, int64_t shown);
 
+// A loop; `locals` become VarDefs around `body`, owned by the loop.
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
-              StmtP body, std::vector<LocalTensor> locals = {});
-// A copy of `f` with another body (same header, same local tensors).
+              StmtP body, const std::vector<LocalTensor>& locals = {});
+// The tensors local to f's iterations, outermost first, and f's body inside them.
+std::vector<LocalTensor> localsOf(const For& f);
+const StmtP& loopBody(const For& f);
+// A copy of `f` with another loop body (same header, same local tensors).
 StmtP withBody(const For& f, StmtP body);
 StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag = {});
 StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,

@@ -20,12 +20,8 @@ struct TensorDecl {
   }
 };
 
-// A tensor whose values live only within one iteration of a loop: every
-// iteration starts with a fresh copy holding `init` everywhere. Its accesses
-// keep the whole tensor's indices; code generation stores only the box that
-// one iteration touches (analysis/local_box.hpp).
-struct LocalTensor {
-  TensorDecl decl;
+// How one of TeML's loop-local tensors starts (ir::VarDef::loopLocal).
+struct LoopLocal {
   double init = 0;
   // A cache's copy (schedule::cache): filled from the tensor in every
   // iteration, so iterations may use the same elements.
@@ -37,6 +33,15 @@ struct LocalTensor {
   // A cache's copy only: while it is filled, also fetch (into the L2 cache)
   // the box of its tensor this many iterations of its loop ahead (prefetch).
   int prefetchAhead = 0;
+};
+
+// A tensor whose values live only within one iteration of a loop: every
+// iteration starts with a fresh copy holding `init` everywhere. Its accesses
+// keep the whole tensor's indices; code generation stores only the box that
+// one iteration touches (analysis/local_box.hpp).
+struct LocalTensor : LoopLocal {
+  TensorDecl decl;
+  LocalTensor(TensorDecl d, LoopLocal l = {}) : LoopLocal(l), decl(std::move(d)) {}
   bool operator==(const LocalTensor& o) const { return decl.name == o.decl.name; }
 };
 

@@ -26,12 +26,19 @@ class Verifier : public ScopedVisitor {
     integral(f.end, "the end of loop '" + f.var + "'");
     if (f.step == 0) fail("loop '" + f.var + "' has step 0");
     if (isBound(f.var)) fail("loop '" + f.var + "' rebinds the iterator of a loop around it");
-    // A loop's local tensor is a program tensor given a fresh copy per
-    // iteration (schedule::local, cache): it may take a program tensor's name.
+    ownedBody_ = f.body.get();
     ScopedVisitor::visitFor(f);
   }
   void visitVarDef(const VarDef& v) override {
-    if (tensor(v.decl.name)) fail("tensor '" + v.decl.name + "' is defined again inside its own scope");
+    if (v.loopLocal) {
+      // A loop's local tensor is a program tensor given a fresh copy per
+      // iteration (schedule::local, cache): it may take a program tensor's
+      // name (analysis/locals.hpp checks its uses), but belongs to a loop.
+      if (&v != ownedBody_) fail("local tensor '" + v.decl.name + "' is not the body of the loop that owns it");
+      ownedBody_ = v.body.get();
+    } else if (tensor(v.decl.name)) {
+      fail("tensor '" + v.decl.name + "' is defined again inside its own scope");
+    }
     ScopedVisitor::visitVarDef(v);
   }
   void visitStore(const Store& st) override {
@@ -73,6 +80,7 @@ class Verifier : public ScopedVisitor {
   }
 
  private:
+  const Stmt* ownedBody_ = nullptr;  // where a loop-local VarDef may stand
   void fail(const std::string& what) {
     if (problem.empty()) problem = what;
   }

@@ -28,16 +28,12 @@ StmtP AccessRewrite::mutateReduce(const StmtP& s) {
   return makeReduce(r.op, to_, map_(r.indices), r.value, r.loc, r.tag);
 }
 
-StmtP AccessRewrite::mutateFor(const StmtP& s) {
-  auto& f = static_cast<const For&>(*s);
-  std::vector<LocalTensor> locals = f.locals;
-  for (auto& l : locals)
-    if (l.decl.name == from_) {
-      l.decl.name = to_;
-      l.decl.shape = shape_;
-      localFound = true;
-    }
-  return makeFor(f.id, f.var, mutate(f.begin), mutate(f.end), f.step, f.loopKind, mutate(f.body), locals);
+StmtP AccessRewrite::mutateVarDef(const StmtP& s) {
+  StmtP m = Mutator::mutateVarDef(s);
+  auto& v = static_cast<const VarDef&>(*m);
+  if (!v.loopLocal || v.decl.name != from_) return m;
+  localFound = true;
+  return std::make_shared<VarDef>(TensorDecl{to_, v.decl.dtype, shape_}, v.body, v.loopLocal);
 }
 
 }  // namespace teml::schedule

@@ -25,7 +25,7 @@ class AccessRewrite : public ir::Mutator {
   ir::ExprP mutateLoad(const ir::ExprP& e) override;
   ir::StmtP mutateStore(const ir::StmtP& s) override;
   ir::StmtP mutateReduce(const ir::StmtP& s) override;
-  ir::StmtP mutateFor(const ir::StmtP& s) override;
+  ir::StmtP mutateVarDef(const ir::StmtP& s) override;
 
  private:
   std::string from_, to_;

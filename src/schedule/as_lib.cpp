@@ -33,7 +33,7 @@ StmtP asLib(const StmtP& nest, const Program& program) {
     if (f->loopKind.parallel || f->loopKind.vector) notAProduct("loop '" + f->var + "' is already parallel or vector");
     extent[f->var] = e;
   }
-  StmtP body = singleChild(chain[2]->body);
+  StmtP body = singleChild(loopBody(*chain[2]));
   if (body->kind != StmtKind::Reduce) notAProduct("the body must be one += statement");
   auto& r = static_cast<const Reduce&>(*body);
   if (r.op != ReduceOp::Add || r.value->kind != ExprKind::Binary) notAProduct("the body must be one += statement");

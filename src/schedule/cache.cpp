@@ -103,7 +103,7 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   auto chain = loopsToLevel(nest, r, what);
   const For& f = *chain[r - 1];
   const std::string& t = tensor.name;
-  Uses u = usesOf(f.body, t);
+  Uses u = usesOf(loopBody(f), t);
   if (!u.reads && !u.stores && u.reduces.empty())
     throw ScheduleError(std::string(what) + ": loop '" + f.var + "' does not use '" + t + "'");
   if (reduce && (u.reads || u.stores || u.reduces.size() != 1))
@@ -111,7 +111,7 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
                         "' with one kind of reduction (+=, *=, max= or min=); use cache otherwise");
   analysis::LocalBox box;
   std::string why;
-  if (!analysis::localBox(f, t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
+  if (!analysis::localBox(loopBody(f), t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
   auto taken = namesIn(nest);
   analysis::Ranges outer;
   for (auto* l : chain) {
@@ -126,12 +126,12 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   bool overwritten = !reduce && !u.reads && u.reduces.empty() && analysis::storeCoversBox(f, t, box, tensor.shape);
   std::vector<StmtP> body;
   if (!reduce && !overwritten) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer));
-  body.push_back(Rename(t, cacheName).mutate(f.body));
+  body.push_back(Rename(t, cacheName).mutate(loopBody(f)));
   if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken, outer));
   else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken, outer));
-  std::vector<LocalTensor> locals = f.locals;
+  std::vector<LocalTensor> locals = localsOf(f);
   // A copy-in (or the body's stores) defines every element the body reads.
-  locals.push_back(LocalTensor{local, reduce ? reduceIdentity(*u.reduces.begin()) : 0, true, !reduce});
+  locals.push_back(LocalTensor(local, LoopLocal{reduce ? reduceIdentity(*u.reduces.begin()) : 0, true, !reduce}));
   StmtP owner = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(body), locals);
   return replaceLevel(chain, r, owner);
 }

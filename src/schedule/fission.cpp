@@ -9,7 +9,7 @@ using namespace ir;
 StmtP fission(const StmtP& nest, int r, int k) {
   auto chain = loopsToLevel(nest, r, "fission");
   const For& f = *chain[r - 1];
-  auto body = items(f.body);
+  auto body = items(loopBody(f));
   if (body.size() < 2)
     throw ScheduleError("fission: the body of loop '" + f.var + "' holds a single statement");
   if (k < 1 || k >= static_cast<int>(body.size()))
@@ -17,12 +17,12 @@ StmtP fission(const StmtP& nest, int r, int k) {
                         std::to_string(body.size() - 1));
   std::vector<StmtP> first(body.begin(), body.begin() + k), second(body.begin() + k, body.end());
   StmtP a = withBody(f, makeSeq(first));
-  StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(second), f.locals);
+  StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(second), localsOf(f));
   return replaceLevel(chain, r, makeSeq({a, b}));
 }
 
 StmtP swap(const StmtP& nest, int r, int a, int b) {
-  StmtP container = r == 0 ? nest : loopsToLevel(nest, r, "swap")[r - 1]->body;
+  StmtP container = r == 0 ? nest : loopBody(*loopsToLevel(nest, r, "swap")[r - 1]);
   auto list = items(container);
   int n = static_cast<int>(list.size());
   if (a < 1 || b < 1 || a > n || b > n || a == b)

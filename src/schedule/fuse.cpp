@@ -27,8 +27,8 @@ void requireSameRange(const For& a, const For& b, const std::map<std::string, Ex
 
 // The local tensors of both loops (each once).
 std::vector<LocalTensor> bothLocals(const For& a, const For& b) {
-  std::vector<LocalTensor> out = a.locals;
-  for (auto& l : b.locals)
+  std::vector<LocalTensor> out = localsOf(a);
+  for (auto& l : localsOf(b))
     if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
   return out;
 }
@@ -43,8 +43,8 @@ StmtP renameLoop(const StmtP& s, const std::string& from, const std::string& to)
     StmtP mutateFor(const StmtP& s) override {
       auto& f = static_cast<const For&>(*s);
       if (f.var != from_) return Mutator::mutateFor(s);
-      StmtP body = substitute(f.body, {{from_, var(to_)}});
-      return makeFor(f.id, to_, f.begin, f.end, f.step, f.loopKind, mutate(body), f.locals);
+      StmtP body = substitute(loopBody(f), {{from_, var(to_)}});
+      return makeFor(f.id, to_, f.begin, f.end, f.step, f.loopKind, mutate(body), localsOf(f));
     }
 
    private:
@@ -64,7 +64,7 @@ StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
     if (cb[l - 1]->var != ca[l - 1]->var) rename[cb[l - 1]->var] = var(ca[l - 1]->var);
   }
   // b's inner loops whose iterators are named like a's fused ones get fresh names first.
-  StmtP tail = cb[r - 1]->body;
+  StmtP tail = loopBody(*cb[r - 1]);
   auto taken = namesIn(a);
   auto innerB = boundVars(tail);
   taken.insert(innerB.begin(), innerB.end());
@@ -72,7 +72,7 @@ StmtP fuseOuter(const StmtP& a, const StmtP& b, int r) {
     if (cb[l - 1]->var != ca[l - 1]->var && innerB.count(ca[l - 1]->var))
       tail = renameLoop(tail, ca[l - 1]->var, freshName(ca[l - 1]->var, taken));
   tail = substitute(tail, rename);
-  StmtP fused = makeSeq({ca[r - 1]->body, tail});
+  StmtP fused = makeSeq({loopBody(*ca[r - 1]), tail});
   for (int l = r; l >= 1; --l) {
     const For& f = *ca[l - 1];
     fused = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, fused, bothLocals(f, *cb[l - 1]));
@@ -87,7 +87,7 @@ StmtP fuseInner(const StmtP& nest, int r) {
     container = nest;
   } else {
     chain = loopsToLevel(nest, r - 1, "fuse_inner");
-    container = chain[r - 2]->body;
+    container = loopBody(*chain[r - 2]);
   }
   auto loops = items(container);
   if (loops.size() < 2)
@@ -99,15 +99,15 @@ StmtP fuseInner(const StmtP& nest, int r) {
     if (s->kind != StmtKind::For)
       throw ScheduleError("fuse_inner: level " + std::to_string(r) + " holds a statement that is not a loop");
     auto& f = static_cast<const For&>(*s);
-    for (auto& l : f.locals)
+    for (auto& l : localsOf(f))
       if (std::find(locals.begin(), locals.end(), l) == locals.end()) locals.push_back(l);
     if (!first) {
       first = &f;
-      bodies.push_back(f.body);
+      bodies.push_back(loopBody(f));
       continue;
     }
     requireSameRange(*first, f, {}, "fuse_inner", r);
-    bodies.push_back(f.var == first->var ? f.body : substitute(f.body, {{f.var, var(first->var)}}));
+    bodies.push_back(f.var == first->var ? loopBody(f) : substitute(loopBody(f), {{f.var, var(first->var)}}));
   }
   StmtP fused = makeFor(first->id, first->var, first->begin, first->end, first->step, first->loopKind,
                         makeSeq(bodies), locals);

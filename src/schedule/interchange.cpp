@@ -31,7 +31,7 @@ StmtP interchange(const StmtP& nest, int r1, int r2) {
   if (r1 > r2) std::swap(r1, r2);
   auto chain = loopsToLevel(nest, r2, "interchange");
   // Rebuild levels r1..r2 innermost first, with the headers of r1 and r2 swapped.
-  StmtP body = chain[r2 - 1]->body;
+  StmtP body = loopBody(*chain[r2 - 1]);
   for (int l = r2; l >= r1; --l) {
     const For& header = *chain[(l == r1 ? r2 : l == r2 ? r1 : l) - 1];
     for (int inner = l + 1; inner <= r2; ++inner) {

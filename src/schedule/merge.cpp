@@ -21,14 +21,14 @@ StmtP merge(const StmtP& nest, int r) {
   auto taken = namesIn(nest);
   std::string m = freshName(outer.var + "_" + inner.var, taken);
   // m runs over both: outer = begin1 + m / n2, inner = begin2 + m mod n2.
-  StmtP body = substitute(inner.body, {{outer.var, add(outer.begin, floorDiv(var(m), intConst(n2)))},
+  StmtP body = substitute(loopBody(inner), {{outer.var, add(outer.begin, floorDiv(var(m), intConst(n2)))},
                                         {inner.var, add(inner.begin, binary(BinOp::Mod, var(m), intConst(n2)))}});
   LoopKind kind;
   kind.parallel = outer.loopKind.parallel || inner.loopKind.parallel;
   kind.schedule = outer.loopKind.parallel ? outer.loopKind.schedule : inner.loopKind.schedule;
   kind.vector = outer.loopKind.vector || inner.loopKind.vector;
-  std::vector<LocalTensor> locals = outer.locals;
-  locals.insert(locals.end(), inner.locals.begin(), inner.locals.end());
+  std::vector<LocalTensor> locals = localsOf(outer);
+  for (auto& l : localsOf(inner)) locals.push_back(l);
   StmtP merged = makeFor(outer.id, m, intConst(0), intConst(n1 * n2), 1, kind, body, locals);
   return replaceLevel(chain, r, merged);
 }

@@ -20,7 +20,7 @@ int perfectDepth(const StmtP& nest) {
   StmtP cur = singleChild(nest);
   while (cur->kind == StmtKind::For) {
     ++d;
-    cur = singleChild(static_cast<const For&>(*cur).body);
+    cur = singleChild(loopBody(static_cast<const For&>(*cur)));
   }
   return d;
 }
@@ -47,7 +47,7 @@ std::vector<const For*> loopsToLevel(const StmtP& nest, int depth, const std::st
     }
     auto* f = static_cast<const For*>(cur.get());
     chain.push_back(f);
-    cur = singleChild(f->body);
+    cur = singleChild(loopBody(*f));
   }
   return chain;
 }

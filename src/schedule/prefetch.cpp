@@ -15,7 +15,7 @@ namespace {
 // The tensor a cache's copy-in reads, or "" when the copy has no copy-in.
 std::string copiedFrom(const For& owner, const std::string& copy) {
   std::string source;
-  forEachStmt(owner.body, [&](const StmtP& s) {
+  forEachStmt(loopBody(owner), [&](const StmtP& s) {
     if (s->kind != StmtKind::Store) return;
     auto& st = static_cast<const Store&>(*s);
     const std::string suffix = ".in";
@@ -35,17 +35,18 @@ class MarkPrefetch : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
     auto& f = static_cast<const For&>(*m);
-    for (size_t i = 0; i < f.locals.size(); ++i) {
-      if (f.locals[i].decl.name != copy_) continue;
+    auto locals = localsOf(f);
+    for (size_t i = 0; i < locals.size(); ++i) {
+      if (locals[i].decl.name != copy_) continue;
       found = true;
-      std::string source = f.locals[i].isCopy ? copiedFrom(f, copy_) : "";
+      std::string source = locals[i].isCopy ? copiedFrom(f, copy_) : "";
       if (source.empty())
         throw ScheduleError("prefetch: '" + copy_ + "' is not filled from a tensor (only the copy of cache(l, r, t) "
                             "that is copied in can be fetched ahead)");
       const TensorDecl* t = program_.find(source);
       analysis::LocalBox box;
       std::string why;
-      if (!t || !analysis::localBox(f, source, &box, &why)) throw ScheduleError("prefetch: " + why);
+      if (!t || !analysis::localBox(f.body, source, &box, &why)) throw ScheduleError("prefetch: " + why);
       for (size_t d = 1; d < box.extent.size(); ++d) {
         int64_t offset;
         if (box.extent[d] != t->shape[d] || !constValue(box.offset[d], &offset) || offset != 0)
@@ -53,9 +54,8 @@ class MarkPrefetch : public Mutator {
                               "' copies is not contiguous in memory (dimension " + std::to_string(d + 1) +
                               " is cut), so it cannot be fetched line by line");
       }
-      auto locals = f.locals;
       locals[i].prefetchAhead = distance_;
-      return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, f.body, locals);
+      return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, loopBody(f), locals);
     }
     return m;
   }

@@ -24,14 +24,14 @@ StmtP replaceArray(const StmtP& nest, int r, const std::string& old, const Tenso
     for (size_t k = 0; k < idx.size(); ++k) out[sigma[k]] = idx[k];
     return out;
   }, replacement.shape);
-  StmtP body = rewrite.mutate(f.body);
+  StmtP body = rewrite.mutate(loopBody(f));
   if (rewrite.reads + rewrite.writes == 0)
     throw ScheduleError("replace_array: no statement inside loop '" + f.var + "' (level " + std::to_string(r) +
                         ") accesses '" + old + "'");
   if (readsOnly && rewrite.writes > 0)
     throw ScheduleError("replace_array: loop '" + f.var + "' writes '" + old + "'; the physical copy '" +
                         replacement.name + "' can only replace reads (it would no longer equal '" + old + "')");
-  return replaceLevel(chain, r, makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, f.locals));
+  return replaceLevel(chain, r, makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, localsOf(f)));
 }
 
 }  // namespace teml::schedule

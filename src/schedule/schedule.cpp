@@ -25,7 +25,7 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 
 bool hasCacheCopy(const StmtP& nest) {
   auto locals = localTensorsIn(nest);
-  return std::any_of(locals.begin(), locals.end(), [](const LocalOf& l) { return l.tensor->isCopy; });
+  return std::any_of(locals.begin(), locals.end(), [](const LocalOf& l) { return l.tensor.isCopy; });
 }
 
 }  // namespace
@@ -147,12 +147,12 @@ void Schedule::admit(const StmtP& nest) {
     if (localNests_.count(name)) throw ScheduleError("codegen: '" + name + "' is local to loops of two nests");
   }
   for (auto& [loop, l] : localTensorsIn(nest)) {
-    if (!program_.find(l->decl.name)) continue;  // a cache's copy: its start is set by cache(...)
-    auto init = program_.initialValues.find(l->decl.name);
+    if (!program_.find(l.decl.name)) continue;  // a cache's copy: its start is set by cache(...)
+    auto init = program_.initialValues.find(l.decl.name);
     double v = init == program_.initialValues.end() ? 0 : init->second;
-    if (v != l->init)
-      throw ScheduleError("codegen: init of '" + l->decl.name + "' comes after local(...) made it local (line " +
-                          std::to_string(localLines_[l->decl.name]) + "); initialize it first");
+    if (v != l.init)
+      throw ScheduleError("codegen: init of '" + l.decl.name + "' comes after local(...) made it local (line " +
+                          std::to_string(localLines_[l.decl.name]) + "); initialize it first");
   }
   for (auto& name : schedule::localTensors(nest)) localNests_[name] = nest;
   admitted_.push_back(nest);

@@ -130,7 +130,7 @@ Schedule::Applied Schedule::skew(const StmtP& top, const std::string& outer, con
 Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop, const std::string& tensor, int line) {
   const TensorDecl* decl = program_.find(tensor);
   if (!decl) throw ScheduleError("local: '" + tensor + "' is not a program tensor");
-  LocalTensor t{*decl, 0};
+  LocalTensor t(*decl);
   auto init = program_.initialValues.find(tensor);
   if (init != program_.initialValues.end()) t.init = init->second;
   localLines_[tensor] = line;

@@ -30,7 +30,7 @@ StmtP separateTail(const StmtP& nest, int r) {
   // The first bound min(c*v + d, X) of a loop inside, with c > 0 and X free of v.
   ExprP found, first, limit;
   int64_t c = 0, d = 0;
-  forEachStmt(f.body, [&](const StmtP& s) {
+  forEachStmt(loopBody(f), [&](const StmtP& s) {
     if (found || s->kind != StmtKind::For) return;
     auto& g = static_cast<const For&>(*s);
     if (g.end->kind != ExprKind::Binary) return;
@@ -48,8 +48,8 @@ StmtP separateTail(const StmtP& nest, int r) {
     throw ScheduleError("separate_tail: no loop inside '" + f.var + "' ends at min(c * " + f.var + " + d, limit)");
   // c*v + d <= limit  <=>  v <= floor((limit - d) / c): those iterations take the first bound.
   ExprP split = max(f.begin, min(f.end, add(floorDiv(sub(limit, intConst(d)), intConst(c)), intConst(1))));
-  StmtP full = makeFor(f.id, f.var, f.begin, split, 1, f.loopKind, Replace(found, first).mutate(f.body), f.locals);
-  StmtP tail = makeFor(freshLoopId(nest, f.id + ".tail"), f.var, split, f.end, 1, f.loopKind, Replace(found, limit).mutate(f.body), f.locals);
+  StmtP full = makeFor(f.id, f.var, f.begin, split, 1, f.loopKind, Replace(found, first).mutate(loopBody(f)), localsOf(f));
+  StmtP tail = makeFor(freshLoopId(nest, f.id + ".tail"), f.var, split, f.end, 1, f.loopKind, Replace(found, limit).mutate(loopBody(f)), localsOf(f));
   return replaceLevel(chain, r, makeSeq({full, tail}));
 }
 

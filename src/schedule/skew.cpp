@@ -15,8 +15,8 @@ StmtP skew(const StmtP& nest, int r1, int r2, int64_t factor) {
   if (f.step != 1) throw ScheduleError("skew: loop '" + f.var + "' has step " + std::to_string(f.step));
   // The iterator now runs over j + factor * i; its old value is j - factor * i.
   ExprP shift = mul(intConst(factor), var(outer.var));
-  StmtP body = substitute(f.body, {{f.var, sub(var(f.var), shift)}});
-  StmtP skewed = makeFor(f.id, f.var, add(f.begin, shift), add(f.end, shift), 1, f.loopKind, body, f.locals);
+  StmtP body = substitute(loopBody(f), {{f.var, sub(var(f.var), shift)}});
+  StmtP skewed = makeFor(f.id, f.var, add(f.begin, shift), add(f.end, shift), 1, f.loopKind, body, localsOf(f));
   return replaceLevel(chain, r2, skewed);
 }
 

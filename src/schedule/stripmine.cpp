@@ -24,7 +24,7 @@ StmtP stripmine(const StmtP& nest, int r, int64_t v) {
   int64_t n;
   bool divides = constValue(extent, &n) && n % v == 0;
   ExprP innerEnd = divides ? stop : min(stop, f.end);
-  StmtP inner = makeFor(f.id, f.var, start, innerEnd, 1, f.loopKind, f.body, f.locals);
+  StmtP inner = makeFor(f.id, f.var, start, innerEnd, 1, f.loopKind, loopBody(f), localsOf(f));
   StmtP outerLoop = makeFor(freshLoopId(nest, f.id + ".o"), outer, intConst(0), blocks, 1, LoopKind{}, inner);
   return replaceLevel(chain, r, outerLoop);
 }

@@ -63,14 +63,14 @@ StmtP unroll(const StmtP& nest, int r) {
     if (trips > kMaxUnrolledCopies)
       throw ScheduleError("unroll: loop '" + f.var + "' has " + std::to_string(trips) +
                           " iterations; full unrolling is limited to " + std::to_string(kMaxUnrolledCopies));
-    replacement = copies(f.body, f.var, f.begin, f.step, trips);
+    replacement = copies(loopBody(f), f.var, f.begin, f.step, trips);
   } else if (f.step == 1 && boundedBlock(f, &extent, &limit)) {
     if (extent > kMaxUnrolledCopies)
       throw ScheduleError("unroll: loop '" + f.var + "' has up to " + std::to_string(extent) + " iterations");
     // Full blocks are unrolled; the last, partial block keeps its loop.
     ExprP full = binary(BinOp::Le, add(f.begin, intConst(extent)), limit);
-    replacement = makeIf(full, copies(f.body, f.var, f.begin, 1, extent),
-                         makeFor(f.id, f.var, f.begin, limit, 1, f.loopKind, f.body, f.locals));
+    replacement = makeIf(full, copies(loopBody(f), f.var, f.begin, 1, extent),
+                         makeFor(f.id, f.var, f.begin, limit, 1, f.loopKind, loopBody(f), localsOf(f)));
   } else {
     throw ScheduleError("unroll: the number of iterations of loop '" + f.var + "' ([" + toString(f.begin) +
                         ", " + toString(f.end) + ")) is not a constant; use unroll(l, r, factor)");
@@ -91,12 +91,12 @@ StmtP unrollPartial(const StmtP& nest, int r, int64_t factor) {
   ExprP extent = max(sub(f.end, f.begin), intConst(0));
   // Main loop: iterations begin, begin+factor, ... while all `factor` copies fit.
   StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind,
-                       copies(f.body, f.var, var(f.var), 1, factor), f.locals);
+                       copies(loopBody(f), f.var, var(f.var), 1, factor), localsOf(f));
   ExprP remStart = add(f.begin, mul(floorDiv(extent, intConst(factor)), intConst(factor)));
   int64_t n;
   std::vector<StmtP> parts = {main};
   if (!(constValue(extent, &n) && n % factor == 0))
-    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body, f.locals));
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, loopBody(f), localsOf(f)));
   StmtP replacement = makeSeq(parts);
   if (r == 1) return replacement;
   return replaceLevel(chain, r - 1, withBody(*chain[r - 2], replacement));
@@ -120,15 +120,15 @@ StmtP unrollAndJam(const StmtP& nest, int r, int64_t factor) {
                           "' depend on '" + f.var + "'; the copies cannot share it");
   if (factor == 1) return nest;
   // The innermost body, repeated for f.var, f.var+1, ..., inside the inner loops.
-  StmtP jammed = copies(all[depth - 1]->body, f.var, var(f.var), 1, factor);
+  StmtP jammed = copies(loopBody(*all[depth - 1]), f.var, var(f.var), 1, factor);
   for (int l = depth; l > r; --l) jammed = withBody(*all[l - 1], jammed);
   ExprP extent = max(sub(f.end, f.begin), intConst(0));
-  StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind, jammed, f.locals);
+  StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind, jammed, localsOf(f));
   std::vector<StmtP> parts = {main};
   int64_t n;
   if (!(constValue(extent, &n) && n % factor == 0)) {
     ExprP remStart = add(f.begin, mul(floorDiv(extent, intConst(factor)), intConst(factor)));
-    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, f.body, f.locals));
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".rem"), f.var, remStart, f.end, 1, f.loopKind, loopBody(f), localsOf(f)));
   }
   StmtP replacement = makeSeq(parts);
   if (r == 1) return replacement;
@@ -152,7 +152,7 @@ StmtP blend(const StmtP& nest, int r) {
     throw ScheduleError("blend: loop '" + f.var + "' has " + std::to_string(trips) + " iterations");
   // Statement by statement, one copy per iteration: S1(i0) S1(i1) ... S2(i0) ...
   std::vector<StmtP> out;
-  for (auto& s : items(f.body)) out.push_back(copies(s, f.var, f.begin, f.step, trips));
+  for (auto& s : items(loopBody(f))) out.push_back(copies(s, f.var, f.begin, f.step, trips));
   StmtP replacement = makeSeq(out);
   if (r == 1) return replacement;
   return replaceLevel(chain, r - 1, withBody(*chain[r - 2], replacement));

@@ -12,14 +12,11 @@ using namespace ir;
 
 namespace {
 
-const TensorDecl& localDecl(const StmtP& nest, const std::string& tensor, const std::string& what) {
-  const TensorDecl* d = nullptr;
+TensorDecl localDecl(const StmtP& nest, const std::string& tensor, const std::string& what) {
   for (auto& l : localTensorsIn(nest))
-    if (l.tensor->decl.name == tensor) d = &l.tensor->decl;
-  if (!d)
-    throw ScheduleError(what + ": '" + tensor + "' is not local to a loop of this nest; a program tensor's layout is "
-                        "fixed by its inputs and outputs (make it local first with local(...) or cache(...))");
-  return *d;
+    if (l.tensor.decl.name == tensor) return l.tensor.decl;
+  throw ScheduleError(what + ": '" + tensor + "' is not local to a loop of this nest; a program tensor's layout is "
+                      "fixed by its inputs and outputs (make it local first with local(...) or cache(...))");
 }
 
 void checkDim(const TensorDecl& d, int dim, int count, const std::string& what) {
@@ -36,7 +33,7 @@ StmtP apply(const StmtP& nest, const std::string& tensor, AccessRewrite::IndexMa
 }  // namespace
 
 StmtP varReorder(const StmtP& nest, const std::string& tensor, const std::vector<int>& order) {
-  const TensorDecl& d = localDecl(nest, tensor, "var_reorder");
+  const TensorDecl d = localDecl(nest, tensor, "var_reorder");
   std::vector<int> sorted = order;
   std::sort(sorted.begin(), sorted.end());
   std::vector<int> want(d.shape.size());
@@ -54,7 +51,7 @@ StmtP varReorder(const StmtP& nest, const std::string& tensor, const std::vector
 }
 
 StmtP varSplit(const StmtP& nest, const std::string& tensor, int dim, int64_t factor) {
-  const TensorDecl& d = localDecl(nest, tensor, "var_split");
+  const TensorDecl d = localDecl(nest, tensor, "var_split");
   checkDim(d, dim, 1, "var_split");
   if (factor < 1) throw ScheduleError("var_split: the factor must be positive");
   std::vector<int64_t> shape = d.shape;
@@ -70,7 +67,7 @@ StmtP varSplit(const StmtP& nest, const std::string& tensor, int dim, int64_t fa
 }
 
 StmtP varMerge(const StmtP& nest, const std::string& tensor, int dim) {
-  const TensorDecl& d = localDecl(nest, tensor, "var_merge");
+  const TensorDecl d = localDecl(nest, tensor, "var_merge");
   checkDim(d, dim, 2, "var_merge");
   std::vector<int64_t> shape = d.shape;
   int64_t inner = shape[dim];
