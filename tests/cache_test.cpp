@@ -63,8 +63,23 @@ TEST(Cache, PackedBlocksOfAMatrixProduct) {
   expectKeepsResultsOf(kProduct + packed, kProduct + "codegen(l)\n", {{"N", 3}, {"M", 2}, {"K", 2}});
 }
 
+TEST(Cache, LoopTransformationsMayFollow) {
+  // Each iteration's copy stays that iteration's: strip-mining the loop that
+  // owns it, tiling inside it, unrolling and parallelizing around it.
+  expectKeepsResults("c = cache_reduce(l, 1, C)\nd = stripmine(c, 1, 4)\nd = parallelize(d, 1)\ncodegen(d)\n", kProduct);
+  expectKeepsResults("c = cache(l, 3, B)\nd = tile(c, 2)\ncodegen(d)\n", kProduct);
+  expectKeepsResults("c = cache(l, 2, inp)\nd = unroll(c, 1, 2)\ncodegen(d)\n", kStencil);
+}
+
+TEST(Cache, TransformationsThatWouldShareOrSplitACopyAreRefused) {
+  // Fission would fill row i's copy in one loop and read a fresh, empty one in the other.
+  expectRefused(kStencil + "c = cache(l, 1, out)\nd = fission(c, 1, 1)\n", 8, "share one copy of 'out_cache'");
+  // Interchange takes the copy out to the outer loop: one copy for several iterations.
+  expectRefused(kProduct + "c = cache(l, 2, C)\nd = interchange(c, 1, 2)\n", 6, "share one copy of 'C_cache'");
+  expectRefused(kProduct + "c = cache_reduce(l, 1, C)\nd = unroll(c, 1, 2)\n", 6, "share one copy of 'C_cache'");
+}
+
 TEST(Cache, RefusedWhereItWouldBeWrongOrUnchecked) {
   expectRefused(kStencil + "c = cache_reduce(l, 1, inp)\n", 7, "must only update 'inp'");
-  expectRefused(kProduct + "c = cache(l, 2, C)\nd = interchange(c, 1, 2)\n", 6, "after cache");
   expectRefused(kProduct + "c = cache(l, 1, l)\n", 5, "not a declared tensor");
 }

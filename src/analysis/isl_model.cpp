@@ -1,5 +1,7 @@
 #include "analysis/isl_model.hpp"
 
+#include <cctype>
+
 #include <isl/options.h>
 
 #include "ir/accesses.hpp"
@@ -30,6 +32,12 @@ UMap meet(const UMap& a, const UMap& b) {
 
 bool isEmpty(const UMap& m) {
   isl_bool e = isl_union_map_is_empty(m.get());
+  if (e == isl_bool_error) throw IslFailure{};
+  return e == isl_bool_true;
+}
+
+bool isEqual(const UMap& a, const UMap& b) {
+  isl_bool e = isl_union_map_is_equal(a.get(), b.get());
   if (e == isl_bool_error) throw IslFailure{};
   return e == isl_bool_true;
 }
@@ -160,8 +168,9 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   }
   void visitVarDef(const VarDef& v, Occurrence ctx) override {
     // A loop-local tensor keeps the whole tensor's indices, and its elements
-    // stay within one iteration (analysis/locals.hpp): the whole tensor.
-    if (!v.loopLocal) ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
+    // stay within one iteration (analysis/locals.hpp): the whole tensor. A
+    // cache's copy is refilled in every iteration: each has its own.
+    if (!v.loopLocal || v.loopLocal->isCopy) ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
     collect(v.body, std::move(ctx));
   }
   void visitIf(const If& i, Occurrence ctx) override {
@@ -220,6 +229,18 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return s;
 }
 
+std::string tupleName(const std::string& id) {
+  // Letters and digits stay; '_' doubles and anything else is '_' and its
+  // code, so different ids keep different names ("C.L1.1.in": "C_46_L1_46_1_46_in").
+  std::string out;
+  for (unsigned char c : id) {
+    if (std::isalnum(c)) out += static_cast<char>(c);
+    else if (c == '_') out += "__";
+    else out += "_" + std::to_string(c) + "_";
+  }
+  return out;
+}
+
 // { Sid[origin] -> <rhs>[values] : the occurrence's domain }
 std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values) {
   std::vector<std::string> outs, eqs;
@@ -237,7 +258,7 @@ std::string relation(const Occurrence& o, const std::string& rhsTuple, const std
   std::vector<std::string> quantified = o.vars;
   quantified.insert(quantified.end(), o.texter.unknowns.begin(), o.texter.unknowns.end());
   if (!quantified.empty()) body = "exists (" + join(quantified, ", ") + " : " + body + ")";
-  return "{ " + o.tag.id + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" + join(rv, ", ") + "] : " + body + " }";
+  return "{ " + tupleName(o.tag.id) + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" + join(rv, ", ") + "] : " + body + " }";
 }
 
 UMap read(isl_ctx* ctx, const std::string& text) {

@@ -54,6 +54,7 @@ UMap read(isl_ctx* ctx, const std::string& text);
 UMap empty(isl_ctx* ctx);
 // True when m is empty; throws IslFailure when isl cannot tell.
 bool isEmpty(const UMap& m);
+bool isEqual(const UMap& a, const UMap& b);
 
 // IR expressions as isl text; iterators are renamed x0, x1, ... by depth.
 // A value isl cannot describe (a load in a subscript or a loop bound, a
@@ -111,6 +112,8 @@ struct Occurrence {
 std::vector<Occurrence> occurrences(const ir::StmtP& nest);
 
 std::string join(const std::vector<std::string>& v, const std::string& sep);
+// A statement id as an isl tuple name (ids hold dots, which isl's names cannot).
+std::string tupleName(const std::string& id);
 // { Sid[origin] -> <rhsTuple>[values] : the occurrence's domain }
 std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values);
 // Instance -> element of `tensor` for access a of occurrence o.

@@ -65,8 +65,13 @@ std::string describe(isl_map* m, const std::map<std::string, const Occurrence*>&
 }
 
 
+Legality undecided() {
+  return {false, "the dependence analysis could not decide (the nest is too complex for its budget); "
+                 "use --no-check to apply the transformation unchecked"};
+}
+
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-3";
+constexpr const char* kAnalysisVersion = "teml-legality-4";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
@@ -145,15 +150,42 @@ Legality checkReordering(const StmtP& before, const StmtP& after, const std::str
 
 namespace {
 
+// Pairs of instances that use the same copy of scoped tensor t (one run of
+// its VarDef, under the same iterations of the loops around it).
+UMap sameCopy(isl_ctx* ctx, const std::vector<Occurrence>& occ, const std::string& t) {
+  UMap copyOf = empty(ctx);
+  for (auto& o : occ) {
+    auto scope = o.scoped.find(t);
+    bool uses = o.write.tensor == t;
+    for (auto& r : o.reads) uses |= r.tensor == t;
+    if (uses && scope != o.scoped.end()) copyOf = unite(copyOf, read(ctx, relation(o, scope->second.tuple, scope->second.prefix)));
+  }
+  return meet(copyOf, copyOf);
+}
+
+// A scoped tensor's copies must be shared by the same instances before and
+// after: a value cannot cross into another copy, nor two copies become one.
+std::string copiesChanged(isl_ctx* ctx, const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
+  std::set<std::string> scoped;
+  for (auto& o : occB)
+    for (auto& [name, scope] : o.scoped) scoped.insert(name);
+  for (auto& t : scoped)
+    if (!isEqual(sameCopy(ctx, occB, t), sameCopy(ctx, occA, t)))
+      return "change which statement instances share one copy of '" + t +
+             "' (a tensor defined inside a loop: each iteration has its own, and its values do not cross to another)";
+  return "";
+}
+
 Legality checkWithIsl(const StmtP& before, const StmtP& after) {
   Ctx ctx = boundedContext();
   try {
     std::vector<Occurrence> occB = occurrences(before), occA = occurrences(after);
     if (occB.empty()) return {};
+    if (std::string changed = copiesChanged(ctx.get(), occB, occA); !changed.empty()) return {false, changed};
     std::map<std::string, const Occurrence*> byId;
     std::set<std::string> tensors;
     for (auto& o : occB) {
-      byId.emplace(o.tag.id, &o);
+      byId.emplace(tupleName(o.tag.id), &o);
       tensors.insert(o.write.tensor);
       for (auto& r : o.reads) tensors.insert(r.tensor);
     }
@@ -199,16 +231,25 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
             return isl_stat_ok;
           },
           &state);
-      return {false, text + " on '" + t + "'"};
+      return {false, "reverse " + text + " on '" + t + "'"};
     }
     return {};
   } catch (const IslFailure&) {
-    return {false, "the dependence analysis could not decide (the nest is too complex for its budget); "
-                   "use --no-check to apply the transformation unchecked"};
+    return undecided();
   }
 }
 
 }  // namespace
+
+Legality checkCopies(const StmtP& before, const StmtP& after) {
+  Ctx ctx = boundedContext();
+  try {
+    std::string changed = copiesChanged(ctx.get(), occurrences(before), occurrences(after));
+    return {changed.empty(), changed};
+  } catch (const IslFailure&) {
+    return undecided();
+  }
+}
 
 bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
   Ctx ctx = boundedContext();

@@ -18,11 +18,16 @@ struct Legality {
 
 // Every dependence between instances in `before` (write then read, read then
 // write, write then write; reductions of one kind into the same element
-// commute) must keep its order in `after`. Untagged statements are ignored.
+// commute) must keep its order in `after`, and the instances that share one
+// copy of a scoped tensor (a VarDef's, a cache's) must share one copy in
+// `after` too. Untagged statements are ignored.
 // When isl's work budget runs out the answer is "not legal" with a reason.
 // With a `cacheDir`, answers are kept there (keyed by the problem's text) so
 // that re-running a meta-program does not repeat the analysis.
 Legality checkReordering(const ir::StmtP& before, const ir::StmtP& after, const std::string& cacheDir = "");
+// Only the second condition, for transformations that keep the order of
+// instances but may move the definitions of scoped tensors (unrolling).
+Legality checkCopies(const ir::StmtP& before, const ir::StmtP& after);
 
 }  // namespace teml::analysis
 

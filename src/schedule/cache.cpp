@@ -73,17 +73,24 @@ Uses usesOf(const StmtP& body, const std::string& t) {
 // over the box, clamped to the tensor's bounds (the box may reach past them)
 // where the ranges of the enclosing iterators (`outer`) do not rule that out:
 // a clamp hides from the race analysis that parallel iterations copy
-// different boxes.
+// different boxes. An instance of the copy is one element in one iteration
+// of the loops around it (`chain`): its tag names both.
 StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std::string& to, const std::string& from,
                std::optional<ReduceOp> op, const std::string& id, std::set<std::string>& taken,
-               const analysis::Ranges& outer) {
+               const analysis::Ranges& outer, const std::vector<const For*>& chain) {
   std::vector<std::string> vars;
   std::vector<ExprP> idx;
   for (size_t d = 0; d < box.offset.size(); ++d) {
     vars.push_back(freshName("c" + std::to_string(d + 1), taken));
     idx.push_back(var(vars.back()));
   }
-  StmtTag tag{id, vars, idx};
+  StmtTag tag{id, {}, {}};
+  for (auto* l : chain) {
+    tag.names.push_back(l->var);
+    tag.origin.push_back(var(l->var));
+  }
+  tag.names.insert(tag.names.end(), vars.begin(), vars.end());
+  tag.origin.insert(tag.origin.end(), idx.begin(), idx.end());
   StmtP s = op ? makeReduce(*op, to, idx, load(from, idx, decl.dtype), SourceLoc{}, tag)
                : makeStore(to, idx, load(from, idx, decl.dtype), SourceLoc{}, tag);
   for (size_t d = box.offset.size(); d-- > 0;) {
@@ -125,10 +132,10 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   // whatever a copy-in would bring: the copy starts unfilled instead.
   bool overwritten = !reduce && !u.reads && u.reduces.empty() && analysis::storeCoversBox(f, t, box, tensor.shape);
   std::vector<StmtP> body;
-  if (!reduce && !overwritten) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer));
+  if (!reduce && !overwritten) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer, chain));
   body.push_back(Rename(t, cacheName).mutate(loopBody(f)));
-  if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken, outer));
-  else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken, outer));
+  if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken, outer, chain));
+  else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken, outer, chain));
   std::vector<LocalTensor> locals = localsOf(f);
   // A copy-in (or the body's stores) defines every element the body reads.
   locals.push_back(LocalTensor(local, LoopLocal{reduce ? reduceIdentity(*u.reduces.begin()) : 0, true, !reduce}));

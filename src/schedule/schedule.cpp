@@ -23,45 +23,46 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-bool hasCacheCopy(const StmtP& nest) {
-  auto locals = localTensorsIn(nest);
-  return std::any_of(locals.begin(), locals.end(), [](const LocalOf& l) { return l.tensor.isCopy; });
+// A tensor with a copy per iteration inside (a free-form VarDef, a cache's
+// copy): a transformation that moves it must keep its copies shared as they were.
+bool definesTensors(const StmtP& s) {
+  bool found = false;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind != StmtKind::VarDef) return;
+    auto& l = static_cast<const VarDef&>(*t).loopLocal;
+    found |= !l || l->isCopy;
+  });
+  return found;
 }
 
 }  // namespace
 
 StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
                       const std::function<StmtP()>& transform) {
-  // The dependence analysis sees a cache's copy as an ordinary tensor, which
-  // it is not (every iteration refills it): only marking loops may follow.
-  static const std::set<std::string> afterCache = {"parallelize", "vectorize",   "local",     "cache",    "cache_reduce",
-                                                   "prefetch",    "var_reorder", "var_split", "var_merge"};
-  if (!afterCache.count(what))
-    for (auto& in : inputs)
-      if (hasCacheCopy(in))
-        throw ScheduleError(what + " after cache(...): apply cache and cache_reduce after the loop "
-                                   "transformations (only parallelize and vectorize may follow)");
   StmtP result = uniqueLoopIds(uniqueIterators(transform()));
+  keepsLocals(what, inputs, result);
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);
-  if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
-  keepsLocals(what, inputs, result);
+  StmtP before = inputs.size() == 1 ? inputs[0] : makeSeq(inputs);
+  if (reorders || definesTensors(before)) checkReordering(what, before, result, reorders);
+  localsStaySound(what, result);
   return result;
 }
 
-void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after) {
+void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after, bool reorders) {
   if (!options_.checkLegality) return;
   auto t = std::chrono::steady_clock::now();
-  analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
+  analysis::Legality l = reorders ? analysis::checkReordering(before, after, options_.analysisCacheDir)
+                                  : analysis::checkCopies(before, after);
   stats_.analysisSeconds += secondsSince(t);
   ++stats_.checks;
   if (!l.legal && l.violation.rfind("the dependence analysis could not decide", 0) == 0)
     throw ScheduleError(what + ": " + l.violation, Refusal::TooComplex);
-  if (!l.legal) throw ScheduleError(what + " would reverse " + l.violation, Refusal::Illegal);
+  if (!l.legal) throw ScheduleError(what + " would " + l.violation, Refusal::Illegal);
 }
 
-// A transformation must keep every local tensor of the nests it transforms,
-// each still used within one iteration of its loop only.
+// A transformation must keep every local tensor of the nests it transforms
+// (the loop that owns it)...
 void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& inputs, const StmtP& result) {
   std::set<std::string> before;
   for (auto& in : inputs) {
@@ -72,8 +73,12 @@ void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& in
   for (auto& n : before)
     if (!after.count(n))
       throw ScheduleError(what + " would remove the loop that '" + n + "' is local to (line " +
-                          std::to_string(localLines_[n]) + "); make it local after this transformation");
-  if (after.empty()) return;
+                          std::to_string(localLines_[n]) + "); make it local or cache it after this transformation");
+}
+
+// ... each still used within one iteration of its loop only.
+void Schedule::localsStaySound(const std::string& what, const StmtP& result) {
+  if (localTensorsIn(result).empty()) return;
   auto t = std::chrono::steady_clock::now();
   std::string problem = analysis::checkLocals(result, options_.checkLegality);
   stats_.analysisSeconds += secondsSince(t);
