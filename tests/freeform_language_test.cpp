@@ -450,7 +450,9 @@ def s(s):
 )",
               {{"N", 20}});
   std::string ir = irOf(p);
-  EXPECT_LT(ir.find("@Lk.o"), ir.find("@Li\n"));
-  EXPECT_LT(ir.find("@Lk\n"), ir.find("@Lj\n"));
+  ASSERT_NE(ir.find("@Lj "), std::string::npos) << ir;
+  EXPECT_LT(ir.find("@Lk.o"), ir.find("@Li "));
+  EXPECT_LT(ir.find("@Lk "), ir.find("@Lj "));
+  EXPECT_NE(ir.find("@Lk.o  # line 9, tile of Lk"), std::string::npos) << ir;
   expectJitMatchesInterpreter(p.program);
 }

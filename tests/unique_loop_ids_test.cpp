@@ -11,8 +11,9 @@ TEST(UniqueLoopIds, UnrolledCopiesOfALoopGetTheirOwnIds) {
   auto p = compile("A = tensor([3, 4])\nB = tensor([3, 4])\nB = eq(A, [i, j] -> [i, j])\nl = build(B)\n"
                    "u = unroll(l, 1)\ncodegen(u)\n");
   std::string text = ir::toString(p, true);
-  EXPECT_NE(text.find("@L1.2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("@L1.2#2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("@L1.2#3\n"), std::string::npos) << text;
+  // Each loop says where it comes from: the source line, the primitive that made it and from which loop.
+  EXPECT_NE(text.find("@L1.2  # line 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("@L1.2#2  # line 3, unroll of L1.2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("@L1.2#3  # line 3, unroll of L1.2\n"), std::string::npos) << text;
   EXPECT_EQ(ir::verify(p), "");
 }

@@ -12,6 +12,7 @@ struct SourceLoc {
   int line = 0;
   int col = 0;
   bool known() const { return line > 0; }
+  bool operator==(const SourceLoc&) const = default;
 };
 
 // A second place that explains an error, e.g. the '(' an expected ')' matches.

@@ -92,7 +92,7 @@ StmtP Mutator::mutateFor(const StmtP& s) {
   ExprP b = mutate(f.begin), e = mutate(f.end);
   StmtP body = mutate(f.body);
   if (b == f.begin && e == f.end && body == f.body) return s;
-  return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
+  return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body, {}, f.made);
 }
 
 StmtTag Mutator::mutateTag(const StmtTag& tag, bool* changed) {
@@ -164,7 +164,7 @@ class Substituter : public Mutator {
       body = mutate(f.body);
     }
     if (b == f.begin && e == f.end && body == f.body) return s;
-    return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body);
+    return makeFor(f.id, f.var, b, e, f.step, f.loopKind, body, {}, f.made);
   }
 
  private:

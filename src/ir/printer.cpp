@@ -57,6 +57,16 @@ static std::string target(const std::string& t, const std::vector<ExprP>& idx) {
   return s;
 }
 
+// "  # line 3", "  # line 3, stripmine of L1.2"
+static std::string provenanceText(const Provenance& p) {
+  std::vector<std::string> parts;
+  if (p.loc.known()) parts.push_back("line " + std::to_string(p.loc.line));
+  if (!p.primitive.empty()) parts.push_back(p.primitive + (p.from.empty() ? "" : " of " + p.from));
+  std::string s;
+  for (auto& x : parts) s += (s.empty() ? "  # " : ", ") + x;
+  return s;
+}
+
 static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent) {
   std::string pad(indent * 2, ' ');
   switch (s->kind) {
@@ -68,7 +78,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (f.loopKind.parallel && f.loopKind.schedule != ThreadSchedule::Static)
         os << "(" << threadScheduleName(f.loopKind.schedule) << ")";
       if (f.loopKind.vector) os << " vector";
-      if (withIds) os << "  @" << f.id;
+      if (withIds) os << "  @" << f.id << provenanceText(f.made);
       os << "\n";
       printStmt(os, f.body, withIds, indent + 1);
       break;

@@ -34,11 +34,11 @@ double reduceIdentity(ReduceOp op) {
 }
 
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
-              StmtP body, const std::vector<LocalTensor>& locals) {
+              StmtP body, const std::vector<LocalTensor>& locals, Provenance made) {
   for (auto l = locals.rbegin(); l != locals.rend(); ++l)
     body = std::make_shared<VarDef>(l->decl, std::move(body), static_cast<const LoopLocal&>(*l));
   return std::make_shared<For>(std::move(id), std::move(var), std::move(begin), std::move(end),
-                               step, kind, std::move(body));
+                               step, kind, std::move(body), std::move(made));
 }
 
 std::vector<LocalTensor> localsOf(const For& f) {
@@ -60,7 +60,7 @@ const StmtP& loopBody(const For& f) {
 }
 
 StmtP withBody(const For& f, StmtP body) {
-  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body), localsOf(f));
+  return makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, std::move(body), localsOf(f), f.made);
 }
 
 StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag) {

@@ -60,6 +60,16 @@ struct Stmt : std::enable_shared_from_this<Stmt> {
   StmtP self() const { return shared_from_this(); }  // see Expr::self
 };
 
+// Where a loop comes from: the source position of what it was written as
+// (a loop, a tensor statement), and for a loop a primitive made or changed,
+// that primitive and the id of the loop it was made from.
+struct Provenance {
+  SourceLoc loc;
+  std::string primitive;  // "" for a loop as written
+  std::string from;
+  bool operator==(const Provenance&) const = default;
+};
+
 // for (var = begin; var < end; var += step) { body }, or with a negative
 // step, counting down: for (var = begin; var > end; var += step) (Python's
 // range(begin, end, step)). The tensors local to its iterations (TeML's
@@ -71,9 +81,10 @@ struct For : Stmt {
   const int64_t step;
   const LoopKind loopKind;
   const StmtP body;
-  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd)
+  const Provenance made;
+  For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd, Provenance m = {})
       : Stmt(StmtKind::For), id(std::move(i)), var(std::move(v)), begin(std::move(b)),
-        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)) {}
+        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)), made(std::move(m)) {}
 };
 
 // tensor[indices] = value
@@ -164,7 +175,7 @@ std::string assertionMessage(const std::string& message, int64_t shown);
 
 // A loop; `locals` become VarDefs around `body`, owned by the loop.
 StmtP makeFor(std::string id, std::string var, ExprP begin, ExprP end, int64_t step, LoopKind kind,
-              StmtP body, const std::vector<LocalTensor>& locals = {});
+              StmtP body, const std::vector<LocalTensor>& locals = {}, Provenance made = {});
 // The tensors local to f's iterations, outermost first, and f's body inside them.
 std::vector<LocalTensor> localsOf(const For& f);
 const StmtP& loopBody(const For& f);

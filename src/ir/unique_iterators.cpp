@@ -30,7 +30,7 @@ class Renamer : public Mutator {
     body = mutate(body);
     enclosing_.erase(v);
     if (v == f.var && body == f.body) return s;
-    return makeFor(f.id, v, f.begin, f.end, f.step, f.loopKind, body);
+    return makeFor(f.id, v, f.begin, f.end, f.step, f.loopKind, body, {}, f.made);
   }
 
  private:

@@ -26,7 +26,7 @@ class Renamer : public Mutator {
     }
     StmtP body = mutate(f.body);
     if (id == f.id && body == f.body) return s;
-    return makeFor(id, f.var, f.begin, f.end, f.step, f.loopKind, body);
+    return makeFor(id, f.var, f.begin, f.end, f.step, f.loopKind, body, {}, f.made);
   }
 
  private:

@@ -10,7 +10,7 @@ ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix, const std:
   for (size_t k = a.order.size(); k-- > 0;) {
     const std::string& v = a.order[k];
     s = ir::makeFor(idPrefix + std::to_string(k + 1), v, ir::intConst(0), ir::intConst(a.extents.at(v)), 1,
-                    ir::LoopKind{}, s);
+                    ir::LoopKind{}, s, {}, ir::Provenance{a.loc});
   }
   return s;
 }

@@ -46,7 +46,7 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule 
   LoopKind kind = f.loopKind;
   (parallel ? kind.parallel : kind.vector) = true;
   if (parallel) kind.schedule = schedule;
-  auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body);
+  auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
   auto report = analysis::analyzeConcurrentLoop(*marked, kind.vector);
   if (!report.ok) {
@@ -54,7 +54,7 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule 
     // isl decides exactly whether iterations are independent.
     if (!analysis::loopIsIndependent(nest, f.id)) throw ScheduleError(std::string(what) + ": " + report.reason);
     kind.independent = true;
-    marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body);
+    marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   }
   StmtP result = replaceLevel(chain, r, marked);
   checkParallelNesting(result, what);

@@ -11,6 +11,7 @@
 #include "ir/unique_iterators.hpp"
 #include "ir/unique_loop_ids.hpp"
 #include "ir/verify.hpp"
+#include "schedule/provenance.hpp"
 #include "schedule/transforms.hpp"
 
 namespace teml::schedule {
@@ -39,7 +40,7 @@ bool definesTensors(const StmtP& s) {
 
 StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
                       const std::function<StmtP()>& transform) {
-  StmtP result = uniqueLoopIds(uniqueIterators(transform()));
+  StmtP result = recordProvenance(what, inputs, uniqueLoopIds(uniqueIterators(transform())));
   keepsLocals(what, inputs, result);
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);

@@ -179,7 +179,7 @@ std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& va
   std::string base = statementLabel_.empty() ? "L" + std::to_string(loc.line) + ".0" : statementLabel_;
   for (size_t d = target.shape.size(); d-- > 0;)
     s = makeFor(d == 0 ? base : base + "." + std::to_string(d), vars[d], intConst(0), intConst(target.shape[d]), 1,
-                LoopKind{}, s);
+                LoopKind{}, s, {}, Provenance{loc});
   return withChecks({s});
 }
 

@@ -151,7 +151,7 @@ std::vector<StmtP> Lowerer::forLoop(const Node& s) {
   std::vector<Check> onBounds = std::move(iterators_.back().onBounds);
   iterators_.pop_back();
   std::string id = s.label.empty() ? "L" + std::to_string(s.loc.line) : s.label;
-  StmtP loop = makeFor(id, v, begin, end, step, LoopKind{}, makeSeq(body));
+  StmtP loop = makeFor(id, v, begin, end, step, LoopKind{}, makeSeq(body), {}, Provenance{s.loc});
   checks_ = std::move(outerChecks);
   checks_.insert(checks_.end(), onBounds.begin(), onBounds.end());
   return withChecks({loop});
