@@ -1,6 +1,7 @@
 // Dependences through loaded values: a load in a subscript, a loop bound or
 // a branch condition is an unknown to isl, so the accesses through it may
-// reach any element. Reorderings that cannot be affected are accepted;
+// reach any element; two loads of one element of a tensor the nest does not
+// write are one value. Reorderings that cannot be affected are accepted;
 // the others are refused ("may depend"), never applied silently, and the
 // analysis never throws.
 #include "analysis/legality.hpp"
@@ -65,4 +66,34 @@ TEST(IndirectLegality, LoadedLoopBoundsAndDataDependentBranchesAreAnalyzed) {
   StmtP nest = loop("r", intConst(0), intConst(4), loop("j", begin, end, body));
   auto same = analysis::checkReordering(nest, nest);
   EXPECT_TRUE(same.legal) << same.violation;
+}
+
+namespace {
+
+// for i: { a[first[i]] = x[i]; a[second[i] + 1] = x[i] * 2 } with its two statements swapped.
+analysis::Legality swappedWrites(const std::string& first, const std::string& second, bool firstIsWritten) {
+  StmtP s1 = makeStore("a", {index(first, var("i"))}, at("x", {var("i")}), SourceLoc{2, 1}, tagOf("S1", {"i"}));
+  StmtP s2 = makeStore("a", {add(index(second, var("i")), intConst(1))}, mul(at("x", {var("i")}), floatConst(2)),
+                       SourceLoc{3, 1}, tagOf("S2", {"i"}));
+  std::vector<StmtP> body = {s1, s2};
+  if (firstIsWritten)
+    body.push_back(makeStore(first, {var("i")}, intConst(0), SourceLoc{4, 1}, tagOf("S3", {"i"})));
+  StmtP nest = loop("i", intConst(0), intConst(6), makeSeq(body));
+  return analysis::checkReordering(nest, schedule::swap(nest, 1, 1, 2));
+}
+
+}  // namespace
+
+TEST(IndirectLegality, TwoLoadsOfOneElementOfAnUnwrittenTensorAreEqual) {
+  // In one iteration a[idx[i]] and a[idx[i] + 1] are different elements, so
+  // the two writes may trade places (across iterations nothing moves).
+  auto same = swappedWrites("idx", "idx", false);
+  EXPECT_TRUE(same.legal) << same.violation;
+  // Through two index tensors they may be one element ...
+  auto two = swappedWrites("idx", "jdx", false);
+  EXPECT_FALSE(two.legal);
+  EXPECT_NE(two.violation.find("from the statement at line 2 to the one at line 3 on 'a'"), std::string::npos)
+      << two.violation;
+  // ... and so they may where the nest itself writes the index tensor.
+  EXPECT_FALSE(swappedWrites("idx", "idx", true).legal);
 }

@@ -46,8 +46,9 @@ namespace {
 // An integer expression in isl's syntax; loads (not affine) and others fail.
 class IslText : public ExprFunctor<std::string()> {
  public:
-  IslText(const std::map<std::string, std::string>& names, std::vector<std::string>& unknowns)
-      : names_(names), unknowns_(unknowns) {}
+  IslText(const std::map<std::string, std::string>& names, std::vector<std::string>& unknowns,
+          std::vector<LoadedValue>& loads)
+      : names_(names), unknowns_(unknowns), loads_(loads) {}
   std::string of(const ExprP& e) { return dispatch(e); }
 
  private:
@@ -58,7 +59,13 @@ class IslText : public ExprFunctor<std::string()> {
     return it->second;
   }
   std::string visitFloatConst(const FloatConst&) override { throw IslFailure{}; }
-  std::string visitLoad(const Load&) override { return unknown(); }
+  std::string visitLoad(const Load& l) override {
+    LoadedValue v{"", l.tensor, {}};
+    for (auto& i : l.indices) v.indices.push_back(of(i));
+    v.unknown = unknown();
+    loads_.push_back(std::move(v));
+    return loads_.back().unknown;
+  }
   std::string visitUnary(const Unary& u) override {
     if (u.op != UnaryOp::Neg) return unknown();
     return "(-" + of(u.a) + ")";
@@ -89,10 +96,11 @@ class IslText : public ExprFunctor<std::string()> {
 
   const std::map<std::string, std::string>& names_;
   std::vector<std::string>& unknowns_;
+  std::vector<LoadedValue>& loads_;
 };
 }  // namespace
 
-std::string Texter::expr(const ExprP& e) const { return IslText(names, unknowns).of(e); }
+std::string Texter::expr(const ExprP& e) const { return IslText(names, unknowns, loads).of(e); }
 
 std::string Texter::cond(const ExprP& e, bool positive) const {
   try {

@@ -56,17 +56,26 @@ UMap empty(isl_ctx* ctx);
 bool isEmpty(const UMap& m);
 bool isEqual(const UMap& a, const UMap& b);
 
+// A loaded value the text names as an unknown: which element of which tensor.
+struct LoadedValue {
+  std::string unknown;               // u3
+  std::string tensor;
+  std::vector<std::string> indices;  // isl text
+};
+
 // IR expressions as isl text; iterators are renamed x0, x1, ... by depth.
 // A value isl cannot describe (a load in a subscript or a loop bound, a
 // non-affine term) becomes an unknown u0, u1, ...: quantified in every
 // relation, so an access through it may reach any element and a bound
 // through it any value. That over-approximates what the program touches,
 // which is what the legality and locality questions need (sound, "may
-// depend"); an instance is not known to read the same value twice.
+// depend"). Loads are also recorded (`loads`), so that the legality check
+// can tell two loads of one element of an unwritten tensor equal.
 class Texter {
  public:
   std::map<std::string, std::string> names;
   mutable std::vector<std::string> unknowns;
+  mutable std::vector<LoadedValue> loads;
   std::string expr(const ir::ExprP& e) const;
   // The condition as isl constraints, or "" when it cannot be described
   // (a test of loaded values): both branches are then taken as possible.

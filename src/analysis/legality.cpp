@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/conflicts.hpp"
 #include "analysis/isl_model.hpp"
 #include "cache/entry.hpp"
 #include "ir/mutator.hpp"
@@ -71,7 +72,7 @@ Legality undecided() {
 }
 
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-4";
+constexpr const char* kAnalysisVersion = "teml-legality-5";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
@@ -84,7 +85,12 @@ std::string problemText(const std::vector<Occurrence>& occB, const std::vector<O
       for (auto& r : o.reads) acc.push_back(&r);
       for (auto* a : acc) {
         std::vector<std::string> idx;
+        size_t firstLoad = o.texter.loads.size();
         for (auto& i : a->indices) idx.push_back(o.texter.expr(i));
+        for (size_t k = firstLoad; k < o.texter.loads.size(); ++k) {  // which tensor each unknown loads
+          auto& l = o.texter.loads[k];
+          key += " " + l.unknown + ":" + l.tensor + "[" + join(l.indices, ",") + "]";
+        }
         auto scope = o.scoped.find(a->tensor);
         std::string where = scope == o.scoped.end() ? "" : scope->second.tuple + "(" + join(scope->second.prefix, ",") + ")";
         key += " " + a->tensor + where + "[" + join(idx, ",") + "]";
@@ -189,34 +195,18 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
       tensors.insert(o.write.tensor);
       for (auto& r : o.reads) tensors.insert(r.tensor);
     }
+    // Loads of tensors neither nest writes give the same value for one element.
+    std::set<std::string> constant;
+    for (auto* occ : {&occB, &occA})
+      for (auto& o : *occ)
+        for (auto& r : o.reads) constant.insert(r.tensor);
+    for (auto* occ : {&occB, &occA})
+      for (auto& o : *occ) constant.erase(o.write.tensor);
     UMap timeB = schedule(ctx.get(), occB), timeA = schedule(ctx.get(), occA);
     UMap orderedB = check(isl_union_map_lex_lt_union_map(timeB.copy(), timeB.copy()));
     UMap notOrderedA = check(isl_union_map_lex_ge_union_map(timeA.copy(), timeA.copy()));
     for (auto& t : tensors) {
-      // Access relations of this tensor: plain writes, reductions by kind, reads.
-      UMap stores = empty(ctx.get()), reads = empty(ctx.get());
-      std::map<ReduceOp, UMap> reduces;
-      auto rel = [&](const Occurrence& o, const Access& a) { return accessRelation(ctx.get(), o, a); };
-      for (auto& o : occB) {
-        if (o.write.tensor == t) {
-          if (o.isReduce) {
-            auto it = reduces.emplace(o.op, empty(ctx.get())).first;
-            it->second = unite(it->second, rel(o, o.write));
-          } else {
-            stores = unite(stores, rel(o, o.write));
-          }
-        }
-        for (auto& r : o.reads)
-          if (r.tensor == t) reads = unite(reads, rel(o, r));
-      }
-      UMap allReduces = empty(ctx.get());
-      for (auto& [op, m] : reduces) allReduces = unite(allReduces, m);
-      UMap any = unite(unite(stores, reads), allReduces);
-      UMap conflicts = unite(meet(stores, any), meet(any, stores));
-      conflicts = unite(conflicts, unite(meet(allReduces, reads), meet(reads, allReduces)));
-      for (auto& [op1, m1] : reduces)
-        for (auto& [op2, m2] : reduces)
-          if (op1 != op2) conflicts = unite(conflicts, meet(m1, m2));
+      UMap conflicts = conflictsOn(ctx.get(), occB, t, constant);
       UMap deps = intersect(conflicts, orderedB);
       UMap violated = intersect(deps, notOrderedA);
       if (isEmpty(violated)) continue;
