@@ -76,7 +76,8 @@ TEST(Cache, TransformationsThatWouldShareOrSplitACopyAreRefused) {
   expectRefused(kStencil + "c = cache(l, 1, out)\nd = fission(c, 1, 1)\n", 8, "share one copy of 'out_cache'");
   // Interchange takes the copy out to the outer loop: one copy for several iterations.
   expectRefused(kProduct + "c = cache(l, 2, C)\nd = interchange(c, 1, 2)\n", 6, "share one copy of 'C_cache'");
-  expectRefused(kProduct + "c = cache_reduce(l, 1, C)\nd = unroll(c, 1, 2)\n", 6, "share one copy of 'C_cache'");
+  // Unrolling would give two iterations one copy.
+  expectRefused(kProduct + "c = cache_reduce(l, 1, C)\nd = unroll(c, 1, 2)\n", 6, "owns 'C_cache', a cache's copy");
 }
 
 TEST(Cache, RefusedWhereItWouldBeWrongOrUnchecked) {

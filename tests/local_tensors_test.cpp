@@ -75,6 +75,15 @@ TEST(LocalTensors, LaterTransformationsKeepTheLocal) {
   expectRefused(kBlur + "g = local(f, 1, tmp)\ng = unroll(g, 1)\n", 14, "would remove the loop that 'tmp' is local to");
 }
 
+TEST(LocalTensors, LoopsAcrossTheOwnerStayOneNest) {
+  // t is local to loop i, which interchange then moves inside loop j: the
+  // local belongs to i's header and the two loops still form one nest.
+  const std::string fused = "x = tensor([N, N])\nt = tensor([N, N])\ny = tensor([N, N])\ntwo = scalar()\n"
+                            "init(two, 2)\nt = mul(x, two, [[i, j], ] -> [i, j])\ns = vadd(t, x, [[i, j], [i, j]])\n"
+                            "y = eq(s, -> [i, j])\nl1 = build(t)\nl2 = build(y)\nf = fuse_outer(l1, l2, 2)\n";
+  expectKeepsResults(fused + "g = local(f, 1, t)\ng = interchange(g, 1, 2)\ncodegen(g)\n", fused + "codegen(f)\n");
+}
+
 TEST(LocalTensors, ValuesThatCrossIterationsAreRefused) {
   // u[i] reads t[i], written one iteration earlier: t cannot be per-iteration.
   const std::string src = "a = tensor([N])\nt = tensor([N + 1])\nu = tensor([N])\n"

@@ -1,7 +1,6 @@
 #include "analysis/conflicts.hpp"
 
-#include <isl/ctx.h>
-
+#include <cstdlib>
 #include <map>
 #include <regex>
 
@@ -159,13 +158,18 @@ UMap conflictsOn(isl_ctx* ctx, const std::vector<Occurrence>& occ, const std::st
   bool refine = false;
   for (auto& u : uses) refine |= loadsConstant(u, constant);
   if (refine) {
+    // In a context of its own, so that running out of its budget leaves
+    // `ctx` able to answer without the equalities (still sound).
+    Ctx own = boundedContext();
+    std::string text;
     try {
-      return consistentUnknowns(ctx, uses, constant);
+      UMap refined = consistentUnknowns(own.get(), uses, constant);
+      char* printed = isl_union_map_to_str(refined.get());
+      if (printed) text = printed;
+      std::free(printed);
     } catch (const IslFailure&) {
-      // Too much for isl's budget: without the equalities (still sound).
-      isl_ctx_reset_error(ctx);
-      isl_ctx_reset_operations(ctx);
     }
+    if (!text.empty()) return read(ctx, text);
   }
   return independentUnknowns(ctx, uses);
 }

@@ -231,16 +231,6 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
 
 }  // namespace
 
-Legality checkCopies(const StmtP& before, const StmtP& after) {
-  Ctx ctx = boundedContext();
-  try {
-    std::string changed = copiesChanged(ctx.get(), occurrences(before), occurrences(after));
-    return {changed.empty(), changed};
-  } catch (const IslFailure&) {
-    return undecided();
-  }
-}
-
 bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
   Ctx ctx = boundedContext();
   try {

@@ -25,9 +25,6 @@ struct Legality {
 // With a `cacheDir`, answers are kept there (keyed by the problem's text) so
 // that re-running a meta-program does not repeat the analysis.
 Legality checkReordering(const ir::StmtP& before, const ir::StmtP& after, const std::string& cacheDir = "");
-// Only the second condition, for transformations that keep the order of
-// instances but may move the definitions of scoped tensors (unrolling).
-Legality checkCopies(const ir::StmtP& before, const ir::StmtP& after);
 
 }  // namespace teml::analysis
 

@@ -35,12 +35,12 @@ class Interpreter : StmtFunctor<void()> {
   // Values are computed in int64 or double and converted to the element
   // type on the way into memory, as C converts them.
   void visitStore(const Store& st) override {
-    auto [buf, off] = locate(st.tensor, st.indices);
+    auto [buf, off] = locate(st.tensor, st.indices, true);
     if (isIntegral(buf->dtype()) && st.value->isInt()) buf->setInt(off, evalInt(st.value));
     else buf->set(off, evalFloat(st.value));
   }
   void visitReduce(const Reduce& r) override {
-    auto [buf, off] = locate(r.tensor, r.indices);
+    auto [buf, off] = locate(r.tensor, r.indices, true);
     if (isIntegral(buf->dtype()) && r.value->isInt()) {
       int64_t v = evalInt(r.value), old = buf->getInt(off);
       switch (r.op) {
@@ -72,12 +72,18 @@ class Interpreter : StmtFunctor<void()> {
   }
   // A fresh tensor each time; a loop-local one is the whole tensor, as its
   // indices are (code generation stores only the box an iteration touches).
+  // Each VarDef keeps one buffer and puts back what a run wrote, so a loop
+  // over it does not fill the whole tensor in every iteration.
   void visitVarDef(const VarDef& v) override {
-    std::vector<runtime::Buffer>& copies = locals_[v.decl.name];
-    copies.emplace_back(v.decl.dtype, v.decl.shape);
-    if (v.loopLocal && v.loopLocal->init != 0) copies.back().fill(v.loopLocal->init);
+    double init = v.loopLocal ? v.loopLocal->init : 0;
+    auto [it, fresh] = scoped_.try_emplace(&v, Scoped{runtime::Buffer(v.decl.dtype, v.decl.shape), {}});
+    Scoped& s = it->second;
+    if (fresh && init != 0) s.buffer.fill(init);
+    locals_[v.decl.name].push_back(&s);
     exec(v.body);
     locals_[v.decl.name].pop_back();
+    for (int64_t off : s.written) s.buffer.set(off, init);
+    s.written.clear();
   }
   void visitIf(const If& i) override {
     if (evalInt(i.cond)) exec(i.then);
@@ -85,10 +91,11 @@ class Interpreter : StmtFunctor<void()> {
   }
 
  private:
-  std::pair<runtime::Buffer*, int64_t> locate(const std::string& tensor,
-                                             const std::vector<ExprP>& indices) {
+  std::pair<runtime::Buffer*, int64_t> locate(const std::string& tensor, const std::vector<ExprP>& indices,
+                                             bool write = false) {
     auto local = locals_.empty() ? locals_.end() : locals_.find(tensor);
-    runtime::Buffer& buf = local != locals_.end() && !local->second.empty() ? local->second.back() : buffer(tensor);
+    Scoped* scoped = local != locals_.end() && !local->second.empty() ? local->second.back() : nullptr;
+    runtime::Buffer& buf = scoped ? scoped->buffer : buffer(tensor);
     if (indices.size() != buf.shape().size())
       throw InternalError("interpreter: tensor '" + tensor + "' indexed with " +
                           std::to_string(indices.size()) + " indices");
@@ -101,6 +108,7 @@ class Interpreter : StmtFunctor<void()> {
                             std::to_string(d + 1) + " of extent " + std::to_string(buf.shape()[d]));
       off = off * buf.shape()[d] + i;
     }
+    if (scoped && write) scoped->written.push_back(off);
     return {&buf, off};
   }
 
@@ -250,7 +258,12 @@ class Interpreter : StmtFunctor<void()> {
   std::unordered_map<std::string, Slot> env_;
   std::unordered_map<const Expr*, Slot*> varSlots_;
   std::unordered_map<const std::string*, runtime::Buffer*> bufferOf_;
-  std::map<std::string, std::vector<runtime::Buffer>> locals_;  // tensors of VarDefs, innermost last
+  struct Scoped {
+    runtime::Buffer buffer;
+    std::vector<int64_t> written;  // offsets to put back to the initial value
+  };
+  std::map<const VarDef*, Scoped> scoped_;
+  std::map<std::string, std::vector<Scoped*>> locals_;  // tensors of VarDefs in scope, innermost last
 };
 
 }  // namespace

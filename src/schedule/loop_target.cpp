@@ -107,11 +107,13 @@ LoopSite siteOf(const StmtP& top, const std::string& id, const std::string& what
   StmtP loop = findLoop(top, id, what);
   std::vector<StmtP> path;
   pathTo(top, loop.get(), path);
-  // Climb while the parent is a loop whose single statement leads here.
+  // Climb while the parent is a loop whose single statement leads here (its
+  // local tensors, VarDefs with a LoopLocal, belong to its header).
   size_t k = path.size() - 1;
   int level = 1;
   for (size_t p = k; p-- > 0;) {
     if (path[p]->kind == StmtKind::Seq && static_cast<const Seq&>(*path[p]).stmts.size() == 1) continue;
+    if (path[p]->kind == StmtKind::VarDef && static_cast<const VarDef&>(*path[p]).loopLocal) continue;
     if (path[p]->kind != StmtKind::For) break;
     k = p;
     ++level;

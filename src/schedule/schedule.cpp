@@ -24,18 +24,6 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// A tensor with a copy per iteration inside (a free-form VarDef, a cache's
-// copy): a transformation that moves it must keep its copies shared as they were.
-bool definesTensors(const StmtP& s) {
-  bool found = false;
-  forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind != StmtKind::VarDef) return;
-    auto& l = static_cast<const VarDef&>(*t).loopLocal;
-    found |= !l || l->isCopy;
-  });
-  return found;
-}
-
 }  // namespace
 
 StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
@@ -44,17 +32,15 @@ StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs,
   keepsLocals(what, inputs, result);
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);
-  StmtP before = inputs.size() == 1 ? inputs[0] : makeSeq(inputs);
-  if (reorders || definesTensors(before)) checkReordering(what, before, result, reorders);
+  if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
   localsStaySound(what, result);
   return result;
 }
 
-void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after, bool reorders) {
+void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after) {
   if (!options_.checkLegality) return;
   auto t = std::chrono::steady_clock::now();
-  analysis::Legality l = reorders ? analysis::checkReordering(before, after, options_.analysisCacheDir)
-                                  : analysis::checkCopies(before, after);
+  analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
   stats_.analysisSeconds += secondsSince(t);
   ++stats_.checks;
   if (!l.legal && l.violation.rfind("the dependence analysis could not decide", 0) == 0)

@@ -96,7 +96,7 @@ class Schedule {
   // apply() to `nest`, a statement of `top`, replaced by what fn returns.
   Applied onNest(const std::string& what, const ir::StmtP& top, const ir::StmtP& nest, bool reorders,
                  const std::function<ir::StmtP()>& fn);
-  void checkReordering(const std::string& what, const ir::StmtP& before, const ir::StmtP& after, bool reorders);
+  void checkReordering(const std::string& what, const ir::StmtP& before, const ir::StmtP& after);
   void keepsLocals(const std::string& what, const std::vector<ir::StmtP>& inputs, const ir::StmtP& result);
   void localsStaySound(const std::string& what, const ir::StmtP& result);
 

@@ -50,6 +50,16 @@ int64_t tripCount(int64_t extent, int64_t step) {
   return extent <= 0 ? 0 : (extent + step - 1) / step;
 }
 
+// The copies of a partially unrolled loop's iterations share the loop that
+// owns its local tensors: sound for a local (each element stays within one
+// iteration), not for a cache's copy, which every iteration fills anew.
+void requireNoCacheCopy(const For& f) {
+  for (auto& l : localsOf(f))
+    if (l.isCopy)
+      throw ScheduleError("unroll: loop '" + f.var + "' owns '" + l.decl.name +
+                          "', a cache's copy that every iteration fills anew; unroll before cache(...)");
+}
+
 }  // namespace
 
 StmtP unroll(const StmtP& nest, int r) {
@@ -68,6 +78,9 @@ StmtP unroll(const StmtP& nest, int r) {
     if (extent > kMaxUnrolledCopies)
       throw ScheduleError("unroll: loop '" + f.var + "' has up to " + std::to_string(extent) + " iterations");
     // Full blocks are unrolled; the last, partial block keeps its loop.
+    if (auto locals = localsOf(f); !locals.empty())
+      throw ScheduleError("unroll: loop '" + f.var + "' owns '" + locals[0].decl.name +
+                          "', which full blocks would lose; make it local or cache it after unrolling");
     ExprP full = binary(BinOp::Le, add(f.begin, intConst(extent)), limit);
     replacement = makeIf(full, copies(loopBody(f), f.var, f.begin, 1, extent),
                          makeFor(f.id, f.var, f.begin, limit, 1, f.loopKind, loopBody(f), localsOf(f)));
@@ -88,6 +101,7 @@ StmtP unrollPartial(const StmtP& nest, int r, int64_t factor) {
     throw ScheduleError("unroll: loop '" + f.var + "' has step " + std::to_string(f.step) +
                         "; partial unrolling needs a unit-step loop");
   if (factor == 1) return nest;
+  requireNoCacheCopy(f);
   ExprP extent = max(sub(f.end, f.begin), intConst(0));
   // Main loop: iterations begin, begin+factor, ... while all `factor` copies fit.
   StmtP main = makeFor(f.id, f.var, f.begin, sub(f.end, intConst(factor - 1)), factor, f.loopKind,

@@ -28,7 +28,7 @@ class Hoist : public Mutator {
       if (t->kind == StmtKind::VarDef) changed.insert(static_cast<const VarDef&>(*t).decl.name);
     });
     std::vector<Hoisted> out;
-    StmtP body = extract(f.body, f.var, changed, out);
+    StmtP body = extract(loopBody(f), f.var, changed, out);
     if (out.empty()) return inner;
     StmtP loop = withBody(f, body);
     // A loop that may not run must not check what its body would have.
@@ -55,7 +55,7 @@ class Hoist : public Mutator {
     if (s->kind == StmtKind::VarDef) {
       auto& v = static_cast<const VarDef&>(*s);
       StmtP body = extract(v.body, iterator, changed, out);
-      return body == v.body ? s : makeVarDef(v.decl, body);
+      return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
     }
     if (s->kind != StmtKind::Assert) return s;
     auto& a = static_cast<const Assert&>(*s);
