@@ -17,7 +17,7 @@
 #include "analysis/flops.hpp"
 #include "cache/directory.hpp"
 #include "codegen/c_emitter.hpp"
-#include "codegen/target.hpp"
+#include "backend/backend.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
 #include "runtime/buffer.hpp"
@@ -59,7 +59,7 @@ struct Timing {
 // A compiled variant with its buffers, ready to be timed.
 struct Variant {
   driver::Compiled compiled;
-  std::unique_ptr<runtime::Kernel> kernel;
+  std::unique_ptr<backend::Kernel> kernel;
   runtime::BufferMap buffers;
   std::vector<std::string> written;
   std::vector<void*> ptrs;
@@ -75,7 +75,7 @@ std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::st
   o.noLift = noLift;
   v->compiled = driver::compile(o);
   const ir::Program& p = v->compiled.program;
-  v->kernel = std::make_unique<runtime::Kernel>(codegen::emitC(p), o.jit, codegen::linkFlags(p));
+  v->kernel = backend::buildFor(p, target::hostCpu(), o.jit);
   v->buffers = runtime::allocateBuffers(p);
   v->written = driver::writtenTensors(p);
   uint64_t salt = 0;
@@ -125,7 +125,7 @@ std::string machine() {
       break;
     }
   return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads, " +
-         std::to_string(codegen::vectorBytes()) + "-byte vector registers";
+         std::to_string(target::hostCpu().vectorBytes) + "-byte vector registers";
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <set>
 
-#include "codegen/c_emitter.hpp"
+#include "backend/backend.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
 #include "frontend/freeform/freeform.hpp"
@@ -48,11 +48,11 @@ class Compiled {
     return out;
   }
   std::string ir() const { return ir::toString(program_.program, true); }
-  std::string cSource() const { return codegen::emitC(program_.program); }
+  std::string cSource() const { return backend::emitFor(program_.program, target::hostCpu()); }
 
   // Runs on one buffer per parameter (checked by the Python layer).
   void run(const std::vector<py::array>& arrays, int threads) {
-    const runtime::Kernel& k = kernel();
+    const backend::Kernel& k = kernel();
     std::vector<void*> ptrs;
     for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
     py::gil_scoped_release unlocked;
@@ -60,19 +60,18 @@ class Compiled {
   }
 
  private:
-  const runtime::Kernel& kernel() {
+  const backend::Kernel& kernel() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!kernel_) {
       py::gil_scoped_release unlocked;  // the C compiler may take a while
-      kernel_ = std::make_unique<runtime::Kernel>(codegen::emitC(program_.program), jit_,
-                                                  codegen::linkFlags(program_.program));
+      kernel_ = backend::buildFor(program_.program, target::hostCpu(), jit_);
     }
     return *kernel_;
   }
 
   freeform::FreeformProgram program_;
   runtime::JitOptions jit_;
-  std::unique_ptr<runtime::Kernel> kernel_;
+  std::unique_ptr<backend::Kernel> kernel_;
   std::mutex mutex_;
 };
 
@@ -119,15 +118,14 @@ class LoadedProgram {
     return out;
   }
   std::string ir() const { return ir::toString(compiled_.program, true); }
-  std::string cSource() const { return codegen::emitC(compiled_.program); }
+  std::string cSource() const { return backend::emitFor(compiled_.program, target::hostCpu()); }
 
   void run(const std::vector<py::array>& arrays, int threads) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!kernel_) {
         py::gil_scoped_release unlocked;
-        kernel_ = std::make_unique<runtime::Kernel>(codegen::emitC(compiled_.program), jit_,
-                                                    codegen::linkFlags(compiled_.program));
+        kernel_ = backend::buildFor(compiled_.program, target::hostCpu(), jit_);
       }
     }
     std::vector<void*> ptrs;
@@ -140,7 +138,7 @@ class LoadedProgram {
   driver::Compiled compiled_;
   runtime::JitOptions jit_;
   std::set<std::string> written_;
-  std::unique_ptr<runtime::Kernel> kernel_;
+  std::unique_ptr<backend::Kernel> kernel_;
   std::mutex mutex_;
 };
 

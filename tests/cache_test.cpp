@@ -30,7 +30,7 @@ TEST(Cache, ReductionIntoARowOfTheResult) {
   // Row i of C accumulates in a local row, added into C after the row.
   expectKeepsResults("c = cache_reduce(l, 1, C)\nc = parallelize(c, 1)\ncodegen(c)\n", kProduct);
   auto p = compile(kProduct + "c = cache_reduce(l, 1, C)\ncodegen(c)\n", kSizes);
-  EXPECT_NE(codegen::emitC(p).find("C_cache[1][7]"), std::string::npos) << codegen::emitC(p);
+  EXPECT_NE(cSource(p).find("C_cache[1][7]"), std::string::npos) << cSource(p);
 }
 
 TEST(Cache, OverlappingInputWindowsPerIteration) {

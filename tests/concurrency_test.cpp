@@ -85,7 +85,7 @@ TEST(Concurrency, IslProvesMergedLoopsIndependent) {
   // j and k merged: iterations with the same j and different k update one C[i][j]:
   // threads use atomics, SIMD lanes are refused.
   auto atomic = compile(mm + "s = merge(l, 2)\nq = parallelize(s, 2)\ncodegen(q)\n");
-  EXPECT_NE(codegen::emitC(atomic).find("#pragma omp atomic"), std::string::npos);
+  EXPECT_NE(cSource(atomic).find("#pragma omp atomic"), std::string::npos);
   expectJitMatchesInterpreter(atomic);
   auto f = compileError(mm + "s = merge(l, 2)\nq = vectorize(s, 2)\n");
   ASSERT_TRUE(f.failed);

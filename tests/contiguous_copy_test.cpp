@@ -25,7 +25,7 @@ TEST(ContiguousCopy, WholeRowsAreOneCopy) {
   // Blocks of 4 rows (the last one 1 row): the copy-out moves rows*M elements.
   const std::string src = kStencil + "s = stripmine(l, 1, 4)\nc = cache(s, 1, out)\nc = parallelize(c, 1)\ncodegen(c)\n";
   expectKeepsResultsOf(src, kStencil + "codegen(l)\n", sizes);
-  std::string c = codegen::emitC(compile(src, sizes));
+  std::string c = cSource(compile(src, sizes));
   EXPECT_TRUE(has(c, "memcpy(")) << c;
 }
 
@@ -34,7 +34,7 @@ TEST(ContiguousCopy, PartOfARowStaysALoopNest) {
   // A block of 3 columns is not contiguous in out.
   const std::string src = kStencil + "s = stripmine(l, 2, 3)\nc = cache(s, 2, out)\ncodegen(c)\n";
   expectKeepsResultsOf(src, kStencil + "codegen(l)\n", sizes);
-  EXPECT_FALSE(has(codegen::emitC(compile(src, sizes)), "memcpy(")) << codegen::emitC(compile(src, sizes));
+  EXPECT_FALSE(has(cSource(compile(src, sizes)), "memcpy(")) << cSource(compile(src, sizes));
 }
 
 TEST(ContiguousCopy, LargeOutputsBypassTheCaches) {
@@ -43,7 +43,7 @@ TEST(ContiguousCopy, LargeOutputsBypassTheCaches) {
   const std::map<std::string, int64_t> sizes = {{"N", 2048}, {"M", 4096}};
   const std::string src = kStencil + "s = stripmine(l, 1, 3)\nc = cache(s, 1, out)\nc = parallelize(c, 1)\ncodegen(c)\n";
   auto p = compile(src, sizes);
-  std::string c = codegen::emitC(p);
+  std::string c = cSource(p);
   EXPECT_TRUE(has(c, "teml_stream_v")) << c;
   EXPECT_TRUE(has(c, "  {\n    #pragma omp for schedule(static)")) << c;
   expectJitMatchesInterpreter(p);
@@ -59,7 +59,7 @@ TEST(ContiguousCopy, TransposingCopiesWriteWholeVectors) {
   for (int64_t elements : {16, 19}) {
     const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", elements}};
     auto p = compile(src + "codegen(f)\n", sizes);
-    std::string c = codegen::emitC(p);
+    std::string c = cSource(p);
     size_t first = c.find("= (teml_vd){from[");
     ASSERT_NE(first, std::string::npos) << c;
     EXPECT_EQ(c.find("= (teml_vd){from[", first + 1) != std::string::npos, elements == 16) << c;

@@ -396,7 +396,7 @@ def s(s):
     s.parallelize("Lk")
 )",
               {{"N", 64}, {"M", 8}});
-  EXPECT_NE(codegen::emitC(p.program).find("omp atomic"), std::string::npos);
+  EXPECT_NE(cSource(p.program).find("omp atomic"), std::string::npos);
   expectJitMatchesInterpreter(p.program);
 }
 

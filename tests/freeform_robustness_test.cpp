@@ -28,7 +28,7 @@ TEST(FreeformRobustness, MutatedWorkloadsNeverCrashTheFrontEnd) {
     try {
       auto p = freeform::compileFreeform(src, o);
       ASSERT_EQ(ir::verify(p.program), "") << src;
-      codegen::emitC(p.program);
+      cSource(p.program);
       ++accepted;
     } catch (const UserError&) {
       ++refused;

@@ -33,7 +33,7 @@ const std::string kStencil = "inp = tensor([N + 2, M])\nout = tensor([N, M])\n"
                              "s1 = vadd(inp, inp, [[i, j], [i + 1, j]])\ns2 = vadd(s1, inp, [, [i + 2, j]])\n"
                              "out = eq(s2, -> [i, j])\nl = build(out)\n";
 
-std::string cOf(const std::string& src) { return codegen::emitC(compile(src, kSizes)); }
+std::string cOf(const std::string& src) { return cSource(compile(src, kSizes)); }
 
 bool has(const std::string& text, const std::string& fragment) { return text.find(fragment) != std::string::npos; }
 
@@ -63,7 +63,7 @@ codegen(f)
 )";
   const std::map<std::string, int64_t> sizes = {{"N", 7}, {"E", 16}};
   expectKeepsResultsOf(src, kFused + "codegen(f)\n", sizes);
-  std::string c = codegen::emitC(compile(src, sizes));
+  std::string c = cSource(compile(src, sizes));
   EXPECT_FALSE(has(c, "memset(t1")) << c;
   EXPECT_TRUE(has(c, "vacc_7")) << c;
 }

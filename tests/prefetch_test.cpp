@@ -20,7 +20,7 @@ TEST(Prefetch, NextBlockIsFetchedWhileThisOneIsCopied) {
   for (const char* ahead : {"f = prefetch(f, u_cache)\n", "f = prefetch(f, u_cache, 3)\n"}) {
     const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", 32}};
     auto p = compile(kBlocks + ahead + "codegen(f)\n", sizes);
-    std::string c = codegen::emitC(p);
+    std::string c = cSource(p);
     EXPECT_NE(c.find("__builtin_prefetch("), std::string::npos) << c;
     expectJitMatchesInterpreter(p);
     expectSameResults(p, compile(kPlain, sizes));
@@ -34,7 +34,7 @@ TEST(Prefetch, FlatCopiesFetchAsTheyCopy) {
                           "f = parallelize(f, 1)\nf = prefetch(f, u_cache)\ncodegen(f)\n";
   const std::map<std::string, int64_t> sizes = {{"N", 5}, {"E", 32}};
   auto p = compile(src, sizes);
-  EXPECT_NE(codegen::emitC(p).find("__builtin_prefetch("), std::string::npos) << codegen::emitC(p);
+  EXPECT_NE(cSource(p).find("__builtin_prefetch("), std::string::npos) << cSource(p);
   expectJitMatchesInterpreter(p);
   expectSameResults(p, compile(kPlain, sizes));
 }

@@ -49,7 +49,7 @@ void checkMutants(const std::vector<std::string>& programs, const std::function<
     std::string src = mutate(programs[rng() % programs.size()], rng);
     try {
       auto p = compile(toTeml(src), sizes);
-      codegen::emitC(p);
+      cSource(p);
       if (++accepted <= run) {
         SCOPED_TRACE(src);
         expectJitMatchesInterpreter(p);

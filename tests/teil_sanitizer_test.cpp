@@ -158,7 +158,7 @@ TEST(TeilSanitized, RandomWellTypedProgramsRunCleanAndMatchTheInterpreter) {
     ir::Program prog = teil::lowerTeil(p);
     auto in = randomInputs(prog, 100 + k);
     expected.push_back(runInterpreter(prog, in));
-    std::string c = codegen::emitC(prog);
+    std::string c = cSource(prog);
     c.replace(c.find("void teml_entry("), 16, "void teml_entry_" + std::to_string(k) + "(");
     c.replace(c.find("int teml_error("), 15, "int teml_error_" + std::to_string(k) + "(");
     std::string file = dir + "/k" + std::to_string(k) + ".c";

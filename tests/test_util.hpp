@@ -13,7 +13,8 @@
 #include <map>
 #include <string>
 
-#include "codegen/c_emitter.hpp"
+#include "backend/backend.hpp"
+#include "lowering/lower.hpp"
 #include "driver/driver.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "interp/interpreter.hpp"
@@ -22,6 +23,9 @@
 #include "ir/verify.hpp"
 
 namespace teml::testing {
+
+// The C a scheduled program becomes on this machine (lowered, then printed).
+inline std::string cSource(const ir::Program& p) { return backend::emitFor(p, target::hostCpu()); }
 
 inline std::string cacheDir() {
   const char* tmp = std::getenv("TMPDIR");
@@ -85,10 +89,10 @@ inline runtime::BufferMap runInterpreter(const ir::Program& p, runtime::BufferMa
 inline runtime::BufferMap runJit(const ir::Program& p, runtime::BufferMap b, int threads = 2) {
   runtime::JitOptions o;
   o.cacheDir = cacheDir();
-  runtime::Kernel k(codegen::emitC(p), o, codegen::linkFlags(p));
+  auto k = backend::buildFor(p, target::hostCpu(), o);
   std::vector<void*> ptrs;
   for (auto& t : p.tensors) ptrs.push_back(b.at(t.name).data());
-  k.run(ptrs, threads);
+  k->run(ptrs, threads);
   return b;
 }
 

@@ -54,7 +54,7 @@ TEST(Til, InterpolationVariantsAgree) {
 TEST(Til, TransformationsActOnNamedIterators) {
   // Fuse the outer loops and the inner ones, then parallelize (the paper's Section 3.1).
   auto p = compileTil(kTwoNests + "fuse(i1, i3)\nfuse(i2, i4)\nparallelize(i1, THRD, dynamic, [i2])\n", {{"N", 6}});
-  EXPECT_NE(codegen::emitC(p).find("schedule(dynamic)"), std::string::npos);
+  EXPECT_NE(cSource(p).find("schedule(dynamic)"), std::string::npos);
   ASSERT_EQ(p.nests.size(), 1u);
   auto base = compileTil(kTwoNests, {{"N", 6}});
   expectSameResults(p, base);

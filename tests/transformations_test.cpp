@@ -88,16 +88,21 @@ TEST(Transformations, ReductionLoopsGetPrivateAccumulators) {
   checkSchedule("s = vectorize(l, 3)\ncodegen(s)");
   checkSchedule("s = interchange(l, 1, 3)\np = parallelize(s, 1)\ncodegen(p)");
   auto p = compile(mm("s = vectorize(l, 3)\ncodegen(s)"), kOdd);
-  std::string c = codegen::emitC(p);
-  EXPECT_NE(c.find("#pragma omp simd reduction(+:acc)"), std::string::npos) << c;
+  std::string c = cSource(p);
+  EXPECT_NE(c.find("#pragma omp simd reduction(+:C_acc)"), std::string::npos) << c;
 }
 
-TEST(Transformations, ReductionWithVaryingTargetUsesAtomics) {
-  // Parallel over k with j inside: several threads update the same C[i][j].
+TEST(Transformations, ReductionWithVaryingTargetUsesAPrivateArrayOrAtomics) {
+  // Parallel over k with i, j inside: several threads update the same C[i][j].
+  // A small C is each thread's own array, combined at the end; a large one
+  // is updated atomically (tests/parallel_reductions_test.cpp has more).
   auto src = mm("s = interchange(l, 1, 3)\np = parallelize(s, 1)\ncodegen(p)");
   auto p = compile(src, kOdd);
-  EXPECT_NE(codegen::emitC(p).find("#pragma omp atomic"), std::string::npos);
+  EXPECT_NE(cSource(p).find("reduction(+:C_acc)"), std::string::npos) << cSource(p);
   expectJitMatchesInterpreter(p);
+  auto large = compile(src, {{"M", 70}, {"N", 90}, {"K", 5}});
+  EXPECT_NE(cSource(large).find("#pragma omp atomic"), std::string::npos);
+  expectJitMatchesInterpreter(large);
 }
 
 TEST(Transformations, ComposedPaperStyleSchedule) {
@@ -195,7 +200,7 @@ TEST(Transformations, ParallelizeWithAThreadSchedule) {
   for (const char* s : {"static", "dynamic", "guided"}) {
     std::string schedule = std::string("p = parallelize(l, 1, ") + s + ")\ncodegen(p)";
     checkSchedule(schedule);
-    EXPECT_NE(codegen::emitC(compile(mm(schedule), kOdd)).find(std::string("schedule(") + s + ")"), std::string::npos);
+    EXPECT_NE(cSource(compile(mm(schedule), kOdd)).find(std::string("schedule(") + s + ")"), std::string::npos);
   }
   expectRefusedAt(mm("p = parallelize(l, 1, sometimes)\n"), kOdd, 6, "static, dynamic or guided");
 }

@@ -37,7 +37,7 @@ TEST(VarLayout, ReorderSplitAndMergeKeepResults) {
   expectKeepsResults("g = var_split(f, tmp, 2, 3)\ng = parallelize(g, 1)\ncodegen(g)\n");
   expectKeepsResults("g = var_merge(f, tmp, 1)\ncodegen(g)\n");
   auto p = compile(kBlur + "g = var_reorder(f, tmp, [2, 1])\ncodegen(g)\n", kSizes);
-  EXPECT_NE(codegen::emitC(p).find("tmp[7][1]"), std::string::npos) << codegen::emitC(p);
+  EXPECT_NE(cSource(p).find("tmp[7][1]"), std::string::npos) << cSource(p);
 }
 
 TEST(VarLayout, CacheCopiesCanBeReshaped) {

@@ -3,7 +3,7 @@
 // jammed, reductions kept in registers, broadcasts, float), and loops it does
 // not accept fall back to `omp simd`.
 #include "codegen/c_emitter.hpp"
-#include "codegen/target.hpp"
+#include "target/target.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -31,7 +31,7 @@ TEST(VectorCodegen, RegisterBlockedProductMatchesTheInterpreter) {
     for (int64_t rows : {1, 3, 4}) {
       SCOPED_TRACE("block " + std::to_string(block) + " rows " + std::to_string(rows));
       auto p = compile(mmKernel(block, rows), {{"M", 13}, {"K", 9}, {"N", 80}});
-      std::string c = codegen::emitC(p);
+      std::string c = cSource(p);
       EXPECT_NE(c.find("teml_vd"), std::string::npos);
       expectJitMatchesInterpreter(p);
     }
@@ -39,7 +39,7 @@ TEST(VectorCodegen, RegisterBlockedProductMatchesTheInterpreter) {
 
 TEST(VectorCodegen, ReductionTargetsLiveInRegistersAcrossTheInnerLoop) {
   auto p = compile(mmKernel(16, 4), {{"M", 8}, {"K", 7}, {"N", 32}});
-  std::string c = codegen::emitC(p);
+  std::string c = cSource(p);
   EXPECT_NE(c.find("teml_vd vacc"), std::string::npos) << c;
   expectJitMatchesInterpreter(p);
 }
@@ -59,7 +59,7 @@ l = build(out)
 v = vectorize(l, 2)
 codegen(v)
 )");
-  EXPECT_NE(codegen::emitC(p).find("teml_vd"), std::string::npos);
+  EXPECT_NE(cSource(p).find("teml_vd"), std::string::npos);
   expectJitMatchesInterpreter(p);
 }
 
@@ -72,7 +72,7 @@ TEST(VectorCodegen, TheTailIsOneMaskedVector) {
     auto p = compile(std::string("A = tensor(") + type + "[M, K])\nB = tensor(" + type + "[K, N])\n"
                      "C = contract(A, B, [2, 1])\nl = build(C)\nl2 = vectorize(l, 2)\ncodegen(l2)\n",
                      {{"M", 5}, {"K", 4}, {"N", *type ? 37 : 13}});
-    std::string c = codegen::emitC(p);
+    std::string c = cSource(p);
     EXPECT_NE(c.find(*type ? "teml_mstore_vf(&C" : "teml_mstore_vd(&C"), std::string::npos) << c;
     expectJitMatchesInterpreter(p);
   }
@@ -81,7 +81,7 @@ TEST(VectorCodegen, TheTailIsOneMaskedVector) {
   auto p = compile("A = tensor([M, K])\nB = tensor([K, N])\nC = contract(A, B, [2, 1])\nl = build(C)\n"
                    "l1 = interchange(l, 2, 3)\nl2 = vectorize(l1, 3)\ncodegen(l2)\n",
                    {{"M", 5}, {"K", 4}, {"N", 13}});
-  EXPECT_EQ(codegen::emitC(p).find("teml_mstore_vd(&C"), std::string::npos) << codegen::emitC(p);
+  EXPECT_EQ(cSource(p).find("teml_mstore_vd(&C"), std::string::npos) << cSource(p);
   expectJitMatchesInterpreter(p);
 }
 
@@ -102,7 +102,7 @@ f = fuse_outer(l1, l2, 1)
 f = local(f, 1, t)
 codegen(f)
 )", {{"N", 13}});
-  std::string c = codegen::emitC(p);
+  std::string c = cSource(p);
   EXPECT_NE(c.find("vacc = ((teml_vd){0} + 0.0);"), std::string::npos) << c;
   EXPECT_EQ(c.find("memset(t"), std::string::npos) << c;
   expectJitMatchesInterpreter(p);
@@ -117,9 +117,9 @@ l = build(C)
 v = vectorize(l, 2)
 codegen(v)
 )");
-  std::string c = codegen::emitC(p);
+  std::string c = cSource(p);
   EXPECT_NE(c.find("teml_vf"), std::string::npos);
-  EXPECT_NE(c.find("+= " + std::to_string(codegen::vectorBytes() / 4)), std::string::npos) << c;
+  EXPECT_NE(c.find("+= " + std::to_string(target::hostCpu().vectorBytes / 4)), std::string::npos) << c;
   expectJitMatchesInterpreter(p);
 }
 
@@ -133,12 +133,12 @@ l = build(B)
 v = vectorize(l, 1)
 codegen(v)
 )");
-  std::string c = codegen::emitC(strided);
+  std::string c = cSource(strided);
   EXPECT_EQ(c.find("teml_vd *"), std::string::npos) << c;
   EXPECT_NE(c.find("#pragma omp simd"), std::string::npos);
   expectJitMatchesInterpreter(strided);
   auto shortLoop = compile("A = tensor([3, 1])\nB = entrywise_add(A, A)\nl = build(B)\nv = vectorize(l, 2)\ncodegen(v)\n");
-  EXPECT_NE(codegen::emitC(shortLoop).find("#pragma omp simd"), std::string::npos);
+  EXPECT_NE(cSource(shortLoop).find("#pragma omp simd"), std::string::npos);
   expectJitMatchesInterpreter(shortLoop);
 }
 
@@ -154,7 +154,7 @@ v = vectorize(l, 2)
 p = parallelize(v, 1)
 codegen(p)
 )", {{"N", 29}});
-  EXPECT_NE(codegen::emitC(p).find("teml_vd"), std::string::npos);
+  EXPECT_NE(cSource(p).find("teml_vd"), std::string::npos);
   expectJitMatchesInterpreter(p);
 }
 
@@ -164,7 +164,7 @@ TEST(VectorCodegen, LargeWriteOnlyTensorsBypassTheCaches) {
   auto p = compile("A = tensor([N, M])\nB = tensor([N, M])\nC = entrywise_mul(A, B)\nl = build(C)\n"
                    "v = vectorize(l, 2)\np = parallelize(v, 1)\ncodegen(p)\n",
                    {{"N", 2049}, {"M", 4099}});
-  std::string c = codegen::emitC(p);
+  std::string c = cSource(p);
   EXPECT_NE(c.find("teml_stream_vd(&C"), std::string::npos) << c;
   EXPECT_NE(c.find("teml_store_fence();"), std::string::npos);
   expectJitMatchesInterpreter(p);
@@ -172,7 +172,7 @@ TEST(VectorCodegen, LargeWriteOnlyTensorsBypassTheCaches) {
   auto small = compile("A = tensor([N, M])\nB = tensor([N, M])\nC = entrywise_mul(A, B)\nl = build(C)\n"
                        "v = vectorize(l, 2)\ncodegen(v)\n",
                        {{"N", 20}, {"M", 99}});
-  EXPECT_EQ(codegen::emitC(small).find("teml_stream_vd(&C"), std::string::npos);
+  EXPECT_EQ(cSource(small).find("teml_stream_vd(&C"), std::string::npos);
 }
 
 TEST(VectorCodegen, MergedLoopsAreOneUnitStrideDimension) {
@@ -194,11 +194,11 @@ m1 = vectorize(m1, 4)
 m2 = build(v)
 )";
   auto global = compile(src + "codegen(m1, m2)\n", {{"N", 7}, {"E", 3}});
-  std::string c = codegen::emitC(global);
+  std::string c = cSource(global);
   EXPECT_NE(c.find("*(teml_vd *)&((double *)t[e][i])[j_k]"), std::string::npos) << c;
   expectJitMatchesInterpreter(global);
   auto local = compile(src + "f = fuse_outer(m1, m2, 1)\nf = local(f, 1, t)\ncodegen(f)\n", {{"N", 7}, {"E", 3}});
-  EXPECT_NE(codegen::emitC(local).find("((double *)t[0][i])[j_k]"), std::string::npos) << codegen::emitC(local);
+  EXPECT_NE(cSource(local).find("((double *)t[0][i])[j_k]"), std::string::npos) << cSource(local);
   expectJitMatchesInterpreter(local);
   expectSameResults(local, global);
 }

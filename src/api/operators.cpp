@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "codegen/c_emitter.hpp"
+#include "backend/backend.hpp"
 #include "frontend/teil/teil.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
@@ -83,7 +83,7 @@ namespace {
 
 struct Compiled {
   ir::Program program;
-  std::unique_ptr<runtime::Kernel> kernel;
+  std::unique_ptr<backend::Kernel> kernel;
 };
 
 // Programs compiled in this process, by their TeIL text.
@@ -99,8 +99,7 @@ const Compiled& compiled(const std::string& text) {
   teil::checkTeil(p);
   auto c = std::make_unique<Compiled>();
   c->program = teil::lowerTeil(p);
-  c->kernel = std::make_unique<runtime::Kernel>(codegen::emitC(c->program), runtime::JitOptions{},
-                                                codegen::linkFlags(c->program));
+  c->kernel = backend::buildFor(c->program, target::hostCpu(), runtime::JitOptions{});
   return *done.emplace(text, std::move(c)).first->second;
 }
 

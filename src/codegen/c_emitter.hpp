@@ -6,10 +6,13 @@
 #include <vector>
 
 #include "ir/program.hpp"
+#include "target/target.hpp"
 
 namespace teml::codegen {
 
-std::string emitC(const ir::Program& program);
+// `program` is lowered for `target` (lowering::lower): the emitter prints
+// the decisions written in it.
+std::string emitC(const ir::Program& program, const target::Target& target);
 // Libraries the generated code calls (as linker flags): -lopenblas for BLAS calls.
 std::vector<std::string> linkFlags(const ir::Program& program);
 

@@ -1,6 +1,5 @@
 #include "codegen/nest_emitter.hpp"
 
-#include "analysis/concurrency.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -10,10 +9,10 @@
 namespace teml::codegen {
 
 using namespace ir;
-using analysis::ReduceStrategy;
 
-NestEmitter::NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName, const StmtP& nest)
-    : program_(p), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
+NestEmitter::NestEmitter(const Program& p, const target::Target& target, std::map<std::string, std::string> tensorNames,
+                         std::string nestName, const StmtP& nest)
+    : program_(p), target_(target), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
   for (auto& [k, v] : tensorNames_) names_.claim(v);
   // Tensors the nest reads or updates (not only stores to).
   for (auto& a : accessesOf(nest))
@@ -54,6 +53,8 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
   auto it = tensorNames_.find(tensor);
   if (it == tensorNames_.end()) throw InternalError("code generation: unknown tensor '" + tensor + "'");
   std::string s = it->second;
+  auto reg = registers_.find(tensor);
+  if (reg != registers_.end()) return reg->second.ref;
   if (idx.empty()) return s + "[0]";
   auto local = activeLocals_.find(tensor);
   const TensorDecl* decl = view_.find(tensor);
@@ -210,40 +211,15 @@ std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
 
 void NestEmitter::emitFor(const For& f, int indent) {
   if (!vectorType_ && (emitContiguousCopy(f, indent) || emitReorderedCopy(f, indent))) return;
-  // Accumulators belong to this loop: a sibling loop with the same Reduce
-  // node (copies made by unrolling share unchanged statements) starts anew.
-  auto enclosingAccumulators = accumulators_;
   std::string cvar = names_.claim(f.var);
-  bool concurrent = f.loopKind.parallel || f.loopKind.vector;
-  std::vector<std::pair<std::string, std::string>> hoisted;  // (where it lives, accumulator): stored back after
   std::string clauses;
-  if (concurrent && !f.loopKind.independent) {
-    auto rep = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel || f.loopKind.vector);
-    if (!rep.ok) throw InternalError("code generation: " + rep.reason);
-    std::map<std::string, std::string> byLocation;  // one accumulator per element
-    for (auto& [r, strategy] : rep.reduces) {
-      if (strategy == ReduceStrategy::Atomic) {
-        atomic_.insert(r);
-      } else if (strategy == ReduceStrategy::Accumulator) {
-        // Inside an enclosing loop's accumulator, this one starts from and returns to it.
-        auto outer = accumulators_.find(r);
-        std::string where = outer != accumulators_.end() ? outer->second.ref : access(r->tensor, r->indices);
-        auto it = byLocation.find(where);
-        if (it == byLocation.end()) {
-          std::string name = names_.claim("acc");
-          bool single = isSingle(r->tensor);
-          line(indent, std::string(single ? "float " : "double ") + name + " = " + where + ";");
-          const char* op = r->op == ReduceOp::Add ? "+" : r->op == ReduceOp::Mul ? "*"
-                         : r->op == ReduceOp::Max ? "max" : "min";
-          clauses += std::string(" reduction(") + op + ":" + name + ")";
-          it = byLocation.emplace(where, name).first;
-          hoisted.push_back({where, name});
-        }
-        accumulators_[r] = Accumulator{it->second, isSingle(r->tensor), it->second};
-      }
-    }
+  for (auto& r : f.loopKind.reductions) {
+    const char* op = r.op == ReduceOp::Add ? "+" : r.op == ReduceOp::Mul ? "*" : r.op == ReduceOp::Max ? "max" : "min";
+    clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
+  bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && f.loopKind.reductions.empty() && !vectorType_ &&
+                        !hasLocals(f) && planVectorLoop(f, view_, target_, localNames_).ok;
   if (f.loopKind.parallel && f.loopKind.vector) {
     line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
                      ")" + clauses);
@@ -269,37 +245,19 @@ void NestEmitter::emitFor(const For& f, int indent) {
       line(indent, "}");
     }
     streamed_ |= streamedBefore;
-  } else if (f.loopKind.vector && hoisted.empty() && !vectorType_ && !hasLocals(f)) {
-    VectorPlan plan = planVectorLoop(f, view_, localNames_);
-    if (plan.ok) {
-      emitVectorLoop(f, cvar, plan, indent);
-    } else {
-      line(indent, "#pragma omp simd" + clauses);
-    }
+  } else if (explicitVector) {
+    emitVectorLoop(f, cvar, planVectorLoop(f, view_, target_, localNames_), indent);
   } else if (f.loopKind.vector) {
     line(indent, "#pragma omp simd" + clauses);
   }
-  bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && hoisted.empty() && !vectorType_ &&
-                        !hasLocals(f) && planVectorLoop(f, view_, localNames_).ok;
   if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
     line(indent, loopHeader(f, cvar));
     emitLoopBody(f, indent + 1);
-    if (!concurrent && !analysis::analyzeConcurrentLoop(f, false).ok) {
-      // The iterations depend on each other by more than reductions. GCC 12
-      // at -O3 -march=native has been seen to vectorize such a loop anyway
-      // (an outer loop, after unrolling the inner one: a[i+2][j+2] =
-      // a[i+1][j+1] + ...) and compute wrong results; a compiler barrier
-      // per iteration keeps its vectorizer away from this loop. Loops that
-      // carry only reductions go without: the barrier would keep the
-      // reduced values from staying in registers (2.5x slower contractions).
-      line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");
-    }
+    if (f.loopKind.carriesDependence) line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");
     line(indent, "}");
   }
   iterNames_.pop_back();
   names_.release(cvar);
-  for (auto& [where, name] : hoisted) line(indent, where + " = " + name + ";");
-  accumulators_ = enclosingAccumulators;
 }
 
 std::string NestEmitter::bodyFunction(const For& f) {
@@ -321,19 +279,15 @@ std::string NestEmitter::bodyFunction(const For& f) {
       params.push_back(paramDecl(shape, tensorNames_.at(name)));
       args.push_back(tensorNames_.at(name));
     }
-  auto savedAcc = accumulators_;
-  std::set<std::string> passed;
-  forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind != StmtKind::Reduce) return;
-    auto it = accumulators_.find(static_cast<const Reduce*>(s.get()));
-    if (it == accumulators_.end()) return;
-    if (passed.insert(it->second.name).second) {
-      params.push_back(std::string(it->second.single ? "float" : "double") + " *restrict " + it->second.name);
-      args.push_back("&" + it->second.ref);
+  // Scalars in registers are passed by address (each thread's own copy of
+  // an accumulator of the loop's reduction clause).
+  auto savedRegisters = registers_;
+  for (auto& [name, reg] : registers_)
+    if (used.count(name)) {
+      params.push_back(std::string(cType(reg.dtype)) + " *restrict " + reg.cname);
+      args.push_back("&" + reg.ref);
+      reg.ref = "(*" + reg.cname + ")";
     }
-  });
-  for (auto& [r, a] : accumulators_)
-    if (passed.count(a.name)) a.ref = "(*" + a.name + ")";
   auto saved = std::move(out_);
   out_ = std::make_unique<std::ostringstream>();
   std::string sig, call;
@@ -346,7 +300,7 @@ std::string NestEmitter::bodyFunction(const For& f) {
   line(0, "}");
   helpers_ += out_->str() + "\n";
   out_ = std::move(saved);
-  accumulators_ = savedAcc;
+  registers_ = savedRegisters;
   return name + "(" + call + ")";
 }
 
@@ -367,16 +321,19 @@ void NestEmitter::emitLibCall(const LibCall& c, int indent) {
 void NestEmitter::emitReduce(const Reduce& r, int indent) {
   bool single = isSingle(r.tensor);
   std::string value = expr(r.value, 0, false, single);
-  auto acc = accumulators_.find(&r);
-  std::string target = acc != accumulators_.end() ? acc->second.ref : access(r.tensor, r.indices);
+  std::string target = access(r.tensor, r.indices);
+  const TensorDecl* t = view_.find(r.tensor);
+  bool ints = t && isIntegral(t->dtype);
+  const char* max = ints ? "teml_max(" : single ? "fmaxf(" : "fmax(";
+  const char* min = ints ? "teml_min(" : single ? "fminf(" : "fmin(";
   std::string update;
   switch (r.op) {
     case ReduceOp::Add: update = target + " += " + value + ";"; break;
     case ReduceOp::Mul: update = target + " *= " + value + ";"; break;
-    case ReduceOp::Max: update = target + " = " + (single ? "fmaxf(" : "fmax(") + target + ", " + value + ");"; break;
-    case ReduceOp::Min: update = target + " = " + (single ? "fminf(" : "fmin(") + target + ", " + value + ");"; break;
+    case ReduceOp::Max: update = target + " = " + max + target + ", " + value + ");"; break;
+    case ReduceOp::Min: update = target + " = " + min + target + ", " + value + ");"; break;
   }
-  if (atomic_.count(&r) && acc == accumulators_.end()) {
+  if (r.atomic) {
     if (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) {
       line(indent, "#pragma omp atomic");
       line(indent, update);
@@ -420,27 +377,35 @@ void NestEmitter::emitVarDef(const VarDef& v, int indent) {
   const TensorDecl& d = v.decl;
   std::string cname = names_.claim(d.name), type = cType(d.dtype);
   int64_t bytes = std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype);
-  bool heap = bytes > kMaxStackBytes;
   TensorDecl shape{cname, d.dtype, d.shape};
   line(indent, "{");
-  if (heap) {
+  if (d.mem == MemKind::Register) {
+    if (!d.shape.empty()) throw InternalError("code generation: tensor '" + d.name + "' in registers is not a scalar");
+    line(indent + 1, type + " " + cname + " = 0;");
+    registers_[d.name] = Register{cname, d.dtype, cname};
+  } else if (d.mem == MemKind::Heap) {
     std::string decl = d.shape.size() <= 1 ? type + " *" + cname : type + " (*" + cname + ")" + shapeSuffix(shape);
     line(indent + 1, decl + " = aligned_alloc(64, " + std::to_string((bytes + 63) / 64 * 64) + ");");
     line(indent + 1, "if (!" + cname + ") abort();");
-  } else {
+  } else if (d.mem == MemKind::Stack) {
     std::string dims;
     for (auto e : d.shape) dims += "[" + std::to_string(e) + "]";
     line(indent + 1, type + " " + cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
+  } else {
+    throw InternalError("code generation: the lowering stage gave tensor '" + d.name + "' no memory kind");
   }
-  line(indent + 1, "memset(" + cname + ", 0, " + std::to_string(bytes) + ");");
+  if (d.mem != MemKind::Register) {
+    line(indent + 1, "memset(" + cname + ", 0, " + std::to_string(bytes) + ");");
+    localShapes_[d.name] = shape;
+  }
   tensorNames_[d.name] = cname;
-  localShapes_[d.name] = shape;
   view_.tensors.push_back(d);
   emitStmt(v.body, indent + 1);
   view_.tensors.pop_back();
   localShapes_.erase(d.name);
+  registers_.erase(d.name);
   tensorNames_.erase(d.name);
-  if (heap) line(indent + 1, "free(" + cname + ");");
+  if (d.mem == MemKind::Heap) line(indent + 1, "free(" + cname + ");");
   line(indent, "}");
   names_.release(cname);
 }

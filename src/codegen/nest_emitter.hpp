@@ -18,6 +18,7 @@
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/program.hpp"
+#include "target/target.hpp"
 
 namespace teml::codegen {
 
@@ -32,16 +33,18 @@ using ir::TensorDecl;
 
 class NestEmitter {
  public:
-  NestEmitter(const Program& p, std::map<std::string, std::string> tensorNames, std::string nestName, const StmtP& nest);
+  NestEmitter(const Program& p, const target::Target& target, std::map<std::string, std::string> tensorNames,
+              std::string nestName, const StmtP& nest);
 
   std::string body(const StmtP& nest);
   // Functions holding the bodies of parallel loops; they precede the nest's function.
   const std::string& helpers() const { return helpers_; }
 
  private:
-  struct Accumulator {
-    std::string name;
-    bool single;
+  // A scalar the lowering stage put in a register (an accumulator).
+  struct Register {
+    std::string cname;
+    ir::DType dtype;
     std::string ref;  // how code refers to it: the name, or (*name) inside a body function
   };
 
@@ -175,6 +178,7 @@ class NestEmitter {
   void emitVectorFor(const For& f, int indent);
 
   const Program& program_;
+  const target::Target& target_;
   Program view_;  // the program's tensors and the nest's local tensors
   std::set<std::string> localNames_;
   std::map<std::string, std::string> tensorNames_;
@@ -185,7 +189,7 @@ class NestEmitter {
     int ahead;
   };
   std::map<std::string, Prefetch> prefetching_;  // cache copies in scope that fetch ahead
-  static constexpr int64_t kMaxStackBytes = 128 * 1024;
+  static constexpr int64_t kMaxStackBytes = 128 * 1024;  // loop-local boxes larger than this live on the heap
   std::set<std::string> notOnlyStored_;
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
   // Tensors at least this large (twice a 32 MiB last-level cache) are
@@ -193,8 +197,7 @@ class NestEmitter {
   static constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
-  std::map<const Reduce*, Accumulator> accumulators_;
-  std::set<const Reduce*> atomic_;
+  std::map<std::string, Register> registers_;  // scalars in registers in scope
   std::string nestName_;
   const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop
   std::string vectorVar_;

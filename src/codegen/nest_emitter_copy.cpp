@@ -9,7 +9,6 @@
 #include "analysis/affine.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
-#include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
 #include "analysis/local_box.hpp"
 
@@ -93,11 +92,11 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
   int64_t bytes = to->elementCount() * (single ? 4 : 8);
   if (!activeLocals_.count(st.tensor) && !notOnlyStored_.count(st.tensor) && bytes >= kStreamingBytes) {
     // Scalars up to a vector boundary of dst, whole vectors past the caches, scalars for the rest.
-    std::string i = names_.claim("f"), w = std::to_string(vectorBytes() / (single ? 4 : 8));
+    std::string i = names_.claim("f"), w = std::to_string(target_.vectorBytes / (single ? 4 : 8));
     std::string vec = single ? "teml_vf" : "teml_vd";
     line(indent + 1, "long " + i + " = 0;");
     line(indent + 1, "for (; " + i + " < " + n + " && ((unsigned long)(" + t + " + " + i + ")) % " +
-                         std::to_string(vectorBytes()) + " != 0; " + i + "++) " + t + "[" + i + "] = " + fr + "[" + i + "];");
+                         std::to_string(target_.vectorBytes) + " != 0; " + i + "++) " + t + "[" + i + "] = " + fr + "[" + i + "];");
     line(indent + 1, "for (; " + i + " + " + w + " <= " + n + "; " + i + " += " + w + ") teml_stream_" + vec.substr(5) +
                          "(" + t + " + " + i + ", (" + vec + "_aligned)*(const " + vec + " *)(" + fr + " + " + i + "));");
     line(indent + 1, "for (; " + i + " < " + n + "; " + i + "++) " + t + "[" + i + "] = " + fr + "[" + i + "];");
@@ -218,7 +217,7 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
     }
   }
   const CopyLoop& last = merged.back();
-  int width = vectorBytes() / (to->dtype == DType::F64 ? 8 : 4);
+  int width = target_.vectorBytes / (to->dtype == DType::F64 ? 8 : 4);
   // Worth it when the innermost loop writes whole vectors of the destination.
   if (last.to != 1 || last.span < width || (merged.size() == loops.size() && last.from == 1)) return false;
   std::map<std::string, ExprP> starts;

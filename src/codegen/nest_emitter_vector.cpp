@@ -2,7 +2,6 @@
 // and non-temporal stores for large tensors that are only written.
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
-#include "codegen/target.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
@@ -126,7 +125,7 @@ void NestEmitter::emitStreamingLoop(const For& f, const Store& st, const std::st
   auto saved = vectorType_;
   vectorType_ = nullptr;
   line(indent + 1, "for (; " + cvar + " < " + end + " && ((unsigned long)&" + access(st.tensor, st.indices) + ") % " +
-                       std::to_string(vectorBytes()) + " != 0; " + cvar + "++) {");
+                       std::to_string(target_.vectorBytes) + " != 0; " + cvar + "++) {");
   emitStmt(f.body, indent + 2);
   line(indent + 1, "}");
   vectorType_ = saved;

@@ -1,7 +1,5 @@
 #include "codegen/vector_plan.hpp"
 
-#include "codegen/target.hpp"
-
 #include "analysis/affine.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
@@ -77,7 +75,8 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
     return access(st.tensor, st.indices) && variesWith(st.indices, var_) && value(st.value);
   }
   bool visitReduce(const Reduce& r) override {
-    return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && access(r.tensor, r.indices) &&
+    // Atomic updates (threads sharing the element) have no vector form.
+    return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && !r.atomic && access(r.tensor, r.indices) &&
            variesWith(r.indices, var_) && value(r.value);
   }
   bool visitSeq(const Seq& q) override {
@@ -112,14 +111,15 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
 
 }  // namespace
 
-VectorPlan planVectorLoop(const For& loop, const Program& program, const std::set<std::string>& locals) {
+VectorPlan planVectorLoop(const For& loop, const Program& program, const target::Target& target,
+                          const std::set<std::string>& locals) {
   VectorPlan plan;
   int64_t span;
   if (loop.step != 1 || !constValue(sub(loop.end, loop.begin), &span)) return plan;
   Planner p(loop, program, locals);
   if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
   plan.dtype = p.dtype;
-  plan.width = vectorBytes() / (p.dtype == DType::F64 ? 8 : 4);
+  plan.width = target.lanes(p.dtype);
   plan.span = span;
   plan.ok = span >= plan.width;
   return plan;

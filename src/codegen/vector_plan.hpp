@@ -1,26 +1,27 @@
 // Whether a vectorized loop can be emitted with explicit vector types (GCC
 // vector extensions) instead of relying on `#pragma omp simd`: every access
 // must be invariant in the loop's iterator or unit-stride in its last
-// dimension, values must be + - * / of loads and constants of one element
+// dimension, no reduction atomic, values must be + - * / of loads and constants of one element
 // type, and the trip count must be a constant.
 #pragma once
 #include <set>
 #include <string>
 
 #include "ir/program.hpp"
+#include "target/target.hpp"
 
 namespace teml::codegen {
 
 struct VectorPlan {
   bool ok = false;
   ir::DType dtype = ir::DType::F64;
-  int width = 0;      // elements per vector (vectorBytes() bytes)
+  int width = 0;      // elements per vector (the target's vectorBytes)
   int64_t span = 0;   // iterations of the loop
 };
 
 // `program` gives element types and shapes; tensors named in `locals` are
 // stored as boxes whose shapes the planner does not know.
-VectorPlan planVectorLoop(const ir::For& loop, const ir::Program& program,
+VectorPlan planVectorLoop(const ir::For& loop, const ir::Program& program, const target::Target& target,
                           const std::set<std::string>& locals = {});
 
 // The last two indices are X / n and X mod n over a last dimension of extent

@@ -14,11 +14,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "analysis/concurrency.hpp"
 #include "analysis/flops.hpp"
 #include "cache/directory.hpp"
-#include "codegen/c_emitter.hpp"
-#include "codegen/target.hpp"
+#include "backend/backend.hpp"
 #include "diag/diagnostics.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "frontend/teil/teil.hpp"
@@ -29,6 +27,8 @@
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
+#include "lowering/decisions.hpp"
+#include "lowering/lower.hpp"
 #include "runtime/npy.hpp"
 #include "schedule/transforms.hpp"
 
@@ -71,20 +71,8 @@ void printStages(const Compiled& c, std::ostream& err) {
   for (auto& [name, secs] : c.stages)
     err << "teml: " << std::left << std::setw(16) << name << std::fixed << std::setprecision(2) << secs * 1e3
         << " ms\n";
-  // How each parallel or vector loop keeps its reductions correct.
-  for (auto& nest : c.program.nests)
-    ir::forEachStmt(nest, [&](const ir::StmtP& s) {
-      if (s->kind != ir::StmtKind::For) return;
-      auto& f = static_cast<const ir::For&>(*s);
-      if (!f.loopKind.parallel && !f.loopKind.vector) return;
-      auto report = analysis::analyzeConcurrentLoop(f, !f.loopKind.parallel);
-      for (auto& [reduce, strategy] : report.reduces) {
-        if (strategy == analysis::ReduceStrategy::Plain) continue;
-        err << "teml: " << (f.loopKind.parallel ? "parallel" : "vector") << " loop '" << f.id << "': reduction into '"
-            << reduce->tensor << "' (line " << reduce->loc.line << ") "
-            << (strategy == analysis::ReduceStrategy::Atomic ? "by atomic updates" : "in a private accumulator") << "\n";
-      }
-    });
+  // The lowering stage's decisions, as the generated code carries them out.
+  for (auto& line : lowering::decisions(c.lowered)) err << "teml: " << line << "\n";
 }
 
 // Buffers with the program's initial values, then --input files, then random
@@ -151,7 +139,7 @@ std::vector<std::string> writtenTensors(const ir::Program& program) {
 }
 
 std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes) {
-  sizes.emplace("VLEN", codegen::vectorBytes() / 8);
+  sizes.emplace("VLEN", target::hostCpu().lanes(ir::DType::F64));
   return sizes;
 }
 
@@ -235,6 +223,10 @@ Compiled compile(const Options& o) {
   Compiled c = lower(o);
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
+  auto t = Clock::now();
+  c.target = target::hostCpu(threadCount(o));
+  c.lowered = lowering::lower(c.program, c.target);
+  c.stages.push_back({"lowering", since(t)});
   return c;
 }
 
@@ -249,17 +241,19 @@ int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
   std::string text;
   if (o.emit == "c") {
     auto t = Clock::now();
-    text = codegen::emitC(c.program);
+    text = backend::backendFor(c.target)->emit(c.lowered);
     c.stages.push_back({"codegen", since(t)});
   } else if (o.emit == "ir") {
     text = ir::toString(c.program, true);
+  } else if (o.emit == "lowered") {
+    text = ir::toString(c.lowered, true);
   } else if (o.emit == "loops") {
     text = ir::toString(c.program, false);
   } else if (o.emit == "teil") {
     if (c.teil.empty()) throw UsageError("--emit teil: the program is not a .teil program");
     text = c.teil;
   } else {
-    throw UsageError("--emit must be c, ir, loops or teil, not '" + o.emit + "'");
+    throw UsageError("--emit must be c, ir, lowered, loops or teil, not '" + o.emit + "'");
   }
   if (o.verbose) printStages(c, err);
   if (o.outputFile.empty()) {
@@ -275,17 +269,15 @@ int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
 namespace {
 
 struct Executable {
-  std::unique_ptr<runtime::Kernel> kernel;
+  std::unique_ptr<backend::Kernel> kernel;
 };
 
 Executable prepareKernel(Compiled& c, const Options& o) {
   Executable e;
   if (o.interpret) return e;
   auto t = Clock::now();
-  std::string source = codegen::emitC(c.program);
-  c.stages.push_back({"codegen", since(t)});
-  t = Clock::now();
-  e.kernel = std::make_unique<runtime::Kernel>(source, o.jit, codegen::linkFlags(c.program));
+  auto backend = backend::backendFor(c.target);
+  e.kernel = backend->build(c.lowered, o.jit);
   c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", since(t)});
   for (auto& w : e.kernel->warnings()) std::cerr << "teml: warning: " << w << "\n";
   if (o.verbose)

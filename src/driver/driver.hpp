@@ -9,6 +9,7 @@
 #include "ir/program.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
+#include "target/target.hpp"
 
 namespace teml::driver {
 
@@ -19,7 +20,7 @@ struct Options {
   int threads = 0;  // 0: OMP_NUM_THREADS or all cores
   runtime::JitOptions jit;
   bool verbose = false;
-  std::string emit = "c";  // c | ir | loops
+  std::string emit = "c";  // c | ir | lowered | loops | teil
   std::string outputFile;
   int runs = 0;  // bench: 0 chooses
   bool json = false;
@@ -35,7 +36,9 @@ struct Options {
 
 // A lowered program and what it took to get it.
 struct Compiled {
-  ir::Program program;
+  ir::Program program;  // as scheduled
+  target::Target target;
+  ir::Program lowered;  // lowered for `target` (lowering::lower): what runs
   std::string teil;  // a .teil program after rewriting and lifting (teml emit --emit teil)
   std::string displayName;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds

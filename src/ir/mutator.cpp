@@ -118,7 +118,7 @@ StmtP Mutator::mutateReduce(const StmtP& s) {
   StmtTag tag = mutateTag(r.tag, &changed);
   ExprP v = mutate(r.value);
   if (!changed && v == r.value) return s;
-  return makeReduce(r.op, r.tensor, std::move(idx), v, r.loc, std::move(tag));
+  return makeReduce(r.op, r.tensor, std::move(idx), v, r.loc, std::move(tag), r.atomic);
 }
 
 StmtP Mutator::mutateSeq(const StmtP& s) {

@@ -78,6 +78,9 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (f.loopKind.parallel && f.loopKind.schedule != ThreadSchedule::Static)
         os << "(" << threadScheduleName(f.loopKind.schedule) << ")";
       if (f.loopKind.vector) os << " vector";
+      for (auto& r : f.loopKind.reductions)
+        os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of << ")";
+      if (f.loopKind.carriesDependence) os << " carries-dependence";
       if (withIds) os << "  @" << f.id << provenanceText(f.made);
       os << "\n";
       printStmt(os, f.body, withIds, indent + 1);
@@ -92,7 +95,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
     }
     case StmtKind::Reduce: {
       auto& r = static_cast<const Reduce&>(*s);
-      os << pad << target(r.tensor, r.indices) << " " << reduceOpName(r.op) << " "
+      os << pad << (r.atomic ? "atomic " : "") << target(r.tensor, r.indices) << " " << reduceOpName(r.op) << " "
          << toString(r.value);
       if (withIds && r.loc.known()) os << "  # line " << r.loc.line;
       os << "\n";
@@ -121,13 +124,24 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
     case StmtKind::VarDef: {
       auto& v = static_cast<const VarDef&>(*s);
       if (v.loopLocal) {  // owned by the loop it is the body of
-        os << pad << "local " << v.decl.name << " : " << dtypeName(v.decl.dtype) << "\n";
+        auto& l = *v.loopLocal;
+        os << pad << "local " << v.decl.name << " : " << dtypeName(v.decl.dtype);
+        std::vector<std::string> facts;
+        if (l.isCopy) facts.push_back("copy");
+        if (l.writtenBeforeRead) facts.push_back("written before read");
+        else facts.push_back("init " + numberText(l.init));
+        if (l.prefetchAhead > 0) facts.push_back("prefetch " + std::to_string(l.prefetchAhead) + " ahead");
+        if (v.decl.mem != MemKind::Auto) facts.push_back(memKindName(v.decl.mem));
+        for (size_t k = 0; k < facts.size(); ++k) os << (k ? ", " : "  (") << facts[k];
+        os << ")\n";
         printStmt(os, v.body, withIds, indent);
         break;
       }
       os << pad << "var " << v.decl.name << " : " << dtypeName(v.decl.dtype) << "[";
       for (size_t i = 0; i < v.decl.shape.size(); ++i) os << (i ? ", " : "") << v.decl.shape[i];
-      os << "]\n";
+      os << "]";
+      if (v.decl.mem != MemKind::Auto) os << " " << memKindName(v.decl.mem);
+      os << "\n";
       printStmt(os, v.body, withIds, indent + 1);
       break;
     }

@@ -13,6 +13,16 @@ const char* threadScheduleName(ThreadSchedule s) {
   return "?";
 }
 
+const char* memKindName(MemKind m) {
+  switch (m) {
+    case MemKind::Auto: return "auto";
+    case MemKind::Heap: return "heap";
+    case MemKind::Stack: return "stack";
+    case MemKind::Register: return "register";
+  }
+  return "?";
+}
+
 const char* reduceOpName(ReduceOp op) {
   switch (op) {
     case ReduceOp::Add: return "+=";
@@ -68,8 +78,9 @@ StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, Sou
 }
 
 StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,
-                 SourceLoc loc, StmtTag tag) {
-  return std::make_shared<Reduce>(op, std::move(tensor), std::move(indices), std::move(value), loc, std::move(tag));
+                 SourceLoc loc, StmtTag tag, bool atomic) {
+  return std::make_shared<Reduce>(op, std::move(tensor), std::move(indices), std::move(value), loc, std::move(tag),
+                                  atomic);
 }
 
 StmtP makeSeq(std::vector<StmtP> stmts) {

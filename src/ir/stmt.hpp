@@ -22,6 +22,21 @@ enum class StmtKind {
 enum class ThreadSchedule { Static, Dynamic, Guided };
 const char* threadScheduleName(ThreadSchedule s);  // "static", "dynamic", "guided"
 
+enum class ReduceOp { Add, Mul, Max, Min };
+
+// Written by the lowering stage (src/lowering): a private accumulator that
+// every thread or SIMD lane of a loop gets its own copy of, starting from
+// the reduction's identity, combined into the accumulator with `op` when the
+// loop ends (OpenMP's reduction clause). `accumulator` is a tensor defined
+// around the loop (a VarDef) standing for the elements of `of` that the
+// loop's reductions update.
+struct ReductionClause {
+  ReduceOp op = ReduceOp::Add;
+  std::string accumulator;
+  std::string of;
+  bool operator==(const ReductionClause&) const = default;
+};
+
 struct LoopKind {
   bool parallel = false;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a parallel loop
@@ -29,10 +44,13 @@ struct LoopKind {
   // Proven by dependence analysis: no two iterations touch one element with a
   // write, so the loop needs no reduction clause or atomic at all.
   bool independent = false;
+  // Written by the lowering stage: the loop's private accumulators, and for
+  // a serial loop whether its iterations depend on each other by more than
+  // reductions (the emitter then keeps the C compiler from vectorizing it).
+  std::vector<ReductionClause> reductions;
+  bool carriesDependence = false;
   bool operator==(const LoopKind&) const = default;
 };
-
-enum class ReduceOp { Add, Mul, Max, Min };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="
 // The value a reduction starts from: 0, 1, -inf, +inf.
 double reduceIdentity(ReduceOp op);
@@ -107,9 +125,12 @@ struct Reduce : Stmt {
   const ExprP value;
   const SourceLoc loc;
   const StmtTag tag;
-  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {})
+  // Set by the lowering stage: threads may update the element at the same
+  // time, so the update is an atomic read-modify-write.
+  const bool atomic;
+  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {}, bool a = false)
       : Stmt(StmtKind::Reduce), op(o), tensor(std::move(t)), indices(std::move(idx)),
-        value(std::move(v)), loc(l), tag(std::move(g)) {}
+        value(std::move(v)), loc(l), tag(std::move(g)), atomic(a) {}
 };
 
 struct Seq : Stmt {
@@ -183,7 +204,7 @@ const StmtP& loopBody(const For& f);
 StmtP withBody(const For& f, StmtP body);
 StmtP makeStore(std::string tensor, std::vector<ExprP> indices, ExprP value, SourceLoc loc, StmtTag tag = {});
 StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, ExprP value,
-                 SourceLoc loc, StmtTag tag = {});
+                 SourceLoc loc, StmtTag tag = {}, bool atomic = false);
 // A sequence; nested sequences are flattened and a single statement is returned as is.
 StmtP makeSeq(std::vector<StmtP> stmts);
 StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise);

@@ -9,10 +9,18 @@
 
 namespace teml::ir {
 
+// Where a tensor's elements live. Program tensors are the caller's (Heap);
+// the lowering stage (src/lowering/memory_kinds) chooses for every tensor
+// defined inside a program, which front ends and schedules leave Auto.
+// Room for a GPU's global and shared memory.
+enum class MemKind { Auto, Heap, Stack, Register };
+const char* memKindName(MemKind m);  // "auto", "heap", "stack", "register"
+
 struct TensorDecl {
   std::string name;
   DType dtype = DType::F64;
   std::vector<int64_t> shape;  // empty: a scalar
+  MemKind mem = MemKind::Auto;
   int64_t elementCount() const {
     int64_t n = 1;
     for (auto d : shape) n *= d;

@@ -9,8 +9,8 @@
 #pragma once
 #include "ir/stmt.hpp"
 
-namespace teml::codegen {
+namespace teml::lowering {
 
 ir::StmtP initLocalsAtFirstReduction(const ir::StmtP& nest);
 
-}  // namespace teml::codegen
+}  // namespace teml::lowering

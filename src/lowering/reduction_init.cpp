@@ -1,11 +1,11 @@
-#include "codegen/reduction_init.hpp"
+#include "lowering/reduction_init.hpp"
 
 #include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 
-namespace teml::codegen {
+namespace teml::lowering {
 
 using namespace ir;
 
@@ -116,8 +116,16 @@ class FirstReductions {
     }
     if (!analysis::iterationsDisjoint(g.loops, g.accesses)) return false;
     std::vector<StmtP> body;
-    if (u.stores.empty())
-      for (auto& e : g.accesses) body.push_back(makeStore(t_, e, floatConst(init_), u.reduces.front()->loc));
+    if (u.stores.empty()) {
+      // Identified as the start of the first reduction, once per element.
+      const Reduce& first = *u.reduces.front();
+      StmtTag tag{first.tag.id + ".init", {}, {}};
+      for (auto* l : loops) {
+        tag.names.push_back(l->var);
+        tag.origin.push_back(var(l->var));
+      }
+      for (auto& e : g.accesses) body.push_back(makeStore(t_, e, floatConst(init_), first.loc, tag));
+    }
     for (auto& x : items(s)) body.push_back(x);
     *out = makeSeq(body);
     groups.push_back(std::move(g));
@@ -165,7 +173,7 @@ class InitAtFirstReduction : public Mutator {
       StmtP body = initBeforeFirstReduction(*f, l);
       if (!body) continue;
       locals[i].writtenBeforeRead = true;
-      m = makeFor(f->id, f->var, f->begin, f->end, f->step, f->loopKind, body, locals);
+      m = makeFor(f->id, f->var, f->begin, f->end, f->step, f->loopKind, body, locals, f->made);
       f = static_cast<const For*>(m.get());
     }
     return m;
@@ -176,4 +184,4 @@ class InitAtFirstReduction : public Mutator {
 
 StmtP initLocalsAtFirstReduction(const StmtP& nest) { return InitAtFirstReduction().mutate(nest); }
 
-}  // namespace teml::codegen
+}  // namespace teml::lowering

@@ -1,0 +1,43 @@
+// One interface for "emit, compile, load, call" per target: the driver, the
+// operator API and the Python package go through it, so a second back end
+// (a GPU's) is a second implementation, not a change to the first. A back
+// end takes a program lowered for its target (lowering::lower) and decides
+// nothing the lowered IR does not say.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+#include "runtime/jit.hpp"
+#include "target/target.hpp"
+
+namespace teml::backend {
+
+// A loaded kernel: one buffer per program tensor, in declaration order.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // On `threads` threads (0: the target's). A failed run-time check
+  // (ir::Assert) throws UserError at its location.
+  virtual void run(std::vector<void*>& buffers, int threads = 0) const = 0;
+  virtual bool compiledNow() const = 0;  // false: taken from the kernel cache
+  virtual const std::vector<std::string>& notes() const = 0;     // for -v
+  virtual const std::vector<std::string>& warnings() const = 0;  // for the user
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string emit(const ir::Program& lowered) const = 0;  // the source text
+  virtual std::unique_ptr<Kernel> build(const ir::Program& lowered, const runtime::JitOptions& jit) const = 0;
+};
+
+std::unique_ptr<Backend> backendFor(const target::Target& target);
+
+// A scheduled program lowered for `target` and printed or built by its back end.
+std::string emitFor(const ir::Program& scheduled, const target::Target& target);
+std::unique_ptr<Kernel> buildFor(const ir::Program& scheduled, const target::Target& target,
+                                 const runtime::JitOptions& jit);
+
+}  // namespace teml::backend

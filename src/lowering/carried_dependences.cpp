@@ -1,0 +1,29 @@
+#include "lowering/carried_dependences.hpp"
+
+#include "analysis/concurrency.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+class CarriedDependences : public Mutator {
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    StmtP out = Mutator::mutateFor(s);
+    if (f.loopKind.parallel || f.loopKind.vector || analysis::analyzeConcurrentLoop(f, false).ok) return out;
+    auto& g = static_cast<const For&>(*out);
+    LoopKind kind = g.loopKind;
+    kind.carriesDependence = true;
+    return std::make_shared<For>(g.id, g.var, g.begin, g.end, g.step, kind, g.body, g.made);
+  }
+};
+
+}  // namespace
+
+StmtP markCarriedDependences(const StmtP& nest) { return CarriedDependences().mutate(nest); }
+
+}  // namespace teml::lowering

@@ -1,0 +1,83 @@
+#include "lowering/decisions.hpp"
+
+#include <set>
+
+#include "ir/mutator.hpp"
+#include "ir/scoped_visitor.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+std::string linesOf(const std::set<int>& lines) {
+  std::string s;
+  for (int l : lines) s += (s.empty() ? "" : ", ") + std::to_string(l);
+  return lines.size() == 1 ? "line " + s : "lines " + s;
+}
+
+std::string where(const For& f) {
+  return std::string(f.loopKind.parallel ? "parallel" : "vector") + " loop '" + f.id + "'";
+}
+
+class Decisions : public Visitor {
+ public:
+  explicit Decisions(std::vector<std::string>& out) : out_(out) {}
+  using Visitor::visit;
+  void visit(const ExprP&) override {}
+
+ protected:
+  void visitVarDef(const VarDef& v) override {
+    decls_.push_back(v.decl);
+    Visitor::visitVarDef(v);
+    decls_.pop_back();
+  }
+  void visitFor(const For& f) override {
+    for (auto& r : f.loopKind.reductions) {
+      std::set<int> lines;
+      forEachStmt(f.body, [&](const StmtP& s) {
+        if (s->kind == StmtKind::Reduce && static_cast<const Reduce&>(*s).tensor == r.accumulator)
+          lines.insert(static_cast<const Reduce&>(*s).loc.line);
+      });
+      std::string shape;
+      for (auto it = decls_.rbegin(); it != decls_.rend(); ++it)
+        if (it->name == r.accumulator) {
+          shape = dtypeName(it->dtype);
+          if (!it->shape.empty()) {
+            shape += "[";
+            for (size_t d = 0; d < it->shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(it->shape[d]);
+            shape += "]";
+          }
+          shape += std::string(", ") + memKindName(it->mem);
+          break;
+        }
+      out_.push_back(where(f) + ": reduction into '" + r.of + "' (" + linesOf(lines) + ") in a private accumulator '" +
+                     r.accumulator + "' (" + shape + ")");
+    }
+    const For* outer = threaded_;
+    if (f.loopKind.parallel) threaded_ = &f;
+    Visitor::visitFor(f);
+    threaded_ = outer;
+  }
+  void visitReduce(const Reduce& r) override {
+    if (r.atomic && threaded_)
+      out_.push_back(where(*threaded_) + ": reduction into '" + r.tensor + "' (line " + std::to_string(r.loc.line) +
+                     ") by atomic updates");
+  }
+
+ private:
+  std::vector<std::string>& out_;
+  std::vector<TensorDecl> decls_;
+  const For* threaded_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<std::string> decisions(const Program& lowered) {
+  std::vector<std::string> out;
+  for (auto& n : lowered.nests) Decisions(out).visit(n);
+  return out;
+}
+
+}  // namespace teml::lowering

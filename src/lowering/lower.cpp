@@ -1,0 +1,36 @@
+#include "lowering/lower.hpp"
+
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "ir/verify.hpp"
+#include "lowering/carried_dependences.hpp"
+#include "lowering/memory_kinds.hpp"
+#include "lowering/parallel_reductions.hpp"
+#include "lowering/reduction_init.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+Program lower(const Program& scheduled, const target::Target& target) {
+  Program p = scheduled;
+  std::set<std::string> names;
+  for (auto& t : p.tensors) names.insert(t.name);
+  for (auto& n : p.nests)
+    forEachStmt(n, [&](const StmtP& s) {
+      if (s->kind == StmtKind::VarDef) names.insert(static_cast<const VarDef&>(*s).decl.name);
+    });
+  for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
+  for (auto& n : p.nests) {
+    n = initLocalsAtFirstReduction(n);
+    n = makeParallelReductions(n, p.tensors, names);
+    n = markCarriedDependences(n);
+    n = chooseMemoryKinds(n);
+  }
+  std::string wrong = verify(p);
+  if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);
+  (void)target;  // one CPU target so far: the emitter plans vectors of its width
+  return p;
+}
+
+}  // namespace teml::lowering

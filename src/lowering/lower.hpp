@@ -1,0 +1,20 @@
+// The lowering stage: between the schedule and an emitter, it writes into
+// the IR every decision about how the scheduled program runs on a target,
+// so that emitters only print and -v, --emit lowered and the generated code
+// read the same decisions. Each pass is a file of this folder:
+// - reduction_init: local sums start at their first reduction;
+// - parallel_reductions: each parallel reduction's strategy (none needed,
+//   private accumulator, atomic update);
+// - carried_dependences: serial loops the C compiler must not vectorize;
+// - memory_kinds: where each tensor defined in a nest lives.
+// The lowered program is an ordinary program: the interpreter runs it with
+// the same results (tests compare both).
+#pragma once
+#include "ir/program.hpp"
+#include "target/target.hpp"
+
+namespace teml::lowering {
+
+ir::Program lower(const ir::Program& scheduled, const target::Target& target);
+
+}  // namespace teml::lowering

@@ -1,0 +1,29 @@
+#include "lowering/memory_kinds.hpp"
+
+#include "ir/mutator.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+class MemoryKinds : public Mutator {
+ protected:
+  StmtP mutateVarDef(const StmtP& s) override {
+    auto& v = static_cast<const VarDef&>(*s);
+    StmtP body = mutate(v.body);
+    if (v.loopLocal || v.decl.mem != MemKind::Auto)
+      return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
+    TensorDecl decl = v.decl;
+    int64_t size = std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
+    decl.mem = size > kMaxStackBytes ? MemKind::Heap : MemKind::Stack;
+    return std::make_shared<VarDef>(decl, body, v.loopLocal);
+  }
+};
+
+}  // namespace
+
+StmtP chooseMemoryKinds(const StmtP& nest) { return MemoryKinds().mutate(nest); }
+
+}  // namespace teml::lowering

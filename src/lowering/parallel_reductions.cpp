@@ -1,0 +1,231 @@
+#include "lowering/parallel_reductions.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "analysis/concurrency.hpp"
+#include "analysis/legality.hpp"
+#include "analysis/local_box.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+using analysis::ReduceStrategy;
+
+namespace {
+
+// Each thread keeps a private copy of an array accumulator on its stack.
+constexpr int64_t kMaxPrivateArrayBytes = 32 * 1024;
+
+std::string fresh(std::set<std::string>& names, const std::string& base) {
+  for (int k = 0;; ++k) {
+    std::string n = base + "_acc" + (k ? std::to_string(k) : "");
+    if (names.insert(n).second) return n;
+  }
+}
+
+// for z_0 in [0, e_0) ... : body(z, tag) -- a nest over a box's elements;
+// its statement's identity `id` names the loops around it (`enclosing`) and z.
+StmtP boxLoops(const std::string& id, const std::vector<int64_t>& extent, const std::vector<std::string>& enclosing,
+               const std::function<StmtP(const std::vector<ExprP>&, StmtTag)>& body) {
+  std::string prefix = id;
+  std::replace(prefix.begin(), prefix.end(), '.', '_');
+  StmtTag tag{id, enclosing, {}};
+  for (auto& v : enclosing) tag.origin.push_back(var(v));
+  std::vector<ExprP> z;
+  for (size_t d = 0; d < extent.size(); ++d) {
+    z.push_back(var(prefix + "_z" + std::to_string(d)));
+    tag.names.push_back(prefix + "_z" + std::to_string(d));
+    tag.origin.push_back(z.back());
+  }
+  StmtP s = body(z, tag);
+  for (size_t d = extent.size(); d-- > 0;)
+    s = makeFor(id + ".z" + std::to_string(d), prefix + "_z" + std::to_string(d), intConst(0), intConst(extent[d]), 1,
+                LoopKind{}, s, {}, Provenance{{}, "lowering", ""});
+  return s;
+}
+
+// One accumulator: the reductions into `tensor` it replaces (all of them for
+// an array, those at `indices` with `op` for a scalar).
+struct Accumulator {
+  std::string name, tensor;
+  ReduceOp op;
+  bool array = false;
+  std::vector<ExprP> indices;  // scalar: the element
+  analysis::LocalBox box;      // array: the elements one iteration updates
+};
+
+class RedirectReductions : public Mutator {
+ public:
+  RedirectReductions(const std::vector<Accumulator>& accs, const std::set<const Reduce*>& atomic)
+      : accs_(accs), atomic_(atomic) {}
+
+ protected:
+  StmtP mutateReduce(const StmtP& s) override {
+    auto& r = static_cast<const Reduce&>(*s);
+    for (auto& a : accs_) {
+      if (a.tensor != r.tensor || a.op != r.op) continue;
+      if (a.array) {
+        std::vector<ExprP> idx;
+        for (size_t d = 0; d < r.indices.size(); ++d) idx.push_back(sub(r.indices[d], a.box.offset[d]));
+        return makeReduce(r.op, a.name, idx, r.value, r.loc, r.tag);
+      }
+      bool same = a.indices.size() == r.indices.size();
+      for (size_t d = 0; same && d < r.indices.size(); ++d) same = equal(a.indices[d], r.indices[d]);
+      if (same) return makeReduce(r.op, a.name, {}, r.value, r.loc, r.tag);
+    }
+    if (atomic_.count(&r)) return makeReduce(r.op, r.tensor, r.indices, r.value, r.loc, r.tag, true);
+    return s;
+  }
+
+ private:
+  const std::vector<Accumulator>& accs_;
+  const std::set<const Reduce*>& atomic_;
+};
+
+class ParallelReductions : public Mutator {
+ public:
+  ParallelReductions(const StmtP& nest, std::set<std::string>& names) : nest_(nest), names_(names) {}
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    if (!(f.loopKind.parallel || f.loopKind.vector) || f.loopKind.independent) return inside(f, s);
+    bool simd = f.loopKind.vector;  // a loop in threads and lanes must be safe for lanes
+    auto rep = analysis::analyzeConcurrentLoop(f, simd);
+    bool anyStrategy = false;
+    for (auto& [r, strategy] : rep.reduces) anyStrategy |= strategy != ReduceStrategy::Plain;
+    // The affine test is conservative: isl decides whether iterations meet at all.
+    if (!rep.ok || anyStrategy) {
+      if (analysis::loopIsIndependent(nest_, f.id)) return inside(f, s);
+      if (!rep.ok) throw InternalError("lowering: " + rep.reason);
+    }
+    if (!anyStrategy) return inside(f, s);
+
+    std::vector<Accumulator> accs;
+    std::set<const Reduce*> atomic;
+    for (auto& [r, strategy] : rep.reduces) {
+      if (strategy == ReduceStrategy::Accumulator) addScalar(*r, accs);
+      if (strategy == ReduceStrategy::Atomic && !addArray(f, *r, accs)) atomic.insert(r);
+    }
+    StmtP body = RedirectReductions(accs, atomic).mutate(f.body);
+    LoopKind kind = f.loopKind;
+    for (auto& a : accs) {
+      kind.reductions.push_back({a.op, a.name, a.tensor});
+      decls_[a.name] = declOf(a);
+    }
+    // Loops inside see the accumulators as shared tensors and get their own strategies.
+    StmtP loop = inside(f, std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, body, f.made));
+    return wrap(accs, loop);
+  }
+
+ private:
+  // The loops inside f, with f's iterator among the enclosing ones.
+  StmtP inside(const For& f, const StmtP& s) {
+    enclosing_.push_back(f.var);
+    StmtP out = Mutator::mutateFor(s);
+    enclosing_.pop_back();
+    return out;
+  }
+
+  const TensorDecl& declOf(const std::string& tensor) {
+    // Accumulators take the element type of the tensor they stand for.
+    auto it = decls_.find(tensor);
+    if (it == decls_.end()) throw InternalError("lowering: no declaration of '" + tensor + "'");
+    return it->second;
+  }
+
+  void addScalar(const Reduce& r, std::vector<Accumulator>& accs) {
+    for (auto& a : accs) {
+      if (a.array || a.tensor != r.tensor || a.op != r.op || a.indices.size() != r.indices.size()) continue;
+      bool same = true;
+      for (size_t d = 0; d < r.indices.size(); ++d) same = same && equal(a.indices[d], r.indices[d]);
+      if (same) return;
+    }
+    accs.push_back(Accumulator{fresh(names_, r.tensor), r.tensor, r.op, false, r.indices, {}});
+  }
+
+  // A private array for the box of `r.tensor` one iteration updates, where
+  // every access to the tensor in the loop is a reduction with r's operator
+  // and the box stays in place while the loop runs.
+  bool addArray(const For& f, const Reduce& r, std::vector<Accumulator>& accs) {
+    for (auto& a : accs)
+      if (a.array && a.tensor == r.tensor) return true;
+    if (f.loopKind.vector) return false;
+    for (auto& a : accessesOf(f.body))
+      if (a.tensor == r.tensor && (a.kind != AccessKind::Reduce || a.op != r.op)) return false;
+    analysis::LocalBox box;
+    std::string why;
+    if (!analysis::localBox(f.body, r.tensor, &box, &why) || !box.used) return false;
+    for (auto& o : box.offset)
+      if (usesVar(o, f.var)) return false;
+    if (box.elementCount() * bytes(declOf(r.tensor).dtype) > kMaxPrivateArrayBytes) return false;
+    accs.push_back(Accumulator{fresh(names_, r.tensor), r.tensor, r.op, true, {}, box});
+    return true;
+  }
+
+  // In the element type of the tensor it stands for.
+  TensorDecl declOf(const Accumulator& a) {
+    return TensorDecl{a.name, declOf(a.tensor).dtype, a.array ? a.box.extent : std::vector<int64_t>{},
+                      a.array ? MemKind::Stack : MemKind::Register};
+  }
+
+  // var acc { acc = target; loop; target = acc } for each accumulator.
+  StmtP wrap(const std::vector<Accumulator>& accs, StmtP loop) {
+    for (auto& a : accs) {
+      const TensorDecl& t = declOf(a.tensor);
+      TensorDecl decl = declOf(a);
+      // The elements the accumulator stands for: one, or its box's.
+      auto at = [&](const std::vector<ExprP>& z) {
+        if (!a.array) return a.indices;
+        std::vector<ExprP> idx;
+        for (size_t d = 0; d < z.size(); ++d) idx.push_back(add(a.box.offset[d], z[d]));
+        return idx;
+      };
+      StmtP in = boxLoops(a.name + ".in", decl.shape, enclosing_, [&](auto& z, StmtTag tag) {
+        return makeStore(a.name, z, load(a.tensor, at(z), t.dtype), {}, tag);
+      });
+      StmtP out = boxLoops(a.name + ".out", decl.shape, enclosing_, [&](auto& z, StmtTag tag) {
+        return makeStore(a.tensor, at(z), load(a.name, z, t.dtype), {}, tag);
+      });
+      loop = makeVarDef(decl, makeSeq({in, loop, out}));
+    }
+    return loop;
+  }
+
+ public:
+  std::map<std::string, TensorDecl> decls_;
+
+ private:
+  const StmtP& nest_;
+  std::set<std::string>& names_;
+  std::vector<std::string> enclosing_;  // iterators of the loops around the one being lowered
+};
+
+// Declarations of the tensors a nest may reduce into: the program's and the
+// nest's own VarDefs (loop-local or scoped).
+void collectDecls(const StmtP& nest, std::map<std::string, TensorDecl>& decls) {
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->kind == StmtKind::VarDef) {
+      auto& v = static_cast<const VarDef&>(*s);
+      decls[v.decl.name] = v.decl;
+    }
+  });
+}
+
+}  // namespace
+
+StmtP makeParallelReductions(const StmtP& nest, const std::vector<TensorDecl>& tensors, std::set<std::string>& names) {
+  ParallelReductions pass(nest, names);
+  for (auto& t : tensors) pass.decls_[t.name] = t;
+  collectDecls(nest, pass.decls_);
+  return pass.mutate(nest);
+}
+
+}  // namespace teml::lowering

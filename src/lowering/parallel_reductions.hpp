@@ -1,0 +1,27 @@
+// How each reduction under a parallel or SIMD loop stays correct, written
+// into the IR (FreeTensor's make_parallel_reduction). For every loop that
+// runs in threads or SIMD lanes, the reductions that different iterations
+// may make into one element get one strategy:
+// - none needed: isl proves that no two iterations meet (the affine test of
+//   analysis/concurrency is conservative, isl decides);
+// - a private accumulator: a scalar (target fixed for the whole loop) or a
+//   small array (the box of elements one iteration updates, threads only,
+//   when nothing else in the loop touches the tensor), defined around the
+//   loop in the reduction's own element type, named in the loop's
+//   reduction clause, copied in before and out after it;
+// - an atomic update (threads only), marked on the Reduce.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/stmt.hpp"
+
+namespace teml::lowering {
+
+// `tensors`: the program's; `names`: every tensor name in use (accumulators get
+// fresh ones).
+ir::StmtP makeParallelReductions(const ir::StmtP& nest, const std::vector<ir::TensorDecl>& tensors,
+                                 std::set<std::string>& names);
+
+}  // namespace teml::lowering
