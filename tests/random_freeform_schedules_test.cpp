@@ -81,7 +81,9 @@ TEST(RandomFreeformSchedules, AcceptedSequencesPreserveResults) {
     checkRandomSequence(rng, freeform::compileFreeform(source, {}).program, n, n % 8 == 0, 1e-9, counts);
   }
   std::cout << total << " random free-form programs: " << counts.accepted << " steps accepted, " << counts.refused
-            << " refused, " << counts.compiled << " programs compiled\n";
+            << " refused, " << counts.compiled << " programs compiled, " << counts.threaded
+            << " parallel ones run on 2, 4 and 8 threads\n";
+  EXPECT_GT(counts.threaded, 0);
   EXPECT_GT(counts.accepted, 0);
   EXPECT_GT(counts.refused, 0);
 }

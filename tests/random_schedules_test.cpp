@@ -92,7 +92,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
   const char* seed = std::getenv("TEML_RANDOM_SEED");
   std::mt19937 rng(seed ? static_cast<unsigned>(std::atoi(seed)) : 2026u);
   const std::map<std::string, int64_t> sizes = {{"N", 7}, {"M", 6}, {"K", 5}};
-  int accepted = 0, refused = 0, compiled = 0, replaced = 0;
+  int accepted = 0, refused = 0, compiled = 0, replaced = 0, threaded = 0;
   const int total = randomSequenceCount(300);
   for (int n = 0; n < total; ++n) {
     const Template& t = kTemplates[rng() % kTemplates.size()];
@@ -117,6 +117,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
         replaced += step.find("replace_array") != std::string::npos;
         SCOPED_TRACE(full);
         expectSameResults(p, original);  // compiled code vs the original's interpreter run
+        threaded += expectSameOnEveryThreadCount(p, &original);  // 2, 4 and 8 threads, data where a race shows
         ++compiled;
       } catch (const UserError&) {
         ++refused;
@@ -126,7 +127,9 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
     }
   }
   std::cout << total << " random sequences: " << accepted << " steps accepted (each checked against the "
-            << "untransformed program; " << replaced << " of them replace_array), " << refused << " refused\n";
+            << "untransformed program; " << replaced << " of them replace_array; " << threaded
+            << " parallel ones run on 2, 4 and 8 threads), " << refused << " refused\n";
+  EXPECT_GT(threaded, 0);
   EXPECT_GT(accepted, 0);
   EXPECT_GT(refused, 0);
   EXPECT_EQ(compiled, accepted);

@@ -38,11 +38,13 @@ inline ir::StmtP randomStepById(std::mt19937& rng, schedule::Schedule& s, const 
 
 struct RandomCounts {
   int accepted = 0, refused = 0, compiled = 0;
+  int threaded = 0;  // schedules with a parallel loop, run on 2, 4 and 8 threads
 };
 
 // Applies 1-4 random steps to `original`'s nest; when the result is
 // admitted, it must compute what the original computes (interpreter; the
-// compiled code too when `compile`), within `tolerance`.
+// compiled code too when `compile`, and always on 2, 4 and 8 threads when
+// the schedule has a parallel loop), within `tolerance`.
 inline void checkRandomSequence(std::mt19937& rng, const ir::Program& original, uint64_t seed, bool compile,
                                 double tolerance, RandomCounts& counts) {
   auto inputs = randomInputs(original, seed);
@@ -70,6 +72,8 @@ inline void checkRandomSequence(std::mt19937& rng, const ir::Program& original, 
   auto got = runInterpreter(p, inputs);
   for (auto& t : p.tensors)
     EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), tolerance) << "tensor " << t.name;
+  // Every parallel schedule runs on 2, 4 and 8 threads on data where a race shows.
+  counts.threaded += expectSameOnEveryThreadCount(p, &original, seed);
   if (!compile) return;
   auto jit = runJit(p, inputs);
   for (auto& t : p.tensors)

@@ -5,7 +5,9 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "interp/interpreter.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
+#include "ir/mutator.hpp"
 #include "ir/verify.hpp"
 
 namespace teml::testing {
@@ -100,6 +103,59 @@ inline double tolerance(const ir::Program& p) {
   for (auto& t : p.tensors)
     if (t.dtype == ir::DType::F32) return 1e-4;
   return 1e-10;
+}
+
+inline bool hasParallelLoop(const ir::Program& p) {
+  bool parallel = false;
+  for (auto& n : p.nests)
+    ir::forEachStmt(n, [&](const ir::StmtP& s) {
+      parallel |= s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).loopKind.parallel;
+    });
+  return parallel;
+}
+
+// randomInputs with every float input a whole number from 1 to 4: sums and
+// products of such values are exact in any order, and a lost or doubled
+// update of an element changes a result by at least 1.
+inline runtime::BufferMap integerInputs(const ir::Program& p, uint64_t seed = 7) {
+  runtime::BufferMap b = randomInputs(p, seed);
+  auto written = driver::writtenTensors(p);
+  for (auto& t : p.tensors) {
+    if (ir::isIntegral(t.dtype) || std::find(written.begin(), written.end(), t.name) != written.end()) continue;
+    runtime::Buffer& buf = b.at(t.name);
+    for (int64_t i = 0; i < buf.size(); ++i) buf.set(i, std::floor((buf.get(i) + 1) * 2) + 1);
+  }
+  return b;
+}
+
+// Where p runs loops in threads: compiled once and run with 2, 4 and 8
+// threads on integer-valued inputs, p computes what the interpreter computes
+// for `reference` (p itself when it is null). Races show here: with whole
+// numbers, results of the tests' sizes (below 10^4) agree to 1e-9 (float64)
+// or 1e-5 (float32, where functions like exp round differently in another
+// order) unless an update was lost or doubled.
+// Returns whether p has such a loop.
+inline bool expectSameOnEveryThreadCount(const ir::Program& p, const ir::Program* reference = nullptr,
+                                         uint64_t seed = 7) {
+  if (!hasParallelLoop(p)) return false;
+  const ir::Program& ref = reference ? *reference : p;
+  auto inputs = integerInputs(ref, seed);
+  auto want = runInterpreter(ref, inputs);
+  runtime::JitOptions o;
+  o.cacheDir = cacheDir();
+  auto kernel = backend::buildFor(p, target::hostCpu(), o);
+  for (int threads : {2, 4, 8}) {
+    runtime::BufferMap got = inputs;
+    std::vector<void*> ptrs;
+    for (auto& t : p.tensors) ptrs.push_back(got.at(t.name).data());
+    kernel->run(ptrs, threads);
+    for (auto& t : p.tensors) {
+      if (!want.count(t.name)) continue;
+      EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), t.dtype == ir::DType::F32 ? 1e-5 : 1e-9)
+          << "tensor " << t.name << " on " << threads << " threads";
+    }
+  }
+  return true;
 }
 
 // The program's results from compiled code equal the interpreter's.
