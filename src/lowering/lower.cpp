@@ -23,8 +23,8 @@ Program lower(const Program& scheduled, const target::Target& target) {
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (auto& n : p.nests) {
     n = initLocalsAtFirstReduction(n);
+    n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
     n = makeParallelReductions(n, p.tensors, names);
-    n = markCarriedDependences(n);
     n = chooseMemoryKinds(n);
   }
   std::string wrong = verify(p);

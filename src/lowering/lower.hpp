@@ -3,9 +3,9 @@
 // so that emitters only print and -v, --emit lowered and the generated code
 // read the same decisions. Each pass is a file of this folder:
 // - reduction_init: local sums start at their first reduction;
+// - carried_dependences: serial loops the C compiler must not vectorize;
 // - parallel_reductions: each parallel reduction's strategy (none needed,
 //   private accumulator, atomic update);
-// - carried_dependences: serial loops the C compiler must not vectorize;
 // - memory_kinds: where each tensor defined in a nest lives.
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).
