@@ -52,8 +52,7 @@ std::vector<runtime::BufferMap> runRepeatedly(const Program& p, const runtime::B
 Program parallelScalarReduction(ReduceOp op, DType dtype) {
   Program p;
   p.tensors = {{"x", dtype, {4}}, {"y", dtype, {}}};
-  LoopKind threads;
-  threads.parallel = true;
+  LoopKind threads{ParallelScope::Threads};
   StmtTag tag{"S", {"i"}, {var("i")}};
   p.nests = {makeFor("Li", "i", intConst(0), intConst(4), 1, threads,
                      makeReduce(op, "y", {}, load("x", {var("i")}, dtype), SourceLoc{1, 1}, tag))};

@@ -14,7 +14,7 @@ namespace {
 
 StmtP loop(const std::string& v, int64_t n, StmtP body, bool parallel = false) {
   LoopKind kind;
-  kind.parallel = parallel;
+  kind.scope = parallel ? ParallelScope::Threads : ParallelScope::Serial;
   return makeFor("L" + v, v, intConst(0), intConst(n), 1, kind, std::move(body));
 }
 

@@ -109,7 +109,7 @@ inline bool hasParallelLoop(const ir::Program& p) {
   bool parallel = false;
   for (auto& n : p.nests)
     ir::forEachStmt(n, [&](const ir::StmtP& s) {
-      parallel |= s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).loopKind.parallel;
+      parallel |= s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).loopKind.threads();
     });
   return parallel;
 }

@@ -218,12 +218,12 @@ void NestEmitter::emitFor(const For& f, int indent) {
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
-  bool explicitVector = f.loopKind.vector && !f.loopKind.parallel && f.loopKind.reductions.empty() && !vectorType_ &&
+  bool explicitVector = f.loopKind.lanes() && !f.loopKind.threads() && f.loopKind.reductions.empty() && !vectorType_ &&
                         !hasLocals(f) && planVectorLoop(f, view_, target_, localNames_).ok;
-  if (f.loopKind.parallel && f.loopKind.vector) {
+  if (f.loopKind.threads() && f.loopKind.lanes()) {
     line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
                      ")" + clauses);
-  } else if (f.loopKind.parallel) {
+  } else if (f.loopKind.threads()) {
     bool streamedBefore = streamed_;
     streamed_ = false;
     std::string call = bodyFunction(f);
@@ -247,10 +247,10 @@ void NestEmitter::emitFor(const For& f, int indent) {
     streamed_ |= streamedBefore;
   } else if (explicitVector) {
     emitVectorLoop(f, cvar, planVectorLoop(f, view_, target_, localNames_), indent);
-  } else if (f.loopKind.vector) {
+  } else if (f.loopKind.lanes()) {
     line(indent, "#pragma omp simd" + clauses);
   }
-  if ((!f.loopKind.parallel || f.loopKind.vector) && !explicitVector) {
+  if ((!f.loopKind.threads() || f.loopKind.lanes()) && !explicitVector) {
     line(indent, loopHeader(f, cvar));
     emitLoopBody(f, indent + 1);
     if (f.loopKind.carriesDependence) line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");

@@ -53,7 +53,7 @@ bool NestEmitter::contiguousBlock(const std::string& tensor, const std::vector<E
 const Store* NestEmitter::copyNest(const For& f, std::vector<const For*>* loops) {
   const StmtP* s = nullptr;
   for (const For* l = &f;;) {
-    if (l->loopKind.parallel || l->loopKind.vector || l->step != 1) return nullptr;  // a local: the body is a VarDef
+    if (l->loopKind.threads() || l->loopKind.lanes() || l->step != 1) return nullptr;  // a local: the body is a VarDef
     loops->push_back(l);
     s = &l->body;
     if ((*s)->kind != StmtKind::For) break;

@@ -67,7 +67,7 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
   }
 
   bool visitFor(const For& f) override {
-    if (f.loopKind.parallel || f.loopKind.vector) return false;
+    if (f.loopKind.threads() || f.loopKind.lanes()) return false;
     if (usesVar(f.begin, var_) || usesVar(f.end, var_)) return false;
     return stmt(f.body);
   }

@@ -74,10 +74,10 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       auto& f = static_cast<const For&>(*s);
       os << pad << "for " << f.var << " in [" << toString(f.begin) << ", " << toString(f.end) << ")";
       if (f.step != 1) os << " step " << f.step;
-      if (f.loopKind.parallel) os << " parallel";
-      if (f.loopKind.parallel && f.loopKind.schedule != ThreadSchedule::Static)
+      if (f.loopKind.threads()) os << " parallel";
+      if (f.loopKind.threads() && f.loopKind.schedule != ThreadSchedule::Static)
         os << "(" << threadScheduleName(f.loopKind.schedule) << ")";
-      if (f.loopKind.vector) os << " vector";
+      if (f.loopKind.lanes()) os << " vector";
       for (auto& r : f.loopKind.reductions)
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of << ")";
       if (f.loopKind.carriesDependence) os << " carries-dependence";

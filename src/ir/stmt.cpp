@@ -13,6 +13,24 @@ const char* threadScheduleName(ThreadSchedule s) {
   return "?";
 }
 
+const char* parallelScopeName(ParallelScope s) {
+  switch (s) {
+    case ParallelScope::Serial: return "serial";
+    case ParallelScope::Threads: return "threads";
+    case ParallelScope::SimdLanes: return "simd";
+    case ParallelScope::ThreadsAndSimdLanes: return "threads+simd";
+  }
+  return "?";
+}
+
+ParallelScope LoopKind::join(ParallelScope a, ParallelScope b) {
+  LoopKind x{a}, y{b};
+  bool threads = x.threads() || y.threads(), lanes = x.lanes() || y.lanes();
+  if (threads && lanes) return ParallelScope::ThreadsAndSimdLanes;
+  if (threads) return ParallelScope::Threads;
+  return lanes ? ParallelScope::SimdLanes : ParallelScope::Serial;
+}
+
 const char* memKindName(MemKind m) {
   switch (m) {
     case MemKind::Auto: return "auto";

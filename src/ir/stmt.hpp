@@ -16,11 +16,17 @@ enum class StmtKind {
 #include "ir/nodes.def"
 };
 
-// How a loop is executed. Parallel loops become OpenMP `parallel for`,
-// vector loops `simd` (both: `parallel for simd`).
 // How OpenMP hands a parallel loop's iterations to threads.
 enum class ThreadSchedule { Static, Dynamic, Guided };
 const char* threadScheduleName(ThreadSchedule s);  // "static", "dynamic", "guided"
+
+// Where a loop's iterations run (FreeTensor's parallel scope): one after
+// another, in threads (OpenMP `parallel for`), in SIMD lanes (`simd`, or
+// explicit vectors), or chunks in threads and each chunk in lanes (`parallel
+// for simd`). Room for a GPU's blocks and threads and for MPI ranks. An
+// unrolled loop is not a scope: unroll rewrites it into copies of its body.
+enum class ParallelScope { Serial, Threads, SimdLanes, ThreadsAndSimdLanes };
+const char* parallelScopeName(ParallelScope s);  // "serial", "threads", "simd", "threads+simd"
 
 enum class ReduceOp { Add, Mul, Max, Min };
 
@@ -38,9 +44,13 @@ struct ReductionClause {
 };
 
 struct LoopKind {
-  bool parallel = false;
-  ThreadSchedule schedule = ThreadSchedule::Static;  // of a parallel loop
-  bool vector = false;
+  ParallelScope scope = ParallelScope::Serial;
+  ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
+  bool threads() const { return scope == ParallelScope::Threads || scope == ParallelScope::ThreadsAndSimdLanes; }
+  bool lanes() const { return scope == ParallelScope::SimdLanes || scope == ParallelScope::ThreadsAndSimdLanes; }
+  bool concurrent() const { return scope != ParallelScope::Serial; }
+  // The scope with threads or lanes added (parallelize, vectorize, merge).
+  static ParallelScope join(ParallelScope a, ParallelScope b);
   // Proven by dependence analysis: no two iterations touch one element with a
   // write, so the loop needs no reduction clause or atomic at all.
   bool independent = false;

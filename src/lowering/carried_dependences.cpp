@@ -14,7 +14,7 @@ class CarriedDependences : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     auto& f = static_cast<const For&>(*s);
     StmtP out = Mutator::mutateFor(s);
-    if (f.loopKind.parallel || f.loopKind.vector || analysis::analyzeConcurrentLoop(f, false).ok) return out;
+    if (f.loopKind.threads() || f.loopKind.lanes() || analysis::analyzeConcurrentLoop(f, false).ok) return out;
     auto& g = static_cast<const For&>(*out);
     LoopKind kind = g.loopKind;
     kind.carriesDependence = true;

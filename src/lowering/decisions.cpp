@@ -18,7 +18,7 @@ std::string linesOf(const std::set<int>& lines) {
 }
 
 std::string where(const For& f) {
-  return std::string(f.loopKind.parallel ? "parallel" : "vector") + " loop '" + f.id + "'";
+  return std::string(f.loopKind.threads() ? "parallel" : "vector") + " loop '" + f.id + "'";
 }
 
 class Decisions : public Visitor {
@@ -56,7 +56,7 @@ class Decisions : public Visitor {
                      r.accumulator + "' (" + shape + ")");
     }
     const For* outer = threaded_;
-    if (f.loopKind.parallel) threaded_ = &f;
+    if (f.loopKind.threads()) threaded_ = &f;
     Visitor::visitFor(f);
     threaded_ = outer;
   }

@@ -96,8 +96,8 @@ class ParallelReductions : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     auto& f = static_cast<const For&>(*s);
-    if (!(f.loopKind.parallel || f.loopKind.vector) || f.loopKind.independent) return inside(f, s);
-    bool simd = f.loopKind.vector;  // a loop in threads and lanes must be safe for lanes
+    if (!(f.loopKind.threads() || f.loopKind.lanes()) || f.loopKind.independent) return inside(f, s);
+    bool simd = f.loopKind.lanes();  // a loop in threads and lanes must be safe for lanes
     auto rep = analysis::analyzeConcurrentLoop(f, simd);
     bool anyStrategy = false;
     for (auto& [r, strategy] : rep.reduces) anyStrategy |= strategy != ReduceStrategy::Plain;
@@ -157,7 +157,7 @@ class ParallelReductions : public Mutator {
   bool addArray(const For& f, const Reduce& r, std::vector<Accumulator>& accs) {
     for (auto& a : accs)
       if (a.array && a.tensor == r.tensor) return true;
-    if (f.loopKind.vector) return false;
+    if (f.loopKind.lanes()) return false;
     for (auto& a : accessesOf(f.body))
       if (a.tensor == r.tensor && (a.kind != AccessKind::Reduce || a.op != r.op)) return false;
     analysis::LocalBox box;

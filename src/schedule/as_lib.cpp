@@ -30,7 +30,7 @@ StmtP asLib(const StmtP& nest, const Program& program) {
     int64_t b, e;
     if (!constValue(f->begin, &b) || b != 0 || !constValue(f->end, &e) || f->step != 1)
       notAProduct("loop '" + f->var + "' must run from 0 with unit steps");
-    if (f->loopKind.parallel || f->loopKind.vector) notAProduct("loop '" + f->var + "' is already parallel or vector");
+    if (f->loopKind.threads() || f->loopKind.lanes()) notAProduct("loop '" + f->var + "' is already parallel or vector");
     extent[f->var] = e;
   }
   StmtP body = singleChild(loopBody(*chain[2]));

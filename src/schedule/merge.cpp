@@ -24,9 +24,8 @@ StmtP merge(const StmtP& nest, int r) {
   StmtP body = substitute(loopBody(inner), {{outer.var, add(outer.begin, floorDiv(var(m), intConst(n2)))},
                                         {inner.var, add(inner.begin, binary(BinOp::Mod, var(m), intConst(n2)))}});
   LoopKind kind;
-  kind.parallel = outer.loopKind.parallel || inner.loopKind.parallel;
-  kind.schedule = outer.loopKind.parallel ? outer.loopKind.schedule : inner.loopKind.schedule;
-  kind.vector = outer.loopKind.vector || inner.loopKind.vector;
+  kind.scope = LoopKind::join(outer.loopKind.scope, inner.loopKind.scope);
+  kind.schedule = outer.loopKind.threads() ? outer.loopKind.schedule : inner.loopKind.schedule;
   std::vector<LocalTensor> locals = localsOf(outer);
   for (auto& l : localsOf(inner)) locals.push_back(l);
   StmtP merged = makeFor(outer.id, m, intConst(0), intConst(n1 * n2), 1, kind, body, locals);

@@ -19,11 +19,11 @@ class ParallelInsideVector : public Visitor {
 
  protected:
   void visitFor(const For& f) override {
-    if (vectorLoop_ && f.loopKind.parallel)
+    if (vectorLoop_ && f.loopKind.threads())
       throw ScheduleError(what_ + ": the parallel loop '" + f.var + "' would be inside the vectorized loop '" +
                           vectorLoop_->var + "'; SIMD lanes cannot start threads");
     const For* outer = vectorLoop_;
-    if (f.loopKind.vector) vectorLoop_ = &f;
+    if (f.loopKind.lanes()) vectorLoop_ = &f;
     Visitor::visitFor(f);
     vectorLoop_ = outer;
   }
@@ -44,11 +44,11 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule 
   auto chain = loopsToLevel(nest, r, what);
   const For& f = *chain[r - 1];
   LoopKind kind = f.loopKind;
-  (parallel ? kind.parallel : kind.vector) = true;
+  kind.scope = LoopKind::join(kind.scope, parallel ? ParallelScope::Threads : ParallelScope::SimdLanes);
   if (parallel) kind.schedule = schedule;
   auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
-  auto report = analysis::analyzeConcurrentLoop(*marked, kind.vector);
+  auto report = analysis::analyzeConcurrentLoop(*marked, kind.lanes());
   if (!report.ok) {
     // The affine test is conservative (it does not see through / and mod);
     // isl decides exactly whether iterations are independent.

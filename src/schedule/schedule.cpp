@@ -117,8 +117,8 @@ void Schedule::admit(const StmtP& nest) {
   forEachStmt(nest, [&](const StmtP& s) {
     if (s->kind != StmtKind::For) return;
     auto& f = static_cast<const For&>(*s);
-    if (!f.loopKind.parallel && !f.loopKind.vector) return;
-    auto rep = analysis::analyzeConcurrentLoop(f, f.loopKind.vector);
+    if (!f.loopKind.threads() && !f.loopKind.lanes()) return;
+    auto rep = analysis::analyzeConcurrentLoop(f, f.loopKind.lanes());
     // Loops proven independent by isl are proven again on the final nest:
     // later transformations may have changed what they carry.
     if (!rep.ok && !(f.loopKind.independent && analysis::loopIsIndependent(nest, f.id)))
