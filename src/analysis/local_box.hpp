@@ -9,16 +9,7 @@
 
 namespace teml::analysis {
 
-struct LocalBox {
-  bool used = false;                // some access of the tensor lies in the loop
-  std::vector<ir::ExprP> offset;    // per dimension: the box's first index, in enclosing iterators
-  std::vector<int64_t> extent;      // per dimension: the box's size
-  int64_t elementCount() const {
-    int64_t n = 1;
-    for (auto e : extent) n *= e;
-    return n;
-  }
-};
+using LocalBox = ir::Box;
 
 // The box of `tensor` that one execution of `scope` touches (the body of the
 // loop the tensor is local to). Every index of `tensor` in `scope` must be

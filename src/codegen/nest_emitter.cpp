@@ -21,11 +21,8 @@ NestEmitter::NestEmitter(const Program& p, const target::Target& target, std::ma
   // which must not treat merged dimensions of a local as one where its
   // box cuts them.
   for (auto& [loop, l] : localTensorsIn(nest)) {
-    analysis::LocalBox box;
-    std::string why;
-    if (l.decl.shape.empty() || !analysis::localBox(loop->body, l.decl.name, &box, &why) ||
-        (box.used && !flatBox(box, l.decl.shape.back())))
-      localNames_.insert(l.decl.name);
+    if (!l.boxed) throw InternalError("code generation: the lowering stage gave local tensor '" + l.decl.name + "' no box");
+    if (l.decl.shape.empty() || (l.box.used && !flatBox(l.box, l.decl.shape.back()))) localNames_.insert(l.decl.name);
     if (!view_.find(l.decl.name)) view_.tensors.push_back(l.decl);
   }
 }
@@ -77,7 +74,7 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
   return s;
 }
 
-bool NestEmitter::flatBox(const analysis::LocalBox& box, int64_t lastExtent) {
+bool NestEmitter::flatBox(const Box& box, int64_t lastExtent) {
   int64_t o1, o2;
   size_t n = box.offset.size();
   return n >= 2 && box.extent.back() == lastExtent && constValue(box.offset[n - 1], &o1) && o1 == 0 &&
@@ -87,15 +84,13 @@ bool NestEmitter::flatBox(const analysis::LocalBox& box, int64_t lastExtent) {
 std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int indent) {
   std::vector<OpenLocal> opened;
   for (auto& l : localsOf(f)) {
-    analysis::LocalBox box;
-    std::string why;
-    if (!analysis::localBox(f.body, l.decl.name, &box, &why)) throw InternalError("code generation: " + why);
+    const Box& box = l.box;
     if (!box.used) continue;
     OpenLocal o{l.decl.name, names_.claim(l.decl.name), false, std::nullopt};
     TensorDecl shape{o.cname, l.decl.dtype, box.extent};
     std::string type = cType(l.decl.dtype);
     int64_t bytes = box.elementCount() * ir::bytes(l.decl.dtype);
-    o.heap = bytes > kMaxStackBytes;
+    o.heap = l.decl.mem == MemKind::Heap;
     if (o.heap) {
       // aligned_alloc wants a multiple of the alignment.
       int64_t rounded = (bytes + 63) / 64 * 64;

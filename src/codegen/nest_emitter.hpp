@@ -58,7 +58,7 @@ class NestEmitter {
 
   // A local box that keeps its last two dimensions whole (from index 0, the
   // last one `lastExtent` long) stores them as the full tensor does.
-  static bool flatBox(const analysis::LocalBox& box, int64_t lastExtent);
+  static bool flatBox(const ir::Box& box, int64_t lastExtent);
 
   // Declares the local tensors of loop f at the start of its body; returns
   // what closeLocals needs to end their lifetime.
@@ -182,14 +182,13 @@ class NestEmitter {
   Program view_;  // the program's tensors and the nest's local tensors
   std::set<std::string> localNames_;
   std::map<std::string, std::string> tensorNames_;
-  std::map<std::string, analysis::LocalBox> activeLocals_;  // local tensors in scope
+  std::map<std::string, ir::Box> activeLocals_;  // local tensors in scope
   std::map<std::string, TensorDecl> localShapes_;           // their boxes, and VarDefs in scope, as C arrays
   struct Prefetch {
     const For* owner;
     int ahead;
   };
   std::map<std::string, Prefetch> prefetching_;  // cache copies in scope that fetch ahead
-  static constexpr int64_t kMaxStackBytes = 128 * 1024;  // loop-local boxes larger than this live on the heap
   std::set<std::string> notOnlyStored_;
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
   // Tensors at least this large (twice a 32 MiB last-level cache) are

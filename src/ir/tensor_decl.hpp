@@ -28,6 +28,20 @@ struct TensorDecl {
   }
 };
 
+// The part of a loop-local tensor that one iteration of its loop touches
+// (analysis/local_box.hpp): per dimension its first index, in the enclosing
+// iterators, and its size. Code stores only the box.
+struct Box {
+  bool used = false;              // some access of the tensor lies in the loop
+  std::vector<ExprP> offset;
+  std::vector<int64_t> extent;
+  int64_t elementCount() const {
+    int64_t n = 1;
+    for (auto e : extent) n *= e;
+    return n;
+  }
+};
+
 // How one of TeML's loop-local tensors starts (ir::VarDef::loopLocal).
 struct LoopLocal {
   double init = 0;
@@ -41,6 +55,9 @@ struct LoopLocal {
   // A cache's copy only: while it is filled, also fetch (into the L2 cache)
   // the box of its tensor this many iterations of its loop ahead (prefetch).
   int prefetchAhead = 0;
+  // Written by the lowering stage (src/lowering/local_boxes): the box stored.
+  bool boxed = false;
+  Box box;
 };
 
 // A tensor whose values live only within one iteration of a loop: every

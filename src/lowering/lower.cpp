@@ -4,6 +4,7 @@
 #include "ir/mutator.hpp"
 #include "ir/verify.hpp"
 #include "lowering/carried_dependences.hpp"
+#include "lowering/local_boxes.hpp"
 #include "lowering/memory_kinds.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
@@ -25,6 +26,7 @@ Program lower(const Program& scheduled, const target::Target& target) {
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
     n = makeParallelReductions(n, p.tensors, names);
+    n = inferLocalBoxes(n);
     n = chooseMemoryKinds(n);
   }
   std::string wrong = verify(p);

@@ -6,6 +6,7 @@
 // - carried_dependences: serial loops the C compiler must not vectorize;
 // - parallel_reductions: each parallel reduction's strategy (none needed,
 //   private accumulator, atomic update);
+// - local_boxes: the box of each loop-local tensor that code stores;
 // - memory_kinds: where each tensor defined in a nest lives.
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).

@@ -13,10 +13,11 @@ class MemoryKinds : public Mutator {
   StmtP mutateVarDef(const StmtP& s) override {
     auto& v = static_cast<const VarDef&>(*s);
     StmtP body = mutate(v.body);
-    if (v.loopLocal || v.decl.mem != MemKind::Auto)
-      return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
+    if (v.decl.mem != MemKind::Auto) return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
     TensorDecl decl = v.decl;
-    int64_t size = std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
+    // A loop-local tensor stores its box (local_boxes runs first).
+    int64_t elements = v.loopLocal ? v.loopLocal->box.elementCount() : decl.elementCount();
+    int64_t size = std::max<int64_t>(1, elements) * bytes(decl.dtype);
     decl.mem = size > kMaxStackBytes ? MemKind::Heap : MemKind::Stack;
     return std::make_shared<VarDef>(decl, body, v.loopLocal);
   }

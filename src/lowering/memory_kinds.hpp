@@ -1,7 +1,7 @@
 // Where each tensor defined inside a nest lives (TensorDecl::mem): on the
-// stack up to 128 KiB, else on the heap (64-byte aligned). Accumulators the
-// lowering stage made are already in registers or on the stack. TeML's
-// loop-local tensors keep Auto: the emitter stores their boxes.
+// stack up to 128 KiB (of its box, for a loop-local tensor), else on the
+// heap (64-byte aligned). Accumulators the lowering stage made are already
+// in registers or on the stack.
 #pragma once
 #include "ir/stmt.hpp"
 
