@@ -1,5 +1,6 @@
 #include "codegen/nest_emitter.hpp"
 
+#include "analysis/index_patterns.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -17,12 +18,9 @@ NestEmitter::NestEmitter(const Program& p, const target::Target& target, std::ma
   // Tensors the nest reads or updates (not only stores to).
   for (auto& a : accessesOf(nest))
     if (a.kind != AccessKind::Store) notOnlyStored_.insert(a.tensor);
-  // Element types of the nest's local tensors, for the vector planner,
-  // which must not treat merged dimensions of a local as one where its
-  // box cuts them.
+  // Element types of the nest's local tensors.
   for (auto& [loop, l] : localTensorsIn(nest)) {
     if (!l.boxed) throw InternalError("code generation: the lowering stage gave local tensor '" + l.decl.name + "' no box");
-    if (l.decl.shape.empty() || (l.box.used && !flatBox(l.box, l.decl.shape.back()))) localNames_.insert(l.decl.name);
     if (!view_.find(l.decl.name)) view_.tensors.push_back(l.decl);
   }
 }
@@ -56,7 +54,7 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
   auto local = activeLocals_.find(tensor);
   const TensorDecl* decl = view_.find(tensor);
   ExprP merged;
-  if (decl && mergedPair(idx, decl->shape.back(), &merged) &&
+  if (decl && analysis::mergedPair(idx, decl->shape.back(), &merged) &&
       (local == activeLocals_.end() || flatBox(local->second, decl->shape.back()))) {
     // Two merged dimensions as one: element X of the rows they form, which
     // the vector planner counts as unit stride.
@@ -213,8 +211,8 @@ void NestEmitter::emitFor(const For& f, int indent) {
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
-  bool explicitVector = f.loopKind.lanes() && !f.loopKind.threads() && f.loopKind.reductions.empty() && !vectorType_ &&
-                        !hasLocals(f) && planVectorLoop(f, view_, target_, localNames_).ok;
+  bool explicitVector = f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma;
+  if (explicitVector && vectorType_) throw InternalError("code generation: a vector plan inside another");
   if (f.loopKind.threads() && f.loopKind.lanes()) {
     line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
                      ")" + clauses);
@@ -241,7 +239,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
     }
     streamed_ |= streamedBefore;
   } else if (explicitVector) {
-    emitVectorLoop(f, cvar, planVectorLoop(f, view_, target_, localNames_), indent);
+    emitVectorLoop(f, cvar, indent);
   } else if (f.loopKind.lanes()) {
     line(indent, "#pragma omp simd" + clauses);
   }

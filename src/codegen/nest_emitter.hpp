@@ -14,7 +14,6 @@
 
 #include "analysis/local_box.hpp"
 #include "codegen/c_names.hpp"
-#include "codegen/vector_plan.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/program.hpp"
@@ -91,9 +90,6 @@ class NestEmitter {
   bool elementStrides(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
                       std::map<std::string, int64_t>* out);
 
-  // Explicit vector code handles loops without local tensors in or below them.
-  static bool hasLocals(const For& f) { return !ir::localsOf(f).empty() || !ir::localTensorsIn(f.body).empty(); }
-
   std::string expr(const ExprP& e, int parent, bool right, bool single);
 
   std::string loopHeader(const For& f, const std::string& cvar);
@@ -109,18 +105,12 @@ class NestEmitter {
   // ---- explicit vectors (GCC vector extensions) for planned vector loops
   // Lane 0 of a vector is the element at the chunk's first iteration; the
   // loop steps by whole vectors and a scalar loop runs the remainder.
-  void emitVectorLoop(const For& f, const std::string& cvar, const VectorPlan& plan, int indent);
-
-  // A store that can bypass the caches: the loop's body is that one store,
-  // into a program tensor too large for the caches that nothing else in the
-  // nest reads or updates. Writing it with non-temporal stores saves reading
-  // each line from memory before overwriting it.
-  const Store* streamedStore(const For& f);
+  void emitVectorLoop(const For& f, const std::string& cvar, int indent);
 
   // Scalar iterations until the store's address is vector-aligned, whole
   // vectors stored with __builtin_nontemporal_store, scalar iterations for
   // the rest, then a store fence (the stores are weakly ordered).
-  void emitStreamingLoop(const For& f, const Store& st, const std::string& cvar, const VectorPlan& plan, int indent);
+  void emitStreamingLoop(const For& f, const Store& st, const std::string& cvar, const ir::VectorPlan& plan, int indent);
 
   // Indices of the current vector copy (the vector iterator advanced by copy * width).
   std::vector<ExprP> shifted(const std::vector<ExprP>& idx);
@@ -180,7 +170,6 @@ class NestEmitter {
   const Program& program_;
   const target::Target& target_;
   Program view_;  // the program's tensors and the nest's local tensors
-  std::set<std::string> localNames_;
   std::map<std::string, std::string> tensorNames_;
   std::map<std::string, ir::Box> activeLocals_;  // local tensors in scope
   std::map<std::string, TensorDecl> localShapes_;           // their boxes, and VarDefs in scope, as C arrays
@@ -207,7 +196,6 @@ class NestEmitter {
   int maskedCopy_ = -1;  // the copy that is the masked tail vector, if any
   int tailLanes_ = 0;    // its lanes
   std::vector<const Store*> startValues_;  // constant stores handed to the next loop
-  static constexpr int64_t kMaxJammedVectors = 4;
   int helperCount_ = 0;
   std::string helpers_;
   std::unique_ptr<std::ostringstream> out_ = std::make_unique<std::ostringstream>();

@@ -1,5 +1,8 @@
-// Explicit vector code (GCC vector extensions) for planned vector loops,
-// and non-temporal stores for large tensors that are only written.
+// Explicit vector code (GCC vector extensions) for the vector plans the
+// lowering stage wrote into the IR (lowering/vector_plans), and
+// non-temporal stores where a plan says so.
+#include "analysis/index_patterns.hpp"
+#include "analysis/register_reductions.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
@@ -11,76 +14,29 @@ namespace teml::codegen {
 
 using namespace ir;
 
-namespace {
-
-// Reductions in f whose target stays fixed while f runs and whose tensor
-// nothing else in f touches.
-std::vector<const Reduce*> registerCandidates(const For& f) {
-  std::set<std::string> moving = {f.var};
-  forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
-  });
-  std::vector<const Reduce*> reduces;
-  std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
-  for (auto& a : accessesOf(f.body)) {
-    if (a.kind != AccessKind::Reduce) {
-      ++otherUses[a.tensor];
-      continue;
-    }
-    bool fixed = true;
-    for (auto& i : a.indices)
-      for (auto& v : moving) fixed = fixed && !usesVar(i, v);
-    if (fixed) reduces.push_back(static_cast<const Reduce*>(a.stmt));
-    else ++otherUses[a.tensor];
-  }
-  std::vector<const Reduce*> out;
-  for (auto* r : reduces)
-    if (otherUses[r->tensor] == 0) out.push_back(r);
-  return out;
-}
-
-bool sumsStayInRegisters(const StmtP& body) {
-  std::set<const Reduce*> kept;
-  forEachStmt(body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For)
-      for (auto* r : registerCandidates(static_cast<const For&>(*s))) kept.insert(r);
-  });
-  bool all = true;
-  forEachStmt(body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::Reduce) all = all && kept.count(static_cast<const Reduce*>(s.get()));
-  });
-  return all;
-}
-
-}  // namespace
 
 // Lane 0 of a vector is the element at the chunk's first iteration; the
 // loop steps by whole vectors and a scalar loop runs the remainder.
-void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const VectorPlan& plan, int indent) {
+void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, int indent) {
+  const VectorPlan& plan = f.loopKind.vectorPlan;
   vectorType_ = plan.dtype == DType::F64 ? "teml_vd" : "teml_vf";
   vectorVar_ = f.var;
   vectorWidth_ = plan.width;
   int64_t chunks = plan.span / plan.width, mainSpan = chunks * plan.width;
   ExprP mainEnd = add(f.begin, intConst(mainSpan));
-  // The last iterations, fewer than a vector, run as one vector whose lanes
-  // past the end are masked off (loads and stores leave them alone) where
-  // its sums stay in registers: a sum updated in memory would load what a
-  // masked store just wrote, which processors do not forward (the load
-  // waits for the store to reach the cache). Otherwise scalar iterations.
-  tailLanes_ = sumsStayInRegisters(f.body) ? static_cast<int>(plan.span - mainSpan) : 0;
+  tailLanes_ = plan.tailLanes;
   int64_t scalarFrom = tailLanes_ > 0 ? plan.span : mainSpan;
-  if (chunks + (tailLanes_ > 0) <= kMaxJammedVectors) {
-    // A few vectors: one copy of the body per vector, jammed into the inner
-    // loops so that they share what they load; the tail is the last copy.
+  if (plan.form == VectorForm::Jammed) {
+    // One copy of the body per vector, jammed into the inner loops so that
+    // they share what they load; the tail is the last copy.
     vectorCopies_ = static_cast<int>(chunks) + (tailLanes_ > 0);
     maskedCopy_ = tailLanes_ > 0 ? static_cast<int>(chunks) : -1;
     line(indent, "{");
     line(indent + 1, "long " + cvar + " = " + expr(f.begin, 0, false, false) + ";");
     emitVectorStmt(f.body, indent + 1);
     line(indent, "}");
-  } else if (const Store* st = streamedStore(f)) {
-    tailLanes_ = 0;
-    emitStreamingLoop(f, *st, cvar, plan, indent);
+  } else if (plan.form == VectorForm::Streaming) {
+    emitStreamingLoop(f, static_cast<const Store&>(*f.body), cvar, plan, indent);
     return;
   } else {
     vectorCopies_ = 1;
@@ -106,15 +62,6 @@ void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, const Ve
     emitStmt(f.body, indent + 1);
     line(indent, "}");
   }
-}
-
-const Store* NestEmitter::streamedStore(const For& f) {
-  if (f.body->kind != StmtKind::Store) return nullptr;
-  auto& st = static_cast<const Store&>(*f.body);
-  const TensorDecl* t = program_.find(st.tensor);
-  if (!t || activeLocals_.count(st.tensor) || notOnlyStored_.count(st.tensor)) return nullptr;
-  int64_t bytes = t->elementCount() * ir::bytes(t->dtype);
-  return bytes >= kStreamingBytes ? &st : nullptr;
 }
 
 void NestEmitter::emitStreamingLoop(const For& f, const Store& st, const std::string& cvar, const VectorPlan& plan, int indent) {
@@ -171,7 +118,7 @@ class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(
 
  private:
   std::pair<std::string, bool> visitLoad(const Load& l, bool) override {
-    if (variesWith(l.indices, e_.vectorVar_))
+    if (analysis::variesWith(l.indices, e_.vectorVar_))
       return {"(" + e_.loadAt(e_.vectorAddress(l.tensor, l.indices), e_.tailCopy()) + ")", true};
     return {e_.access(l.tensor, e_.shifted(l.indices)), false};
   }
@@ -185,7 +132,7 @@ class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(
     return {floatLiteral(c.value, single), false};
   }
   std::pair<std::string, bool> visitVar(const Var& v, bool) override { return {e_.iterName(v.name), false}; }
-  // planVectorLoop refuses loops that compute these.
+  // The vector planner (lowering/vector_plans) refuses loops that compute these.
   std::pair<std::string, bool> visitUnary(const Unary&, bool) override { return unplanned(); }
   std::pair<std::string, bool> visitCast(const Cast&, bool) override { return unplanned(); }
   std::pair<std::string, bool> visitSelect(const Select&, bool) override { return unplanned(); }
@@ -295,7 +242,7 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
 std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
     const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<const Store*, int>>* used) {
   std::vector<const Reduce*> reduces;
-  for (auto* r : registerCandidates(f))
+  for (auto* r : analysis::registerReductions(f))
     if (!vectorRegs_.count({r, 0})) reduces.push_back(r);
   std::map<std::string, VectorRegister> promoted;  // address -> register
   // One register per element: mixed operations on an element are left in memory.

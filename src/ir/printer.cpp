@@ -81,6 +81,11 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       for (auto& r : f.loopKind.reductions)
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of << ")";
       if (f.loopKind.carriesDependence) os << " carries-dependence";
+      if (auto& v = f.loopKind.vectorPlan; v.form != VectorForm::Pragma) {
+        os << " plan(" << vectorFormName(v.form) << ", " << v.width << " x " << dtypeName(v.dtype) << " over " << v.span;
+        if (v.tailLanes > 0) os << ", masked tail " << v.tailLanes;
+        os << ")";
+      }
       if (withIds) os << "  @" << f.id << provenanceText(f.made);
       os << "\n";
       printStmt(os, f.body, withIds, indent + 1);
@@ -131,6 +136,15 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
         if (l.writtenBeforeRead) facts.push_back("written before read");
         else facts.push_back("init " + numberText(l.init));
         if (l.prefetchAhead > 0) facts.push_back("prefetch " + std::to_string(l.prefetchAhead) + " ahead");
+        if (l.boxed && l.box.used) {
+          std::string offset, extent;
+          for (size_t d = 0; d < l.box.extent.size(); ++d) {
+            offset += (d ? ", " : "") + toString(l.box.offset[d]);
+            extent += (d ? ", " : "") + std::to_string(l.box.extent[d]);
+          }
+          facts.push_back("box [" + offset + "] size [" + extent + "]");
+        }
+        if (l.boxed && !l.box.used) facts.push_back("unused");
         if (v.decl.mem != MemKind::Auto) facts.push_back(memKindName(v.decl.mem));
         for (size_t k = 0; k < facts.size(); ++k) os << (k ? ", " : "  (") << facts[k];
         os << ")\n";

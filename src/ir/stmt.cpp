@@ -23,6 +23,16 @@ const char* parallelScopeName(ParallelScope s) {
   return "?";
 }
 
+const char* vectorFormName(VectorForm f) {
+  switch (f) {
+    case VectorForm::Pragma: return "pragma";
+    case VectorForm::Jammed: return "jammed";
+    case VectorForm::Loop: return "loop";
+    case VectorForm::Streaming: return "streaming";
+  }
+  return "?";
+}
+
 ParallelScope LoopKind::join(ParallelScope a, ParallelScope b) {
   LoopKind x{a}, y{b};
   bool threads = x.threads() || y.threads(), lanes = x.lanes() || y.lanes();

@@ -43,6 +43,25 @@ struct ReductionClause {
   bool operator==(const ReductionClause&) const = default;
 };
 
+// How a loop in SIMD lanes is written, decided by the lowering stage
+// (src/lowering/vector_plans): left to the C compiler (`#pragma omp simd`),
+// or explicit vectors of `width` elements of `dtype` over its `span`
+// iterations: one copy of the body per vector, jammed into its inner loops
+// (a few vectors), a loop over whole vectors, or a loop of non-temporal
+// vector stores (a large output nothing else reads). The last `tailLanes`
+// iterations run as one masked vector (0: as scalar iterations).
+enum class VectorForm { Pragma, Jammed, Loop, Streaming };
+const char* vectorFormName(VectorForm f);  // "pragma", "jammed", "loop", "streaming"
+
+struct VectorPlan {
+  VectorForm form = VectorForm::Pragma;
+  DType dtype = DType::F64;
+  int width = 0;
+  int64_t span = 0;
+  int tailLanes = 0;
+  bool operator==(const VectorPlan&) const = default;
+};
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
@@ -59,6 +78,7 @@ struct LoopKind {
   // reductions (the emitter then keeps the C compiler from vectorizing it).
   std::vector<ReductionClause> reductions;
   bool carriesDependence = false;
+  VectorPlan vectorPlan;  // of a loop in SIMD lanes
   bool operator==(const LoopKind&) const = default;
 };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="

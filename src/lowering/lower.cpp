@@ -8,6 +8,7 @@
 #include "lowering/memory_kinds.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
+#include "lowering/vector_plans.hpp"
 
 namespace teml::lowering {
 
@@ -28,10 +29,10 @@ Program lower(const Program& scheduled, const target::Target& target) {
     n = makeParallelReductions(n, p.tensors, names);
     n = inferLocalBoxes(n);
     n = chooseMemoryKinds(n);
+    n = planVectorLoops(n, p, target);
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);
-  (void)target;  // one CPU target so far: the emitter plans vectors of its width
   return p;
 }
 

@@ -7,7 +7,8 @@
 // - parallel_reductions: each parallel reduction's strategy (none needed,
 //   private accumulator, atomic update);
 // - local_boxes: the box of each loop-local tensor that code stores;
-// - memory_kinds: where each tensor defined in a nest lives.
+// - memory_kinds: where each tensor defined in a nest lives;
+// - vector_plans: how each loop in SIMD lanes is written for the target.
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).
 #pragma once

@@ -1,0 +1,197 @@
+#include "lowering/vector_plans.hpp"
+
+#include "analysis/affine.hpp"
+#include "analysis/index_patterns.hpp"
+#include "analysis/register_reductions.hpp"
+#include "ir/accesses.hpp"
+#include "ir/functor.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+// Can every statement of the loop's body run on whole vectors of its iterations?
+class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
+ public:
+  Planner(const For& loop, const Program& p, const std::set<std::string>& locals)
+      : var_(loop.var), program_(p), locals_(locals) {}
+
+  bool stmt(const StmtP& s) { return StmtFunctor<bool()>::dispatch(s); }
+
+  bool mixed = false;
+  bool sawType = false;
+  DType dtype = DType::F64;
+
+ private:
+  bool access(const std::string& tensor, const std::vector<ExprP>& idx) {
+    const TensorDecl* t = program_.find(tensor);
+    if (!t || !isFloat(t->dtype)) return false;
+    if (sawType && t->dtype != dtype) mixed = true;
+    dtype = t->dtype;
+    sawType = true;
+    ExprP merged;
+    if (!t->shape.empty() && !locals_.count(tensor) && analysis::mergedPair(idx, t->shape.back(), &merged)) {
+      // Unit stride through the two merged dimensions; the others fixed.
+      analysis::Affine a;
+      if (!analysis::toAffine(merged, &a) || (a.coeff(var_) != 0 && a.coeff(var_) != 1)) return false;
+      for (size_t d = 0; d + 2 < idx.size(); ++d)
+        if (usesVar(idx[d], var_)) return false;
+      return true;
+    }
+    for (size_t d = 0; d < idx.size(); ++d) {
+      analysis::Affine a;
+      if (!analysis::toAffine(idx[d], &a)) return false;
+      int64_t c = a.coeff(var_);
+      if (d + 1 < idx.size() ? c != 0 : (c != 0 && c != 1)) return false;
+    }
+    return true;
+  }
+
+  bool visitFor(const For& f) override {
+    if (f.loopKind.threads() || f.loopKind.lanes()) return false;
+    if (usesVar(f.begin, var_) || usesVar(f.end, var_)) return false;
+    return stmt(f.body);
+  }
+  bool visitStore(const Store& st) override {
+    return access(st.tensor, st.indices) && analysis::variesWith(st.indices, var_) && value(st.value);
+  }
+  bool visitReduce(const Reduce& r) override {
+    // Atomic updates (threads sharing the element) have no vector form.
+    return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && !r.atomic && access(r.tensor, r.indices) &&
+           analysis::variesWith(r.indices, var_) && value(r.value);
+  }
+  bool visitSeq(const Seq& q) override {
+    for (auto& t : q.stmts)
+      if (!stmt(t)) return false;
+    return true;
+  }
+  bool visitIf(const If&) override { return false; }
+  bool visitLibCall(const LibCall&) override { return false; }
+  bool visitVarDef(const VarDef&) override { return false; }
+  bool visitAssert(const Assert&) override { return false; }
+
+  bool value(const ExprP& e) { return ExprFunctor<bool()>::dispatch(e); }
+  bool visitFloatConst(const FloatConst&) override { return true; }
+  bool visitLoad(const Load& l) override { return access(l.tensor, l.indices); }
+  bool visitBinary(const Binary& b) override {
+    bool arith = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul || b.op == BinOp::Div;
+    return arith && value(b.a) && value(b.b);
+  }
+  // Iterators or integers used as numbers.
+  bool visitIntConst(const IntConst&) override { return false; }
+  // Operations the vector emitter does not write in vector form (yet).
+  bool visitUnary(const Unary&) override { return false; }
+  bool visitCast(const Cast&) override { return false; }
+  bool visitSelect(const Select&) override { return false; }
+  bool visitVar(const Var&) override { return false; }
+
+  std::string var_;
+  const Program& program_;
+  const std::set<std::string>& locals_;
+};
+
+
+// A few vectors are written as copies of the body jammed into its inner loops.
+constexpr int64_t kMaxJammedVectors = 4;
+// Outputs at least this large (twice a 32 MiB last-level cache) that
+// nothing else in the nest reads are written with non-temporal stores:
+// that saves reading each line from memory before overwriting it.
+constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
+
+class VectorPlans : public Mutator {
+ public:
+  VectorPlans(const StmtP& nest, const Program& program, const target::Target& target)
+      : program_(program), view_(program), target_(target) {
+    // The nest's own tensors: their element types, and which are stored as
+    // boxes whose merged dimensions the planner must not take as one.
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != StmtKind::VarDef) return;
+      auto& v = static_cast<const VarDef&>(*s);
+      defined_.insert(v.decl.name);
+      if (!view_.find(v.decl.name)) view_.tensors.push_back(v.decl);
+      if (v.loopLocal && (v.decl.shape.empty() || !flat(v.loopLocal->box, v.decl.shape.back())))
+        boxed_.insert(v.decl.name);
+    });
+    for (auto& a : accessesOf(nest))
+      if (a.kind != AccessKind::Store) read_.insert(a.tensor);
+  }
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    if (!f.loopKind.lanes() || f.loopKind.threads() || !f.loopKind.reductions.empty() || hasLocals(f))
+      return Mutator::mutateFor(s);
+    VectorPlan plan = planOf(f);
+    if (plan.form == VectorForm::Pragma) return Mutator::mutateFor(s);
+    LoopKind kind = f.loopKind;
+    kind.vectorPlan = plan;
+    // Nothing inside an explicit vector loop runs in lanes of its own (the planner refuses those).
+    return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
+  }
+
+ private:
+  static bool hasLocals(const For& f) { return !localsOf(f).empty() || !localTensorsIn(f.body).empty(); }
+
+  // A box that keeps its last two dimensions whole (from index 0) stores them as the full tensor does.
+  static bool flat(const Box& box, int64_t lastExtent) {
+    int64_t o1, o2;
+    size_t n = box.offset.size();
+    return !box.used || (n >= 2 && box.extent.back() == lastExtent && constValue(box.offset[n - 1], &o1) && o1 == 0 &&
+                         constValue(box.offset[n - 2], &o2) && o2 == 0);
+  }
+
+  VectorPlan planOf(const For& loop) {
+    VectorPlan plan;
+    int64_t span;
+    if (loop.step != 1 || !constValue(sub(loop.end, loop.begin), &span)) return plan;
+    Planner p(loop, view_, boxed_);
+    if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
+    int width = target_.lanes(p.dtype);
+    if (span < width) return plan;
+    plan.dtype = p.dtype;
+    plan.width = width;
+    plan.span = span;
+    int64_t chunks = span / width;
+    // The last iterations, fewer than a vector, run as one vector whose
+    // lanes past the end are masked off where its sums stay in registers:
+    // a sum updated in memory would load what a masked store just wrote,
+    // which processors do not forward (the load waits for the store to
+    // reach the cache). Otherwise as scalar iterations.
+    plan.tailLanes = analysis::sumsStayInRegisters(loop.body) ? static_cast<int>(span - chunks * width) : 0;
+    if (chunks + (plan.tailLanes > 0) <= kMaxJammedVectors) {
+      plan.form = VectorForm::Jammed;
+    } else if (streamed(loop)) {
+      plan.form = VectorForm::Streaming;
+      plan.tailLanes = 0;
+    } else {
+      plan.form = VectorForm::Loop;
+    }
+    return plan;
+  }
+
+  // The loop's body is one store into a program tensor too large for the
+  // caches that nothing else in the nest reads or updates.
+  bool streamed(const For& f) {
+    if (f.body->kind != StmtKind::Store) return false;
+    auto& st = static_cast<const Store&>(*f.body);
+    const TensorDecl* t = program_.find(st.tensor);
+    if (!t || defined_.count(st.tensor) || read_.count(st.tensor)) return false;
+    return t->elementCount() * bytes(t->dtype) >= kStreamingBytes;
+  }
+
+  const Program& program_;
+  Program view_;  // the program's tensors and the nest's own
+  const target::Target& target_;
+  std::set<std::string> defined_, boxed_, read_;
+};
+
+}  // namespace
+
+StmtP planVectorLoops(const StmtP& nest, const Program& program, const target::Target& target) {
+  return VectorPlans(nest, program, target).mutate(nest);
+}
+
+}  // namespace teml::lowering
