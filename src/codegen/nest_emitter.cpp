@@ -15,9 +15,6 @@ NestEmitter::NestEmitter(const Program& p, const target::Target& target, std::ma
                          std::string nestName, const StmtP& nest)
     : program_(p), target_(target), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
   for (auto& [k, v] : tensorNames_) names_.claim(v);
-  // Tensors the nest reads or updates (not only stores to).
-  for (auto& a : accessesOf(nest))
-    if (a.kind != AccessKind::Store) notOnlyStored_.insert(a.tensor);
   // Element types of the nest's local tensors.
   for (auto& [loop, l] : localTensorsIn(nest)) {
     if (!l.boxed) throw InternalError("code generation: the lowering stage gave local tensor '" + l.decl.name + "' no box");
@@ -203,7 +200,9 @@ std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
 }
 
 void NestEmitter::emitFor(const For& f, int indent) {
-  if (!vectorType_ && (emitContiguousCopy(f, indent) || emitReorderedCopy(f, indent))) return;
+  if (f.loopKind.copyForm == CopyForm::Flat || f.loopKind.copyForm == CopyForm::FlatStreaming)
+    return emitFlatCopy(f, indent);
+  if (f.loopKind.copyForm == CopyForm::Gathered) return emitGatheredCopy(f, indent);
   std::string cvar = names_.claim(f.var);
   std::string clauses;
   for (auto& r : f.loopKind.reductions) {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/local_box.hpp"
+#include "analysis/copy_nests.hpp"
 #include "codegen/c_names.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
@@ -72,23 +72,15 @@ class NestEmitter {
 
   void emitLoopBody(const For& f, int indent);
 
-  // A nest of plain loops copying one contiguous block of memory into another
-  // becomes one flat copy (nest_emitter_copy.cpp); false when f is not such a nest.
-  bool emitContiguousCopy(const For& f, int indent);
-  const Store* copyNest(const For& f, std::vector<const For*>* loops);
-  bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
-                       std::vector<ExprP>* first);
-  // A copy nest whose iterations write distinct elements, run in the
-  // destination's order with neighbouring loops merged, its innermost loop
-  // writing whole vectors gathered from the source's stride (a transposing
-  // copy into a cache's reordered layout, say); false when f is not one.
-  bool emitReorderedCopy(const For& f, int indent);
+  // Copy nests as planned (ir::CopyForm, nest_emitter_copy.cpp).
+  void emitFlatCopy(const For& f, int indent);
+  void emitGatheredCopy(const For& f, int indent);
+  // How copy nests see tensors here: declarations and the boxes in scope.
+  analysis::StorageOf storage();
   // Declares what the copy into `copy` (from `source`, starting at `from`)
   // fetches ahead; returns the bytes to fetch (0: nothing) and sets `base`.
   int64_t prefetchPlan(const std::string& copy, const std::string& source, const std::string& from, int indent,
                        std::string* base);
-  bool elementStrides(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
-                      std::map<std::string, int64_t>* out);
 
   std::string expr(const ExprP& e, int parent, bool right, bool single);
 
@@ -178,11 +170,7 @@ class NestEmitter {
     int ahead;
   };
   std::map<std::string, Prefetch> prefetching_;  // cache copies in scope that fetch ahead
-  std::set<std::string> notOnlyStored_;
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
-  // Tensors at least this large (twice a 32 MiB last-level cache) are
-  // written with non-temporal stores where streamedStore allows.
-  static constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
   std::map<std::string, Register> registers_;  // scalars in registers in scope

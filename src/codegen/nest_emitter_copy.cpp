@@ -1,12 +1,13 @@
-// Copy nests: a nest of plain loops around one copy dst[...] = src[...].
-// One whose inner loops run, in order, over whole trailing dimensions of
-// both tensors (a cache's copy-out of whole rows, say) moves one contiguous
-// block of memory: one flat copy, memcpy, or non-temporal vector stores when
-// dst may bypass the caches. One that transposes runs in dst's order with
-// whole vectors gathered from src's stride.
+// Copy nests as the lowering stage planned them (lowering/copy_plans): one
+// whose inner loops run, in order, over whole trailing dimensions of both
+// tensors (a cache's copy-out of whole rows, say) moves one contiguous block
+// of memory: one flat copy, memcpy, or non-temporal vector stores. One that
+// transposes runs in dst's order with whole vectors gathered from src's
+// stride.
 #include <algorithm>
 
 #include "analysis/affine.hpp"
+#include "analysis/copy_nests.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
@@ -16,70 +17,27 @@ namespace teml::codegen {
 
 using namespace ir;
 
-// The first element of the block `tensor[idx]` covers over `loops`, when the
-// block is contiguous in the tensor's storage (a local stores its box).
-bool NestEmitter::contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx,
-                                  const std::vector<const For*>& loops, std::vector<ExprP>* first) {
-  auto local = activeLocals_.find(tensor);
-  const TensorDecl* decl = view_.find(tensor);
-  if (!decl) return false;
-  const std::vector<int64_t>& extent = local == activeLocals_.end() ? decl->shape : local->second.extent;
-  size_t n = loops.size(), rank = idx.size();
-  if (rank < n || extent.size() != rank) return false;
-  std::map<std::string, ExprP> starts;
-  for (auto* l : loops) starts[l->var] = l->begin;
-  for (size_t d = 0; d < rank; ++d) {
-    analysis::Affine a;
-    if (!analysis::toAffine(idx[d], &a)) return false;
-    size_t k = d + n >= rank ? d + n - rank : n;  // the loop this dimension should follow
-    for (size_t j = 0; j < n; ++j)
-      if (a.coeff(loops[j]->var) != (j == k ? 1 : 0)) return false;
-    if (k == 0 || k == n) continue;
-    // An inner dimension: the loop runs over all of it, from its first element.
-    int64_t begin, end, offset = 0;
-    if (!constValue(loops[k]->begin, &begin) || !constValue(loops[k]->end, &end)) return false;
-    if (local != activeLocals_.end() && !constValue(local->second.offset[d], &offset)) return false;
-    a.coeffs.erase(loops[k]->var);
-    if (!a.coeffs.empty() || a.constant + begin != offset || end - begin != extent[d]) return false;
-  }
-  first->clear();
-  for (auto& e : idx) first->push_back(substitute(e, starts));
-  return true;
+analysis::StorageOf NestEmitter::storage() {
+  return [this](const std::string& t) {
+    analysis::Storage s;
+    s.decl = view_.find(t);
+    auto local = activeLocals_.find(t);
+    if (local != activeLocals_.end()) s.box = &local->second;
+    return s;
+  };
 }
 
-// A perfect nest of at least two plain loops around one copy dst[...] =
-// src[...] between two tensors of one element type: the copy, with the
-// loops outermost first; null otherwise.
-const Store* NestEmitter::copyNest(const For& f, std::vector<const For*>* loops) {
-  const StmtP* s = nullptr;
-  for (const For* l = &f;;) {
-    if (l->loopKind.threads() || l->loopKind.lanes() || l->step != 1) return nullptr;  // a local: the body is a VarDef
-    loops->push_back(l);
-    s = &l->body;
-    if ((*s)->kind != StmtKind::For) break;
-    l = static_cast<const For*>(s->get());
-  }
-  if (loops->size() < 2 || (*s)->kind != StmtKind::Store) return nullptr;
-  auto* st = static_cast<const Store*>(s->get());
-  if (st->value->kind != ExprKind::Load) return nullptr;
-  auto& ld = static_cast<const Load&>(*st->value);
-  const TensorDecl *to = view_.find(st->tensor), *from = view_.find(ld.tensor);
-  // Flat and vector copies are written for float elements.
-  if (!to || !from || st->tensor == ld.tensor || to->dtype != from->dtype || !isFloat(to->dtype)) return nullptr;
-  return st;
-}
-
-bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
+void NestEmitter::emitFlatCopy(const For& f, int indent) {
   std::vector<const For*> loops;
-  const Store* copy = copyNest(f, &loops);
-  if (!copy) return false;
+  const Store* copy = analysis::copyNest(f, storage(), &loops);
+  if (!copy) throw InternalError("code generation: loop '" + f.id + "' is planned as a copy but is none");
   auto& st = *copy;
   auto& ld = static_cast<const Load&>(*st.value);
-  const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
+  const TensorDecl* to = view_.find(st.tensor);
   std::vector<ExprP> toFirst, fromFirst;
-  if (prefetching_.count(st.tensor)) return false;  // the reordered copy interleaves the prefetches
-  if (!contiguousBlock(st.tensor, st.indices, loops, &toFirst) || !contiguousBlock(ld.tensor, ld.indices, loops, &fromFirst))
-    return false;
+  if (!analysis::contiguousBlock(st.tensor, st.indices, loops, storage(), &toFirst) ||
+      !analysis::contiguousBlock(ld.tensor, ld.indices, loops, storage(), &fromFirst))
+    throw InternalError("code generation: the copy of loop '" + f.id + "' is planned flat but is not contiguous");
   int64_t perRow = 1;
   for (size_t k = 1; k < loops.size(); ++k) perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
   bool single = to->dtype == DType::F32;
@@ -89,8 +47,7 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
   line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
   line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(ld.tensor, fromFirst) + ";");
   line(indent + 1, "long " + n + " = " + expr(mul(sub(loops[0]->end, loops[0]->begin), intConst(perRow)), 0, false, false) + ";");
-  int64_t bytes = to->elementCount() * (single ? 4 : 8);
-  if (!activeLocals_.count(st.tensor) && !notOnlyStored_.count(st.tensor) && bytes >= kStreamingBytes) {
+  if (f.loopKind.copyForm == CopyForm::FlatStreaming) {
     // Scalars up to a vector boundary of dst, whole vectors past the caches, scalars for the rest.
     std::string i = names_.claim("f"), w = std::to_string(target_.vectorBytes / (single ? 4 : 8));
     std::string vec = single ? "teml_vf" : "teml_vd";
@@ -109,36 +66,6 @@ bool NestEmitter::emitContiguousCopy(const For& f, int indent) {
   names_.release(n);
   names_.release(fr);
   names_.release(t);
-  return true;
-}
-
-namespace {
-
-// One loop of a copy nest: its span and how far one step moves the source
-// and the destination, in elements.
-struct CopyLoop {
-  std::string var;
-  int64_t span, to, from;
-};
-
-}  // namespace
-
-// How far each loop of the nest moves an access, in elements of its storage.
-bool NestEmitter::elementStrides(const std::string& tensor, const std::vector<ExprP>& idx,
-                                 const std::vector<const For*>& loops, std::map<std::string, int64_t>* out) {
-  auto local = activeLocals_.find(tensor);
-  const TensorDecl* decl = view_.find(tensor);
-  if (!decl) return false;
-  const std::vector<int64_t>& extent = local == activeLocals_.end() ? decl->shape : local->second.extent;
-  if (extent.size() != idx.size()) return false;
-  int64_t stride = 1;
-  for (size_t d = idx.size(); d-- > 0;) {
-    analysis::Affine a;
-    if (!analysis::toAffine(idx[d], &a)) return false;
-    for (auto* l : loops) (*out)[l->var] += a.coeff(l->var) * stride;
-    stride *= extent[d];
-  }
-  return true;
 }
 
 int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& source, const std::string& from,
@@ -168,58 +95,18 @@ int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& so
   return bytes;
 }
 
-bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
+void NestEmitter::emitGatheredCopy(const For& f, int indent) {
   std::vector<const For*> loops;
-  const Store* copy = copyNest(f, &loops);
-  if (!copy) return false;
+  const Store* copy = analysis::copyNest(f, storage(), &loops);
+  if (!copy) throw InternalError("code generation: loop '" + f.id + "' is planned as a copy but is none");
   auto& st = *copy;
   auto& ld = static_cast<const Load&>(*st.value);
-  const TensorDecl *to = view_.find(st.tensor), *from = view_.find(ld.tensor);
-  // Rectangular: no loop's range depends on another loop of the nest.
-  std::vector<CopyLoop> order;
-  for (auto* l : loops) {
-    for (auto* other : loops)
-      if (usesVar(l->begin, other->var) || usesVar(l->end, other->var)) return false;
-    int64_t span;
-    if (!constValue(sub(l->end, l->begin), &span) || span < 1) return false;
-    order.push_back({l->var, span, 0, 0});
-  }
-  // Every iteration writes its own element (each destination index is a
-  // different loop's iterator plus an invariant), so any order is the same copy.
-  std::set<std::string> seen;
-  for (auto& e : st.indices) {
-    analysis::Affine a;
-    if (!analysis::toAffine(e, &a)) return false;
-    const For* moving = nullptr;
-    for (auto* l : loops)
-      if (a.coeff(l->var) != 0) {
-        if (moving || a.coeff(l->var) != 1) return false;
-        moving = l;
-      }
-    if (moving && !seen.insert(moving->var).second) return false;
-  }
-  if (seen.size() != loops.size()) return false;
-  std::map<std::string, int64_t> toStride, fromStride;
-  if (!elementStrides(st.tensor, st.indices, loops, &toStride) || !elementStrides(ld.tensor, ld.indices, loops, &fromStride))
-    return false;
-  for (auto& c : order) c.to = toStride[c.var], c.from = fromStride[c.var];
-  // Destination order (largest stride outermost), then neighbours that step
-  // through both tensors as one loop merged.
-  std::sort(order.begin(), order.end(), [](const CopyLoop& a, const CopyLoop& b) { return a.to > b.to; });
-  std::vector<CopyLoop> merged{order.front()};
-  for (size_t k = 1; k < order.size(); ++k) {
-    CopyLoop& outer = merged.back();
-    const CopyLoop& inner = order[k];
-    if (outer.to == inner.span * inner.to && outer.from == inner.span * inner.from) {
-      outer = {outer.var + "_" + inner.var, outer.span * inner.span, inner.to, inner.from};
-    } else {
-      merged.push_back(inner);
-    }
-  }
-  const CopyLoop& last = merged.back();
-  int width = target_.vectorBytes / (to->dtype == DType::F64 ? 8 : 4);
-  // Worth it when the innermost loop writes whole vectors of the destination.
-  if (last.to != 1 || last.span < width || (merged.size() == loops.size() && last.from == 1)) return false;
+  const TensorDecl* to = view_.find(st.tensor);
+  int width = target_.lanes(to->dtype);
+  std::vector<analysis::CopyLoop> merged;
+  if (!analysis::gatheredOrder(st, loops, storage(), width, &merged))
+    throw InternalError("code generation: the copy of loop '" + f.id + "' is planned gathered but cannot be");
+  const analysis::CopyLoop& last = merged.back();
   std::map<std::string, ExprP> starts;
   for (auto* l : loops) starts[l->var] = l->begin;
   std::vector<ExprP> toFirst, fromFirst;
@@ -283,7 +170,6 @@ bool NestEmitter::emitReorderedCopy(const For& f, int indent) {
   if (!ahead.empty()) names_.release(ahead);
   names_.release(fr);
   names_.release(t);
-  return true;
 }
 
 }  // namespace teml::codegen

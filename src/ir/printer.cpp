@@ -81,6 +81,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       for (auto& r : f.loopKind.reductions)
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of << ")";
       if (f.loopKind.carriesDependence) os << " carries-dependence";
+      if (f.loopKind.copyForm != CopyForm::Loops) os << " copy(" << copyFormName(f.loopKind.copyForm) << ")";
       if (auto& v = f.loopKind.vectorPlan; v.form != VectorForm::Pragma) {
         os << " plan(" << vectorFormName(v.form) << ", " << v.width << " x " << dtypeName(v.dtype) << " over " << v.span;
         if (v.tailLanes > 0) os << ", masked tail " << v.tailLanes;

@@ -33,6 +33,16 @@ const char* vectorFormName(VectorForm f) {
   return "?";
 }
 
+const char* copyFormName(CopyForm f) {
+  switch (f) {
+    case CopyForm::Loops: return "loops";
+    case CopyForm::Flat: return "flat";
+    case CopyForm::FlatStreaming: return "flat streaming";
+    case CopyForm::Gathered: return "gathered";
+  }
+  return "?";
+}
+
 ParallelScope LoopKind::join(ParallelScope a, ParallelScope b) {
   LoopKind x{a}, y{b};
   bool threads = x.threads() || y.threads(), lanes = x.lanes() || y.lanes();

@@ -62,6 +62,15 @@ struct VectorPlan {
   bool operator==(const VectorPlan&) const = default;
 };
 
+// How a nest of plain loops around one copy dst[...] = src[...] is written,
+// decided by the lowering stage (src/lowering/copy_plans): loop by loop; as
+// one flat copy of a contiguous block (memcpy, or non-temporal vector
+// stores into a large destination nothing else reads); or in the
+// destination's order with whole vectors gathered from the source's stride
+// (a transposing copy). Set on the nest's outermost loop.
+enum class CopyForm { Loops, Flat, FlatStreaming, Gathered };
+const char* copyFormName(CopyForm f);  // "loops", "flat", "flat streaming", "gathered"
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
@@ -79,6 +88,7 @@ struct LoopKind {
   std::vector<ReductionClause> reductions;
   bool carriesDependence = false;
   VectorPlan vectorPlan;  // of a loop in SIMD lanes
+  CopyForm copyForm = CopyForm::Loops;
   bool operator==(const LoopKind&) const = default;
 };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="

@@ -4,6 +4,7 @@
 #include "ir/mutator.hpp"
 #include "ir/verify.hpp"
 #include "lowering/carried_dependences.hpp"
+#include "lowering/copy_plans.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/memory_kinds.hpp"
 #include "lowering/parallel_reductions.hpp"
@@ -30,6 +31,7 @@ Program lower(const Program& scheduled, const target::Target& target) {
     n = inferLocalBoxes(n);
     n = chooseMemoryKinds(n);
     n = planVectorLoops(n, p, target);
+    n = planCopies(n, p, target);
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);

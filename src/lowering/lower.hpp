@@ -8,7 +8,8 @@
 //   private accumulator, atomic update);
 // - local_boxes: the box of each loop-local tensor that code stores;
 // - memory_kinds: where each tensor defined in a nest lives;
-// - vector_plans: how each loop in SIMD lanes is written for the target.
+// - vector_plans: how each loop in SIMD lanes is written for the target;
+// - copy_plans: how each copy nest is written (flat, gathered, loops).
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).
 #pragma once
