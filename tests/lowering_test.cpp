@@ -1,0 +1,107 @@
+// Passes of the lowering stage as before/expected IR: what --emit lowered
+// prints for a scheduled program, on a fixed target (AVX, 32-byte vectors),
+// so that every decision the C emitter will print is visible and pinned.
+#include "frontend/freeform/freeform.hpp"
+#include "ir/printer.hpp"
+#include "lowering/lower.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+const target::Target kAvx{target::Kind::Cpu, "avx", 32, 2};
+
+std::string lowered(const std::string& source) {
+  ir::Program p = freeform::compileFreeform(source, {}).program;
+  std::string text = ir::toString(lowering::lower(p, kAvx), true);
+  return text.substr(text.find("# nest 1"));
+}
+
+}  // namespace
+
+TEST(Lowering, ParallelReductionsGetAccumulatorsInTheirOwnType) {
+  // y: a private array for the six elements each iteration of k updates,
+  // copied in and out; s: an int64 scalar in a register.
+  const char* source = R"(import teml
+
+@teml.transform
+def f(A: teml.Var[(8, 6), "float64"], y: teml.Var[(6,), "float64", "output"], s: teml.Var[(), "int64", "output"]):
+    #! label: Lk
+    for k in range(8):
+        #! label: Lj
+        for j in range(6):
+            y[j] += A[k, j]
+    #! label: Li
+    for i in range(8):
+        s[()] += i
+
+@teml.schedule(f)
+def sched(s):
+    s.parallelize("Lk")
+    s.parallelize("Li")
+)";
+  EXPECT_EQ(lowered(source), R"(# nest 1
+var y_acc : double[6] stack
+  for y_acc_in_z0 in [0, 6)  @y_acc.in.z0  # lowering
+    y_acc[y_acc_in_z0] = y[y_acc_in_z0]
+  for k in [0, 8) parallel reduction(+= y_acc of y)  @Lk  # line 6
+    for j in [0, 6)  @Lj  # line 8
+      y_acc[j] += A[k][j]  # line 9
+  for y_acc_out_z0 in [0, 6)  @y_acc.out.z0  # lowering
+    y[y_acc_out_z0] = y_acc[y_acc_out_z0]
+var s_acc : int64[] register
+  s_acc = s
+  for i in [0, 8) parallel reduction(+= s_acc of s)  @Li  # line 11
+    s_acc += i  # line 12
+  s = s_acc
+)");
+}
+
+TEST(Lowering, VectorPlansAndMemoryKinds) {
+  // t lives on the stack; k is 13 doubles: three vectors of four jammed and
+  // a masked one for the last.
+  const char* source = R"(import teml
+
+@teml.transform
+def g(x: teml.Var[(10, 13), "float64"], y: teml.Var[(10, 13), "float64", "output"]):
+    #! label: Li
+    for i in range(10):
+        t = teml.zeros((13,), "float64")
+        #! label: Lj
+        for j in range(13):
+            t[j] = x[i, j] * 2
+        #! label: Lk
+        for k in range(13):
+            y[i, k] = t[k] + 1
+
+@teml.schedule(g)
+def sched(s):
+    s.vectorize("Lk")
+)";
+  EXPECT_EQ(lowered(source), R"(# nest 1
+for i in [0, 10)  @Li  # line 6
+  var t : double[13] stack
+    for j in [0, 13)  @Lj  # line 9
+      t[j] = x[i][j] * 2.0  # line 10
+    for k in [0, 13) vector plan(jammed, 4 x double over 13, masked tail 1)  @Lk  # line 12
+      y[i][k] = t[k] + 1.0  # line 13
+)");
+}
+
+TEST(Lowering, LargeScopedTensorsLiveOnTheHeap) {
+  const char* source = R"(import teml
+
+@teml.transform
+def h(x: teml.Var[(40000,), "float64"], y: teml.Var[(40000,), "float64", "output"]):
+    t = teml.zeros((40000,), "float64")
+    #! label: Li
+    for i in range(40000):
+        t[i] = x[i] * 2
+    #! label: Lj
+    for j in range(40000):
+        y[j] = t[j]
+)";
+  EXPECT_NE(lowered(source).find("var t : double[40000] heap"), std::string::npos) << lowered(source);
+}
