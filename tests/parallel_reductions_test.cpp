@@ -176,3 +176,28 @@ TEST(ParallelReductions, VerboseSaysWhatTheCodeDoes) {
     }
   EXPECT_GT(decisions, 0);  // some schedule needs a strategy, so the comparison means something
 }
+
+TEST(ParallelReductions, NestedAccumulatorsNameTheUsersTensor) {
+  // Threads over i, lanes over j, both summing into s: the lanes' accumulator
+  // stands for the threads' one, and -v names s and its line for both.
+  Program p = freeformProgram(R"(import teml
+
+@teml.transform
+def f(x: teml.Var[(64, 32), "float64"], s: teml.Var[(), "float64", "output"]):
+    #! label: Li
+    for i in range(64):
+        #! label: Lj
+        for j in range(32):
+            s[()] += x[i, j]
+
+@teml.schedule(f)
+def sched(s):
+    s.parallelize("Li")
+    s.vectorize("Lj")
+)");
+  EXPECT_EQ(lowering::decisions(lowering::lower(p, target::hostCpu())),
+            (std::vector<std::string>{
+                "parallel loop 'Li': reduction into 's' (line 9) in a private accumulator 's_acc' (double, register)",
+                "vector loop 'Lj': reduction into 's' (line 9) in a private accumulator 's_acc_acc' (double, register)"}));
+  expectSameOnEveryThreadCount(p);
+}

@@ -15,7 +15,7 @@ const char* kUsage =
     "usage: teml COMMAND PROGRAM [options]\n"
     "commands:\n"
     "  run    parse, check, transform, generate code, compile, execute\n"
-    "  emit   print the generated code (--emit c|ir|loops|teil, -o FILE)\n"
+    "  emit   print the generated code (--emit c|ir|lowered|loops|teil, -o FILE)\n"
     "  check  parse, type-check and legality-check only\n"
     "  bench  run repeatedly and report min/median time and GFLOP/s\n"
     "options:\n"

@@ -1,5 +1,6 @@
 #include "lowering/decisions.hpp"
 
+#include <map>
 #include <set>
 
 #include "ir/mutator.hpp"
@@ -23,7 +24,14 @@ std::string where(const For& f) {
 
 class Decisions : public Visitor {
  public:
-  explicit Decisions(std::vector<std::string>& out) : out_(out) {}
+  Decisions(std::vector<std::string>& out, const StmtP& nest) : out_(out) {
+    // An inner loop's accumulator may stand for an outer one's: each stands
+    // for what the outermost stands for.
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::For)
+        for (auto& r : static_cast<const For&>(*s).loopKind.reductions) of_[r.accumulator] = r.of;
+    });
+  }
   using Visitor::visit;
   void visit(const ExprP&) override {}
 
@@ -35,10 +43,14 @@ class Decisions : public Visitor {
   }
   void visitFor(const For& f) override {
     for (auto& r : f.loopKind.reductions) {
-      std::set<int> lines;
+      std::set<int> lines;  // of the reductions into this accumulator or one standing for it
       forEachStmt(f.body, [&](const StmtP& s) {
-        if (s->kind == StmtKind::Reduce && static_cast<const Reduce&>(*s).tensor == r.accumulator)
-          lines.insert(static_cast<const Reduce&>(*s).loc.line);
+        if (s->kind != StmtKind::Reduce) return;
+        auto& red = static_cast<const Reduce&>(*s);
+        for (std::string t = red.tensor;; t = of_.at(t)) {
+          if (t == r.accumulator) lines.insert(red.loc.line);
+          if (t == r.accumulator || !of_.count(t)) break;
+        }
       });
       std::string shape;
       for (auto it = decls_.rbegin(); it != decls_.rend(); ++it)
@@ -52,7 +64,7 @@ class Decisions : public Visitor {
           shape += std::string(", ") + memKindName(it->mem);
           break;
         }
-      out_.push_back(where(f) + ": reduction into '" + r.of + "' (" + linesOf(lines) + ") in a private accumulator '" +
+      out_.push_back(where(f) + ": reduction into '" + user(r.of) + "' (" + linesOf(lines) + ") in a private accumulator '" +
                      r.accumulator + "' (" + shape + ")");
     }
     const For* outer = threaded_;
@@ -62,12 +74,18 @@ class Decisions : public Visitor {
   }
   void visitReduce(const Reduce& r) override {
     if (r.atomic && threaded_)
-      out_.push_back(where(*threaded_) + ": reduction into '" + r.tensor + "' (line " + std::to_string(r.loc.line) +
+      out_.push_back(where(*threaded_) + ": reduction into '" + user(r.tensor) + "' (line " + std::to_string(r.loc.line) +
                      ") by atomic updates");
   }
 
  private:
+  std::string user(std::string t) const {
+    while (of_.count(t)) t = of_.at(t);
+    return t;
+  }
+
   std::vector<std::string>& out_;
+  std::map<std::string, std::string> of_;  // accumulator -> what it stands for
   std::vector<TensorDecl> decls_;
   const For* threaded_ = nullptr;
 };
@@ -76,7 +94,7 @@ class Decisions : public Visitor {
 
 std::vector<std::string> decisions(const Program& lowered) {
   std::vector<std::string> out;
-  for (auto& n : lowered.nests) Decisions(out).visit(n);
+  for (auto& n : lowered.nests) Decisions(out, n).visit(n);
   return out;
 }
 

@@ -25,9 +25,10 @@ Program lower(const Program& scheduled, const target::Target& target) {
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (auto& n : p.nests) {
+    const StmtP asScheduled = n;
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
-    n = makeParallelReductions(n, p.tensors, names);
+    n = makeParallelReductions(n, asScheduled, p.tensors, names);
     n = inferLocalBoxes(n);
     n = chooseMemoryKinds(n);
     n = planVectorLoops(n, p, target);

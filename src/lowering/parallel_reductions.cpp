@@ -91,7 +91,7 @@ class RedirectReductions : public Mutator {
 
 class ParallelReductions : public Mutator {
  public:
-  ParallelReductions(const StmtP& nest, std::set<std::string>& names) : nest_(nest), names_(names) {}
+  ParallelReductions(const StmtP& scheduled, std::set<std::string>& names) : scheduled_(scheduled), names_(names) {}
 
  protected:
   StmtP mutateFor(const StmtP& s) override {
@@ -103,7 +103,7 @@ class ParallelReductions : public Mutator {
     for (auto& [r, strategy] : rep.reduces) anyStrategy |= strategy != ReduceStrategy::Plain;
     // The affine test is conservative: isl decides whether iterations meet at all.
     if (!rep.ok || anyStrategy) {
-      if (analysis::loopIsIndependent(nest_, f.id)) return inside(f, s);
+      if (analysis::loopIsIndependent(scheduled_, f.id)) return inside(f, s);
       if (!rep.ok) throw InternalError("lowering: " + rep.reason);
     }
     if (!anyStrategy) return inside(f, s);
@@ -203,7 +203,7 @@ class ParallelReductions : public Mutator {
   std::map<std::string, TensorDecl> decls_;
 
  private:
-  const StmtP& nest_;
+  const StmtP& scheduled_;
   std::set<std::string>& names_;
   std::vector<std::string> enclosing_;  // iterators of the loops around the one being lowered
 };
@@ -221,8 +221,9 @@ void collectDecls(const StmtP& nest, std::map<std::string, TensorDecl>& decls) {
 
 }  // namespace
 
-StmtP makeParallelReductions(const StmtP& nest, const std::vector<TensorDecl>& tensors, std::set<std::string>& names) {
-  ParallelReductions pass(nest, names);
+StmtP makeParallelReductions(const StmtP& nest, const StmtP& scheduled, const std::vector<TensorDecl>& tensors,
+                             std::set<std::string>& names) {
+  ParallelReductions pass(scheduled, names);
   for (auto& t : tensors) pass.decls_[t.name] = t;
   collectDecls(nest, pass.decls_);
   return pass.mutate(nest);

@@ -19,9 +19,11 @@
 
 namespace teml::lowering {
 
-// `tensors`: the program's; `names`: every tensor name in use (accumulators get
-// fresh ones).
-ir::StmtP makeParallelReductions(const ir::StmtP& nest, const std::vector<ir::TensorDecl>& tensors,
-                                 std::set<std::string>& names);
+// `scheduled`: the nest as the schedule left it, which isl is asked about
+// (statements the lowering stage adds are not described to isl); `tensors`:
+// the program's; `names`: every tensor name in use (accumulators get fresh
+// ones).
+ir::StmtP makeParallelReductions(const ir::StmtP& nest, const ir::StmtP& scheduled,
+                                 const std::vector<ir::TensorDecl>& tensors, std::set<std::string>& names);
 
 }  // namespace teml::lowering

@@ -5,11 +5,6 @@
 
 namespace teml::target {
 
-std::string Target::describe() const {
-  return "cpu " + isa + " (" + std::to_string(vectorBytes) + "-byte vectors), " +
-         (threads > 0 ? std::to_string(threads) + " threads" : std::string("OpenMP's default threads"));
-}
-
 Target hostCpu(int threads) {
   static const Target host = [] {
     Target t;

@@ -18,7 +18,6 @@ struct Target {
   int threads = 0;           // threads a parallel loop runs on; 0: OpenMP's default
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
-  std::string describe() const;  // "cpu avx (32-byte vectors), 2 threads"
 };
 
 // The machine teml runs on: its widest vector unit (64 bytes with AVX-512,
