@@ -270,6 +270,8 @@ int main(int argc, char** argv) {
       }
   }
   json << "\n]\n";
+  md << "\n## Free-form workloads\n\nThe four FreeTensor workloads against PyTorch are in bench/freetensor.md\n"
+        "(bench/freetensor/run.py).\n";
   std::string suffix = quick ? "-quick" : "";
   cache::makeDirectories(outDir);
   std::ofstream(outDir + "/results" + suffix + ".md") << md.str();

@@ -59,12 +59,6 @@ Program parallelScalarReduction(ReduceOp op, DType dtype) {
   return p;
 }
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST(ParallelReductions, ColumnSumOverThreadsAndLanesIsExact) {
@@ -92,7 +86,7 @@ TEST(ParallelReductions, SmallTargetsArePrivateArraysLargeOnesAtomic) {
   EXPECT_EQ(lowering::decisions(lowered),
             std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) by atomic updates"});
   std::string c = cSource(large);
-  EXPECT_EQ(count(c, "#pragma omp atomic"), 1) << c;
+  EXPECT_EQ(occurrences(c, "#pragma omp atomic"), 1) << c;
   expectSameOnEveryThreadCount(large);
   expectSameOnEveryThreadCount(freeformProgram(columnSum(50, 64, "float32")));
 }
@@ -124,9 +118,9 @@ TEST(ParallelReductions, MmBestScheduleNeedsNoAtomicUpdate) {
   // two iterations of a parallel or SIMD loop meet, so none needs a strategy.
   auto r = runTeml(std::string("emit ") + TEML_SOURCE_DIR + "/examples/mm/best.teml --set N=1024 -v");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(count(r.out, "omp atomic"), 0);
-  EXPECT_EQ(count(r.out, "reduction("), 0);
-  EXPECT_EQ(count(r.out, "teml: parallel loop"), 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "omp atomic"), 0);
+  EXPECT_EQ(occurrences(r.out, "reduction("), 0);
+  EXPECT_EQ(occurrences(r.out, "teml: parallel loop"), 0) << r.out;
 }
 
 TEST(ParallelReductions, TheLoweredProgramComputesWhatTheScheduledOneDoes) {
@@ -169,9 +163,9 @@ TEST(ParallelReductions, VerboseSaysWhatTheCodeDoes) {
         EXPECT_NE(r.out.find(":" + (*it)[2].str() + ")"), std::string::npos) << (*it)[2];
         ++clauses;
       }
-      atomics = count(r.out, ") by atomic updates");
-      EXPECT_EQ(atomics, count(r.out, "#pragma omp atomic") + count(r.out, "#pragma omp critical"));
-      EXPECT_EQ(clauses, count(r.out, " reduction("));
+      atomics = occurrences(r.out, ") by atomic updates");
+      EXPECT_EQ(atomics, occurrences(r.out, "#pragma omp atomic") + occurrences(r.out, "#pragma omp critical"));
+      EXPECT_EQ(clauses, occurrences(r.out, " reduction("));
       decisions += atomics + clauses;
     }
   EXPECT_GT(decisions, 0);  // some schedule needs a strategy, so the comparison means something

@@ -117,6 +117,7 @@ TEST(RandomSchedules, AcceptedSequencesPreserveResults) {
         replaced += step.find("replace_array") != std::string::npos;
         SCOPED_TRACE(full);
         expectSameResults(p, original);  // compiled code vs the original's interpreter run
+        expectDecisionsAreTheCodes(p);
         threaded += expectSameOnEveryThreadCount(p, &original);  // 2, 4 and 8 threads, data where a race shows
         ++compiled;
       } catch (const UserError&) {

@@ -72,6 +72,7 @@ inline void checkRandomSequence(std::mt19937& rng, const ir::Program& original, 
   auto got = runInterpreter(p, inputs);
   for (auto& t : p.tensors)
     EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), tolerance) << "tensor " << t.name;
+  expectDecisionsAreTheCodes(p);
   // Every parallel schedule runs on 2, 4 and 8 threads on data where a race shows.
   counts.threaded += expectSameOnEveryThreadCount(p, &original, seed);
   if (!compile) return;

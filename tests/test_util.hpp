@@ -16,6 +16,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "lowering/decisions.hpp"
 #include "lowering/lower.hpp"
 #include "driver/driver.hpp"
 #include "frontend/teml/evaluator.hpp"
@@ -156,6 +157,33 @@ inline bool expectSameOnEveryThreadCount(const ir::Program& p, const ir::Program
     }
   }
   return true;
+}
+
+inline int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// What -v prints of the lowering stage's decisions for p is what the C it
+// becomes does: as many atomic updates and reduction clauses, each clause
+// on an accumulator that -v names.
+inline void expectDecisionsAreTheCodes(const ir::Program& p) {
+  ir::Program lowered = lowering::lower(p, target::hostCpu());
+  std::string c = backend::backendFor(target::hostCpu())->emit(lowered);
+  int atomics = 0, clauses = 0;
+  for (auto& line : lowering::decisions(lowered)) {
+    if (line.find(") by atomic updates") != std::string::npos) {
+      ++atomics;
+      continue;
+    }
+    size_t at = line.find("accumulator '") + 13;
+    std::string name = line.substr(at, line.find('\'', at) - at);
+    EXPECT_NE(c.find(":" + name + ")"), std::string::npos) << line << "\n" << c;
+    ++clauses;
+  }
+  EXPECT_EQ(atomics, occurrences(c, "#pragma omp atomic") + occurrences(c, "#pragma omp critical")) << c;
+  EXPECT_EQ(clauses, occurrences(c, " reduction(")) << c;
 }
 
 // The program's results from compiled code equal the interpreter's.
