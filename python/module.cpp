@@ -10,6 +10,7 @@
 #include <set>
 
 #include "backend/backend.hpp"
+#include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
 #include "frontend/freeform/freeform.hpp"
@@ -48,6 +49,7 @@ class Compiled {
     return out;
   }
   std::string ir() const { return ir::toString(program_.program, true); }
+  std::string loweredIr() const { return ir::toString(lowering::lower(program_.program, target::hostCpu()), true); }
   std::string cSource() const { return backend::emitFor(program_.program, target::hostCpu()); }
 
   // Runs on one buffer per parameter (checked by the Python layer).
@@ -118,6 +120,7 @@ class LoadedProgram {
     return out;
   }
   std::string ir() const { return ir::toString(compiled_.program, true); }
+  std::string loweredIr() const { return ir::toString(compiled_.lowered, true); }
   std::string cSource() const { return backend::emitFor(compiled_.program, target::hostCpu()); }
 
   void run(const std::vector<py::array>& arrays, int threads) {
@@ -164,6 +167,7 @@ PYBIND11_MODULE(_teml, m) {
   py::class_<Compiled, std::shared_ptr<Compiled>>(m, "Compiled")
       .def("params", &Compiled::params)
       .def("ir", &Compiled::ir)
+      .def("lowered_ir", &Compiled::loweredIr)
       .def("c_source", &Compiled::cSource)
       .def("run", &Compiled::run, py::arg("arrays"), py::arg("threads"));
   py::class_<LoadedProgram, std::shared_ptr<LoadedProgram>>(m, "LoadedProgram")
@@ -171,6 +175,7 @@ PYBIND11_MODULE(_teml, m) {
            py::arg("sizes"), py::arg("cache_dir") = "")
       .def("params", &LoadedProgram::params)
       .def("ir", &LoadedProgram::ir)
+      .def("lowered_ir", &LoadedProgram::loweredIr)
       .def("c_source", &LoadedProgram::cSource)
       .def("run", &LoadedProgram::run, py::arg("arrays"), py::arg("threads"));
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),

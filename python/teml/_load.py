@@ -11,7 +11,7 @@ class Program:
     """A compiled .teml/.teil/.til program. Call it with its input tensors
     (the ones no nest writes), positionally in declaration order or by name;
     it returns the tensors it writes (one array, or a tuple in declaration
-    order). `ir()` and `c_source()` show what it runs."""
+    order). `ir()`, `lowered_ir()` and `c_source()` show what it runs."""
 
     def __init__(self, path, sizes):
         self.path = os.fspath(path)
@@ -58,6 +58,9 @@ class Program:
 
     def ir(self):
         return self._program.ir()
+
+    def lowered_ir(self):
+        return self._program.lowered_ir()
 
     def c_source(self):
         return self._program.c_source()

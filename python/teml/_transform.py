@@ -216,6 +216,10 @@ class Transform:
         """The loop IR (after the file's schedule) for these arguments, or the last compiled."""
         return self._inspect(args, kwargs).ir()
 
+    def lowered_ir(self, *args, **kwargs):
+        """The loop IR with the lowering stage's decisions (docs/lowering.md) for these arguments."""
+        return self._inspect(args, kwargs).lowered_ir()
+
     def c_source(self, *args, **kwargs):
         """The generated C for these arguments, or the last compiled."""
         return self._inspect(args, kwargs).c_source()

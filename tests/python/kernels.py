@@ -49,3 +49,12 @@ def row_sums(x: teml.Var[(r, c), "float64"], y: teml.Var[(r,), "float64", "outpu
     for i in range(r):
         for j in range(c):
             y[i] += x[i, j]
+
+
+def column_sums(x: teml.Var[(r, c), "int64"], y: teml.Var[(c,), "int64", "output"]):
+    """Undecorated: the parallel-reduction tests schedule it from Python."""
+    #! label: Lr
+    for i in range(r):
+        #! label: Lc
+        for j in range(c):
+            y[j] += x[i, j]
