@@ -43,19 +43,19 @@ def sched(s):
     s.parallelize("Li")
 )";
   EXPECT_EQ(lowered(source), R"(# nest 1
-var y_acc : double[6] stack
+var y_acc : double[6] stack  @S4  (lowering)
   for y_acc_in_z0 in [0, 6)  @y_acc.in.z0  # lowering
-    y_acc[y_acc_in_z0] = y[y_acc_in_z0]
+    y_acc[y_acc_in_z0] = y[y_acc_in_z0]  @S6  (lowering)
   for k in [0, 8) parallel reduction(+= y_acc of y)  @Lk  # line 6
     for j in [0, 6)  @Lj  # line 8
-      y_acc[j] += A[k][j]  # line 9
+      y_acc[j] += A[k][j]  @S2  # line 9
   for y_acc_out_z0 in [0, 6)  @y_acc.out.z0  # lowering
-    y[y_acc_out_z0] = y_acc[y_acc_out_z0]
-var s_acc : int64[] register
-  s_acc = s
+    y[y_acc_out_z0] = y_acc[y_acc_out_z0]  @S7  (lowering)
+var s_acc : int64[] register  @S8  (lowering)
+  s_acc = s  @S10  (lowering)
   for i in [0, 8) parallel reduction(+= s_acc of s)  @Li  # line 11
-    s_acc += i  # line 12
-  s = s_acc
+    s_acc += i  @S3  # line 12
+  s = s_acc  @S11  (lowering)
 )");
 }
 
@@ -82,11 +82,11 @@ def sched(s):
 )";
   EXPECT_EQ(lowered(source), R"(# nest 1
 for i in [0, 10)  @Li  # line 6
-  var t : double[13] stack
+  var t : double[13] stack  @S1
     for j in [0, 13)  @Lj  # line 9
-      t[j] = x[i][j] * 2.0  # line 10
+      t[j] = x[i][j] * 2.0  @S3  # line 10
     for k in [0, 13) vector plan(jammed, 4 x double over 13, masked tail 1)  @Lk  # line 12
-      y[i][k] = t[k] + 1.0  # line 13
+      y[i][k] = t[k] + 1.0  @S4  # line 13
 )");
 }
 

@@ -48,7 +48,7 @@ TEST(Verify, NoShadowing) {
 
 TEST(Verify, LoopIdsAreUnique) {
   expectProblem(makeSeq({loop("i", store("x", {var("i")}, floatConst(1))), loop("i", store("x", {var("i")}, floatConst(2)))}),
-                "two loops have the id 'Li'");
+                "two statements have the id 'Li'");
 }
 
 TEST(Verify, TypesAndRanks) {

@@ -15,12 +15,18 @@ ExprP Mutator::mutate(const ExprP& e) {
 }
 
 StmtP Mutator::mutate(const StmtP& s) {
+  StmtP out = s;
   switch (s->kind) {
 #define TEML_STMT_NODE(Kind) \
-  case StmtKind::Kind: return mutate##Kind(s);
+  case StmtKind::Kind: out = mutate##Kind(s); break;
 #include "ir/nodes.def"
   }
-  return s;
+  // A statement rebuilt as one of its kind without an identity of its own
+  // is the same statement: it keeps its id and provenance.
+  bool anonymous = out && out->id.empty() && out->made == Provenance{};
+  if (out != s && anonymous && out->kind == s->kind && (!s->id.empty() || !(s->made == Provenance{})))
+    return withIdentity(out, s->id, s->made);
+  return out;
 }
 
 ExprP Mutator::mutateIntConst(const ExprP& e) { return e; }

@@ -67,6 +67,15 @@ static std::string provenanceText(const Provenance& p) {
   return s;
 }
 
+// "  @S3", "  @S3  (unroll of S2)": a statement's id, and the primitive
+// that made it where one did (its source line is printed apart).
+static std::string idText(const Stmt& s) {
+  if (s.id.empty()) return "";
+  std::string text = "  @" + s.id;
+  if (!s.made.primitive.empty()) text += "  (" + s.made.primitive + (s.made.from.empty() ? "" : " of " + s.made.from) + ")";
+  return text;
+}
+
 static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent) {
   std::string pad(indent * 2, ' ');
   switch (s->kind) {
@@ -95,6 +104,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
     case StmtKind::Store: {
       auto& st = static_cast<const Store&>(*s);
       os << pad << target(st.tensor, st.indices) << " = " << toString(st.value);
+      if (withIds) os << idText(st);
       if (withIds && st.loc.known()) os << "  # line " << st.loc.line;
       os << "\n";
       break;
@@ -103,6 +113,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       auto& r = static_cast<const Reduce&>(*s);
       os << pad << (r.atomic ? "atomic " : "") << target(r.tensor, r.indices) << " " << reduceOpName(r.op) << " "
          << toString(r.value);
+      if (withIds) os << idText(r);
       if (withIds && r.loc.known()) os << "  # line " << r.loc.line;
       os << "\n";
       break;
@@ -115,13 +126,13 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       os << pad << "call " << c.routine << "(";
       for (size_t k = 0; k < c.tensors.size(); ++k) os << (k ? ", " : "") << c.tensors[k];
       for (auto a : c.args) os << ", " << a;
-      os << ")  # computes:\n";
+      os << ")" << (withIds ? idText(c) : "") << "  # computes:\n";
       printStmt(os, c.reference, withIds, indent + 1);
       break;
     }
     case StmtKind::Assert: {
       auto& a = static_cast<const Assert&>(*s);
-      os << pad << "assert " << toString(a.cond) << "  # " << a.message;
+      os << pad << "assert " << toString(a.cond) << (withIds ? idText(a) : "") << "  # " << a.message;
       if (a.shown) os << " ({} = " << toString(a.shown) << ")";
       os << "\n";
       printStmt(os, a.body, withIds, indent + 1);
@@ -156,13 +167,14 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       for (size_t i = 0; i < v.decl.shape.size(); ++i) os << (i ? ", " : "") << v.decl.shape[i];
       os << "]";
       if (v.decl.mem != MemKind::Auto) os << " " << memKindName(v.decl.mem);
+      if (withIds) os << idText(v);
       os << "\n";
       printStmt(os, v.body, withIds, indent + 1);
       break;
     }
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
-      os << pad << "if " << toString(i.cond) << ":\n";
+      os << pad << "if " << toString(i.cond) << ":" << (withIds ? idText(i) : "") << "\n";
       printStmt(os, i.then, withIds, indent + 1);
       if (i.otherwise) {
         os << pad << "else:\n";

@@ -159,3 +159,43 @@ std::string assertionMessage(const std::string& message, int64_t shown) {
 }
 
 }  // namespace teml::ir
+
+namespace teml::ir {
+
+StmtP withIdentity(const StmtP& s, std::string id, Provenance made) {
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      return std::make_shared<For>(std::move(id), f.var, f.begin, f.end, f.step, f.loopKind, f.body, std::move(made));
+    }
+    case StmtKind::Store: {
+      auto& st = static_cast<const Store&>(*s);
+      return std::make_shared<Store>(st.tensor, st.indices, st.value, st.loc, st.tag, std::move(id), std::move(made));
+    }
+    case StmtKind::Reduce: {
+      auto& r = static_cast<const Reduce&>(*s);
+      return std::make_shared<Reduce>(r.op, r.tensor, r.indices, r.value, r.loc, r.tag, r.atomic, std::move(id),
+                                      std::move(made));
+    }
+    case StmtKind::Seq: return std::make_shared<Seq>(static_cast<const Seq&>(*s).stmts, std::move(id), std::move(made));
+    case StmtKind::If: {
+      auto& i = static_cast<const If&>(*s);
+      return std::make_shared<If>(i.cond, i.then, i.otherwise, std::move(id), std::move(made));
+    }
+    case StmtKind::LibCall: {
+      auto& c = static_cast<const LibCall&>(*s);
+      return std::make_shared<LibCall>(c.routine, c.tensors, c.args, c.reference, std::move(id), std::move(made));
+    }
+    case StmtKind::VarDef: {
+      auto& v = static_cast<const VarDef&>(*s);
+      return std::make_shared<VarDef>(v.decl, v.body, v.loopLocal, std::move(id), std::move(made));
+    }
+    case StmtKind::Assert: {
+      auto& a = static_cast<const Assert&>(*s);
+      return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, a.body, std::move(id), std::move(made));
+    }
+  }
+  return s;
+}
+
+}  // namespace teml::ir

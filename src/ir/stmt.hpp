@@ -111,16 +111,10 @@ struct StmtTag {
   bool known() const { return !id.empty(); }
 };
 
-struct Stmt : std::enable_shared_from_this<Stmt> {
-  const StmtKind kind;
-  explicit Stmt(StmtKind k) : kind(k) {}
-  virtual ~Stmt() = default;
-  StmtP self() const { return shared_from_this(); }  // see Expr::self
-};
-
-// Where a loop comes from: the source position of what it was written as
-// (a loop, a tensor statement), and for a loop a primitive made or changed,
-// that primitive and the id of the loop it was made from.
+// Where a statement comes from: the source position of what it was written
+// as (a loop, a tensor statement, an assignment), and for a statement a
+// primitive made or changed, that primitive and the id of the statement it
+// was made from.
 struct Provenance {
   SourceLoc loc;
   std::string primitive;  // "" for a loop as written
@@ -128,21 +122,34 @@ struct Provenance {
   bool operator==(const Provenance&) const = default;
 };
 
+// Every statement has an id, unique in its nest (the nests of a program
+// are numbered: "# nest k"), and its provenance. Loops get their ids from
+// the front ends and primitives; other statements are numbered S1, S2, ...
+// by ir::uniqueStatementIds; a Mutator that rebuilds a statement keeps its
+// id and provenance.
+struct Stmt : std::enable_shared_from_this<Stmt> {
+  const StmtKind kind;
+  const std::string id;
+  const Provenance made;
+  explicit Stmt(StmtKind k, std::string i = {}, Provenance m = {}) : kind(k), id(std::move(i)), made(std::move(m)) {}
+  virtual ~Stmt() = default;
+  StmtP self() const { return shared_from_this(); }  // see Expr::self
+};
+
+
 // for (var = begin; var < end; var += step) { body }, or with a negative
 // step, counting down: for (var = begin; var > end; var += step) (Python's
 // range(begin, end, step)). The tensors local to its iterations (TeML's
 // local and cache) are VarDefs with a LoopLocal around the rest of the body.
-struct For : Stmt {
-  const std::string id;   // stable loop id, survives transformations
+struct For : Stmt {  // its id is stable: it survives transformations
   const std::string var;
   const ExprP begin, end;
   const int64_t step;
   const LoopKind loopKind;
   const StmtP body;
-  const Provenance made;
   For(std::string i, std::string v, ExprP b, ExprP e, int64_t s, LoopKind k, StmtP bd, Provenance m = {})
-      : Stmt(StmtKind::For), id(std::move(i)), var(std::move(v)), begin(std::move(b)),
-        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)), made(std::move(m)) {}
+      : Stmt(StmtKind::For, std::move(i), std::move(m)), var(std::move(v)), begin(std::move(b)),
+        end(std::move(e)), step(s), loopKind(k), body(std::move(bd)) {}
 };
 
 // tensor[indices] = value
@@ -152,8 +159,9 @@ struct Store : Stmt {
   const ExprP value;
   const SourceLoc loc;
   const StmtTag tag;
-  Store(std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {})
-      : Stmt(StmtKind::Store), tensor(std::move(t)), indices(std::move(idx)), value(std::move(v)), loc(l),
+  Store(std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {}, std::string i = {},
+        Provenance m = {})
+      : Stmt(StmtKind::Store, std::move(i), std::move(m)), tensor(std::move(t)), indices(std::move(idx)), value(std::move(v)), loc(l),
         tag(std::move(g)) {}
 };
 
@@ -168,22 +176,24 @@ struct Reduce : Stmt {
   // Set by the lowering stage: threads may update the element at the same
   // time, so the update is an atomic read-modify-write.
   const bool atomic;
-  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {}, bool a = false)
-      : Stmt(StmtKind::Reduce), op(o), tensor(std::move(t)), indices(std::move(idx)),
+  Reduce(ReduceOp o, std::string t, std::vector<ExprP> idx, ExprP v, SourceLoc l, StmtTag g = {}, bool a = false,
+         std::string i = {}, Provenance m = {})
+      : Stmt(StmtKind::Reduce, std::move(i), std::move(m)), op(o), tensor(std::move(t)), indices(std::move(idx)),
         value(std::move(v)), loc(l), tag(std::move(g)), atomic(a) {}
 };
 
 struct Seq : Stmt {
   const std::vector<StmtP> stmts;
-  explicit Seq(std::vector<StmtP> s) : Stmt(StmtKind::Seq), stmts(std::move(s)) {}
+  explicit Seq(std::vector<StmtP> s, std::string i = {}, Provenance m = {})
+      : Stmt(StmtKind::Seq, std::move(i), std::move(m)), stmts(std::move(s)) {}
 };
 
 // if (cond) then else otherwise (otherwise may be null)
 struct If : Stmt {
   const ExprP cond;
   const StmtP then, otherwise;
-  If(ExprP c, StmtP t, StmtP o)
-      : Stmt(StmtKind::If), cond(std::move(c)), then(std::move(t)), otherwise(std::move(o)) {}
+  If(ExprP c, StmtP t, StmtP o, std::string i = {}, Provenance m = {})
+      : Stmt(StmtKind::If, std::move(i), std::move(m)), cond(std::move(c)), then(std::move(t)), otherwise(std::move(o)) {}
 };
 
 // A call of a library routine that computes what `reference` (the loop nest
@@ -194,8 +204,9 @@ struct LibCall : Stmt {
   const std::vector<std::string> tensors;  // gemm: C, A, B
   const std::vector<int64_t> args;         // gemm: transA, transB, M, N, K, lda, ldb, ldc
   const StmtP reference;
-  LibCall(std::string r, std::vector<std::string> t, std::vector<int64_t> a, StmtP ref)
-      : Stmt(StmtKind::LibCall), routine(std::move(r)), tensors(std::move(t)), args(std::move(a)),
+  LibCall(std::string r, std::vector<std::string> t, std::vector<int64_t> a, StmtP ref, std::string i = {},
+          Provenance m = {})
+      : Stmt(StmtKind::LibCall, std::move(i), std::move(m)), routine(std::move(r)), tensors(std::move(t)), args(std::move(a)),
         reference(std::move(ref)) {}
 };
 
@@ -209,8 +220,8 @@ struct VarDef : Stmt {
   const TensorDecl decl;
   const StmtP body;
   const std::optional<LoopLocal> loopLocal;
-  VarDef(TensorDecl d, StmtP b, std::optional<LoopLocal> l = std::nullopt)
-      : Stmt(StmtKind::VarDef), decl(std::move(d)), body(std::move(b)), loopLocal(l) {}
+  VarDef(TensorDecl d, StmtP b, std::optional<LoopLocal> l = std::nullopt, std::string i = {}, Provenance m = {})
+      : Stmt(StmtKind::VarDef, std::move(i), std::move(m)), decl(std::move(d)), body(std::move(b)), loopLocal(l) {}
 };
 
 StmtP makeVarDef(TensorDecl decl, StmtP body);
@@ -226,8 +237,8 @@ struct Assert : Stmt {
   const ExprP shown;
   const SourceLoc loc;
   const StmtP body;
-  Assert(ExprP c, std::string m, ExprP v, SourceLoc l, StmtP b)
-      : Stmt(StmtKind::Assert), cond(std::move(c)), message(std::move(m)), shown(std::move(v)), loc(l), body(std::move(b)) {}
+  Assert(ExprP c, std::string m, ExprP v, SourceLoc l, StmtP b, std::string i = {}, Provenance p = {})
+      : Stmt(StmtKind::Assert, std::move(i), std::move(p)), cond(std::move(c)), message(std::move(m)), shown(std::move(v)), loc(l), body(std::move(b)) {}
 };
 
 StmtP makeAssert(ExprP cond, std::string message, ExprP shown, SourceLoc loc, StmtP body);
@@ -248,6 +259,9 @@ StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, Ex
 // A sequence; nested sequences are flattened and a single statement is returned as is.
 StmtP makeSeq(std::vector<StmtP> stmts);
 StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise);
+
+// A copy of `s` with another id and provenance (everything else the same).
+StmtP withIdentity(const StmtP& s, std::string id, Provenance made);
 
 // The statements of s as a list (the items of a Seq, or s alone).
 std::vector<StmtP> items(const StmtP& s);

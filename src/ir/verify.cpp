@@ -16,12 +16,16 @@ class Verifier : public ScopedVisitor {
 
   using Visitor::visit;
   void visit(const StmtP& s) override {
-    if (problem.empty()) Visitor::visit(s);
+    if (!problem.empty()) return;
+    // Statements without an id are numbered by ir::uniqueStatementIds.
+    if (s->kind != StmtKind::For && !s->id.empty() && !ids_.insert(s->id).second)
+      fail("two statements have the id '" + s->id + "'");
+    Visitor::visit(s);
   }
 
  protected:
   void visitFor(const For& f) override {
-    if (!loopIds_.insert(f.id).second) fail("two loops have the id '" + f.id + "'");
+    if (!ids_.insert(f.id).second) fail("two statements have the id '" + f.id + "'");
     integral(f.begin, "the start of loop '" + f.var + "'");
     integral(f.end, "the end of loop '" + f.var + "'");
     if (f.step == 0) fail("loop '" + f.var + "' has step 0");
@@ -100,7 +104,7 @@ class Verifier : public ScopedVisitor {
     return d;
   }
 
-  std::set<std::string> loopIds_;
+  std::set<std::string> ids_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
+#include "ir/unique_statement_ids.hpp"
 #include "ir/verify.hpp"
 #include "lowering/carried_dependences.hpp"
 #include "lowering/copy_plans.hpp"
@@ -25,6 +26,7 @@ Program lower(const Program& scheduled, const target::Target& target) {
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (auto& n : p.nests) {
+    n = uniqueStatementIds(n);  // nests of front ends that no primitive touched
     const StmtP asScheduled = n;
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
@@ -33,6 +35,7 @@ Program lower(const Program& scheduled, const target::Target& target) {
     n = chooseMemoryKinds(n);
     n = planVectorLoops(n, p, target);
     n = planCopies(n, p, target);
+    n = uniqueStatementIds(n);  // the statements lowering added
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);

@@ -63,7 +63,7 @@ struct Accumulator {
 
 class RedirectReductions : public Mutator {
  public:
-  RedirectReductions(const std::vector<Accumulator>& accs, const std::set<const Reduce*>& atomic)
+  RedirectReductions(const std::vector<Accumulator>& accs, const std::set<std::string>& atomic)
       : accs_(accs), atomic_(atomic) {}
 
  protected:
@@ -80,13 +80,13 @@ class RedirectReductions : public Mutator {
       for (size_t d = 0; same && d < r.indices.size(); ++d) same = equal(a.indices[d], r.indices[d]);
       if (same) return makeReduce(r.op, a.name, {}, r.value, r.loc, r.tag);
     }
-    if (atomic_.count(&r)) return makeReduce(r.op, r.tensor, r.indices, r.value, r.loc, r.tag, true);
+    if (atomic_.count(r.id)) return makeReduce(r.op, r.tensor, r.indices, r.value, r.loc, r.tag, true);
     return s;
   }
 
  private:
   const std::vector<Accumulator>& accs_;
-  const std::set<const Reduce*>& atomic_;
+  const std::set<std::string>& atomic_;  // ids of the reductions made atomic
 };
 
 class ParallelReductions : public Mutator {
@@ -109,10 +109,10 @@ class ParallelReductions : public Mutator {
     if (!anyStrategy) return inside(f, s);
 
     std::vector<Accumulator> accs;
-    std::set<const Reduce*> atomic;
+    std::set<std::string> atomic;
     for (auto& [r, strategy] : rep.reduces) {
       if (strategy == ReduceStrategy::Accumulator) addScalar(*r, accs);
-      if (strategy == ReduceStrategy::Atomic && !addArray(f, *r, accs)) atomic.insert(r);
+      if (strategy == ReduceStrategy::Atomic && !addArray(f, *r, accs)) atomic.insert(r->id);
     }
     StmtP body = RedirectReductions(accs, atomic).mutate(f.body);
     LoopKind kind = f.loopKind;
@@ -188,13 +188,14 @@ class ParallelReductions : public Mutator {
         for (size_t d = 0; d < z.size(); ++d) idx.push_back(add(a.box.offset[d], z[d]));
         return idx;
       };
+      const Provenance made{{}, "lowering", ""};
       StmtP in = boxLoops(a.name + ".in", decl.shape, enclosing_, [&](auto& z, StmtTag tag) {
-        return makeStore(a.name, z, load(a.tensor, at(z), t.dtype), {}, tag);
+        return withIdentity(makeStore(a.name, z, load(a.tensor, at(z), t.dtype), {}, tag), "", made);
       });
       StmtP out = boxLoops(a.name + ".out", decl.shape, enclosing_, [&](auto& z, StmtTag tag) {
-        return makeStore(a.tensor, at(z), load(a.name, z, t.dtype), {}, tag);
+        return withIdentity(makeStore(a.tensor, at(z), load(a.name, z, t.dtype), {}, tag), "", made);
       });
-      loop = makeVarDef(decl, makeSeq({in, loop, out}));
+      loop = withIdentity(makeVarDef(decl, makeSeq({in, loop, out})), "", made);
     }
     return loop;
   }

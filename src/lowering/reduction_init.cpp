@@ -124,7 +124,9 @@ class FirstReductions {
         tag.names.push_back(l->var);
         tag.origin.push_back(var(l->var));
       }
-      for (auto& e : g.accesses) body.push_back(makeStore(t_, e, floatConst(init_), first.loc, tag));
+      for (auto& e : g.accesses)
+        body.push_back(withIdentity(makeStore(t_, e, floatConst(init_), first.loc, tag), "",
+                                    Provenance{first.loc, "lowering", first.id}));
     }
     for (auto& x : items(s)) body.push_back(x);
     *out = makeSeq(body);

@@ -12,45 +12,47 @@ namespace {
 
 class Record : public Mutator {
  public:
-  Record(const std::string& primitive, const std::map<std::string, const For*>& before)
+  Record(const std::string& primitive, const std::map<std::string, const Stmt*>& before)
       : primitive_(primitive), before_(before) {}
 
- protected:
-  StmtP mutateFor(const StmtP& s) override {
-    StmtP m = Mutator::mutateFor(s);
-    auto& f = static_cast<const For&>(*m);
-    Provenance made = provenanceOf(f);
-    if (made == f.made) return m;
-    return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, f.loopKind, f.body, made);
+  StmtP mutate(const StmtP& s) override {
+    StmtP m = Mutator::mutate(s);
+    Provenance made = provenanceOf(*m);
+    return made == m->made ? m : withIdentity(m, m->id, made);
   }
 
  private:
-  Provenance provenanceOf(const For& f) const {
-    auto same = before_.find(f.id);
+  Provenance provenanceOf(const Stmt& s) const {
+    auto same = before_.find(s.id);
     if (same != before_.end()) {
-      const For& b = *same->second;
-      bool unchanged = b.var == f.var && equal(b.begin, f.begin) && equal(b.end, f.end) && b.step == f.step;
-      return unchanged ? b.made : Provenance{b.made.loc, primitive_, b.id};
+      const Stmt& b = *same->second;
+      if (s.kind != StmtKind::For || b.kind != StmtKind::For) return b.made;  // the same statement
+      auto& f = static_cast<const For&>(s);
+      auto& g = static_cast<const For&>(b);
+      bool unchanged = g.var == f.var && equal(g.begin, f.begin) && equal(g.end, f.end) && g.step == f.step;
+      return unchanged ? g.made : Provenance{g.made.loc, primitive_, g.id};
     }
-    const For* source = nullptr;
-    for (auto& [id, loop] : before_)
-      if (f.id.size() > id.size() && f.id.compare(0, id.size(), id) == 0 && (f.id[id.size()] == '.' || f.id[id.size()] == '#') &&
+    // A copy (id#k) or a part (id.o, id.rem) of a statement that was there.
+    const Stmt* source = nullptr;
+    for (auto& [id, before] : before_)
+      if (s.id.size() > id.size() && s.id.compare(0, id.size(), id) == 0 && (s.id[id.size()] == '.' || s.id[id.size()] == '#') &&
           (!source || id.size() > source->id.size()))
-        source = loop;
-    return source ? Provenance{source->made.loc, primitive_, source->id} : Provenance{{}, primitive_, ""};
+        source = before;
+    if (source) return Provenance{source->made.loc, primitive_, source->id};
+    return s.made.primitive.empty() ? Provenance{s.made.loc, primitive_, ""} : s.made;
   }
 
   const std::string& primitive_;
-  const std::map<std::string, const For*>& before_;
+  const std::map<std::string, const Stmt*>& before_;
 };
 
 }  // namespace
 
 StmtP recordProvenance(const std::string& primitive, const std::vector<StmtP>& inputs, const StmtP& result) {
-  std::map<std::string, const For*> before;
+  std::map<std::string, const Stmt*> before;
   for (auto& in : inputs)
     forEachStmt(in, [&](const StmtP& s) {
-      if (s->kind == StmtKind::For) before.emplace(static_cast<const For&>(*s).id, static_cast<const For*>(s.get()));
+      if (!s->id.empty()) before.emplace(s->id, s.get());
     });
   return Record(primitive, before).mutate(result);
 }

@@ -9,7 +9,7 @@
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_iterators.hpp"
-#include "ir/unique_loop_ids.hpp"
+#include "ir/unique_statement_ids.hpp"
 #include "ir/verify.hpp"
 #include "schedule/provenance.hpp"
 #include "schedule/transforms.hpp"
@@ -28,7 +28,7 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 
 StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
                       const std::function<StmtP()>& transform) {
-  StmtP result = recordProvenance(what, inputs, uniqueLoopIds(uniqueIterators(transform())));
+  StmtP result = recordProvenance(what, inputs, uniqueStatementIds(uniqueIterators(transform())));
   keepsLocals(what, inputs, result);
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);

@@ -4,7 +4,7 @@
 
 #include "frontend/freeform/lowerer.hpp"
 #include "frontend/freeform/hoist_checks.hpp"
-#include "ir/unique_loop_ids.hpp"
+#include "ir/unique_statement_ids.hpp"
 #include "libop_source.hpp"
 
 namespace teml::freeform {
@@ -247,7 +247,7 @@ FreeformProgram Lowerer::run() {
   declareParameters(entry);
   std::vector<StmtP> body = block(entry.kids);
   if (frames_.back().returned) fail(entry.loc, "the entry function '" + entry.text + "' must not return a value");
-  StmtP nest = uniqueLoopIds(hoistInvariantChecks(makeSeq(body)));
+  StmtP nest = uniqueStatementIds(hoistInvariantChecks(makeSeq(body)));
   FreeformProgram out;
   runSchedules(entry.text, nest, &out.analysisSeconds);
   program_.nests = {nest};
