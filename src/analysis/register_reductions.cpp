@@ -36,14 +36,14 @@ std::vector<const Reduce*> registerReductions(const For& f) {
 }
 
 bool sumsStayInRegisters(const StmtP& body) {
-  std::set<const Reduce*> kept;
+  std::set<std::string> kept;  // ids
   forEachStmt(body, [&](const StmtP& s) {
     if (s->kind == StmtKind::For)
-      for (auto* r : registerReductions(static_cast<const For&>(*s))) kept.insert(r);
+      for (auto* r : registerReductions(static_cast<const For&>(*s))) kept.insert(r->id);
   });
   bool all = true;
   forEachStmt(body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::Reduce) all = all && kept.count(static_cast<const Reduce*>(s.get()));
+    if (s->kind == StmtKind::Reduce) all = all && kept.count(s->id);
   });
   return all;
 }

@@ -132,7 +132,7 @@ class NestEmitter {
   // that need no store.
   std::map<std::string, VectorRegister> promoteReductions(const For& f, int indent,
                                                           const std::vector<const Store*>& starts,
-                                                          std::set<std::pair<const Store*, int>>* used);
+                                                          std::set<std::pair<std::string, int>>* used);
 
   // C (M x N) += op(A) (M x K) * op(B) (K x N), row-major, through CBLAS.
   void emitLibCall(const LibCall& c, int indent);
@@ -177,7 +177,7 @@ class NestEmitter {
   std::string nestName_;
   const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop
   std::string vectorVar_;
-  std::map<std::pair<const Reduce*, int>, std::string> vectorRegs_;  // (reduction, copy) -> register
+  std::map<std::pair<std::string, int>, std::string> vectorRegs_;  // (reduction's id, copy) -> register
   int vectorWidth_ = 0;
   int vectorCopies_ = 1;
   int copy_ = 0;

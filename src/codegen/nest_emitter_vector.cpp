@@ -181,7 +181,7 @@ void NestEmitter::emitVectorStore(const Store& st, int indent) {
 
 void NestEmitter::emitVectorReduce(const Reduce& r, int indent) {
   for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
-    auto reg = vectorRegs_.find({&r, copy_});
+    auto reg = vectorRegs_.find({r.id, copy_});
     std::string op = r.op == ReduceOp::Add ? "+" : "*", value = asVector(r.value, isSingle(r.tensor));
     if (reg != vectorRegs_.end()) {
       line(indent, reg->second + " " + op + "= " + value + ";");
@@ -214,11 +214,11 @@ void NestEmitter::emitVectorSeq(const Seq& q, int indent) {
 void NestEmitter::emitVectorFor(const For& f, int indent) {
   std::vector<const Store*> starts;
   starts.swap(startValues_);
-  std::set<std::pair<const Store*, int>> used;
+  std::set<std::pair<std::string, int>> used;  // (store id, copy)
   auto promoted = promoteReductions(f, indent, starts, &used);
   for (auto* st : starts)
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
-      if (!used.count({st, copy_}))
+      if (!used.count({st->id, copy_}))
         line(indent, storeAt(vectorAddress(st->tensor, st->indices), asVector(st->value, isSingle(st->tensor)), tailCopy()));
   copy_ = 0;
   std::string cvar = names_.claim(f.var);
@@ -240,10 +240,10 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
 }
 
 std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
-    const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<const Store*, int>>* used) {
+    const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<std::string, int>>* used) {
   std::vector<const Reduce*> reduces;
   for (auto* r : analysis::registerReductions(f))
-    if (!vectorRegs_.count({r, 0})) reduces.push_back(r);
+    if (!vectorRegs_.count({r->id, 0})) reduces.push_back(r);
   std::map<std::string, VectorRegister> promoted;  // address -> register
   // One register per element: mixed operations on an element are left in memory.
   std::map<std::string, std::set<ReduceOp>> opsAt;
@@ -259,12 +259,12 @@ std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReduction
         for (auto* st : starts)
           if (vectorAddress(st->tensor, st->indices) == where) {
             start = asVector(st->value, isSingle(st->tensor));
-            used->insert({st, copy_});
+            used->insert({st->id, copy_});
           }
         line(indent, std::string(vectorType_) + " " + reg.name + " = " + start + ";");
         promoted[where] = reg;
       }
-      vectorRegs_[{r, copy_}] = promoted[where].name;
+      vectorRegs_[{r->id, copy_}] = promoted[where].name;
     }
   }
   copy_ = 0;
