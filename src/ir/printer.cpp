@@ -174,7 +174,9 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
     }
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
-      os << pad << "if " << toString(i.cond) << ":" << (withIds ? idText(i) : "") << "\n";
+      os << pad << "if " << toString(i.cond) << ":" << (withIds ? idText(i) : "");
+      if (withIds && i.made.loc.known()) os << "  # line " << i.made.loc.line;
+      os << "\n";
       printStmt(os, i.then, withIds, indent + 1);
       if (i.otherwise) {
         os << pad << "else:\n";

@@ -178,7 +178,7 @@ std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
     fail(s.loc, "'return' inside a branch decided at run time (a function returns once, at its end, or in "
                 "branches decided at compile time)");
   checks_ = std::move(outerChecks);
-  return withChecks({makeIf(cond, then, otherwise)});
+  return withChecks({withIdentity(makeIf(cond, then, otherwise), "", Provenance{s.loc})});
 }
 
 TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype) {
