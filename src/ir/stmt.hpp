@@ -117,7 +117,7 @@ struct StmtTag {
 // was made from.
 struct Provenance {
   SourceLoc loc;
-  std::string primitive;  // "" for a loop as written
+  std::string primitive;  // "" for a statement as written
   std::string from;
   bool operator==(const Provenance&) const = default;
 };
@@ -135,7 +135,6 @@ struct Stmt : std::enable_shared_from_this<Stmt> {
   virtual ~Stmt() = default;
   StmtP self() const { return shared_from_this(); }  // see Expr::self
 };
-
 
 // for (var = begin; var < end; var += step) { body }, or with a negative
 // step, counting down: for (var = begin; var > end; var += step) (Python's
