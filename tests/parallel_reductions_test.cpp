@@ -195,3 +195,19 @@ def sched(s):
                 "vector loop 'Lj': reduction into 's' (line 9) in a private accumulator 's_acc_acc' (double, register)"}));
   expectSameOnEveryThreadCount(p);
 }
+
+TEST(ParallelReductions, IslAnswersAreCachedAndADamagedOneIsRecomputed) {
+  // mm's best schedule needs isl to see that its parallel loop needs no
+  // strategy; the answer is kept with the schedule's dependence answers.
+  std::string cache = cacheDir() + "-isl-answers";
+  std::system(("rm -rf " + cache).c_str());
+  std::string args = std::string("emit ") + TEML_SOURCE_DIR + "/examples/mm/best.teml --set N=256";
+  auto first = runTeml(args, "", cache);
+  ASSERT_EQ(first.status, 0) << first.out;
+  std::system(("for f in " + cache + "/analysis/i*; do printf garbage > $f; done").c_str());
+  auto damaged = runTeml(args, "", cache);
+  auto cached = runTeml(args, "", cache);
+  EXPECT_EQ(damaged.out, first.out);
+  EXPECT_EQ(cached.out, first.out);
+  EXPECT_EQ(occurrences(cached.out, "omp atomic"), 0);
+}

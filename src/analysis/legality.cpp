@@ -231,7 +231,9 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
 
 }  // namespace
 
-bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
+namespace {
+
+bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
   Ctx ctx = boundedContext();
   try {
     bool untagged = false;
@@ -294,6 +296,35 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId) {
   } catch (const IslFailure&) {
     return false;
   }
+}
+
+}  // namespace
+
+bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::string& cacheDir) {
+  if (cacheDir.empty()) return independentWithIsl(nest, loopId);
+  // The question: every statement as checkReordering sees it, where each
+  // stands relative to the loop, and the tensors local to the nest's loops.
+  std::string key;
+  try {
+    std::vector<Occurrence> occ = occurrences(nest);
+    key = problemText(occ, {}) + "|independent " + loopId + "\n";
+    for (auto& o : occ) key += std::to_string(o.loopPos.count(loopId) ? static_cast<long>(o.loopPos.at(loopId)) : -1L) + " ";
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != StmtKind::For) return;
+      key += "\n" + s->id + ":";
+      for (auto& l : localsOf(static_cast<const For&>(*s))) key += " " + l.decl.name;
+    });
+  } catch (const IslFailure&) {
+    return independentWithIsl(nest, loopId);
+  }
+  char name[32];
+  std::snprintf(name, sizeof name, "/i%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  std::string path = cacheDir + name;
+  if (std::optional<Legality> answer = cachedAnswer(path, key)) return answer->legal;
+  bool independent = independentWithIsl(nest, loopId);
+  mkdir(cacheDir.c_str(), 0755);
+  cache::publishEntry(path, answerText(Legality{independent, ""}, key));  // an answer not kept is merely recomputed
+  return independent;
 }
 
 }  // namespace teml::analysis

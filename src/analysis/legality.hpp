@@ -34,7 +34,8 @@ namespace teml::analysis {
 // element with at least one write (reductions included): the loop can run on
 // threads or SIMD lanes with no synchronization at all. Exact for affine
 // subscripts including / and mod (e.g. merged loops); false when isl cannot
-// decide or a statement is untagged.
-bool loopIsIndependent(const ir::StmtP& nest, const std::string& loopId);
+// decide or a statement is untagged. Answers are kept in `cacheDir` as
+// checkReordering's are ("": not kept).
+bool loopIsIndependent(const ir::StmtP& nest, const std::string& loopId, const std::string& cacheDir = "");
 
 }  // namespace teml::analysis

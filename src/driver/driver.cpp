@@ -225,7 +225,7 @@ Compiled compile(const Options& o) {
     throw InternalError("the front end produced ill-formed IR: " + broken);
   auto t = Clock::now();
   c.target = target::hostCpu(threadCount(o));
-  c.lowered = lowering::lower(c.program, c.target);
+  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
   c.stages.push_back({"lowering", since(t)});
   return c;
 }

@@ -16,7 +16,7 @@ namespace teml::lowering {
 
 using namespace ir;
 
-Program lower(const Program& scheduled, const target::Target& target) {
+Program lower(const Program& scheduled, const target::Target& target, const std::string& analysisCacheDir) {
   Program p = scheduled;
   std::set<std::string> names;
   for (auto& t : p.tensors) names.insert(t.name);
@@ -30,7 +30,7 @@ Program lower(const Program& scheduled, const target::Target& target) {
     const StmtP asScheduled = n;
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
-    n = makeParallelReductions(n, asScheduled, p.tensors, names);
+    n = makeParallelReductions(n, asScheduled, p.tensors, names, analysisCacheDir);
     n = inferLocalBoxes(n);
     n = chooseMemoryKinds(n);
     n = planVectorLoops(n, p, target);

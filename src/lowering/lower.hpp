@@ -13,11 +13,14 @@
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).
 #pragma once
+#include <string>
+
 #include "ir/program.hpp"
 #include "target/target.hpp"
 
 namespace teml::lowering {
 
-ir::Program lower(const ir::Program& scheduled, const target::Target& target);
+// `analysisCacheDir`: where the dependence analysis keeps its answers ("": nowhere).
+ir::Program lower(const ir::Program& scheduled, const target::Target& target, const std::string& analysisCacheDir = "");
 
 }  // namespace teml::lowering

@@ -91,7 +91,8 @@ class RedirectReductions : public Mutator {
 
 class ParallelReductions : public Mutator {
  public:
-  ParallelReductions(const StmtP& scheduled, std::set<std::string>& names) : scheduled_(scheduled), names_(names) {}
+  ParallelReductions(const StmtP& scheduled, std::set<std::string>& names, const std::string& cacheDir)
+      : scheduled_(scheduled), names_(names), cacheDir_(cacheDir) {}
 
  protected:
   StmtP mutateFor(const StmtP& s) override {
@@ -103,7 +104,7 @@ class ParallelReductions : public Mutator {
     for (auto& [r, strategy] : rep.reduces) anyStrategy |= strategy != ReduceStrategy::Plain;
     // The affine test is conservative: isl decides whether iterations meet at all.
     if (!rep.ok || anyStrategy) {
-      if (analysis::loopIsIndependent(scheduled_, f.id)) return inside(f, s);
+      if (analysis::loopIsIndependent(scheduled_, f.id, cacheDir_)) return inside(f, s);
       if (!rep.ok) throw InternalError("lowering: " + rep.reason);
     }
     if (!anyStrategy) return inside(f, s);
@@ -206,6 +207,7 @@ class ParallelReductions : public Mutator {
  private:
   const StmtP& scheduled_;
   std::set<std::string>& names_;
+  const std::string& cacheDir_;
   std::vector<std::string> enclosing_;  // iterators of the loops around the one being lowered
 };
 
@@ -223,8 +225,8 @@ void collectDecls(const StmtP& nest, std::map<std::string, TensorDecl>& decls) {
 }  // namespace
 
 StmtP makeParallelReductions(const StmtP& nest, const StmtP& scheduled, const std::vector<TensorDecl>& tensors,
-                             std::set<std::string>& names) {
-  ParallelReductions pass(scheduled, names);
+                             std::set<std::string>& names, const std::string& cacheDir) {
+  ParallelReductions pass(scheduled, names, cacheDir);
   for (auto& t : tensors) pass.decls_[t.name] = t;
   collectDecls(nest, pass.decls_);
   return pass.mutate(nest);

@@ -22,8 +22,9 @@ namespace teml::lowering {
 // `scheduled`: the nest as the schedule left it, which isl is asked about
 // (statements the lowering stage adds are not described to isl); `tensors`:
 // the program's; `names`: every tensor name in use (accumulators get fresh
-// ones).
+// ones); `cacheDir`: where isl's answers are kept ("": nowhere).
 ir::StmtP makeParallelReductions(const ir::StmtP& nest, const ir::StmtP& scheduled,
-                                 const std::vector<ir::TensorDecl>& tensors, std::set<std::string>& names);
+                                 const std::vector<ir::TensorDecl>& tensors, std::set<std::string>& names,
+                                 const std::string& cacheDir = "");
 
 }  // namespace teml::lowering
