@@ -6,14 +6,13 @@
 #include "analysis/copy_nests.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "lowering/memory_kinds.hpp"
 
 namespace teml::lowering {
 
 using namespace ir;
 
 namespace {
-
-constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;  // as lowering/vector_plans
 
 class CopyPlans : public Mutator {
  public:

@@ -8,6 +8,11 @@
 namespace teml::lowering {
 
 constexpr int64_t kMaxStackBytes = 128 * 1024;
+// Outputs at least this large (twice a 32 MiB last-level cache) that
+// nothing else in the nest reads are written with non-temporal stores
+// (vector_plans, copy_plans): that saves reading each line from memory
+// before overwriting it.
+constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
 
 ir::StmtP chooseMemoryKinds(const ir::StmtP& nest);
 

@@ -6,6 +6,7 @@
 #include "ir/accesses.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
+#include "lowering/memory_kinds.hpp"
 
 namespace teml::lowering {
 
@@ -96,10 +97,6 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
 
 // A few vectors are written as copies of the body jammed into its inner loops.
 constexpr int64_t kMaxJammedVectors = 4;
-// Outputs at least this large (twice a 32 MiB last-level cache) that
-// nothing else in the nest reads are written with non-temporal stores:
-// that saves reading each line from memory before overwriting it.
-constexpr int64_t kStreamingBytes = 64 * 1024 * 1024;
 
 class VectorPlans : public Mutator {
  public:
