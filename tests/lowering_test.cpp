@@ -105,3 +105,27 @@ def h(x: teml.Var[(40000,), "float64"], y: teml.Var[(40000,), "float64", "output
 )";
   EXPECT_NE(lowered(source).find("var t : double[40000] heap"), std::string::npos) << lowered(source);
 }
+
+TEST(Lowering, LoopLocalTensorsStoreTheirBoxInItsCoordinates) {
+  // cache(.., B) at the k block: the copy is a VarDef shaped as its 4 x 8
+  // box, indexed from the box's corner, filled by a flat copy per row
+  // block; the sums of C stay in vector registers over k.
+  ir::Program p = compile(R"(A = tensor([8, 8])
+B = tensor([8, 8])
+C = contract(A, B, [2, 1])
+l = build(C)
+l1 = stripmine(l, 3, 4)
+l2 = interchange(l1, 2, 3)
+l3 = interchange(l2, 1, 2)
+l4 = vectorize(l3, 3)
+l5 = cache(l4, 1, B)
+codegen(l5)
+)");
+  std::string text = ir::toString(lowering::lower(p, kAvx), false);
+  EXPECT_NE(text.find("local B_cache : double  (copy, written before read, box [4 * i3_o, 0] size [4, 8], stack)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("B_cache[i3 - 4 * i3_o][i2]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("B_cache[i3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("register-sums("), std::string::npos) << text;
+  expectJitMatchesInterpreter(p);
+}

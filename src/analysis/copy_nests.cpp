@@ -13,14 +13,12 @@ using namespace ir;
 
 namespace {
 
-const std::vector<int64_t>* extentOf(const Storage& s) { return s.box ? &s.box->extent : &s.decl->shape; }
-
 // How far each loop of the nest moves an access, in elements of its storage.
 bool elementStrides(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
-                    const StorageOf& storage, std::map<std::string, int64_t>* out) {
-  Storage s = storage(tensor);
-  if (!s.decl) return false;
-  const std::vector<int64_t>& extent = *extentOf(s);
+                    const DeclOf& storage, std::map<std::string, int64_t>* out) {
+  const TensorDecl* decl = storage(tensor);
+  if (!decl) return false;
+  const std::vector<int64_t>& extent = decl->shape;
   if (extent.size() != idx.size()) return false;
   int64_t stride = 1;
   for (size_t d = idx.size(); d-- > 0;) {
@@ -34,7 +32,7 @@ bool elementStrides(const std::string& tensor, const std::vector<ExprP>& idx, co
 
 }  // namespace
 
-const Store* copyNest(const For& f, const StorageOf& storage, std::vector<const For*>* loops) {
+const Store* copyNest(const For& f, const DeclOf& storage, std::vector<const For*>* loops) {
   const StmtP* s = nullptr;
   for (const For* l = &f;;) {
     if (l->loopKind.concurrent() || l->step != 1) return nullptr;  // a local: the body is a VarDef
@@ -47,17 +45,17 @@ const Store* copyNest(const For& f, const StorageOf& storage, std::vector<const 
   auto* st = static_cast<const Store*>(s->get());
   if (st->value->kind != ExprKind::Load) return nullptr;
   auto& ld = static_cast<const Load&>(*st->value);
-  const TensorDecl *to = storage(st->tensor).decl, *from = storage(ld.tensor).decl;
+  const TensorDecl *to = storage(st->tensor), *from = storage(ld.tensor);
   // Flat and vector copies are written for float elements.
   if (!to || !from || st->tensor == ld.tensor || to->dtype != from->dtype || !isFloat(to->dtype)) return nullptr;
   return st;
 }
 
 bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, const std::vector<const For*>& loops,
-                     const StorageOf& storage, std::vector<ExprP>* first) {
-  Storage s = storage(tensor);
-  if (!s.decl) return false;
-  const std::vector<int64_t>& extent = *extentOf(s);
+                     const DeclOf& storage, std::vector<ExprP>* first) {
+  const TensorDecl* decl = storage(tensor);
+  if (!decl) return false;
+  const std::vector<int64_t>& extent = decl->shape;
   size_t n = loops.size(), rank = idx.size();
   if (rank < n || extent.size() != rank) return false;
   std::map<std::string, ExprP> starts;
@@ -70,18 +68,17 @@ bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, c
       if (a.coeff(loops[j]->var) != (j == k ? 1 : 0)) return false;
     if (k == 0 || k == n) continue;
     // An inner dimension: the loop runs over all of it, from its first element.
-    int64_t begin, end, offset = 0;
+    int64_t begin, end;
     if (!constValue(loops[k]->begin, &begin) || !constValue(loops[k]->end, &end)) return false;
-    if (s.box && !constValue(s.box->offset[d], &offset)) return false;
     a.coeffs.erase(loops[k]->var);
-    if (!a.coeffs.empty() || a.constant + begin != offset || end - begin != extent[d]) return false;
+    if (!a.coeffs.empty() || a.constant + begin != 0 || end - begin != extent[d]) return false;
   }
   first->clear();
   for (auto& e : idx) first->push_back(substitute(e, starts));
   return true;
 }
 
-bool gatheredOrder(const Store& st, const std::vector<const For*>& loops, const StorageOf& storage, int width,
+bool gatheredOrder(const Store& st, const std::vector<const For*>& loops, const DeclOf& storage, int width,
                    std::vector<CopyLoop>* out) {
   auto& ld = static_cast<const Load&>(*st.value);
   // Rectangular: no loop's range depends on another loop of the nest.

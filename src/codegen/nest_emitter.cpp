@@ -1,6 +1,6 @@
 #include "codegen/nest_emitter.hpp"
 
-#include "analysis/index_patterns.hpp"
+#include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -15,11 +15,6 @@ NestEmitter::NestEmitter(const Program& p, const target::Target& target, std::ma
                          std::string nestName, const StmtP& nest)
     : program_(p), target_(target), view_(p), tensorNames_(std::move(tensorNames)), nestName_(std::move(nestName)) {
   for (auto& [k, v] : tensorNames_) names_.claim(v);
-  // Element types of the nest's local tensors.
-  for (auto& [loop, l] : localTensorsIn(nest)) {
-    if (!l.boxed) throw InternalError("code generation: the lowering stage gave local tensor '" + l.decl.name + "' no box");
-    if (!view_.find(l.decl.name)) view_.tensors.push_back(l.decl);
-  }
 }
 
 std::string NestEmitter::body(const StmtP& nest) {
@@ -48,91 +43,16 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
   auto reg = registers_.find(tensor);
   if (reg != registers_.end()) return reg->second.ref;
   if (idx.empty()) return s + "[0]";
-  auto local = activeLocals_.find(tensor);
   const TensorDecl* decl = view_.find(tensor);
   ExprP merged;
-  if (decl && analysis::mergedPair(idx, decl->shape.back(), &merged) &&
-      (local == activeLocals_.end() || flatBox(local->second, decl->shape.back()))) {
+  if (decl && mergedPair(idx, decl->shape.back(), &merged)) {
     // Two merged dimensions as one: element X of the rows they form, which
     // the vector planner counts as unit stride.
-    for (size_t d = 0; d + 2 < idx.size(); ++d) {
-      ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
-      s += "[" + expr(i, 0, false, false) + "]";
-    }
+    for (size_t d = 0; d + 2 < idx.size(); ++d) s += "[" + expr(idx[d], 0, false, false) + "]";
     return "((" + std::string(cType(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
   }
-  for (size_t d = 0; d < idx.size(); ++d) {
-    // A local tensor stores only its box: indices count from the box's corner.
-    ExprP i = local == activeLocals_.end() ? idx[d] : sub(idx[d], local->second.offset.at(d));
-    s += "[" + expr(i, 0, false, false) + "]";
-  }
+  for (auto& i : idx) s += "[" + expr(i, 0, false, false) + "]";
   return s;
-}
-
-bool NestEmitter::flatBox(const Box& box, int64_t lastExtent) {
-  int64_t o1, o2;
-  size_t n = box.offset.size();
-  return n >= 2 && box.extent.back() == lastExtent && constValue(box.offset[n - 1], &o1) && o1 == 0 &&
-         constValue(box.offset[n - 2], &o2) && o2 == 0;
-}
-
-std::vector<NestEmitter::OpenLocal> NestEmitter::openLocals(const For& f, int indent) {
-  std::vector<OpenLocal> opened;
-  for (auto& l : localsOf(f)) {
-    const Box& box = l.box;
-    if (!box.used) continue;
-    OpenLocal o{l.decl.name, names_.claim(l.decl.name), false, std::nullopt};
-    TensorDecl shape{o.cname, l.decl.dtype, box.extent};
-    std::string type = cType(l.decl.dtype);
-    int64_t bytes = box.elementCount() * ir::bytes(l.decl.dtype);
-    o.heap = l.decl.mem == MemKind::Heap;
-    if (o.heap) {
-      // aligned_alloc wants a multiple of the alignment.
-      int64_t rounded = (bytes + 63) / 64 * 64;
-      std::string decl = shape.shape.size() <= 1 ? type + " *" + o.cname : type + " (*" + o.cname + ")" + shapeSuffix(shape);
-      line(indent, decl + " = aligned_alloc(64, " + std::to_string(rounded) + ");");
-      line(indent, "if (!" + o.cname + ") abort();");
-    } else {
-      std::string dims;
-      for (auto e : box.extent) dims += "[" + std::to_string(e) + "]";
-      line(indent, type + " " + o.cname + (dims.empty() ? "[1]" : dims) + " __attribute__((aligned(64)));");
-    }
-    // No fill where every element is written before it is read.
-    if (!l.writtenBeforeRead && l.init == 0) {
-      line(indent, "memset(" + o.cname + ", 0, " + std::to_string(bytes) + ");");
-    } else if (!l.writtenBeforeRead) {
-      std::string z = names_.claim("z");
-      line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(box.elementCount()) + "; " + z + "++) ((" +
-                       type + " *)" + o.cname + ")[" + z + "] = " + floatLiteral(l.init, l.decl.dtype == DType::F32) + ";");
-      names_.release(z);
-    }
-    auto prev = tensorNames_.find(l.decl.name);
-    if (prev != tensorNames_.end()) o.savedName = prev->second;
-    tensorNames_[l.decl.name] = o.cname;
-    activeLocals_[l.decl.name] = box;
-    if (l.prefetchAhead > 0) prefetching_[l.decl.name] = {&f, l.prefetchAhead};
-    localShapes_[l.decl.name] = shape;
-    opened.push_back(o);
-  }
-  return opened;
-}
-
-void NestEmitter::closeLocals(const std::vector<OpenLocal>& opened, int indent) {
-  for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
-    if (it->heap) line(indent, "free(" + it->cname + ");");
-    names_.release(it->cname);
-    if (it->savedName) tensorNames_[it->tensor] = *it->savedName;
-    else tensorNames_.erase(it->tensor);
-    activeLocals_.erase(it->tensor);
-    prefetching_.erase(it->tensor);
-    localShapes_.erase(it->tensor);
-  }
-}
-
-void NestEmitter::emitLoopBody(const For& f, int indent) {
-  auto opened = openLocals(f, indent);
-  emitStmt(loopBody(f), indent);
-  closeLocals(opened, indent);
 }
 
 class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
@@ -200,9 +120,9 @@ std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
 }
 
 void NestEmitter::emitFor(const For& f, int indent) {
-  if (f.loopKind.copyForm == CopyForm::Flat || f.loopKind.copyForm == CopyForm::FlatStreaming)
+  if (f.loopKind.copy.form == CopyForm::Flat || f.loopKind.copy.form == CopyForm::FlatStreaming)
     return emitFlatCopy(f, indent);
-  if (f.loopKind.copyForm == CopyForm::Gathered) return emitGatheredCopy(f, indent);
+  if (f.loopKind.copy.form == CopyForm::Gathered) return emitGatheredCopy(f, indent);
   std::string cvar = names_.claim(f.var);
   std::string clauses;
   for (auto& r : f.loopKind.reductions) {
@@ -244,7 +164,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
   }
   if ((!f.loopKind.threads() || f.loopKind.lanes()) && !explicitVector) {
     line(indent, loopHeader(f, cvar));
-    emitLoopBody(f, indent + 1);
+    emitStmt(f.body, indent + 1);
     if (f.loopKind.carriesDependence) line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");
     line(indent, "}");
   }
@@ -261,7 +181,7 @@ std::string NestEmitter::bodyFunction(const For& f) {
   }
   auto used = tensorsAccessed(f.body);
   for (auto& t : program_.tensors)
-    if (used.count(t.name) && !activeLocals_.count(t.name)) {
+    if (used.count(t.name) && !localShapes_.count(t.name) && !registers_.count(t.name)) {
       params.push_back(paramDecl(t, tensorNames_.at(t.name)));
       args.push_back(tensorNames_.at(t.name));
     }
@@ -288,7 +208,7 @@ std::string NestEmitter::bodyFunction(const For& f) {
     call += (i ? ", " : "") + args[i];
   }
   line(0, "static void " + name + "(" + sig + ") {");
-  emitLoopBody(f, 1);
+  emitStmt(f.body, 1);
   line(0, "}");
   helpers_ += out_->str() + "\n";
   out_ = std::move(saved);
@@ -365,15 +285,18 @@ void NestEmitter::emitStore(const Store& st, int indent) {
 }
 
 void NestEmitter::emitVarDef(const VarDef& v, int indent) {
-  if (v.loopLocal) throw InternalError("code generation: local tensor '" + v.decl.name + "' outside emitLoopBody");
   const TensorDecl& d = v.decl;
+  if (v.loopLocal && !v.loopLocal->boxed)
+    throw InternalError("code generation: the lowering stage gave local tensor '" + d.name + "' no box");
   std::string cname = names_.claim(d.name), type = cType(d.dtype);
   int64_t bytes = std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype);
   TensorDecl shape{cname, d.dtype, d.shape};
+  double init = v.loopLocal ? v.loopLocal->init : 0;
+  bool fill = !(v.loopLocal && v.loopLocal->writtenBeforeRead);
   line(indent, "{");
   if (d.mem == MemKind::Register) {
     if (!d.shape.empty()) throw InternalError("code generation: tensor '" + d.name + "' in registers is not a scalar");
-    line(indent + 1, type + " " + cname + " = 0;");
+    line(indent + 1, type + " " + cname + " = " + (init == 0 ? "0" : floatLiteral(init, d.dtype == DType::F32)) + ";");
     registers_[d.name] = Register{cname, d.dtype, cname};
   } else if (d.mem == MemKind::Heap) {
     std::string decl = d.shape.size() <= 1 ? type + " *" + cname : type + " (*" + cname + ")" + shapeSuffix(shape);
@@ -386,17 +309,30 @@ void NestEmitter::emitVarDef(const VarDef& v, int indent) {
   } else {
     throw InternalError("code generation: the lowering stage gave tensor '" + d.name + "' no memory kind");
   }
+  // A loop-local tensor may hide a program tensor, or an outer local, of its name.
+  auto savedNames = tensorNames_;
+  auto savedShapes = localShapes_;
+  auto savedPrefetching = prefetching_;
   if (d.mem != MemKind::Register) {
-    line(indent + 1, "memset(" + cname + ", 0, " + std::to_string(bytes) + ");");
+    if (fill && init == 0) {
+      line(indent + 1, "memset(" + cname + ", 0, " + std::to_string(bytes) + ");");
+    } else if (fill) {
+      std::string z = names_.claim("z");
+      line(indent + 1, "for (long " + z + " = 0; " + z + " < " + std::to_string(d.elementCount()) + "; " + z + "++) ((" +
+                           type + " *)" + cname + ")[" + z + "] = " + floatLiteral(init, d.dtype == DType::F32) + ";");
+      names_.release(z);
+    }
     localShapes_[d.name] = shape;
   }
   tensorNames_[d.name] = cname;
+  if (v.loopLocal && v.loopLocal->prefetchAhead > 0) prefetching_[d.name] = &*v.loopLocal;
   view_.tensors.push_back(d);
   emitStmt(v.body, indent + 1);
   view_.tensors.pop_back();
-  localShapes_.erase(d.name);
+  tensorNames_ = savedNames;
+  localShapes_ = savedShapes;
+  prefetching_ = savedPrefetching;
   registers_.erase(d.name);
-  tensorNames_.erase(d.name);
   if (d.mem == MemKind::Heap) line(indent + 1, "free(" + cname + ");");
   line(indent, "}");
   names_.release(cname);

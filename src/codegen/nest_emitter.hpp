@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/copy_nests.hpp"
 #include "codegen/c_names.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
@@ -21,6 +20,8 @@
 
 namespace teml::codegen {
 
+using ir::CopyLoop;
+using ir::CopyPlan;
 using ir::ExprP;
 using ir::For;
 using ir::LibCall;
@@ -55,28 +56,9 @@ class NestEmitter {
 
   std::string access(const std::string& tensor, const std::vector<ExprP>& idx);
 
-  // A local box that keeps its last two dimensions whole (from index 0, the
-  // last one `lastExtent` long) stores them as the full tensor does.
-  static bool flatBox(const ir::Box& box, int64_t lastExtent);
-
-  // Declares the local tensors of loop f at the start of its body; returns
-  // what closeLocals needs to end their lifetime.
-  struct OpenLocal {
-    std::string tensor, cname;
-    bool heap;
-    std::optional<std::string> savedName;
-  };
-  std::vector<OpenLocal> openLocals(const For& f, int indent);
-
-  void closeLocals(const std::vector<OpenLocal>& opened, int indent);
-
-  void emitLoopBody(const For& f, int indent);
-
-  // Copy nests as planned (ir::CopyForm, nest_emitter_copy.cpp).
+  // Copy nests as planned (ir::CopyPlan, nest_emitter_copy.cpp).
   void emitFlatCopy(const For& f, int indent);
   void emitGatheredCopy(const For& f, int indent);
-  // How copy nests see tensors here: declarations and the boxes in scope.
-  analysis::StorageOf storage();
   // Declares what the copy into `copy` (from `source`, starting at `from`)
   // fetches ahead; returns the bytes to fetch (0: nothing) and sets `base`.
   int64_t prefetchPlan(const std::string& copy, const std::string& source, const std::string& from, int indent,
@@ -142,7 +124,9 @@ class NestEmitter {
   void emitStmt(const StmtP& s, int indent);
   void emitStore(const Store& st, int indent);
   void emitIf(const ir::If& i, int indent);
-  // A scoped tensor: a zeroed C array (on the heap when large) in a block around its body.
+  // A scoped tensor (a loop-local one as its box): a C array in its memory
+  // kind, filled with its initial value unless written before read, in a
+  // block around its body.
   void emitVarDef(const ir::VarDef& v, int indent);
   // The body under `if (cond)`, else the failure recorded for the runtime (teml_fail).
   void emitAssert(const ir::Assert& a, int indent);
@@ -161,15 +145,10 @@ class NestEmitter {
 
   const Program& program_;
   const target::Target& target_;
-  Program view_;  // the program's tensors and the nest's local tensors
+  Program view_;  // the program's tensors and the nest's tensors in scope
   std::map<std::string, std::string> tensorNames_;
-  std::map<std::string, ir::Box> activeLocals_;  // local tensors in scope
-  std::map<std::string, TensorDecl> localShapes_;           // their boxes, and VarDefs in scope, as C arrays
-  struct Prefetch {
-    const For* owner;
-    int ahead;
-  };
-  std::map<std::string, Prefetch> prefetching_;  // cache copies in scope that fetch ahead
+  std::map<std::string, TensorDecl> localShapes_;  // the nest's tensors in scope, as C arrays
+  std::map<std::string, const ir::LoopLocal*> prefetching_;  // cache copies in scope that fetch ahead
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;

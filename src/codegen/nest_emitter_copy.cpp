@@ -6,48 +6,25 @@
 // stride.
 #include <algorithm>
 
-#include "analysis/affine.hpp"
-#include "analysis/copy_nests.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
-#include "analysis/local_box.hpp"
 
 namespace teml::codegen {
 
 using namespace ir;
 
-analysis::StorageOf NestEmitter::storage() {
-  return [this](const std::string& t) {
-    analysis::Storage s;
-    s.decl = view_.find(t);
-    auto local = activeLocals_.find(t);
-    if (local != activeLocals_.end()) s.box = &local->second;
-    return s;
-  };
-}
-
 void NestEmitter::emitFlatCopy(const For& f, int indent) {
-  std::vector<const For*> loops;
-  const Store* copy = analysis::copyNest(f, storage(), &loops);
-  if (!copy) throw InternalError("code generation: loop '" + f.id + "' is planned as a copy but is none");
-  auto& st = *copy;
-  auto& ld = static_cast<const Load&>(*st.value);
-  const TensorDecl* to = view_.find(st.tensor);
-  std::vector<ExprP> toFirst, fromFirst;
-  if (!analysis::contiguousBlock(st.tensor, st.indices, loops, storage(), &toFirst) ||
-      !analysis::contiguousBlock(ld.tensor, ld.indices, loops, storage(), &fromFirst))
-    throw InternalError("code generation: the copy of loop '" + f.id + "' is planned flat but is not contiguous");
-  int64_t perRow = 1;
-  for (size_t k = 1; k < loops.size(); ++k) perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
+  const CopyPlan& plan = f.loopKind.copy;
+  const TensorDecl* to = view_.find(plan.to);
   bool single = to->dtype == DType::F32;
   std::string type = cType(to->dtype);
   std::string t = names_.claim("to"), fr = names_.claim("from"), n = names_.claim("n");
   line(indent, "{");
-  line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
-  line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(ld.tensor, fromFirst) + ";");
-  line(indent + 1, "long " + n + " = " + expr(mul(sub(loops[0]->end, loops[0]->begin), intConst(perRow)), 0, false, false) + ";");
-  if (f.loopKind.copyForm == CopyForm::FlatStreaming) {
+  line(indent + 1, type + " *restrict " + t + " = &" + access(plan.to, plan.toFirst) + ";");
+  line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(plan.from, plan.fromFirst) + ";");
+  line(indent + 1, "long " + n + " = " + expr(plan.elements, 0, false, false) + ";");
+  if (plan.form == CopyForm::FlatStreaming) {
     // Scalars up to a vector boundary of dst, whole vectors past the caches, scalars for the rest.
     std::string i = names_.claim("f"), w = std::to_string(target_.vectorBytes / (single ? 4 : 8));
     std::string vec = single ? "teml_vf" : "teml_vd";
@@ -72,21 +49,10 @@ int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& so
                                   int indent, std::string* base) {
   auto p = prefetching_.find(copy);
   if (p == prefetching_.end()) return 0;
-  const For& owner = *p->second.owner;
-  const TensorDecl* t = view_.find(source);
-  analysis::LocalBox box;
-  std::string why;
-  if (!t || !analysis::localBox(owner.body, source, &box, &why)) throw InternalError("code generation: prefetch: " + why);
-  // The box `ahead` iterations later starts this many elements further.
-  int64_t delta = 0, stride = 1;
-  for (size_t d = box.offset.size(); d-- > 0;) {
-    analysis::Affine a;
-    if (!analysis::toAffine(box.offset[d], &a)) throw InternalError("code generation: prefetch: box offset not affine");
-    delta += a.coeff(owner.var) * owner.step * p->second.ahead * stride;
-    stride *= t->shape[d];
-  }
-  int64_t size = bytes(t->dtype);
-  int64_t bytes = box.elementCount() * size;
+  const TensorDecl* t = program_.find(source);
+  if (!t) throw InternalError("code generation: prefetch from '" + source + "', which is no program tensor");
+  // The box `ahead` iterations later starts prefetchDistance elements further.
+  int64_t size = bytes(t->dtype), delta = p->second->prefetchDistance, bytes = p->second->prefetchBytes;
   *base = names_.claim("ahead");
   // Fetch only what lies inside the tensor: the last iterations have no next box.
   line(indent, "unsigned long " + *base + " = (unsigned long)" + from + " + " + std::to_string(delta * size) + ";");
@@ -96,29 +62,18 @@ int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& so
 }
 
 void NestEmitter::emitGatheredCopy(const For& f, int indent) {
-  std::vector<const For*> loops;
-  const Store* copy = analysis::copyNest(f, storage(), &loops);
-  if (!copy) throw InternalError("code generation: loop '" + f.id + "' is planned as a copy but is none");
-  auto& st = *copy;
-  auto& ld = static_cast<const Load&>(*st.value);
-  const TensorDecl* to = view_.find(st.tensor);
-  int width = target_.lanes(to->dtype);
-  std::vector<analysis::CopyLoop> merged;
-  if (!analysis::gatheredOrder(st, loops, storage(), width, &merged))
-    throw InternalError("code generation: the copy of loop '" + f.id + "' is planned gathered but cannot be");
-  const analysis::CopyLoop& last = merged.back();
-  std::map<std::string, ExprP> starts;
-  for (auto* l : loops) starts[l->var] = l->begin;
-  std::vector<ExprP> toFirst, fromFirst;
-  for (auto& e : st.indices) toFirst.push_back(substitute(e, starts));
-  for (auto& e : ld.indices) fromFirst.push_back(substitute(e, starts));
+  const CopyPlan& plan = f.loopKind.copy;
+  const TensorDecl* to = view_.find(plan.to);
+  int width = plan.width;
+  const std::vector<CopyLoop>& merged = plan.loops;
+  const CopyLoop& last = merged.back();
   std::string type = cType(to->dtype), vec = to->dtype == DType::F64 ? "teml_vd" : "teml_vf";
   std::string t = names_.claim("to"), fr = names_.claim("from");
   line(indent, "{");
-  line(indent + 1, type + " *restrict " + t + " = &" + access(st.tensor, toFirst) + ";");
-  line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(ld.tensor, fromFirst) + ";");
+  line(indent + 1, type + " *restrict " + t + " = &" + access(plan.to, plan.toFirst) + ";");
+  line(indent + 1, "const " + type + " *restrict " + fr + " = &" + access(plan.from, plan.fromFirst) + ";");
   std::string ahead;
-  int64_t lines = (prefetchPlan(st.tensor, ld.tensor, fr, indent + 1, &ahead) + 63) / 64;
+  int64_t lines = (prefetchPlan(plan.to, plan.from, fr, indent + 1, &ahead) + 63) / 64;
   std::string q = lines > 0 ? names_.claim("q") : "";
   auto fetch = [&](int at, const std::string& first, const std::string& end) {
     line(at, "if (" + ahead + ") for (long " + q + " = " + first + "; " + q + " < " + end + "; " + q +

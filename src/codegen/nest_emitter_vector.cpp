@@ -1,8 +1,7 @@
 // Explicit vector code (GCC vector extensions) for the vector plans the
 // lowering stage wrote into the IR (lowering/vector_plans), and
 // non-temporal stores where a plan says so.
-#include "analysis/index_patterns.hpp"
-#include "analysis/register_reductions.hpp"
+#include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
@@ -118,7 +117,7 @@ class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(
 
  private:
   std::pair<std::string, bool> visitLoad(const Load& l, bool) override {
-    if (analysis::variesWith(l.indices, e_.vectorVar_))
+    if (variesWith(l.indices, e_.vectorVar_))
       return {"(" + e_.loadAt(e_.vectorAddress(l.tensor, l.indices), e_.tailCopy()) + ")", true};
     return {e_.access(l.tensor, e_.shifted(l.indices)), false};
   }
@@ -242,8 +241,11 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
 std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
     const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<std::string, int>>* used) {
   std::vector<const Reduce*> reduces;
-  for (auto* r : analysis::registerReductions(f))
-    if (!vectorRegs_.count({r->id, 0})) reduces.push_back(r);
+  std::set<std::string> ids(f.loopKind.registerSums.begin(), f.loopKind.registerSums.end());
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Reduce && ids.count(s->id)) reduces.push_back(static_cast<const Reduce*>(s.get()));
+  });
+  if (reduces.size() != ids.size()) throw InternalError("code generation: loop '" + f.id + "' keeps sums it does not hold");
   std::map<std::string, VectorRegister> promoted;  // address -> register
   // One register per element: mixed operations on an element are left in memory.
   std::map<std::string, std::set<ReduceOp>> opsAt;

@@ -90,7 +90,19 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       for (auto& r : f.loopKind.reductions)
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of << ")";
       if (f.loopKind.carriesDependence) os << " carries-dependence";
-      if (f.loopKind.copyForm != CopyForm::Loops) os << " copy(" << copyFormName(f.loopKind.copyForm) << ")";
+      for (size_t k = 0; k < f.loopKind.registerSums.size(); ++k)
+        os << (k ? ", " : " register-sums(") << f.loopKind.registerSums[k] << (k + 1 == f.loopKind.registerSums.size() ? ")" : "");
+      if (auto& c = f.loopKind.copy; c.form != CopyForm::Loops) {
+        auto at = [](const std::string& t, const std::vector<ExprP>& idx) {
+          std::string s = t;
+          for (auto& i : idx) s += "[" + toString(i) + "]";
+          return s;
+        };
+        os << " copy(" << copyFormName(c.form) << ": " << at(c.to, c.toFirst) << " <- " << at(c.from, c.fromFirst);
+        if (c.elements) os << ", " << toString(c.elements) << " elements";
+        for (auto& l : c.loops) os << ", " << l.var << " < " << l.span << " steps " << l.to << "/" << l.from;
+        os << ")";
+      }
       if (auto& v = f.loopKind.vectorPlan; v.form != VectorForm::Pragma) {
         os << " plan(" << vectorFormName(v.form) << ", " << v.width << " x " << dtypeName(v.dtype) << " over " << v.span;
         if (v.tailLanes > 0) os << ", masked tail " << v.tailLanes;

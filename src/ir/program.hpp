@@ -18,9 +18,11 @@ struct Program {
   std::vector<StmtP> nests;                     // executed in this order
   std::set<std::string> temporaries;            // tensors a front end introduced (not the user's)
 
+  // The last tensor of that name: a view that appends the tensors a nest
+  // defines finds the innermost.
   const TensorDecl* find(const std::string& name) const {
-    for (auto& t : tensors)
-      if (t.name == name) return &t;
+    for (auto t = tensors.rbegin(); t != tensors.rend(); ++t)
+      if (t->name == name) return &*t;
     return nullptr;
   }
 };

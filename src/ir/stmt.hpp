@@ -71,6 +71,28 @@ struct VectorPlan {
 enum class CopyForm { Loops, Flat, FlatStreaming, Gathered };
 const char* copyFormName(CopyForm f);  // "loops", "flat", "flat streaming", "gathered"
 
+// One loop of a gathered copy: its span and how far one step moves the
+// destination and the source, in elements.
+struct CopyLoop {
+  std::string var;
+  int64_t span, to, from;
+  bool operator==(const CopyLoop&) const = default;
+};
+
+// A copy nest as it is written: the two tensors, the first element of each
+// that is copied, and for a flat copy how many elements follow, for a
+// gathered one its loops in the destination's order (neighbours that step
+// through both tensors alike merged into one) and the vector width.
+struct CopyPlan {
+  CopyForm form = CopyForm::Loops;
+  std::string to, from;
+  std::vector<ExprP> toFirst, fromFirst;
+  ExprP elements;
+  std::vector<CopyLoop> loops;
+  int width = 0;
+  bool operator==(const CopyPlan&) const = default;
+};
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
@@ -88,7 +110,11 @@ struct LoopKind {
   std::vector<ReductionClause> reductions;
   bool carriesDependence = false;
   VectorPlan vectorPlan;  // of a loop in SIMD lanes
-  CopyForm copyForm = CopyForm::Loops;
+  // A loop inside an explicit vector plan: the ids of the reductions whose
+  // element stays in a vector register while this loop runs (loaded before
+  // it, stored after it; analysis/register_reductions).
+  std::vector<std::string> registerSums;
+  CopyPlan copy;  // of a copy nest's outermost loop
   bool operator==(const LoopKind&) const = default;
 };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="

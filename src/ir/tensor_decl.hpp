@@ -30,7 +30,7 @@ struct TensorDecl {
 
 // The part of a loop-local tensor that one iteration of its loop touches
 // (analysis/local_box.hpp): per dimension its first index, in the enclosing
-// iterators, and its size. Code stores only the box.
+// iterators, and its size.
 struct Box {
   bool used = false;              // some access of the tensor lies in the loop
   std::vector<ExprP> offset;
@@ -55,15 +55,19 @@ struct LoopLocal {
   // A cache's copy only: while it is filled, also fetch (into the L2 cache)
   // the box of its tensor this many iterations of its loop ahead (prefetch).
   int prefetchAhead = 0;
-  // Written by the lowering stage (src/lowering/local_boxes): the box stored.
+  // Written by the lowering stage (src/lowering/local_boxes). It stores only
+  // the box: the VarDef's shape becomes the box's extent and its accesses
+  // count from the box's corner, which `box` keeps in whole-tensor indices.
   bool boxed = false;
   Box box;
+  // Where a prefetching copy's tensor is read `prefetchAhead` iterations
+  // later: that many elements further on, over that many bytes.
+  int64_t prefetchDistance = 0, prefetchBytes = 0;
 };
 
 // A tensor whose values live only within one iteration of a loop: every
-// iteration starts with a fresh copy holding `init` everywhere. Its accesses
-// keep the whole tensor's indices; code generation stores only the box that
-// one iteration touches (analysis/local_box.hpp).
+// iteration starts with a fresh copy holding `init` everywhere. Until the
+// lowering stage its accesses keep the whole tensor's indices.
 struct LocalTensor : LoopLocal {
   TensorDecl decl;
   LocalTensor(TensorDecl d, LoopLocal l = {}) : LoopLocal(l), decl(std::move(d)) {}

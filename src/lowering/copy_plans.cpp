@@ -18,11 +18,6 @@ class CopyPlans : public Mutator {
  public:
   CopyPlans(const StmtP& nest, const Program& program, const target::Target& target) : target_(target) {
     for (auto& t : program.tensors) decls_[t.name] = t;
-    forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind != StmtKind::VarDef) return;
-      auto& v = static_cast<const VarDef&>(*s);
-      decls_.emplace(v.decl.name, v.decl);
-    });
     for (auto& a : accessesOf(nest))
       if (a.kind != AccessKind::Store) read_.insert(a.tensor);
   }
@@ -32,57 +27,71 @@ class CopyPlans : public Mutator {
     auto& f = static_cast<const For&>(*s);
     // An explicit vector loop is written as vectors throughout.
     if (f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma) return s;
-    CopyForm form = formOf(f);
-    if (form != CopyForm::Loops) {
+    CopyPlan plan = planOf(f);
+    if (plan.form != CopyForm::Loops) {
       LoopKind kind = f.loopKind;
-      kind.copyForm = form;
+      kind.copy = plan;
       return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
     }
-    // The loop's local tensors are in scope in its body, stored as their boxes.
-    auto saved = boxes_;
-    auto savedPrefetching = prefetching_;
-    for (auto& l : localsOf(f)) {
-      boxes_[l.decl.name] = l.box;
-      if (l.prefetchAhead > 0) prefetching_.insert(l.decl.name);
-    }
-    StmtP out = Mutator::mutateFor(s);
-    boxes_ = saved;
+    return Mutator::mutateFor(s);
+  }
+  // A tensor the nest defines is in scope in its body (a loop-local one as its box).
+  StmtP mutateVarDef(const StmtP& s) override {
+    auto& v = static_cast<const VarDef&>(*s);
+    auto saved = decls_;
+    auto savedLocals = locals_, savedPrefetching = prefetching_;
+    decls_[v.decl.name] = v.decl;
+    if (v.loopLocal) locals_.insert(v.decl.name);
+    if (v.loopLocal && v.loopLocal->prefetchAhead > 0) prefetching_.insert(v.decl.name);
+    StmtP out = Mutator::mutateVarDef(s);
+    decls_ = saved;
+    locals_ = savedLocals;
     prefetching_ = savedPrefetching;
     return out;
   }
 
  private:
-  CopyForm formOf(const For& f) {
-    analysis::StorageOf storage = [&](const std::string& t) {
-      analysis::Storage st;
+  CopyPlan planOf(const For& f) {
+    analysis::DeclOf storage = [&](const std::string& t) -> const TensorDecl* {
       auto d = decls_.find(t);
-      if (d != decls_.end()) st.decl = &d->second;
-      auto b = boxes_.find(t);
-      if (b != boxes_.end()) st.box = &b->second;
-      return st;
+      return d == decls_.end() ? nullptr : &d->second;
     };
+    CopyPlan plan;
     std::vector<const For*> loops;
     const Store* copy = analysis::copyNest(f, storage, &loops);
-    if (!copy) return CopyForm::Loops;
+    if (!copy) return plan;
     auto& ld = static_cast<const Load&>(*copy->value);
-    std::vector<ExprP> first;
+    plan.to = copy->tensor;
+    plan.from = ld.tensor;
+    const TensorDecl* to = storage(copy->tensor);
     // A copy that prefetches interleaves its prefetches with gathered vectors.
-    if (!prefetching_.count(copy->tensor) && analysis::contiguousBlock(copy->tensor, copy->indices, loops, storage, &first) &&
-        analysis::contiguousBlock(ld.tensor, ld.indices, loops, storage, &first)) {
-      const TensorDecl* to = storage(copy->tensor).decl;
-      bool large = !boxes_.count(copy->tensor) && !read_.count(copy->tensor) &&
+    if (!prefetching_.count(copy->tensor) &&
+        analysis::contiguousBlock(copy->tensor, copy->indices, loops, storage, &plan.toFirst) &&
+        analysis::contiguousBlock(ld.tensor, ld.indices, loops, storage, &plan.fromFirst)) {
+      bool large = !locals_.count(copy->tensor) && !read_.count(copy->tensor) &&
                    to->elementCount() * bytes(to->dtype) >= kStreamingBytes;
-      return large ? CopyForm::FlatStreaming : CopyForm::Flat;
+      plan.form = large ? CopyForm::FlatStreaming : CopyForm::Flat;
+      int64_t perRow = 1;
+      for (size_t k = 1; k < loops.size(); ++k)
+        perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
+      plan.elements = mul(sub(loops[0]->end, loops[0]->begin), intConst(perRow));
+      return plan;
     }
-    std::vector<analysis::CopyLoop> order;
-    int width = target_.lanes(storage(copy->tensor).decl->dtype);
-    return analysis::gatheredOrder(*copy, loops, storage, width, &order) ? CopyForm::Gathered : CopyForm::Loops;
+    plan.width = target_.lanes(to->dtype);
+    if (!analysis::gatheredOrder(*copy, loops, storage, plan.width, &plan.loops)) return CopyPlan{};
+    plan.form = CopyForm::Gathered;
+    std::map<std::string, ExprP> starts;
+    for (auto* l : loops) starts[l->var] = l->begin;
+    plan.toFirst.clear();
+    plan.fromFirst.clear();
+    for (auto& e : copy->indices) plan.toFirst.push_back(substitute(e, starts));
+    for (auto& e : ld.indices) plan.fromFirst.push_back(substitute(e, starts));
+    return plan;
   }
 
   const target::Target& target_;
-  std::map<std::string, TensorDecl> decls_;  // the program's tensors and the nest's own
-  std::set<std::string> read_, prefetching_;
-  std::map<std::string, Box> boxes_;  // loop-local tensors in scope
+  std::map<std::string, TensorDecl> decls_;   // the program's tensors and the nest's own in scope
+  std::set<std::string> read_, prefetching_, locals_;  // locals_: loop-local tensors in scope
 };
 
 }  // namespace

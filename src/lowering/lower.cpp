@@ -31,11 +31,11 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
     n = makeParallelReductions(n, asScheduled, p.tensors, names, analysisCacheDir);
-    n = inferLocalBoxes(n);
+    n = storeLocalBoxes(n, p.tensors);
     n = chooseMemoryKinds(n);
+    n = uniqueStatementIds(n);  // the statements lowering added; the plans name statements by id
     n = planVectorLoops(n, p, target);
     n = planCopies(n, p, target);
-    n = uniqueStatementIds(n);  // the statements lowering added
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);

@@ -15,9 +15,7 @@ class MemoryKinds : public Mutator {
     StmtP body = mutate(v.body);
     if (v.decl.mem != MemKind::Auto) return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
     TensorDecl decl = v.decl;
-    // A loop-local tensor stores its box (local_boxes runs first).
-    int64_t elements = v.loopLocal ? v.loopLocal->box.elementCount() : decl.elementCount();
-    int64_t size = std::max<int64_t>(1, elements) * bytes(decl.dtype);
+    int64_t size = std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
     decl.mem = size > kMaxStackBytes ? MemKind::Heap : MemKind::Stack;
     return std::make_shared<VarDef>(decl, body, v.loopLocal);
   }

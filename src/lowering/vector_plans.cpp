@@ -1,7 +1,7 @@
 #include "lowering/vector_plans.hpp"
 
 #include "analysis/affine.hpp"
-#include "analysis/index_patterns.hpp"
+#include "ir/index_patterns.hpp"
 #include "analysis/register_reductions.hpp"
 #include "ir/accesses.hpp"
 #include "ir/functor.hpp"
@@ -17,8 +17,7 @@ namespace {
 // Can every statement of the loop's body run on whole vectors of its iterations?
 class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
  public:
-  Planner(const For& loop, const Program& p, const std::set<std::string>& locals)
-      : var_(loop.var), program_(p), locals_(locals) {}
+  Planner(const For& loop, const Program& p) : var_(loop.var), program_(p) {}
 
   bool stmt(const StmtP& s) { return StmtFunctor<bool()>::dispatch(s); }
 
@@ -34,7 +33,7 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
     dtype = t->dtype;
     sawType = true;
     ExprP merged;
-    if (!t->shape.empty() && !locals_.count(tensor) && analysis::mergedPair(idx, t->shape.back(), &merged)) {
+    if (!t->shape.empty() && mergedPair(idx, t->shape.back(), &merged)) {
       // Unit stride through the two merged dimensions; the others fixed.
       analysis::Affine a;
       if (!analysis::toAffine(merged, &a) || (a.coeff(var_) != 0 && a.coeff(var_) != 1)) return false;
@@ -57,12 +56,12 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
     return stmt(f.body);
   }
   bool visitStore(const Store& st) override {
-    return access(st.tensor, st.indices) && analysis::variesWith(st.indices, var_) && value(st.value);
+    return access(st.tensor, st.indices) && variesWith(st.indices, var_) && value(st.value);
   }
   bool visitReduce(const Reduce& r) override {
     // Atomic updates (threads sharing the element) have no vector form.
     return (r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && !r.atomic && access(r.tensor, r.indices) &&
-           analysis::variesWith(r.indices, var_) && value(r.value);
+           variesWith(r.indices, var_) && value(r.value);
   }
   bool visitSeq(const Seq& q) override {
     for (auto& t : q.stmts)
@@ -91,9 +90,29 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
 
   std::string var_;
   const Program& program_;
-  const std::set<std::string>& locals_;
 };
 
+
+// Inside an explicit vector loop: each loop keeps in vector registers the
+// sums analysis/register_reductions finds for it that no loop around it keeps.
+class RegisterSums : public Mutator {
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    std::vector<std::string> mine;
+    for (auto* r : analysis::registerReductions(f))
+      if (kept_.insert(r->id).second) mine.push_back(r->id);
+    StmtP body = mutate(f.body);
+    for (auto& id : mine) kept_.erase(id);
+    if (mine.empty() && body == f.body) return s;
+    LoopKind kind = f.loopKind;
+    kind.registerSums = mine;
+    return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, body, f.made);
+  }
+
+ private:
+  std::set<std::string> kept_;
+};
 
 // A few vectors are written as copies of the body jammed into its inner loops.
 constexpr int64_t kMaxJammedVectors = 4;
@@ -102,15 +121,8 @@ class VectorPlans : public Mutator {
  public:
   VectorPlans(const StmtP& nest, const Program& program, const target::Target& target)
       : program_(program), view_(program), target_(target) {
-    // The nest's own tensors: their element types, and which are stored as
-    // boxes whose merged dimensions the planner must not take as one.
     forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind != StmtKind::VarDef) return;
-      auto& v = static_cast<const VarDef&>(*s);
-      defined_.insert(v.decl.name);
-      if (!view_.find(v.decl.name)) view_.tensors.push_back(v.decl);
-      if (v.loopLocal && (v.decl.shape.empty() || !flat(v.loopLocal->box, v.decl.shape.back())))
-        boxed_.insert(v.decl.name);
+      if (s->kind == StmtKind::VarDef) defined_.insert(static_cast<const VarDef&>(*s).decl.name);
     });
     for (auto& a : accessesOf(nest))
       if (a.kind != AccessKind::Store) read_.insert(a.tensor);
@@ -126,25 +138,24 @@ class VectorPlans : public Mutator {
     LoopKind kind = f.loopKind;
     kind.vectorPlan = plan;
     // Nothing inside an explicit vector loop runs in lanes of its own (the planner refuses those).
-    return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
+    return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, RegisterSums().mutate(f.body), f.made);
+  }
+  // A tensor the nest defines is in scope in its body (a loop-local one as its box).
+  StmtP mutateVarDef(const StmtP& s) override {
+    view_.tensors.push_back(static_cast<const VarDef&>(*s).decl);
+    StmtP out = Mutator::mutateVarDef(s);
+    view_.tensors.pop_back();
+    return out;
   }
 
  private:
   static bool hasLocals(const For& f) { return !localsOf(f).empty() || !localTensorsIn(f.body).empty(); }
 
-  // A box that keeps its last two dimensions whole (from index 0) stores them as the full tensor does.
-  static bool flat(const Box& box, int64_t lastExtent) {
-    int64_t o1, o2;
-    size_t n = box.offset.size();
-    return !box.used || (n >= 2 && box.extent.back() == lastExtent && constValue(box.offset[n - 1], &o1) && o1 == 0 &&
-                         constValue(box.offset[n - 2], &o2) && o2 == 0);
-  }
-
   VectorPlan planOf(const For& loop) {
     VectorPlan plan;
     int64_t span;
     if (loop.step != 1 || !constValue(sub(loop.end, loop.begin), &span)) return plan;
-    Planner p(loop, view_, boxed_);
+    Planner p(loop, view_);
     if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
     int width = target_.lanes(p.dtype);
     if (span < width) return plan;
@@ -180,9 +191,9 @@ class VectorPlans : public Mutator {
   }
 
   const Program& program_;
-  Program view_;  // the program's tensors and the nest's own
+  Program view_;  // the program's tensors and the nest's own in scope
   const target::Target& target_;
-  std::set<std::string> defined_, boxed_, read_;
+  std::set<std::string> defined_, read_;
 };
 
 }  // namespace

@@ -6,14 +6,14 @@
 
 #include "ir/expr.hpp"
 
-namespace teml::analysis {
+namespace teml::ir {
 
 // The last two indices are X / n and X mod n over a last dimension of extent
 // n (what merging two loops produces): together they address element X of
 // the last two dimensions taken as one.
-bool mergedPair(const std::vector<ir::ExprP>& indices, int64_t lastExtent, ir::ExprP* x);
+bool mergedPair(const std::vector<ExprP>& indices, int64_t lastExtent, ExprP* x);
 
 // Does the access vary with `var` (unit stride in its last dimension)?
-bool variesWith(const std::vector<ir::ExprP>& indices, const std::string& var);
+bool variesWith(const std::vector<ExprP>& indices, const std::string& var);
 
-}  // namespace teml::analysis
+}  // namespace teml::ir

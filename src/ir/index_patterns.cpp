@@ -1,10 +1,8 @@
-#include "analysis/index_patterns.hpp"
+#include "ir/index_patterns.hpp"
 
 #include "ir/mutator.hpp"
 
-namespace teml::analysis {
-
-using namespace ir;
+namespace teml::ir {
 
 bool variesWith(const std::vector<ExprP>& indices, const std::string& var) {
   return !indices.empty() && usesVar(indices.back(), var);
@@ -25,4 +23,4 @@ bool mergedPair(const std::vector<ExprP>& indices, int64_t lastExtent, ExprP* x)
   return true;
 }
 
-}  // namespace teml::analysis
+}  // namespace teml::ir
