@@ -82,7 +82,7 @@ def sched(s):
 )";
   EXPECT_EQ(lowered(source), R"(# nest 1
 for i in [0, 10)  @Li  # line 6
-  var t : double[13] stack  @S1
+  var t : double[13] stack  @S1  # line 7
     for j in [0, 13)  @Lj  # line 9
       t[j] = x[i][j] * 2.0  @S3  # line 10
     for k in [0, 13) vector plan(jammed, 4 x double over 13, masked tail 1)  @Lk  # line 12

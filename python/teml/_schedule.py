@@ -54,7 +54,7 @@ class Schedule:
         return self._record("tile", (loop, factor), 0)
 
     def merge(self, outer, inner):
-        return self._record("merge", (outer, inner), 0)
+        return self._record("merge", (outer, inner), 1)
 
     def fuse(self, first, second):
         return self._record("fuse", (first, second), 1)

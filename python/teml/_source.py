@@ -3,6 +3,7 @@ imports of teml, module-level constants, the entry function, the functions
 it calls and the schedules for it. Every other line is blanked, so line
 numbers in error messages stay those of the file."""
 import ast
+import types
 
 
 def _names_called(node):
@@ -29,11 +30,12 @@ def _schedules_for(node, entry):
     return False
 
 
-def program_text(source, entry):
-    """`source` with only what the entry function `entry` needs kept."""
+def program_text(source, entry, called=()):
+    """`source` with only what the entry function `entry` needs kept (and
+    the module's functions named in `called`, with those they call)."""
     tree = ast.parse(source)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    keep, todo = set(), [entry]
+    keep, todo = set(), [entry, *called]
     while todo:
         name = todo.pop()
         if name in keep or name not in functions:
@@ -76,3 +78,83 @@ def parameters(text, entry):
                 access = last.value
         out.append((a.arg, access))
     return out
+
+
+def _defined_at(tree, name, first_line):
+    """The function `name` whose first line (its first decorator's) is `first_line`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            if min([node.lineno] + [d.lineno for d in node.decorator_list]) == first_line:
+                return node
+    return None
+
+
+def _names_read(node):
+    """Names the function reads that it does not bind itself (parameters, assignments)."""
+    bound = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+    bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+
+
+def nested_program_text(source, fn, captured):
+    """The program for a function defined inside another (FreeTensor's tests
+    define them so): what program_text keeps of the module, the function and
+    the functions it calls from the enclosing scope moved to the left margin
+    on their own lines, and the enclosing scope's numbers it reads as
+    module constants. `captured`: the enclosing scope's names and values."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    placed, constants, todo, seen, moved = {}, {}, [fn], set(), []
+    while todo:
+        f = todo.pop()
+        node = _defined_at(tree, f.__name__, f.__code__.co_firstlineno)
+        if node is None or f.__name__ in seen:
+            continue
+        seen.add(f.__name__)
+        moved.append(node)
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
+        for k in range(first, node.end_lineno + 1):
+            placed[k] = lines[k - 1][indent:] if lines[k - 1][:indent].strip() == "" else lines[k - 1].lstrip()
+        for name in sorted(_names_read(node)):
+            if name not in captured:
+                continue
+            value = captured[name]
+            if isinstance(value, (bool, int, float)) or (type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0):
+                constants[name] = value.item() if hasattr(value, "item") else value
+            elif isinstance(value, types.FunctionType):
+                todo.append(value)
+            elif isinstance(value, types.ModuleType) or type(value).__name__ == "Transform":
+                continue
+            else:
+                raise TypeError(f"'{name}' in {fn.__name__} is {type(value).__name__} from the function around it: "
+                                "a teml program can use numbers and functions from there, not other values")
+    calls = set()
+    for f in moved:
+        calls |= _names_called(f)
+    base = program_text(source, "", sorted(calls - seen)).splitlines()
+    base += [""] * (len(lines) - len(base))
+    for k, text in enumerate(base):  # a module constant the enclosing scope's value hides
+        if text and not text[0].isspace() and _is_constant_line(text, constants):
+            base[k] = ""
+    for k, text in placed.items():
+        base[k - 1] = text
+    base += [f"{name} = {_literal(value)}" for name, value in constants.items()]
+    return "\n".join(base) + "\n"
+
+
+def _literal(value):
+    if isinstance(value, float) and value != value:
+        return 'float("nan")'
+    if isinstance(value, float) and value in (float("inf"), -float("inf")):
+        return ('-' if value < 0 else '') + 'float("inf")'
+    return repr(value)
+
+
+def _is_constant_line(text, names):
+    try:
+        node = ast.parse(text).body[0]
+    except SyntaxError:
+        return False
+    return _is_constant(node) and node.targets[0].id in names

@@ -12,7 +12,7 @@ import numpy as np
 from . import _teml
 from ._errors import ProgramError
 from ._schedule import Schedule
-from ._source import parameters, program_text
+from ._source import nested_program_text, parameters, program_text
 
 
 class Var:
@@ -79,6 +79,10 @@ class Transform:
         if schedule is not None:  # FreeTensor's schedule_callback: called once, its steps recorded
             self._schedule = Schedule()
             schedule(self._schedule)
+        # A function defined inside another reads names of that function's
+        # scope: its locals now (sizes computed before the definition) and its
+        # closure when compiled.
+        self._enclosing = _caller_locals() if "<locals>" in fn.__qualname__ else None
         self.threads = None  # None: OMP_NUM_THREADS, else every core
         self._file = inspect.getsourcefile(fn) or "<program>"
         self._text = None
@@ -95,7 +99,10 @@ class Transform:
                 full = inspect.getsource(module) if module is not None else open(self._file).read()
             except (OSError, TypeError):
                 full = open(self._file).read()
-            self._text = program_text(full, self.python.__name__)
+            if self._enclosing is None:
+                self._text = program_text(full, self.python.__name__)
+            else:
+                self._text = nested_program_text(full, self.python, self._captured())
             if self._schedule is not None:
                 first = self._text.count("\n") + 1
                 self._text += self._schedule.program_text(self.python.__name__, first)
@@ -103,10 +110,21 @@ class Transform:
             self._passed = [name for name, access in self._params if access != "output"]
         return self._text
 
+    def _captured(self):
+        names = dict(self._enclosing)
+        for name, cell in zip(self.python.__code__.co_freevars, self.python.__closure__ or ()):
+            try:
+                names[name] = cell.cell_contents
+            except ValueError:  # not assigned yet
+                pass
+        return names
+
     def _sizes(self):
         """Python integers in the function's module: compile-time constants (FreeTensor's style)."""
+        hidden = self._captured() if self._enclosing is not None else {}
         return {k: int(v) for k, v in self.python.__globals__.items()
-                if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not k.startswith("_")}
+                if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not k.startswith("_")
+                and k not in hidden}
 
     def _compile(self, shapes):
         """The program for these input shapes ({name: shape}), with its parameters."""
@@ -238,6 +256,14 @@ class Transform:
         self._source()
         params = ", ".join(f"{n}" + ("" if a == "input" else f" ({a})") for n, a in self._params)
         return f"<teml.transform {self.__name__}({params}) from {self._file}, compiled for {len(self._compiled)} shape(s)>"
+
+
+def _caller_locals():
+    """The local names of the first caller outside the teml package."""
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "teml":
+        frame = frame.f_back
+    return dict(frame.f_locals) if frame is not None else {}
 
 
 def transform(fn=None, *, check_indices=True, schedule=None):

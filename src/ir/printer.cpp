@@ -180,6 +180,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       os << "]";
       if (v.decl.mem != MemKind::Auto) os << " " << memKindName(v.decl.mem);
       if (withIds) os << idText(v);
+      if (withIds && v.made.loc.known()) os << "  # line " << v.made.loc.line;
       os << "\n";
       printStmt(os, v.body, withIds, indent + 1);
       break;

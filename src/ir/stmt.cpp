@@ -132,7 +132,10 @@ StmtP makeSeq(std::vector<StmtP> stmts) {
     }
   }
   if (flat.size() == 1) return flat[0];
-  return std::make_shared<Seq>(std::move(flat));
+  // A sequence is where its first statement is written.
+  Provenance made;
+  if (!flat.empty()) made.loc = flat.front()->made.loc;
+  return std::make_shared<Seq>(std::move(flat), "", made);
 }
 
 StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise) {

@@ -1,3 +1,6 @@
+#include <algorithm>
+
+#include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -6,18 +9,125 @@ namespace teml::schedule {
 
 using namespace ir;
 
-StmtP fission(const StmtP& nest, int r, int k) {
-  auto chain = loopsToLevel(nest, r, "fission");
+namespace {
+
+// Accesses of `tensor` get `iteration` as a new first index.
+class PerIteration : public Mutator {
+ public:
+  PerIteration(std::string tensor, ExprP iteration) : tensor_(std::move(tensor)), iteration_(std::move(iteration)) {}
+
+ protected:
+  ExprP mutateLoad(const ExprP& e) override {
+    ExprP m = Mutator::mutateLoad(e);
+    auto& l = static_cast<const Load&>(*m);
+    return l.tensor == tensor_ ? load(l.tensor, prefixed(l.indices), l.dtype) : m;
+  }
+  StmtP mutateStore(const StmtP& s) override {
+    StmtP m = Mutator::mutateStore(s);
+    auto& st = static_cast<const Store&>(*m);
+    return st.tensor == tensor_ ? makeStore(st.tensor, prefixed(st.indices), st.value, st.loc, st.tag) : m;
+  }
+  StmtP mutateReduce(const StmtP& s) override {
+    StmtP m = Mutator::mutateReduce(s);
+    auto& r = static_cast<const Reduce&>(*m);
+    return r.tensor == tensor_ ? makeReduce(r.op, r.tensor, prefixed(r.indices), r.value, r.loc, r.tag, r.atomic) : m;
+  }
+
+ private:
+  std::vector<ExprP> prefixed(const std::vector<ExprP>& idx) const {
+    std::vector<ExprP> out{iteration_};
+    out.insert(out.end(), idx.begin(), idx.end());
+    return out;
+  }
+  std::string tensor_;
+  ExprP iteration_;
+};
+
+// A tensor the body defines, with its VarDef's identity (it stays that statement).
+struct Scoped {
+  TensorDecl decl;
+  std::string id;
+  Provenance made;
+};
+
+StmtP defined(const std::vector<Scoped>& tensors, StmtP body) {
+  for (auto t = tensors.rbegin(); t != tensors.rend(); ++t) body = withIdentity(makeVarDef(t->decl, body), t->id, t->made);
+  return body;
+}
+
+// Loop r's body as written: the tensors it defines (outermost first) and
+// the statements inside them, cut after the k-th.
+struct Cut {
+  const For* loop;
+  std::vector<Scoped> scoped;
+  StmtP first, second;
+};
+
+Cut cutOf(const std::vector<const For*>& chain, int r, int k) {
   const For& f = *chain[r - 1];
-  auto body = items(loopBody(f));
-  if (body.size() < 2)
-    throw ScheduleError("fission: the body of loop '" + f.var + "' holds a single statement");
+  Cut c{&f, {}, nullptr, nullptr};
+  StmtP inner = loopBody(f);
+  while (inner->kind == StmtKind::VarDef && !static_cast<const VarDef&>(*inner).loopLocal) {
+    c.scoped.push_back({static_cast<const VarDef&>(*inner).decl, inner->id, inner->made});
+    inner = static_cast<const VarDef&>(*inner).body;
+  }
+  auto body = items(inner);
+  if (body.size() < 2) throw ScheduleError("fission: the body of loop '" + f.var + "' holds a single statement");
   if (k < 1 || k >= static_cast<int>(body.size()))
     throw ScheduleError("fission: the split point " + std::to_string(k) + " must be between 1 and " +
                         std::to_string(body.size() - 1));
-  std::vector<StmtP> first(body.begin(), body.begin() + k), second(body.begin() + k, body.end());
-  StmtP a = withBody(f, makeSeq(first));
-  StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(second), localsOf(f));
+  c.first = makeSeq({body.begin(), body.begin() + k});
+  c.second = makeSeq({body.begin() + k, body.end()});
+  return c;
+}
+
+bool usedOnBothSides(const Cut& c, const std::string& tensor) {
+  return tensorsAccessed(c.first).count(tensor) && tensorsAccessed(c.second).count(tensor);
+}
+
+}  // namespace
+
+StmtP expandAcrossFission(const StmtP& nest, int r, int k) {
+  auto chain = loopsToLevel(nest, r, "fission");
+  Cut c = cutOf(chain, r, k);
+  const For& f = *c.loop;
+  std::vector<Scoped> kept, expanded;
+  StmtP body = makeSeq({c.first, c.second});
+  for (auto& t : c.scoped) {
+    if (!usedOnBothSides(c, t.decl.name)) {
+      kept.push_back(t);
+      continue;
+    }
+    int64_t begin, end;
+    if (!constValue(f.begin, &begin) || !constValue(f.end, &end))
+      throw ScheduleError("fission: tensor '" + t.decl.name + "' is used on both sides of the cut, and keeping one of it " +
+                          "per iteration needs loop '" + f.var + "' to have constant bounds");
+    int64_t trips = f.step > 0 ? std::max<int64_t>(0, (end - begin + f.step - 1) / f.step)
+                               : std::max<int64_t>(0, (begin - end - f.step - 1) / -f.step);
+    ExprP iteration = f.step > 0 ? floorDiv(sub(var(f.var), f.begin), intConst(f.step))
+                                 : floorDiv(sub(f.begin, var(f.var)), intConst(-f.step));
+    body = PerIteration(t.decl.name, iteration).mutate(body);
+    Scoped whole = t;
+    whole.decl.shape.insert(whole.decl.shape.begin(), trips);
+    expanded.push_back(whole);
+  }
+  if (expanded.empty()) return nest;
+  return replaceLevel(chain, r, defined(expanded, withBody(f, defined(kept, body))));
+}
+
+StmtP fission(const StmtP& nest, int r, int k) {
+  auto chain = loopsToLevel(nest, r, "fission");
+  Cut c = cutOf(chain, r, k);
+  const For& f = *c.loop;
+  std::vector<Scoped> onlyFirst, onlySecond;
+  for (auto& t : c.scoped) {
+    if (usedOnBothSides(c, t.decl.name))
+      throw ScheduleError("fission: tensor '" + t.decl.name + "' is used on both sides of the cut (expandAcrossFission first)");
+    (tensorsAccessed(c.second).count(t.decl.name) ? onlySecond : onlyFirst).push_back(t);
+  }
+  StmtP a = withBody(f, defined(onlyFirst, c.first));
+  StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind,
+                    defined(onlySecond, c.second), localsOf(f));
   return replaceLevel(chain, r, makeSeq({a, b}));
 }
 

@@ -91,7 +91,14 @@ Schedule::Applied Schedule::fuse(const StmtP& top, const std::string& first, con
   return onNest(what, top, s.nest, reorders, [&] { return call; });
 
 Schedule::Applied Schedule::fission(const StmtP& top, const std::string& loop, int k) {
-  TEML_ON_LOOP("fission", true, schedule::fission(s.nest, s.level, k))
+  // A tensor of the body used on both sides of the cut first gets one
+  // element per iteration, around the loop (always legal), so that the
+  // check compares the split alone.
+  auto s = siteOf(top, loop, "fission");
+  StmtP expanded = schedule::expandAcrossFission(s.nest, s.level, k);
+  StmtP start = expanded == s.nest ? top : apply("fission", {top}, false, [&] { return replaceStmt(top, s.nest, expanded); });
+  auto t = siteOf(start, loop, "fission");
+  return onNest("fission", start, t.nest, true, [&] { return schedule::fission(t.nest, t.level, k); });
 }
 Schedule::Applied Schedule::swap(const StmtP& top, const std::string& loop, int a, int b) {
   TEML_ON_LOOP("swap", true, schedule::swap(s.nest, s.level, a, b))

@@ -36,7 +36,12 @@ ir::StmtP parallelize(const ir::StmtP& nest, int r, ir::ThreadSchedule schedule 
 ir::StmtP vectorize(const ir::StmtP& nest, int r);
 // Loop r2 (inside r1) iterates over j + factor * i instead of j (loop skewing).
 ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);
-// The body of level r (a sequence) is split after its k-th statement into two loops.
+// A tensor loop r's body defines and uses on both sides of fission's cut
+// after statement k, defined around the loop with one element per iteration
+// (the iteration its new first index); the nest itself when there is none.
+ir::StmtP expandAcrossFission(const ir::StmtP& nest, int r, int k);
+// The body of level r (a sequence, counted inside the tensors it defines) is
+// split after its k-th statement into two loops.
 ir::StmtP fission(const ir::StmtP& nest, int r, int k);
 // Statements a and b of the sequence forming the body of level r (r = 0: the nest itself) trade places.
 ir::StmtP swap(const ir::StmtP& nest, int r, int a, int b);

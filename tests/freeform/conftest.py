@@ -18,6 +18,13 @@ class Teml:
 
     def run(self, program, inputs, outputs, sizes=None, extra=()):
         """Runs `program` (a path, or source text) and returns the outputs by name."""
+        result = self.attempt(program, inputs, outputs, sizes, extra)
+        assert result.returncode == 0, result.stderr
+        assert "(ok)" in result.stdout, result.stdout
+        return {name: np.load(self.dir / f"out_{name}.npy") for name in outputs}
+
+    def attempt(self, program, inputs, outputs, sizes=None, extra=()):
+        """Runs `program` and returns the finished process (exit code, stderr)."""
         if not isinstance(program, pathlib.Path):
             path = self.dir / "program.py"
             path.write_text(program)
@@ -30,10 +37,7 @@ class Teml:
             cmd += ["--output", f"{name}={self.dir / f'out_{name}.npy'}"]
         for name, value in (sizes or {}).items():
             cmd += ["--set", f"{name}={value}"]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        assert result.returncode == 0, result.stderr
-        assert "(ok)" in result.stdout, result.stdout
-        return {name: np.load(self.dir / f"out_{name}.npy") for name in outputs}
+        return subprocess.run(cmd, capture_output=True, text=True)
 
 
 @pytest.fixture

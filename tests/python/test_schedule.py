@@ -33,3 +33,16 @@ def test_an_illegal_step_is_refused_at_its_python_line():
         prefix(np.ones(8))
     assert (e.value.file, e.value.line) == (__file__, line)
     assert "different iterations may read x[i - 1] while another writes x[i]" in e.value.message
+
+
+def test_merge_returns_the_merged_loop_as_freetensor_does():
+    handles = []
+
+    def schedule(s):
+        handles.append(s.merge("Lr", "Lc"))
+
+    column_sums = teml.transform(kernels.column_sums, schedule=schedule)
+    x = np.arange(24, dtype=np.int64).reshape(6, 4)
+    np.testing.assert_array_equal(column_sums(x), x.sum(0))
+    assert isinstance(handles[0], teml.Handle)
+    assert "in [0, 24)" in column_sums.ir()

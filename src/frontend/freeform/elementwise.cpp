@@ -159,7 +159,7 @@ std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& va
     if (!same) aliased = true;
   });
   if (aliased && !target.shape.empty()) {
-    TensorP tmp = defineTensor("tmp", target.shape, target.dtype);
+    TensorP tmp = defineTensor("tmp", target.shape, target.dtype, loc);
     auto first = storeInto(*tmp, value, std::nullopt, false, loc);
     auto second = storeInto(target, Value::ofTensor(tmp), op, divide, loc);
     first.insert(first.end(), second.begin(), second.end());

@@ -24,7 +24,8 @@ class Lexer {
         if (depth_ == 0 && !out_.empty() && out_.back().kind != TokenKind::Newline && !lineEmpty_)
           emit(TokenKind::Newline, "");
         advance();
-        atLineStart_ = true;
+        // Inside brackets a line continues the statement (implicit joining).
+        atLineStart_ = depth_ == 0;
         continue;
       }
       if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "frontend/freeform/lowerer.hpp"
+#include "ir/printer.hpp"
 
 namespace teml::freeform {
 
@@ -41,6 +42,9 @@ Value Lowerer::lookup(const Node& n) {
   for (size_t s = scopes_.size(); s-- > frames_.back().firstScope;) {
     auto it = scopes_[s].names.find(n.text);
     if (it != scopes_[s].names.end()) return it->second;
+  }
+  if (frames_.back().closure) {
+    if (auto v = closureLookup(frames_.back().closure, n.text)) return *v;
   }
   static const std::set<std::string> builtins = {"abs", "min", "max", "float", "int", "range", "len", "slice"};
   if (frames_.back().libop) {  // libop.py: built-ins first, then its own functions
@@ -264,6 +268,21 @@ Value Lowerer::attribute(const Node& e) {
                   " (tensors have ndim, shape and dtype)");
 }
 
+namespace {
+
+// An integer expression in int64, the widening pushed through + - * so that
+// int64(k + 4) - int64(k) folds to 4.
+ExprP widened(const ExprP& e) {
+  if (e->dtype == DType::I64) return e;
+  if (e->kind == ExprKind::Binary) {
+    auto& b = static_cast<const Binary&>(*e);
+    if (b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul) return binary(b.op, widened(b.a), widened(b.b));
+  }
+  return convertTo(DType::I64, e);
+}
+
+}  // namespace
+
 Value Lowerer::subscript(const Node& e) {
   Value base = eval(e.kids[0]);
   std::vector<NodeP> idx(e.kids.begin() + 1, e.kids.end());
@@ -329,21 +348,6 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, So
     Value v = indices[k].v;
     SourceLoc at = indices[k].loc;
     std::string what = t.isView() ? t.tensor : "a computed tensor";
-    if (v.kind == Value::Kind::Slice) {
-      auto bound = [&](const Value& b, int64_t dflt) {
-        if (b.kind == Value::Kind::None) return dflt;
-        if (!b.isInteger()) fail(at, "a slice bound must be an integer known at compile time");
-        int64_t x = b.i < 0 ? b.i + n : b.i;
-        return std::min(std::max(x, int64_t{0}), n);
-      };
-      int64_t lo = bound(v.items[0], 0), hi = bound(v.items[1], n);
-      view.push_back(ViewDim{nullptr, intConst(lo), std::max(hi - lo, int64_t{0})});
-      continue;
-    }
-    if (v.isInteger() && v.i < 0 && v.i >= -n) v = Value::number(v.i + n);  // x[-1]: the last element
-    ExprP i = toExpr(v, at, "an index");
-    if (!i->isInt()) fail(at, std::string("an index must be an integer, not ") + dtypeText(i->dtype));
-    i = convertTo(DType::I64, i);
     // The dimension of the underlying tensor this view dimension is.
     size_t dim = k;
     if (t.isView()) {
@@ -351,6 +355,45 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, So
       for (size_t d = 0; d < t.dims.size(); ++d)
         if (!t.dims[d].index && seen++ == k) dim = d;
     }
+    if (v.kind == Value::Kind::Slice) {
+      const Value &start = v.items[0], &stop = v.items[1];
+      bool known = (start.kind == Value::Kind::None || start.isInteger()) &&
+                   (stop.kind == Value::Kind::None || stop.isInteger());
+      if (known) {  // Python's rules: negative bounds count from the end, bounds are clamped
+        auto bound = [&](const Value& b, int64_t dflt) {
+          if (b.kind == Value::Kind::None) return dflt;
+          int64_t x = b.i < 0 ? b.i + n : b.i;
+          return std::min(std::max(x, int64_t{0}), n);
+        };
+        int64_t lo = bound(start, 0), hi = bound(stop, n);
+        view.push_back(ViewDim{nullptr, intConst(lo), std::max(hi - lo, int64_t{0})});
+        continue;
+      }
+      // A start computed at run time (x[j:j + K]): the length must still be
+      // known, and the whole range lies in the tensor (checked like an index).
+      auto boundExpr = [&](const Value& b, ExprP dflt) {
+        if (b.kind == Value::Kind::None) return dflt;
+        ExprP e = toExpr(b, at, "a slice bound");
+        if (!e->isInt()) fail(at, std::string("a slice bound must be an integer, not ") + dtypeText(e->dtype));
+        return widened(e);
+      };
+      ExprP lo = boundExpr(start, intConst(0)), hi = boundExpr(stop, intConst(n));
+      int64_t length;
+      if (!constValue(sub(hi, lo), &length))
+        fail(at, "the length of a slice must be known at compile time: " + toString(hi) + " - " + toString(lo) +
+                     " is not a constant");
+      if (length < 0) fail(at, "a slice of negative length (" + std::to_string(length) + ")");
+      if (length > 0) {
+        lo = checkedIndex(lo, n, what, dim, at);
+        checkedIndex(add(lo, intConst(length - 1)), n, what, dim, at);
+      }
+      view.push_back(ViewDim{nullptr, lo, length});
+      continue;
+    }
+    if (v.isInteger() && v.i < 0 && v.i >= -n) v = Value::number(v.i + n);  // x[-1]: the last element
+    ExprP i = toExpr(v, at, "an index");
+    if (!i->isInt()) fail(at, std::string("an index must be an integer, not ") + dtypeText(i->dtype));
+    i = convertTo(DType::I64, i);
     i = checkedIndex(i, n, what, dim, at);
     view.push_back(ViewDim{i, nullptr, 0});
   }
@@ -402,6 +445,7 @@ Value Lowerer::call(const Node& e) {
   for (size_t k = 1; k < e.kids.size(); ++k) args.push_back(eval(e.kids[k]));
   if (callee.kind == Value::Kind::Function) {
     if (callee.text.rfind("libop.", 0) == 0) return inlineCall(*libop_.at(callee.text.substr(6)), e, args, true);
+    if (callee.def) return inlineCall(*callee.def, e, args, false, callee.closure);
     return inlineCall(*functions_.at(callee.text), e, args, false);
   }
   if (callee.kind == Value::Kind::Module && callee.text.rfind("teml.libop.", 0) == 0) {
@@ -423,19 +467,46 @@ Value Lowerer::call(const Node& e) {
   return builtin(name, e, args);
 }
 
-Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop) {
+Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, uint64_t closure) {
   // An error inside teml.libop is reported at the user's call.
   if (libop && !frames_.back().libop) {
     try {
-      return inlineCall(fn, e, args, true, true);
+      return inlineCall(fn, e, args, true, closure, true);
     } catch (const UserError& err) {
       throw UserError(e.loc, "teml.libop." + fn.text + ": " + err.what());
     }
   }
-  return inlineCall(fn, e, args, libop, true);
+  return inlineCall(fn, e, args, libop, closure, true);
 }
 
-Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, bool) {
+std::optional<Value> Lowerer::closureLookup(uint64_t closure, const std::string& name) {
+  for (size_t f = frames_.size(); f-- > 0;) {
+    if (frames_[f].serial != closure) continue;
+    // The defining call's scopes: from its first up to the next call's first.
+    size_t end = f + 1 < frames_.size() ? frames_[f + 1].firstScope : scopes_.size();
+    for (size_t s = end; s-- > frames_[f].firstScope;) {
+      auto it = scopes_[s].names.find(name);
+      if (it != scopes_[s].names.end()) return it->second;
+    }
+    if (frames_[f].closure) return closureLookup(frames_[f].closure, name);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+uint64_t Lowerer::pushFrame(Frame f) {
+  uint64_t serial = f.serial = ++framesMade_;
+  frames_.push_back(std::move(f));
+  return serial;
+}
+
+Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, uint64_t closure,
+                          bool) {
+  if (closure) {
+    bool alive = false;
+    for (auto& f : frames_) alive = alive || f.serial == closure;
+    if (!alive) fail(e.loc, "'" + fn.text + "' is called after the function it is defined in returned");
+  }
   if (frames_.size() > 64)
     fail(e.loc, "calls nest more than 64 deep: does partial evaluation end the recursion of '" + fn.text + "'?");
   size_t positional = args.size() - e.keywords.size();
@@ -457,19 +528,21 @@ Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value
   }
   size_t callerScope = scopes_.size() - 1;
   scopes_.push_back(std::move(scope));
-  frames_.push_back(Frame{fn.text, scopes_.size() - 1, std::nullopt, libop, assignedAgain(fn.kids)});
+  Frame frame{fn.text, scopes_.size() - 1, std::nullopt, libop, assignedAgain(fn.kids)};
+  frame.closure = closure;
+  pushFrame(std::move(frame));
   int branches = runtimeBranches_;
   runtimeBranches_ = 0;  // a return is judged within the function
   std::vector<StmtP> body = statements(fn.kids);
   runtimeBranches_ = branches;
-  Frame frame = frames_.back();
+  Frame done = frames_.back();
   frames_.pop_back();
   // The function's tensors live on in the caller's scope (a returned tensor is used there).
   auto& tensors = scopes_.back().tensors;
   scopes_[callerScope].tensors.insert(scopes_[callerScope].tensors.end(), tensors.begin(), tensors.end());
   scopes_.pop_back();
   prelude_.insert(prelude_.end(), body.begin(), body.end());
-  return frame.returned ? *frame.returned : Value{};
+  return done.returned ? *done.returned : Value{};
 }
 
 }  // namespace teml::freeform

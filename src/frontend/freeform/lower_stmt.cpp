@@ -51,7 +51,8 @@ std::vector<StmtP> Lowerer::block(const std::vector<NodeP>& stmts) {
   scopes_.pop_back();
   if (scope.tensors.empty()) return body;
   StmtP s = makeSeq(body);
-  for (auto it = scope.tensors.rbegin(); it != scope.tensors.rend(); ++it) s = makeVarDef(*it, s);
+  for (auto it = scope.tensors.rbegin(); it != scope.tensors.rend(); ++it)
+    s = withIdentity(makeVarDef(it->first, s), "", Provenance{it->second});
   return {s};
 }
 
@@ -107,7 +108,14 @@ std::vector<StmtP> Lowerer::statement(const NodeP& s) {
       eval(s->kids[0]);  // a call: its statements are in the prelude
       return withChecks({});
     }
-    case NodeKind::FunctionDef: fail(s->loc, "not supported in teml programs: functions defined inside functions");
+    case NodeKind::FunctionDef: {
+      // Inlined where it is called, like any function; it sees this call's names.
+      Value f = Value::function(s->text);
+      f.def = s.get();
+      f.closure = frames_.back().serial;
+      scopes_.back().names[s->text] = f;
+      return {};
+    }
     case NodeKind::Import: fail(s->loc, "not supported in teml programs: imports inside functions");
     default: fail(s->loc, "not supported in teml programs: this statement");
   }
@@ -181,9 +189,10 @@ std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
   return withChecks({withIdentity(makeIf(cond, then, otherwise), "", Provenance{s.loc})});
 }
 
-TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype) {
+TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype,
+                               SourceLoc loc) {
   TensorDecl decl{freshName(name), dtype, shape};
-  scopes_.back().tensors.push_back(decl);
+  scopes_.back().tensors.push_back({decl, loc});
   auto t = std::make_shared<TensorValue>();
   t->shape = t->fullShape = shape;
   t->dtype = dtype;
@@ -224,7 +233,7 @@ std::vector<StmtP> Lowerer::assign(const Node& s) {
     }
     TensorP src = asTensor(v, s.kids[1]->loc);
     DType dtype = v.isNumber() ? v.numType : src->dtype;
-    TensorP t = defineTensor(name, src->shape, dtype);
+    TensorP t = defineTensor(name, src->shape, dtype, s.loc);
     if (v.kind == Value::Kind::Tensor && v.tensor->fresh) {
       if (v.tensor->fill == 0 || std::isnan(v.tensor->fill)) return withChecks({});  // VarDefs start at zero
     }

@@ -45,7 +45,7 @@ class Lowerer {
   std::vector<ir::StmtP> augAssign(const Node& s);
   std::vector<ir::StmtP> assertStmt(const Node& s);
   // A new tensor of the innermost scope, named after `name`.
-  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype);
+  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc);
   // Stores (or reduces, op set) `value` into every element of `target`, broadcasting.
   std::vector<ir::StmtP> storeInto(const TensorValue& target, const Value& value, std::optional<ir::ReduceOp> op,
                                    bool divide, SourceLoc loc);
@@ -63,8 +63,10 @@ class Lowerer {
   Value attribute(const Node& e);
   Value subscript(const Node& e);
   // `libop`: fn is one of teml.libop's functions (names resolve in libop.py).
-  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args, bool libop);
-  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args, bool libop, bool);
+  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args, bool libop, uint64_t closure = 0);
+  Value inlineCall(const Node& fn, const Node& call, const std::vector<Value>& args, bool libop, uint64_t closure, bool);
+  // A frame's names seen from a function defined inside it.
+  std::optional<Value> closureLookup(uint64_t closure, const std::string& name);
   // The view `base[indices]` (a Scalar load when every dimension is fixed).
   Value index(const Value& base, const std::vector<NodeP>& indices, SourceLoc loc, bool forWrite);
   ir::ExprP toExpr(const Value& v, SourceLoc loc, const char* what);  // a scalar (numbers as constants)
@@ -91,7 +93,7 @@ class Lowerer {
 
   struct Scope {
     std::map<std::string, Value> names;
-    std::vector<ir::TensorDecl> tensors;  // defined here: VarDefs around the scope's statements
+    std::vector<std::pair<ir::TensorDecl, SourceLoc>> tensors;  // defined here (and where): VarDefs around the scope's statements
   };
   struct Frame {
     std::string function;
@@ -99,6 +101,8 @@ class Lowerer {
     std::optional<Value> returned;
     bool libop = false;
     std::set<std::string> mutated;  // names the function assigns more than once
+    uint64_t serial = 0;            // this call, for the functions defined in it
+    uint64_t closure = 0;           // the call whose names a function defined inside another sees
   };
   struct Check {
     ir::ExprP cond, shown;
@@ -125,6 +129,8 @@ class Lowerer {
   ir::Program program_;
   std::vector<Scope> scopes_;
   std::vector<Frame> frames_;
+  uint64_t framesMade_ = 0;
+  uint64_t pushFrame(Frame f);  // numbered (Frame::serial)
   std::vector<IterRange> iterators_;
   // What the conditions of the enclosing run-time branches say about integer
   // expressions (`0 <= j + k < n`): the range each takes there.

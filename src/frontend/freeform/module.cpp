@@ -60,7 +60,7 @@ void Lowerer::readModule() {
         if (target->kind != NodeKind::Name) fail(s->loc, "not supported in teml programs: this module-level assignment");
         // Evaluated in a frame of its own (a constant may call a function).
         scopes_.push_back(Scope{});
-        frames_.push_back(Frame{"<module>", scopes_.size() - 1, std::nullopt, false, {}});
+        pushFrame(Frame{"<module>", scopes_.size() - 1, std::nullopt, false, {}});
         Value v = eval(s->kids[1]);
         bool statements = !prelude_.empty() || !checks_.empty();
         frames_.pop_back();
@@ -214,7 +214,7 @@ std::vector<int64_t> Lowerer::shapeOf(const NodeP& shapeNode, const std::string&
 
 void Lowerer::declareParameters(const Node& entry) {
   scopes_.push_back(Scope{});
-  frames_.push_back(Frame{entry.text, 0, std::nullopt, false, assignedAgain(entry.kids)});
+  pushFrame(Frame{entry.text, 0, std::nullopt, false, assignedAgain(entry.kids)});
   for (auto& p : entry.params) {
     Annotation a = annotationOf(*p, globals_);
     auto dtype = dtypeNamed(a.dtype);

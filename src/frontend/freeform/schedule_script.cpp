@@ -144,6 +144,8 @@ class ScheduleScript {
       } else if (p == "merge") {
         arity(2, 2, "merge(outer, inner)");
         r = sch_.merge(body_, loop(args[0], at(0)), loop(args[1], at(1)));
+        body_ = r.result;
+        return handles({loop(args[0], at(0))});  // the merged loop keeps the outer one's id
       } else if (p == "fuse") {
         arity(2, 2, "fuse(first, second)");
         r = sch_.fuse(body_, loop(args[0], at(0)), loop(args[1], at(1)));

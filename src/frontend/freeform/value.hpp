@@ -39,6 +39,8 @@ struct TensorValue {
 };
 using TensorP = std::shared_ptr<const TensorValue>;
 
+struct Node;
+
 struct Value {
   enum class Kind { Number, Scalar, Tensor, String, Module, Function, Tuple, Slice, None };
   Kind kind = Kind::None;
@@ -50,6 +52,10 @@ struct Value {
   TensorP tensor;              // Tensor
   std::string text;            // String; Module ("teml", "teml.libop", "teml.exp", ...); Function name
   std::vector<Value> items;    // Tuple (and lists); Slice: {start, stop}, each a number or None
+  // Function defined inside a function: its definition, and the call frame
+  // (Lowerer's serial number) whose names it sees.
+  const Node* def = nullptr;
+  uint64_t closure = 0;
 
   static Value number(int64_t v, ir::DType t = ir::DType::I64);
   static Value real(double v);
