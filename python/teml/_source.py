@@ -5,6 +5,8 @@ numbers in error messages stay those of the file."""
 import ast
 import types
 
+from ._errors import ProgramError
+
 
 def _names_called(node):
     return {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -90,11 +92,17 @@ def _defined_at(tree, name, first_line):
 
 
 def _names_read(node):
-    """Names the function reads that it does not bind itself (parameters, assignments)."""
+    """Names the function reads that it does not bind itself (parameters,
+    assignments), each with its first use."""
     bound = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
     bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     bound |= {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node}
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+    uses = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound:
+            if n.id not in uses or (n.lineno, n.col_offset) < (uses[n.id].lineno, uses[n.id].col_offset):
+                uses[n.id] = n
+    return uses
 
 
 def nested_program_text(source, fn, captured):
@@ -117,7 +125,7 @@ def nested_program_text(source, fn, captured):
         indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
         for k in range(first, node.end_lineno + 1):
             placed[k] = lines[k - 1][indent:] if lines[k - 1][:indent].strip() == "" else lines[k - 1].lstrip()
-        for name in sorted(_names_read(node)):
+        for name, use in sorted(_names_read(node).items()):
             if name not in captured:
                 continue
             value = captured[name]
@@ -125,11 +133,12 @@ def nested_program_text(source, fn, captured):
                 constants[name] = value.item() if hasattr(value, "item") else value
             elif isinstance(value, types.FunctionType):
                 todo.append(value)
-            elif isinstance(value, types.ModuleType) or type(value).__name__ == "Transform":
-                continue
-            else:
-                raise TypeError(f"'{name}' in {fn.__name__} is {type(value).__name__} from the function around it: "
-                                "a teml program can use numbers and functions from there, not other values")
+            elif type(value).__name__ == "Transform":  # another @teml.transform: inlined as its function
+                todo.append(value.python)
+            elif not isinstance(value, types.ModuleType):
+                raise ProgramError(use.lineno, use.col_offset + 1,
+                                   f"'{name}' is {type(value).__name__} from the function around '{fn.__name__}': "
+                                   "a teml program can use numbers and functions from there, not other values")
     calls = set()
     for f in moved:
         calls |= _names_called(f)

@@ -102,7 +102,11 @@ class Transform:
             if self._enclosing is None:
                 self._text = program_text(full, self.python.__name__)
             else:
-                self._text = nested_program_text(full, self.python, self._captured())
+                try:
+                    self._text = nested_program_text(full, self.python, self._captured())
+                except ProgramError as e:
+                    e.file = self._file
+                    raise
             if self._schedule is not None:
                 first = self._text.count("\n") + 1
                 self._text += self._schedule.program_text(self.python.__name__, first)

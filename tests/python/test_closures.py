@@ -1,7 +1,7 @@
 """A @teml.transform defined inside a function (FreeTensor's tests do so)
 reads names its source does not define from the function around it:
-numbers become constants, functions are inlined, other values are a clear
-error."""
+numbers become constants, functions are inlined, other values are a
+teml.ProgramError naming it."""
 import numpy as np
 import pytest
 
@@ -34,5 +34,7 @@ def test_other_values_are_a_clear_error():
     def g(a: teml.Var[(4,), "float32"], y: teml.Var[(4,), "float32", "output"]):
         y[0] = weights
 
-    with pytest.raises(TypeError, match="'weights' in g is list from the function around it"):
+    with pytest.raises(teml.ProgramError) as e:
         g(np.zeros(4, np.float32))
+    assert "'weights' is list from the function around 'g'" in e.value.message
+    assert (e.value.file, e.value.line) == (__file__, g.python.__code__.co_firstlineno + 2)
