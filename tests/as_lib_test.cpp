@@ -1,5 +1,7 @@
 // as_lib: matrix-product nests become BLAS gemm calls with the same results;
 // other nests are refused with the reason.
+#include <algorithm>
+
 #include "codegen/c_emitter.hpp"
 #include "test_util.hpp"
 
@@ -14,7 +16,8 @@ void expectGemm(const std::string& contraction, const std::string& shapes, bool 
   SCOPED_TRACE(src);
   auto p = compile(src, {{"M", 13}, {"N", 11}, {"K", 7}});
   EXPECT_NE(cSource(p).find(single ? "cblas_sgemm" : "cblas_dgemm"), std::string::npos);
-  EXPECT_EQ(codegen::linkFlags(lowering::lower(p, target::hostCpu())), std::vector<std::string>{"-lopenblas"});
+  auto flags = codegen::linkFlags(lowering::lower(p, target::hostCpu()));
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "-lopenblas"), flags.end());
   expectJitMatchesInterpreter(p);
   expectSameResults(p, compile(plain, {{"M", 13}, {"N", 11}, {"K", 7}}));
 }

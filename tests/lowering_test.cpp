@@ -129,3 +129,19 @@ codegen(l5)
   EXPECT_NE(text.find("register-sums("), std::string::npos) << text;
   expectJitMatchesInterpreter(p);
 }
+
+TEST(Lowering, ScalarsOfALoopBodyAreCVariables) {
+  // A fill in memory would keep GCC from vectorizing the loop around them.
+  const char* source = R"(import teml
+
+@teml.transform
+def h(x: teml.Var[(64,), "float32"], y: teml.Var[(64,), "float32", "output"]):
+    for i in range(64):
+        d = x[i] * 2
+        y[i] = d * d
+)";
+  EXPECT_NE(lowered(source).find("var d : float[] register"), std::string::npos) << lowered(source);
+  std::string c = cSource(freeform::compileFreeform(source, {}).program);
+  EXPECT_NE(c.find("float d = 0;"), std::string::npos) << c;
+  EXPECT_EQ(c.find("memset(d"), std::string::npos) << c;
+}

@@ -76,12 +76,24 @@ std::string maskedPrelude(int bytes) {
 
 }  // namespace
 
-std::vector<std::string> linkFlags(const Program& program) {
+namespace {
+
+bool callsBlas(const Program& program) {
   bool blas = false;
   for (auto& n : program.nests)
     forEachStmt(n, [&](const StmtP& s) { blas |= s->kind == StmtKind::LibCall; });
-  if (blas) return {"-lopenblas"};
-  return {};
+  return blas;
+}
+
+}  // namespace
+
+std::vector<std::string> linkFlags(const Program& program) {
+  std::vector<std::string> flags;
+  if (callsBlas(program)) flags.push_back("-lopenblas");
+#if defined(__x86_64__)
+  flags.push_back("-lmvec");  // glibc's vector math, declared in the preamble
+#endif
+  return flags;
 }
 
 std::string emitC(const Program& program, const target::Target& target) {
@@ -91,12 +103,25 @@ std::string emitC(const Program& program, const target::Target& target) {
         "#include <stdint.h>\n"
         "#include <stdlib.h>\n"
         "#include <string.h>\n"
-        "#ifdef _OPENMP\n#include <omp.h>\n#endif\n\n"
+        "#ifdef _OPENMP\n#include <omp.h>\n#endif\n"
+        "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FAST_MATH__)\n"
+        "/* glibc's vector math (libmvec, within 4 ulp): the vectorizer may call it in SIMD loops. */\n"
+        "#define TEML_SIMD __attribute__((__simd__(\"notinbranch\")))\n"
+        "TEML_SIMD float expf(float); TEML_SIMD float logf(float); TEML_SIMD float sinf(float);\n"
+        "TEML_SIMD float cosf(float); TEML_SIMD float tanhf(float);\n"
+        "TEML_SIMD double exp(double); TEML_SIMD double log(double); TEML_SIMD double sin(double);\n"
+        "TEML_SIMD double cos(double); TEML_SIMD double tanh(double);\n"
+        "#endif\n\n"
         "static inline long teml_min(long a, long b) { return a < b ? a : b; }\n"
         "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
         "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
         "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n"
         "static inline long teml_abs(long a) { return a < 0 ? -a : a; }\n"
+        "/* Python's min and max on floats (the first operand unless the second is less or greater): selects, which vectorize. */\n"
+        "static inline float teml_minf(float a, float b) { return b < a ? b : a; }\n"
+        "static inline float teml_maxf(float a, float b) { return b > a ? b : a; }\n"
+        "static inline double teml_mind(double a, double b) { return b < a ? b : a; }\n"
+        "static inline double teml_maxd(double a, double b) { return b > a ? b : a; }\n"
         "/* Run-time checks: the first failure is kept for teml_error (runtime::Kernel::run). */\n"
         "static int teml_failed;\n"
         "static int teml_fail_line, teml_fail_col;\n"
@@ -122,7 +147,7 @@ std::string emitC(const Program& program, const target::Target& target) {
         "typedef double teml_vd_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
         "typedef float teml_vf_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
      << streamingPrelude(target.vectorBytes) << maskedPrelude(target.vectorBytes);
-  bool blas = !linkFlags(program).empty();
+  bool blas = callsBlas(program);
   if (blas)
     os << "/* CBLAS (OpenBLAS): 101 row-major, 111 no transpose, 112 transpose. */\n"
           "void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);\n"

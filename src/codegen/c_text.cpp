@@ -25,14 +25,16 @@ std::string shapeSuffix(const TensorDecl& t) {
   return s;
 }
 
+const char* elementType(DType t) { return t == DType::Bool ? "unsigned char" : cType(t); }
+
 std::string paramDecl(const TensorDecl& t, const std::string& cname) {
-  std::string type = cType(t.dtype);
+  std::string type = elementType(t.dtype);
   if (t.shape.size() <= 1) return type + " *restrict " + cname;
   return type + " (*restrict " + cname + ")" + shapeSuffix(t);
 }
 
 std::string castTo(const TensorDecl& t) {
-  std::string type = cType(t.dtype);
+  std::string type = elementType(t.dtype);
   if (t.shape.size() <= 1) return "(" + type + " *)";
   return "(" + type + " (*)" + shapeSuffix(t) + ")";
 }

@@ -8,6 +8,9 @@ namespace teml::codegen {
 
 // A C literal of v (INFINITY, NAN and friends where needed).
 std::string floatLiteral(double v, bool single);
+// The C type of a tensor's elements in memory: bool as unsigned char (0 or
+// 1, one byte as NumPy's), which GCC vectorizes and _Bool it does not.
+const char* elementType(ir::DType t);
 // "[n2][n3]...": the array suffix of a tensor's C type after its first dimension.
 std::string shapeSuffix(const ir::TensorDecl& t);
 // The C declarator of a tensor parameter, e.g. "double (*restrict A)[64][64]".

@@ -49,7 +49,7 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
     // Two merged dimensions as one: element X of the rows they form, which
     // the vector planner counts as unit stride.
     for (size_t d = 0; d + 2 < idx.size(); ++d) s += "[" + expr(idx[d], 0, false, false) + "]";
-    return "((" + std::string(cType(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
+    return "((" + std::string(elementType(decl->dtype)) + " *)" + s + ")[" + expr(merged, 0, false, false) + "]";
   }
   for (auto& i : idx) s += "[" + expr(i, 0, false, false) + "]";
   return s;
@@ -80,7 +80,7 @@ class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)>
       case BinOp::Min:
       case BinOp::Max:
         return call(ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
-                         : (b.op == BinOp::Min ? (f32 ? "fminf" : "fmin") : (f32 ? "fmaxf" : "fmax")));
+                         : (b.op == BinOp::Min ? (f32 ? "teml_minf" : "teml_mind") : (f32 ? "teml_maxf" : "teml_maxd")));
       default: break;
     }
     int p = precedence(b.op);
@@ -288,7 +288,7 @@ void NestEmitter::emitVarDef(const VarDef& v, int indent) {
   const TensorDecl& d = v.decl;
   if (v.loopLocal && !v.loopLocal->boxed)
     throw InternalError("code generation: the lowering stage gave local tensor '" + d.name + "' no box");
-  std::string cname = names_.claim(d.name), type = cType(d.dtype);
+  std::string cname = names_.claim(d.name), type = d.mem == MemKind::Register ? cType(d.dtype) : elementType(d.dtype);
   int64_t bytes = std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype);
   TensorDecl shape{cname, d.dtype, d.shape};
   double init = v.loopLocal ? v.loopLocal->init : 0;

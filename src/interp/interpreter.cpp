@@ -217,8 +217,8 @@ class Interpreter : StmtFunctor<void()> {
         case BinOp::Div: return x / y;
         case BinOp::FloorDiv: return std::floor(x / y);
         case BinOp::Mod: return x - std::floor(x / y) * y;
-        case BinOp::Min: return std::fmin(x, y);
-        case BinOp::Max: return std::fmax(x, y);
+        case BinOp::Min: return y < x ? y : x;  // Python's min: the first unless the second is less
+        case BinOp::Max: return y > x ? y : x;
         default: throw InternalError(std::string("interpreter: ") + binOpName(b.op) + " does not give a float");
       }
     }

@@ -16,7 +16,10 @@ class MemoryKinds : public Mutator {
     if (v.decl.mem != MemKind::Auto) return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
     TensorDecl decl = v.decl;
     int64_t size = std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
-    decl.mem = size > kMaxStackBytes ? MemKind::Heap : MemKind::Stack;
+    // A scalar of its own scope is a C variable: no fill in memory, which
+    // would keep the C compiler from vectorizing the loop around it.
+    if (decl.shape.empty() && !v.loopLocal) decl.mem = MemKind::Register;
+    else decl.mem = size > kMaxStackBytes ? MemKind::Heap : MemKind::Stack;
     return std::make_shared<VarDef>(decl, body, v.loopLocal);
   }
 };

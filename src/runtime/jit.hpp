@@ -13,7 +13,9 @@ namespace teml::runtime {
 
 struct JitOptions {
   std::string cc = "cc";
-  std::string cflags = "-O3 -march=native -fopenmp";
+  // No floating-point traps or errno are observed, so GCC may compute both
+  // arms of a select and vectorize loops with math calls.
+  std::string cflags = "-O3 -march=native -fopenmp -fno-trapping-math -fno-math-errno";
   std::string cacheDir;  // empty: $XDG_CACHE_HOME/teml or ~/.cache/teml
 };
 

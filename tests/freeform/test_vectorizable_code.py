@@ -1,0 +1,58 @@
+"""What the C compiler needs to vectorize free-form loops, and the values
+they must keep: min and max as Python's (selects, which vectorize), scalars
+of a loop body as C variables, bool tensors as bytes, and math functions in
+SIMD loops (glibc's vector math, within a few ulp)."""
+import numpy as np
+
+
+def test_min_and_max_are_pythons_with_nan(teml):
+    program = '''import teml
+
+
+@teml.transform
+def f(a: teml.Var[(6,), "float64"], b: teml.Var[(6,), "float64"],
+      lo: teml.Var[(6,), "float64", "output"], hi: teml.Var[(6,), "float64", "output"]):
+    #! label: Li
+    for i in range(6):
+        lo[i] = min(a[i], b[i])
+        hi[i] = max(a[i], b[i])
+
+
+@teml.schedule(f)
+def sched(s):
+    s.vectorize("Li")
+'''
+    nan = float("nan")
+    a = np.array([nan, 1.0, nan, -2.0, 3.0, 0.5])
+    b = np.array([1.0, nan, nan, 5.0, -1.0, 0.5])
+    out = teml.run(program, {"a": a, "b": b}, ["lo", "hi"])
+    want_lo = np.array([min(x, y) for x, y in zip(a, b)])
+    want_hi = np.array([max(x, y) for x, y in zip(a, b)])
+    np.testing.assert_array_equal(out["lo"], want_lo)
+    np.testing.assert_array_equal(out["hi"], want_hi)
+
+
+def test_a_loop_with_scalars_bools_and_tanh_agrees_with_numpy(teml):
+    program = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(1000,), "float32"], y: teml.Var[(1000,), "float32", "output"],
+      positive: teml.Var[(1000,), "bool", "output"]):
+    #! label: Li
+    for i in range(1000):
+        d = x[i] * x[i]
+        inside = x[i] > 0
+        positive[i] = inside
+        y[i] = teml.tanh(d if inside else -d) + teml.exp(-d)
+
+
+@teml.schedule(f)
+def sched(s):
+    s.vectorize("Li")
+'''
+    x = np.random.default_rng(3).standard_normal(1000).astype(np.float32)
+    out = teml.run(program, {"x": x}, ["y", "positive"])
+    d = x.astype(np.float64) ** 2
+    np.testing.assert_allclose(out["y"], np.tanh(np.where(x > 0, d, -d)) + np.exp(-d), rtol=2e-6, atol=2e-6)
+    np.testing.assert_array_equal(out["positive"], x > 0)
