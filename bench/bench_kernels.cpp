@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -124,8 +125,11 @@ std::string machine() {
       model = line.substr(line.find(':') + 2);
       break;
     }
+  std::time_t now = std::time(nullptr);
+  char date[16];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads, " +
-         std::to_string(target::hostCpu().vectorBytes) + "-byte vector registers";
+         std::to_string(target::hostCpu().vectorBytes) + "-byte vector registers, " + date;
 }
 
 }  // namespace

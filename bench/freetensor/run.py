@@ -4,23 +4,32 @@ PyTorch versions (torch_layers.py) on the same inputs, in turns: PyTorch,
 teml as written (--no-schedule), teml with its hand schedule, the same
 without index checks (--unchecked-indices), and again. The turns run under
 glibc's default malloc and under huge pages
-(GLIBC_TUNABLES=glibc.malloc.hugetlb=1), both sides alike.
+(GLIBC_TUNABLES=glibc.malloc.hugetlb=1), both sides alike. The machine's
+FMA peak and memory bandwidth are measured first (bench/machine/limits.py)
+and each workload's limit is its work against them (work.py).
 
     /usr/bin/python3 bench/freetensor/run.py [--data DIR] [--turns N] [--out FILE.md] [--only NAME]
 
-Writes a markdown table (default bench/freetensor.md); the inputs are made
-by examples/freetensor/make_inputs.py when DIR has none."""
+Writes a markdown table (default bench/freetensor.md), the raw times next
+to it (.json) and a plot of the speed-ups (.png); the inputs are made by
+examples/freetensor/make_inputs.py when DIR has none."""
+import datetime
 import json
 import os
 import pathlib
-import platform
 import statistics
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT / "bench" / "machine")]
+import limits  # noqa: E402
+import plot  # noqa: E402
+import work  # noqa: E402
+
 TEML = os.environ.get("TEML_BINARY", str(ROOT / "build" / "teml"))
-OUTPUTS = {"subdivnet": "y", "longformer": "y", "softras": "image", "gat": "y"}
+WORKLOADS = ["subdivnet", "longformer", "softras", "gat"]
 HUGE = "glibc.malloc.hugetlb=1"
 
 
@@ -39,7 +48,7 @@ def teml_time(name, data, env, *flags, runs=None):
 
 
 def torch_time(name, data, env):
-    cmd = ["/usr/bin/python3", str(ROOT / "bench" / "freetensor" / "torch_layers.py"), name, str(data / name), "--runs", "5"]
+    cmd = ["/usr/bin/python3", str(HERE / "torch_layers.py"), name, str(data / name), "--runs", "5"]
     r = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()[-1])
     return r["median_s"], r["peak_memory_mb"]
 
@@ -56,10 +65,13 @@ def main():
     data = pathlib.Path(option("--data", "/tmp/teml-freetensor-data"))
     turns = int(option("--turns", "3"))
     out = pathlib.Path(option("--out", str(ROOT / "bench" / "freetensor.md")))
-    names = [option("--only", "")] if "--only" in sys.argv else list(OUTPUTS)
-    if not (data / "gat" / "ptr.npy").exists():
+    names = [option("--only", "")] if "--only" in sys.argv else WORKLOADS
+    if not (data / "gat" / "weight.npy").exists():
         subprocess.run(["/usr/bin/python3", str(ROOT / "examples" / "freetensor" / "make_inputs.py"), str(data)], check=True)
-    rows = []
+    machine = limits.measure(2)
+    machine["date"] = datetime.date.today().isoformat()
+    print(machine, flush=True)
+    rows = {}
     for name in names:
         results = {}  # malloc setting -> variant -> [(seconds, MB) per turn]
         for label, tunables in (("installed", None), ("huge pages", HUGE)):
@@ -72,39 +84,57 @@ def main():
                 for variant, run in VARIANTS.items():
                     results[label][variant].append(run(name, data, env))
             print(name, label, {v: round(statistics.median(t for t, _ in r), 5) for v, r in results[label].items()}, flush=True)
-        rows.append((name, results))
-    write_table(rows, turns, out)
+        rows[name] = {"results": results, "work": work.WORK[name](data / name)}
+    record = {"machine": machine, "turns": turns, "workloads": rows}
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    out.write_text(table(record))
+    plot.speedups(record, out.with_suffix(".png"))
+    print(out.read_text())
 
 
-def write_table(rows, turns, out):
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
-    med = lambda xs: statistics.median(xs)
+def table(record):
+    m = record["machine"]
+    med = statistics.median
     ms = lambda s: f"{s * 1e3:.1f} ms" if s < 10 else f"{s:.1f} s"
     lines = ["# Free-form workloads against PyTorch", "",
-             f"Machine: {cpu}, 2 threads on both sides (`torch.set_num_threads(2)`, `teml bench --threads 2`). "
-             f"{turns} turns of (PyTorch, teml as written, teml with its hand schedule, the same without index "
-             "checks), each a median over its own runs; the table gives the medians over turns, under glibc's "
-             "default malloc and with huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, both sides). "
-             "Speed-ups are PyTorch / teml with index checks, turn by turn, against the faster PyTorch "
-             "setting. Memory: how far each process's resident set grew while the layer ran (its "
-             "intermediates and output), the larger of the two settings.", "",
+             f"Machine: {m['cpu']}, {m['cores']} cores, {m['date']}; measured in this run on 2 threads: "
+             f"FMA peak {m['fma_gflops']:.0f} GFLOP/s (float32), memory bandwidth {m['triad_gbs']:.1f} GB/s "
+             "(STREAM triad; bench/machine/limits.py). 2 threads on both sides (`torch.set_num_threads(2)`, "
+             f"`teml bench --threads 2`). {record['turns']} turns of (PyTorch, teml as written, teml with its hand "
+             "schedule, the same without index checks), each a median over its own runs; the table gives the "
+             "medians over turns, under glibc's default malloc and with huge pages "
+             "(`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, both sides). Speed-ups are PyTorch / teml scheduled "
+             "with index checks, turn by turn: in the same malloc setting, and (in bold) PyTorch's faster "
+             "setting of that turn against teml with huge pages. The limit is the work that must be "
+             "done (bench/freetensor/work.py: flops, and the bytes of inputs and outputs) at the measured peak "
+             "and bandwidth, whichever takes longer; a teml column's % is limit / its time. Memory: how far "
+             "each process's resident set grew while the layer ran (its intermediates and output), the larger "
+             "of the two settings. Plot: freetensor.png.", "",
              "| workload | PyTorch | PyTorch, huge pages | teml as written (no schedule) | teml scheduled | "
-             "teml scheduled, unchecked | cost of the checks | speed-up over PyTorch | memory PyTorch | memory teml |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, results in rows:
-        best = min(results, key=lambda k: med(t for t, _ in results[k]["torch"]))
-        torch = [t for t, _ in results[best]["torch"]]
-        sched = [t for t, _ in results[best]["scheduled"]]
-        unchecked = [t for t, _ in results[best]["unchecked"]]
-        speedup = med(a / b for a, b in zip(torch, sched))
-        cost = med(a / b for a, b in zip(sched, unchecked)) - 1
-        mem = lambda v: max(m for r in results.values() for _, m in r[v])
-        t = lambda label, v: ms(med(s for s, _ in results[label][v]))
-        lines.append(f"| {name} | {t('installed', 'torch')} | {t('huge pages', 'torch')} | {t(best, 'as written')} | "
-                     f"{t(best, 'scheduled')} | {t(best, 'unchecked')} | {cost * 100:+.1f}% | **{speedup:.1f}x** | "
+             "teml scheduled, unchecked | cost of the checks | speed-up, huge pages | speed-up, glibc malloc | "
+             "speed-up over PyTorch's faster setting | "
+             "work | limit | teml as written, % of limit | teml scheduled, % of limit | memory PyTorch | memory teml |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, row in record["workloads"].items():
+        results, w = row["results"], row["work"]
+        times = lambda label, v: [t for t, _ in results[label][v]]
+        speedup = lambda label: med(a / b for a, b in zip(times(label, "torch"), times(label, "scheduled")))
+        huge = "huge pages"
+        faster = med(min(a, b) / c for a, b, c in zip(times("installed", "torch"), times(huge, "torch"),
+                                                     times(huge, "scheduled")))
+        cost = med(a / b for a, b in zip(times(huge, "scheduled"), times(huge, "unchecked"))) - 1
+        mem = lambda v: max(mb for r in results.values() for _, mb in r[v])
+        t = lambda label, v: ms(med(times(label, v)))
+        limit, bound = work.limit(w, m)
+        pct = lambda v: f"{100 * limit / med(times(huge, v)):.1f}%"
+        lines.append(f"| {name} | {t('installed', 'torch')} | {t(huge, 'torch')} | {t(huge, 'as written')} | "
+                     f"{t(huge, 'scheduled')} | {t(huge, 'unchecked')} | {cost * 100:+.1f}% | {speedup(huge):.1f}x | "
+                     f"{speedup('installed'):.1f}x | **{faster:.1f}x** | {w['flops'] / 1e6:.0f} MFLOP, {w['bytes'] / 1e6:.0f} MB | "
+                     f"{ms(limit)} ({bound}) | {pct('as written')} | {pct('scheduled')} | "
                      f"{mem('torch'):.0f} MB | {mem('scheduled'):.0f} MB |")
-    out.write_text("\n".join(lines) + "\n")
-    print(out.read_text())
+    lines += ["", "teml columns: with huge pages (teml allocates little; the two settings differ by noise)."]
+    notes = HERE / "notes.md"  # what the table cannot say, kept by hand
+    return "\n".join(lines) + "\n" + (notes.read_text() if notes.exists() else "")
 
 
 if __name__ == "__main__":

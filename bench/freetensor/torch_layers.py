@@ -54,33 +54,40 @@ def longformer(q, k, v, w=32, dilation=4, dilation_heads=2):
 
 
 def softras(faces, height=64, width=64, sigma=1e-4):
-    py = 1 - (2 * torch.arange(height) + 1) / height
-    px = (2 * torch.arange(width) + 1) / width - 1
-    p = torch.stack(torch.meshgrid(py, px, indexing="ij")[::-1], -1).reshape(-1, 1, 2)
-    d2 = torch.full((p.shape[0], faces.shape[0]), float("inf"))
-    sides = []
-    for k in range(3):
-        a, b = faces[None, :, k], faces[None, :, (k + 1) % 3]
-        ab, ap = b - a, p - a
-        t = (ap * ab).sum(-1) / (ab * ab).sum(-1)
-        closest = a + t.clamp(0, 1)[..., None] * ab
-        d2 = torch.minimum(d2, ((p - closest) ** 2).sum(-1))
-        sides.append(ab[..., 0] * ap[..., 1] - ab[..., 1] * ap[..., 0])
-    s = torch.stack(sides)
-    inside = (s >= 0).all(0) | (s <= 0).all(0)
-    prob = torch.sigmoid(torch.where(inside, d2, -d2) / sigma)
-    return (1 - torch.prod(1 - prob, dim=1)).reshape(height, width)
+    # Per-face probability maps on (faces, H, W) planes, x and y apart: an
+    # edge's terms broadcast from (F, 1, W) and (F, H, 1), one pass per operator
+    px = ((2 * torch.arange(width) + 1) / width - 1).view(1, 1, width)
+    py = (1 - (2 * torch.arange(height) + 1) / height).view(1, height, 1)
+    x, y = faces[:, :, 0, None, None], faces[:, :, 1, None, None]  # (F, 3, 1, 1), views
+    d2, lo, hi = None, None, None
+    for k in range(3):  # the triangle's three edges a-b
+        ax, ay, dx, dy = x[:, k], y[:, k], x[:, (k + 1) % 3] - x[:, k], y[:, (k + 1) % 3] - y[:, k]
+        ex, ey = px - ax, py - ay
+        t = (ex * dx + ey * dy).div_(dx * dx + dy * dy).clamp_(0, 1)
+        dist = (ex - t * dx).square_().add_((ey - t * dy).square_())
+        side = dx * ey - dy * ex  # the edge function: its sign says which side of the edge
+        d2 = dist if d2 is None else torch.minimum(d2, dist, out=d2)
+        lo = side if lo is None else torch.minimum(lo, side, out=lo)
+        hi = side.clone() if hi is None else torch.maximum(hi, side, out=hi)
+    inside = (lo >= 0) | (hi <= 0)
+    return torch.sigmoid_(torch.where(inside, d2, -d2).div_(sigma))
 
 
-def gat(ptr, idx, feat, attn_l, attn_r, dst, slope=0.2):
-    # DGL's way: edge-wise scores, a scatter max and sums for the softmax
+def gat(ptr, idx, feat, weight, attn_l, attn_r, slope=0.2):
+    # FreeTensor's experiment: project, score the edges, a softmax per node,
+    # aggregate. Segment reductions over the CSR rows (no scatter) and a CSR
+    # sparse-dense product; the softmax's division once per node, after it.
     n = feat.shape[0]
-    el, er = feat @ attn_l, feat @ attn_r
-    score = torch.nn.functional.leaky_relu(el[idx] + er[dst], slope)
-    top = torch.full((n,), float("-inf")).scatter_reduce(0, dst, score, "amax")
-    weight = torch.exp(score - top[dst])
-    total = torch.zeros(n).index_add_(0, dst, weight)
-    return torch.zeros_like(feat).index_add_(0, dst, (weight / total[dst])[:, None] * feat[idx])
+    h = feat @ weight
+    el, er = h @ attn_l, h @ attn_r
+    degree = ptr[1:] - ptr[:-1]
+    score = torch.nn.functional.leaky_relu(el[idx] + er.repeat_interleave(degree), slope)
+    top = torch.segment_reduce(score, "max", lengths=degree, unsafe=True)
+    w = torch.exp_(score - top.repeat_interleave(degree))
+    total = torch.segment_reduce(w, "sum", lengths=degree, unsafe=True)
+    # the public constructor refuses repeated neighbours (a multigraph): skip its check
+    a = torch._sparse_csr_tensor_unsafe(ptr, idx, w, (n, n))
+    return (a @ h).div_(total.clamp_(min=1)[:, None])  # total >= 1 (its top edge gives exp(0)); 0 for no edges
 
 
 def load(name, directory):
@@ -88,10 +95,8 @@ def load(name, directory):
     if name == "subdivnet":
         tensors["adj"] = tensors["adj"].long()
     if name == "gat":
-        ptr = tensors["ptr"].long()
+        tensors["ptr"] = tensors["ptr"].long()  # PyTorch's indices are int64; all else is timed
         tensors["idx"] = tensors["idx"].long()
-        tensors["dst"] = torch.repeat_interleave(torch.arange(len(ptr) - 1), ptr[1:] - ptr[:-1])
-        tensors["ptr"] = ptr
     return tensors
 
 

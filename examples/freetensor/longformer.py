@@ -39,6 +39,7 @@ def longformer(q: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
             #! label: Lsum
             for t in range(-W, W + 1):
                 if 0 <= window(h, j, t) < seq_len:
+                    #! label: Lacc
                     y[h, j] += attn[t + W] * v[h, window(h, j, t)]
 
 
@@ -46,3 +47,4 @@ def longformer(q: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
 def schedule(s):
     s.parallelize("Ltoken")
     s.vectorize("Ldot")
+    s.vectorize("Lacc")

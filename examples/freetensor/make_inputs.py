@@ -10,7 +10,8 @@ longformer/: random Q, K, V of 8 heads x 10000 tokens x 512 features.
 softras/: a subdivided icosahedron (1280 faces), rotated, seen from the
     front (orthographic: the x, y of each vertex).
 gat/: a power-law random graph (Chung-Lu: 100000 nodes, about 1.2M edges)
-    in CSR form, node features and the two attention vectors.
+    in CSR form, node features, the 32 x 32 projection and the two attention
+    vectors.
 --small: sizes for tests (a few hundred faces, tokens, nodes)."""
 import pathlib
 import sys
@@ -100,7 +101,8 @@ def gat(rng, small=False):
             "idx": src.astype(np.int32),
             "feat": rng.standard_normal((n, 32)).astype(np.float32),
             "attn_l": (rng.standard_normal(32) / 32 ** 0.5).astype(np.float32),
-            "attn_r": (rng.standard_normal(32) / 32 ** 0.5).astype(np.float32)}
+            "attn_r": (rng.standard_normal(32) / 32 ** 0.5).astype(np.float32),
+            "weight": (rng.standard_normal((32, 32)) / 32 ** 0.5).astype(np.float32)}
 
 
 WORKLOADS = {"subdivnet": subdivnet, "longformer": longformer, "softras": softras, "gat": gat}

@@ -29,38 +29,34 @@ def longformer(q, k, v, w=32, dilation=4, dilation_heads=2):
 
 
 def softras(faces, height=64, width=64, sigma=1e-4):
+    """prob[f, i, j]: sigmoid(+-d^2 / sigma) of face f at pixel (i, j)."""
     f = faces.astype(np.float64)
-    py = 1 - (2 * np.arange(height) + 1) / height
     px = (2 * np.arange(width) + 1) / width - 1
-    p = np.stack(np.meshgrid(px, py), -1).reshape(-1, 1, 2)         # (pixels, 1, 2), row-major
-    d2 = np.full((p.shape[0], len(f)), np.inf)
-    sides = []
-    for k in range(3):
-        a, b = f[None, :, k], f[None, :, (k + 1) % 3]
-        ab, ap = b - a, p - a
-        t = (ap * ab).sum(-1) / (ab * ab).sum(-1)
-        closest = a + np.clip(t, 0, 1)[..., None] * ab
-        d2 = np.minimum(d2, ((p - closest) ** 2).sum(-1))
-        sides.append(ab[..., 0] * ap[..., 1] - ab[..., 1] * ap[..., 0])
-    s = np.stack(sides)
-    inside = (s >= 0).all(0) | (s <= 0).all(0)
+    py = 1 - (2 * np.arange(height) + 1) / height
+    p = np.stack(np.meshgrid(px, py), -1)[None, :, :, None, :]      # (1, H, W, 1, 2)
+    a = f[:, None, None, :, :]                                        # (F, 1, 1, 3, 2): edge starts
+    ab = np.roll(f, -1, axis=1)[:, None, None] - a                    # edge vectors
+    ap = p - a
+    t = np.clip((ap * ab).sum(-1) / (ab * ab).sum(-1), 0, 1)
+    d2 = ((ap - t[..., None] * ab) ** 2).sum(-1).min(-1)              # (F, H, W)
+    side = ab[..., 0] * ap[..., 1] - ab[..., 1] * ap[..., 0]
+    inside = (side >= 0).all(-1) | (side <= 0).all(-1)
     with np.errstate(over="ignore"):  # exp(large) = inf: probability 0, as intended
-        prob = 1 / (1 + np.exp(-np.where(inside, d2, -d2) / sigma))
-    return (1 - np.prod(1 - prob, axis=1)).reshape(height, width)
+        return 1 / (1 + np.exp(-np.where(inside, d2, -d2) / sigma))
 
 
-def gat(ptr, idx, feat, attn_l, attn_r, slope=0.2):
-    feat = feat.astype(np.float64)
+def gat(ptr, idx, feat, weight, attn_l, attn_r, slope=0.2):
+    h = feat.astype(np.float64) @ weight
     n = len(ptr) - 1
-    el, er = feat @ attn_l, feat @ attn_r
+    el, er = h @ attn_l, h @ attn_r
     dst = np.repeat(np.arange(n), np.diff(ptr))
     score = el[idx] + er[dst]
     score = np.maximum(score, slope * score)
     top = np.full(n, -np.inf)
     np.maximum.at(top, dst, score)
-    weight = np.exp(score - top[dst])
+    w = np.exp(score - top[dst])
     total = np.zeros(n)
-    np.add.at(total, dst, weight)
-    y = np.zeros_like(feat)
-    np.add.at(y, dst, (weight / total[dst])[:, None] * feat[idx])
+    np.add.at(total, dst, w)
+    y = np.zeros_like(h)
+    np.add.at(y, dst, (w / total[dst])[:, None] * h[idx])
     return y

@@ -33,6 +33,7 @@ const char* kUsage =
     "  --entry NAME            .py: the @teml.transform function to compile\n"
     "  --unchecked-indices     .py: no run-time checks of indices that data decide\n"
     "  --no-schedule           .py: the program as written, without its @teml.schedule functions\n"
+    "  --auto, --no-auto       .py: schedule an entry that has no schedule automatically (or not)\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 
@@ -108,6 +109,10 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.uncheckedIndices = true;
     } else if (a == "--no-schedule") {
       o.noSchedule = true;
+    } else if (a == "--auto") {
+      o.autoSchedule = true;
+    } else if (a == "--no-auto") {
+      o.autoSchedule = false;
     } else if (a == "-v") {
       o.verbose = true;
     } else if (a.size() > 1 && a[0] == '-') {

@@ -71,6 +71,13 @@ void printStages(const Compiled& c, std::ostream& err) {
   for (auto& [name, secs] : c.stages)
     err << "teml: " << std::left << std::setw(16) << name << std::fixed << std::setprecision(2) << secs * 1e3
         << " ms\n";
+  // The automatic schedule, as a schedule the user can paste into the program.
+  if (!c.entry.empty() && (!c.autoSteps.empty() || c.autoScheduled)) {
+    err << "teml: auto-schedule   " << c.autoSteps.size() << " steps:\n";
+    err << "@teml.schedule(" << c.entry << ")\ndef schedule(s):\n";
+    for (auto& step : c.autoSteps) err << "    " << step << "\n";
+    if (c.autoSteps.empty()) err << "    pass\n";
+  }
   // The lowering stage's decisions, as the generated code carries them out.
   for (auto& line : lowering::decisions(c.lowered)) err << "teml: " << line << "\n";
 }
@@ -160,12 +167,17 @@ Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c)
   for (auto& [tensor, file] : o.inputs) f.inputShapes[tensor] = runtime::readNpy(file).shape;
   f.checkIndices = !o.uncheckedIndices;
   f.applySchedules = !o.noSchedule;
+  f.autoSchedule = o.autoSchedule;
+  f.threads = o.threads;
   f.checkLegality = !o.noCheck;
   f.analysisCacheDir = analysisCacheFor(o);
   freeform::FreeformProgram p = freeform::compileFreeform(source, f);
   c.stages.push_back({"parse+transform", since(t)});
   c.stages.push_back({"(analysis)", p.analysisSeconds});
   c.program = p.program;
+  c.entry = p.entry;
+  c.autoSteps = p.autoSteps;
+  c.autoScheduled = p.autoScheduled;
   return c;
 }
 

@@ -31,6 +31,7 @@ struct Options {
   std::string entry;       // .py: the entry function ("": the only one)
   bool uncheckedIndices = false;  // .py: no run-time index checks
   bool noSchedule = false;        // .py: the program as written, without its @teml.schedule
+  bool autoSchedule = false;      // .py: an entry with no schedule is scheduled automatically (--auto)
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 
@@ -42,6 +43,9 @@ struct Compiled {
   std::string teil;  // a .teil program after rewriting and lifting (teml emit --emit teil)
   std::string displayName;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
+  std::string entry;                    // .py: the entry function's name
+  std::vector<std::string> autoSteps;   // .py: the automatic schedule's steps
+  bool autoScheduled = false;
 };
 
 // Throws UserError/UsageError/InternalError.

@@ -56,3 +56,32 @@ def sched(s):
     d = x.astype(np.float64) ** 2
     np.testing.assert_allclose(out["y"], np.tanh(np.where(x > 0, d, -d)) + np.exp(-d), rtol=2e-6, atol=2e-6)
     np.testing.assert_array_equal(out["positive"], x > 0)
+
+
+def test_sigmoid_in_a_simd_loop_is_exact_where_floats_can_say_and_keeps_nan(teml):
+    program = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(12,), "float64"], x32: teml.Var[(12,), "float32"],
+      y: teml.Var[(12,), "float64", "output"], y32: teml.Var[(12,), "float32", "output"]):
+    #! label: Li
+    for i in range(12):
+        y[i] = teml.sigmoid(x[i])
+        y32[i] = teml.sigmoid(x32[i])
+
+
+@teml.schedule(f)
+def sched(s):
+    s.vectorize("Li")
+'''
+    x = np.array([-1e5, -1000, -100, -20, -1, 0, 1, 20, 100, 1000, 1e5, np.nan])
+    out = teml.run(program, {"x": x, "x32": x.astype(np.float32)}, ["y", "y32"])
+    with np.errstate(over="ignore"):
+        want = 1 / (1 + np.exp(-x))
+    # Beyond exp's range (|x| > 700, or 80 in float32) the result is within
+    # that of the last representable input's.
+    np.testing.assert_allclose(out["y"][2:10], want[2:10], rtol=1e-14)
+    np.testing.assert_allclose(out["y32"][3:9], want[3:9], rtol=1e-6)
+    assert out["y"][0] < 1e-300 and out["y"][10] == 1 and out["y32"][0] < 1e-34 and out["y32"][10] == 1
+    assert np.isnan(out["y"][11]) and np.isnan(out["y32"][11])

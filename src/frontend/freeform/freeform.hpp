@@ -19,6 +19,8 @@ struct FreeformOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
   bool checkIndices = true;                                   // false: --unchecked-indices
   bool applySchedules = true;                                 // false: --no-schedule
+  bool autoSchedule = false;                                  // an entry with no schedule: --auto
+  int threads = 0;                                            // the auto-scheduler's target (0: every core)
   bool checkLegality = true;
   std::string analysisCacheDir;
 };
@@ -27,6 +29,9 @@ struct FreeformProgram {
   ir::Program program;                   // the entry's parameters are its tensors, one nest
   std::map<std::string, Access> access;  // of each parameter
   double analysisSeconds = 0;
+  std::string entry;                     // the entry function's name
+  bool autoScheduled = false;            // the automatic schedule ran (it may have taken no step)
+  std::vector<std::string> autoSteps;    // the automatic schedule's steps (free-form schedule calls)
 };
 
 // Throws UserError (file positions), UsageError (inconsistent input shapes).

@@ -249,7 +249,8 @@ FreeformProgram Lowerer::run() {
   if (frames_.back().returned) fail(entry.loc, "the entry function '" + entry.text + "' must not return a value");
   StmtP nest = uniqueStatementIds(hoistInvariantChecks(makeSeq(body)));
   FreeformProgram out;
-  runSchedules(entry.text, nest, &out.analysisSeconds);
+  out.entry = entry.text;
+  runSchedules(entry.text, nest, &out);
   program_.nests = {nest};
   out.program = program_;
   out.access = access_;

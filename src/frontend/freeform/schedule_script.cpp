@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "frontend/freeform/lowerer.hpp"
+#include "autoschedule/auto_schedule.hpp"
 #include "schedule/schedule.hpp"
 
 namespace teml::freeform {
@@ -213,8 +214,9 @@ class ScheduleScript {
 
 }  // namespace
 
-void Lowerer::runSchedules(const std::string& entry, StmtP& body, double* analysisSeconds) {
+void Lowerer::runSchedules(const std::string& entry, StmtP& body, FreeformProgram* out) {
   schedule::Schedule sch(program_, schedule::ScheduleOptions{options_.checkLegality, options_.analysisCacheDir});
+  bool scheduled = false;
   for (auto& s : module_->kids) {
     if (s->kind != NodeKind::FunctionDef || !options_.applySchedules) continue;
     for (auto& d : s->decorators) {
@@ -224,14 +226,21 @@ void Lowerer::runSchedules(const std::string& entry, StmtP& body, double* analys
       if (!functions_.count(d->kids[1]->text)) fail(d->kids[1]->loc, "unknown function '" + d->kids[1]->text + "'");
       if (d->kids[1]->text != entry) continue;  // the schedule of another entry
       ScheduleScript(sch, globals_, body).run(*s);
+      scheduled = true;
     }
+  }
+  if (!scheduled && options_.autoSchedule) {
+    auto chosen = autoschedule::autoSchedule(sch, body, target::hostCpu(options_.threads));
+    body = chosen.body;
+    out->autoSteps = chosen.steps;
+    out->autoScheduled = true;
   }
   try {
     sch.admit(body);
   } catch (const schedule::ScheduleError& e) {
     fail({1, 1}, e.what());
   }
-  *analysisSeconds = sch.stats().analysisSeconds;
+  out->analysisSeconds = sch.stats().analysisSeconds;
 }
 
 }  // namespace teml::freeform

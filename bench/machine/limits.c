@@ -1,0 +1,60 @@
+/* This machine's limits for bench/freetensor.md: the float32 FMA peak and
+ * the memory bandwidth (a STREAM triad), both on the threads OpenMP is given.
+ *   gcc -O3 -march=native -fopenmp limits.c -o limits && OMP_NUM_THREADS=2 ./limits
+ * prints {"fma_gflops": ..., "triad_gbs": ...}: the best of several repetitions. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef float v8 __attribute__((vector_size(32)));
+enum { CHAINS = 12 };  /* independent FMA chains: more than latency x units, so the units never wait */
+
+static double now(void) { return omp_get_wtime(); }
+
+static double fma_peak(long iters) {
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    double sink = 0, t0 = now();
+#pragma omp parallel reduction(+ : sink)
+    {
+      v8 acc[CHAINS], a = {0}, b = {0};
+      for (int c = 0; c < CHAINS; ++c) acc[c] = (v8){0} + (float)c;
+      a += 0.999999f;
+      b += 1e-7f;
+      for (long i = 0; i < iters; ++i)
+        for (int c = 0; c < CHAINS; ++c) acc[c] = acc[c] * a + b;  /* contracted to one vfmadd */
+      for (int c = 0; c < CHAINS; ++c)
+        for (int l = 0; l < 8; ++l) sink += acc[c][l];
+    }
+    double t = now() - t0;
+    double flops = 2.0 * 8 * CHAINS * iters * omp_get_max_threads();
+    if (flops / t > best) best = flops / t;
+    if (sink == 42) puts("");  /* keeps the loop alive */
+  }
+  return best / 1e9;
+}
+
+static double triad(long n) {
+  float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float)), *c = malloc(n * sizeof(float));
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) a[i] = 0, b[i] = 1, c[i] = 2;  /* first touch by the thread that uses it */
+  double best = 0;
+  for (int rep = 0; rep < 10; ++rep) {
+    double t0 = now();
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+    double t = now() - t0;
+    double bytes = 3.0 * n * sizeof(float);  /* STREAM's count: two reads, one write */
+    if (bytes / t > best) best = bytes / t;
+  }
+  if (a[n / 2] != 7) puts("triad: wrong result");
+  free(a), free(b), free(c);
+  return best / 1e9;
+}
+
+int main(void) {
+  double f = fma_peak(200000000 / CHAINS);
+  double m = triad(64L << 20);  /* 3 x 256 MiB, far beyond the caches */
+  printf("{\"threads\": %d, \"fma_gflops\": %.1f, \"triad_gbs\": %.1f}\n", omp_get_max_threads(), f, m);
+  return 0;
+}

@@ -1,0 +1,75 @@
+"""--auto: an entry with no schedule gets FreeTensor's automatic schedule
+(docs/auto-schedule.md). Every step goes through the same legality checks
+as a user's, -v prints the steps as a schedule to paste into the program,
+and the pasted schedule gives the same program."""
+import re
+import subprocess
+
+import numpy as np
+
+from conftest import TEML
+
+PROGRAM = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(64, 48), "int64"], y: teml.Var[(64,), "int64", "output"],
+      prefix: teml.Var[(48,), "int64", "output"]):
+    #! label: Li
+    for i in range(64):
+        #! label: Lj
+        for j in range(48):
+            y[i] += x[i, j] * (j + 1)
+    #! label: Lp
+    for j in range(48):
+        prefix[j] = x[0, j]
+        if j > 0:
+            prefix[j] += prefix[j - 1]
+'''
+
+
+def expected(x):
+    return (x * np.arange(1, 49)).sum(1), np.cumsum(x[0])
+
+
+def test_auto_scheduled_program_agrees_with_numpy_on_every_thread_count(teml):
+    x = np.random.default_rng(0).integers(-2**40, 2**40, (64, 48))
+    y, prefix = expected(x)
+    for threads in ("1", "2", "4"):
+        out = teml.run(PROGRAM, {"x": x}, ["y", "prefix"], extra=["--auto", "--threads", threads])
+        np.testing.assert_array_equal(out["y"], y)
+        np.testing.assert_array_equal(out["prefix"], prefix)
+
+
+def test_v_prints_a_schedule_that_replays_to_the_same_program(tmp_path):
+    path = tmp_path / "program.py"
+    path.write_text(PROGRAM)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    auto = subprocess.run([TEML, "emit", str(path), "--emit", "ir", "--auto", "-v", *cache], capture_output=True, text=True)
+    assert auto.returncode == 0, auto.stderr
+    schedule = auto.stderr[auto.stderr.index("@teml.schedule(f)"):]
+    schedule = "\n".join(line for line in schedule.splitlines() if not line.startswith("teml: ")) + "\n"
+    assert 's.parallelize("Li")' in schedule
+    assert 's.vectorize("Lj")' in schedule
+    assert "Lp" not in schedule  # the prefix sum carries a dependence: parallelize and vectorize are refused
+    path.write_text(PROGRAM + "\n\n" + schedule)
+    pasted = subprocess.run([TEML, "emit", str(path), "--emit", "ir", *cache], capture_output=True, text=True)
+    assert pasted.returncode == 0, pasted.stderr
+    # The same loops and marks; only the line numbers of provenance may differ.
+    strip = lambda text: re.sub(r"  # .*", "", text)
+    assert strip(pasted.stdout) == strip(auto.stdout)
+
+
+def test_no_auto_and_an_own_schedule_are_left_alone(tmp_path):
+    path = tmp_path / "program.py"
+    path.write_text(PROGRAM + '''
+
+@teml.schedule(f)
+def sched(s):
+    s.parallelize("Li")
+''')
+    for flags in (["--auto"], ["--no-auto"]):
+        r = subprocess.run([TEML, "emit", str(path), "--emit", "ir", "-v", *flags], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert "auto-schedule" not in r.stderr
+        assert " vector" not in r.stdout
