@@ -80,13 +80,15 @@ class Compiled {
 std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::string& entry,
                                           const std::map<std::string, int64_t>& sizes,
                                           const std::map<std::string, std::vector<int64_t>>& inputShapes,
-                                          bool checkIndices, bool applySchedules, const std::string& cacheDir) {
+                                          bool checkIndices, bool applySchedules, const std::string& cacheDir,
+                                          bool autoSchedule) {
   freeform::FreeformOptions o;
   o.entry = entry;
   o.sizes = sizes;
   o.inputShapes = inputShapes;
   o.checkIndices = checkIndices;
   o.applySchedules = applySchedules;
+  o.autoSchedule = autoSchedule;
   runtime::JitOptions jit;
   jit.cacheDir = cacheDir;
   return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jit);
@@ -180,5 +182,5 @@ PYBIND11_MODULE(_teml, m) {
       .def("run", &LoadedProgram::run, py::arg("arrays"), py::arg("threads"));
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,
-        py::arg("cache_dir") = "");
+        py::arg("cache_dir") = "", py::arg("auto_schedule") = true);
 }

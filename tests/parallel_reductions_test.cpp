@@ -211,3 +211,32 @@ TEST(ParallelReductions, IslAnswersAreCachedAndADamagedOneIsRecomputed) {
   EXPECT_EQ(cached.out, first.out);
   EXPECT_EQ(occurrences(cached.out, "omp atomic"), 0);
 }
+
+TEST(ParallelReductions, AnInnerParallelLoopKeepsTheOuterLoopsAtomicUpdates) {
+  // Li's threads update other iterations' rows (atomic); Lp's iterations,
+  // in threads inside it, all sum into row i. A private copy of row i for
+  // Lp would be copied back over the other threads' atomic updates.
+  const char* source = R"(import teml
+
+@teml.transform
+def f(x: teml.Var[(64, 8), "int64"], y: teml.Var[(64, 8), "int64", "output"]):
+    #! label: Li
+    for i in range(64):
+        for j in range(8):
+            y[(i * 7) % 64, j] += x[i, j]
+        #! label: Lp
+        for p in range(8):
+            for e in range(8):
+                y[i, e] += x[i, p] * 3
+
+@teml.schedule(f)
+def sched(s):
+    s.parallelize("Li")
+    s.parallelize("Lp")
+)";
+  Program p = freeformProgram(source);
+  std::string lowered = toString(lowering::lower(p, target::hostCpu()), true);
+  EXPECT_EQ(lowered.find("reduction("), std::string::npos) << lowered;
+  EXPECT_EQ(occurrences(lowered, "atomic"), 2) << lowered;
+  EXPECT_TRUE(expectSameOnEveryThreadCount(p));
+}

@@ -1,5 +1,5 @@
 """The speed-up plot next to bench/freetensor.md: per workload, teml (as
-written and scheduled) against PyTorch under each malloc setting, the same
+written, auto-scheduled and scheduled by hand) against PyTorch under each malloc setting, the same
 turns as the table (PyTorch / teml, median over turns).
 
     /usr/bin/python3 bench/freetensor/plot.py [bench/freetensor.json]   # redraws bench/freetensor.png"""
@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 BARS = [("as written", "installed", "teml as written / PyTorch"),
         ("as written", "huge pages", "teml as written / PyTorch, huge pages"),
+        ("auto", "installed", "teml auto / PyTorch"),
+        ("auto", "huge pages", "teml auto / PyTorch, huge pages"),
         ("scheduled", "installed", "teml scheduled / PyTorch"),
         ("scheduled", "huge pages", "teml scheduled / PyTorch, huge pages")]
 

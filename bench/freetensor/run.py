@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Times the four free-form workloads (examples/freetensor/) against their
 PyTorch versions (torch_layers.py) on the same inputs, in turns: PyTorch,
-teml as written (--no-schedule), teml with its hand schedule, the same
+teml as written (--no-schedule --no-auto), teml's automatic schedule
+(--no-schedule: docs/auto-schedule.md), teml with its hand schedule, the same
 without index checks (--unchecked-indices), and again. The turns run under
 glibc's default malloc and under huge pages
 (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), both sides alike. The machine's
@@ -55,7 +56,8 @@ def torch_time(name, data, env):
 
 VARIANTS = {  # in the order of a turn
     "torch": lambda name, data, env: torch_time(name, data, env),
-    "as written": lambda name, data, env: teml_time(name, data, env, "--no-schedule", runs=1),
+    "as written": lambda name, data, env: teml_time(name, data, env, "--no-schedule", "--no-auto", runs=1),
+    "auto": lambda name, data, env: teml_time(name, data, env, "--no-schedule"),
     "scheduled": lambda name, data, env: teml_time(name, data, env),
     "unchecked": lambda name, data, env: teml_time(name, data, env, "--unchecked-indices"),
 }
@@ -80,7 +82,7 @@ def main():
             if tunables:
                 env["GLIBC_TUNABLES"] = tunables
             results[label] = {v: [] for v in VARIANTS}
-            for _ in range(turns):  # in turns: PyTorch, as written, scheduled, unchecked, PyTorch, ...
+            for _ in range(turns):  # in turns: PyTorch, as written, auto, scheduled, unchecked, PyTorch, ...
                 for variant, run in VARIANTS.items():
                     results[label][variant].append(run(name, data, env))
             print(name, label, {v: round(statistics.median(t for t, _ in r), 5) for v, r in results[label].items()}, flush=True)
@@ -100,7 +102,8 @@ def table(record):
              f"Machine: {m['cpu']}, {m['cores']} cores, {m['date']}; measured in this run on 2 threads: "
              f"FMA peak {m['fma_gflops']:.0f} GFLOP/s (float32), memory bandwidth {m['triad_gbs']:.1f} GB/s "
              "(STREAM triad; bench/machine/limits.py). 2 threads on both sides (`torch.set_num_threads(2)`, "
-             f"`teml bench --threads 2`). {record['turns']} turns of (PyTorch, teml as written, teml with its hand "
+             f"`teml bench --threads 2`). {record['turns']} turns of (PyTorch, teml as written, teml's automatic "
+             "schedule of the program as written (docs/auto-schedule.md), teml with its hand "
              "schedule, the same without index checks), each a median over its own runs; the table gives the "
              "medians over turns, under glibc's default malloc and with huge pages "
              "(`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, both sides). Speed-ups are PyTorch / teml scheduled "
@@ -110,27 +113,28 @@ def table(record):
              "and bandwidth, whichever takes longer; a teml column's % is limit / its time. Memory: how far "
              "each process's resident set grew while the layer ran (its intermediates and output), the larger "
              "of the two settings. Plot: freetensor.png.", "",
-             "| workload | PyTorch | PyTorch, huge pages | teml as written (no schedule) | teml scheduled | "
+             "| workload | PyTorch | PyTorch, huge pages | teml as written (no schedule) | teml auto | teml scheduled | "
              "teml scheduled, unchecked | cost of the checks | speed-up, huge pages | speed-up, glibc malloc | "
-             "speed-up over PyTorch's faster setting | "
-             "work | limit | teml as written, % of limit | teml scheduled, % of limit | memory PyTorch | memory teml |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "speed-up over PyTorch's faster setting | auto: speed-up over PyTorch's faster setting | "
+             "work | limit | teml as written, % of limit | teml auto, % of limit | teml scheduled, % of limit | "
+             "memory PyTorch | memory teml |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, row in record["workloads"].items():
         results, w = row["results"], row["work"]
         times = lambda label, v: [t for t, _ in results[label][v]]
         speedup = lambda label: med(a / b for a, b in zip(times(label, "torch"), times(label, "scheduled")))
         huge = "huge pages"
-        faster = med(min(a, b) / c for a, b, c in zip(times("installed", "torch"), times(huge, "torch"),
-                                                     times(huge, "scheduled")))
+        faster = lambda v: med(min(a, b) / c for a, b, c in zip(times("installed", "torch"), times(huge, "torch"),
+                                                                times(huge, v)))
         cost = med(a / b for a, b in zip(times(huge, "scheduled"), times(huge, "unchecked"))) - 1
         mem = lambda v: max(mb for r in results.values() for _, mb in r[v])
         t = lambda label, v: ms(med(times(label, v)))
         limit, bound = work.limit(w, m)
         pct = lambda v: f"{100 * limit / med(times(huge, v)):.1f}%"
         lines.append(f"| {name} | {t('installed', 'torch')} | {t(huge, 'torch')} | {t(huge, 'as written')} | "
-                     f"{t(huge, 'scheduled')} | {t(huge, 'unchecked')} | {cost * 100:+.1f}% | {speedup(huge):.1f}x | "
-                     f"{speedup('installed'):.1f}x | **{faster:.1f}x** | {w['flops'] / 1e6:.0f} MFLOP, {w['bytes'] / 1e6:.0f} MB | "
-                     f"{ms(limit)} ({bound}) | {pct('as written')} | {pct('scheduled')} | "
+                     f"{t(huge, 'auto')} | {t(huge, 'scheduled')} | {t(huge, 'unchecked')} | {cost * 100:+.1f}% | {speedup(huge):.1f}x | "
+                     f"{speedup('installed'):.1f}x | **{faster('scheduled'):.1f}x** | {faster('auto'):.1f}x | {w['flops'] / 1e6:.0f} MFLOP, {w['bytes'] / 1e6:.0f} MB | "
+                     f"{ms(limit)} ({bound}) | {pct('as written')} | {pct('auto')} | {pct('scheduled')} | "
                      f"{mem('torch'):.0f} MB | {mem('scheduled'):.0f} MB |")
     lines += ["", "teml columns: with huge pages (teml allocates little; the two settings differ by noise)."]
     notes = HERE / "notes.md"  # what the table cannot say, kept by hand

@@ -71,10 +71,11 @@ class Transform:
     per combination of input shapes, then kept in memory and in the kernel
     cache. `f.python` is the function itself, which Python runs on NumPy."""
 
-    def __init__(self, fn, check_indices=True, schedule=None):
+    def __init__(self, fn, check_indices=True, schedule=None, auto=True):
         functools.update_wrapper(self, fn)
         self.python = fn
         self.check_indices = check_indices
+        self.auto = auto  # no schedule: the automatic one (docs/auto-schedule.md); False: as written
         self._schedule = None
         if schedule is not None:  # FreeTensor's schedule_callback: called once, its steps recorded
             self._schedule = Schedule()
@@ -140,7 +141,8 @@ class Transform:
                 if entry is None:
                     try:
                         compiled = _teml.compile_freeform(self._source(), self.python.__name__, self._sizes(),
-                                                          {k: list(v) for k, v in shapes.items()}, self.check_indices)
+                                                          {k: list(v) for k, v in shapes.items()}, self.check_indices,
+                                                          auto_schedule=self.auto)
                     except ProgramError as e:
                         self._locate(e)
                         raise
@@ -270,13 +272,14 @@ def _caller_locals():
     return dict(frame.f_locals) if frame is not None else {}
 
 
-def transform(fn=None, *, check_indices=True, schedule=None):
+def transform(fn=None, *, check_indices=True, schedule=None, auto=True):
     """Decorator: `@teml.transform`, or `@teml.transform(check_indices=False,
-    schedule=callback)`; `callback(s)` gets a teml.Schedule (FreeTensor's
-    `ft.optimize(f, schedule_callback=...)`)."""
+    schedule=callback, auto=False)`; `callback(s)` gets a teml.Schedule
+    (FreeTensor's `ft.optimize(f, schedule_callback=...)`); without a
+    schedule the function is scheduled automatically unless `auto=False`."""
     if fn is None:
-        return lambda f: Transform(f, check_indices, schedule)
-    return Transform(fn, check_indices, schedule)
+        return lambda f: Transform(f, check_indices, schedule, auto)
+    return Transform(fn, check_indices, schedule, auto)
 
 
 def schedule(entry):

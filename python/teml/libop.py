@@ -73,7 +73,7 @@ def _call(name, arrays, kwargs, list_argument=False):
             args += [f"{k}={v!r}" for k, v in kwargs.items()]
             source = (f"import teml\n\n@teml.transform\ndef libop_call({', '.join(params)}):\n"
                       f"    y[()] = teml.libop.{name}({', '.join(args)})\n")
-            compiled = _compiled[key] = _teml.compile_freeform(source, "libop_call", {}, {})
+            compiled = _compiled[key] = _teml.compile_freeform(source, "libop_call", {}, {}, auto_schedule=False)
     out = np.zeros(shape, dtype)
     compiled.run(arrays + [out], 0)
     return out

@@ -33,7 +33,7 @@ const char* kUsage =
     "  --entry NAME            .py: the @teml.transform function to compile\n"
     "  --unchecked-indices     .py: no run-time checks of indices that data decide\n"
     "  --no-schedule           .py: the program as written, without its @teml.schedule functions\n"
-    "  --auto, --no-auto       .py: schedule an entry that has no schedule automatically (or not)\n"
+    "  --auto, --no-auto       .py: an entry with no schedule is scheduled automatically (the default), or run as written\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 

@@ -31,7 +31,7 @@ struct Options {
   std::string entry;       // .py: the entry function ("": the only one)
   bool uncheckedIndices = false;  // .py: no run-time index checks
   bool noSchedule = false;        // .py: the program as written, without its @teml.schedule
-  bool autoSchedule = false;      // .py: an entry with no schedule is scheduled automatically (--auto)
+  bool autoSchedule = true;       // .py: an entry with no schedule is scheduled automatically (--no-auto: not)
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 

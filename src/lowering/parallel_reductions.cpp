@@ -112,6 +112,9 @@ class ParallelReductions : public Mutator {
     std::vector<Accumulator> accs;
     std::set<std::string> atomic;
     for (auto& [r, strategy] : rep.reduces) {
+      // Atomic for a loop around this one: other threads update the element
+      // meanwhile, so a private copy's copy-out would lose their updates.
+      if (r->atomic) continue;
       if (strategy == ReduceStrategy::Accumulator) addScalar(*r, accs);
       if (strategy == ReduceStrategy::Atomic && !addArray(f, *r, accs)) atomic.insert(r->id);
     }

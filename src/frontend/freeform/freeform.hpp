@@ -19,7 +19,7 @@ struct FreeformOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
   bool checkIndices = true;                                   // false: --unchecked-indices
   bool applySchedules = true;                                 // false: --no-schedule
-  bool autoSchedule = false;                                  // an entry with no schedule: --auto
+  bool autoSchedule = true;                                   // an entry with no schedule is scheduled automatically (--no-auto)
   int threads = 0;                                            // the auto-scheduler's target (0: every core)
   bool checkLegality = true;
   std::string analysisCacheDir;
