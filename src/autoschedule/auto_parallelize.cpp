@@ -4,21 +4,69 @@
 
 #include "autoschedule/loop_queries.hpp"
 #include "autoschedule/step_text.hpp"
+#include "ir/mutator.hpp"
 
 namespace teml::autoschedule {
 
 using namespace ir;
 
+namespace {
+
+// Work per iteration that data decide: a loop inside whose bounds load from
+// a tensor (range(ptr[i], ptr[i + 1]) over a graph's rows).
+bool irregular(const For& f) {
+  bool found = false;
+  auto loads = [&](const ExprP& e) { forEachExpr(e, [&](const ExprP& x) { found = found || x->kind == ExprKind::Load; }); };
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::For) return;
+    loads(static_cast<const For&>(*s).begin);
+    loads(static_cast<const For&>(*s).end);
+  });
+  return found;
+}
+
+// Irregular iterations are handed out to threads as they finish (a dynamic
+// schedule), in blocks large enough that a hand-out costs little against a
+// block's work and small enough for about 64 blocks per thread.
+bool parallelizeDynamically(AutoState& state, const std::string& id, int64_t trips, int64_t threads) {
+  int64_t block = 1;
+  while (trips > 0 && block * 2 <= trips / (threads * 64)) block *= 2;
+  if (block < 2)
+    return state.tryStep(stepText("parallelize", {quoted(id), quoted("dynamic")}),
+                         [&] { return state.schedule.parallelize(state.body, id, ThreadSchedule::Dynamic); });
+  AutoState::Saved before = state.save();
+  std::string blocks;
+  bool split = state.tryStep(stepText("split", {quoted(id), std::to_string(block)}), [&] {
+    auto applied = state.schedule.split(state.body, id, block);
+    blocks = applied.created.at(0);
+    return applied;
+  });
+  if (split && state.tryStep(stepText("parallelize", {quoted(blocks), quoted("dynamic")}), [&] {
+        return state.schedule.parallelize(state.body, blocks, ThreadSchedule::Dynamic);
+      }))
+    return true;
+  state.restore(before);
+  return false;
+}
+
+}  // namespace
+
 void autoParallelize(AutoState& state) {
   int64_t threads = state.target.threads > 0 ? state.target.threads : std::thread::hardware_concurrency();
   for (auto& outer : outermostLoops(state.body)) {
-    for (auto& id : perfectChain(state.body, outer)) {
+    auto chain = perfectChain(state.body, outer);
+    for (size_t k = 0; k < chain.size(); ++k) {
+      const std::string& id = chain[k];
       const For* f = loopWithId(state.body, id);
-      int64_t trips;
-      if (constValue(sub(f->end, f->begin), &trips) && f->step == 1 && trips < threads) continue;
-      bool taken = state.tryStep(stepText("parallelize", {quoted(id)}), [&] {
-        return state.schedule.parallelize(state.body, id, ThreadSchedule::Static);
-      });
+      int64_t trips = -1;
+      bool known = constValue(sub(f->end, f->begin), &trips) && f->step == 1;
+      // Fewer than 8 iterations a thread balance badly (8 heads on 2
+      // threads): a loop inside with more takes it.
+      if (known && (trips < threads || (trips < 8 * threads && k + 1 < chain.size()))) continue;
+      bool taken = irregular(*f) ? parallelizeDynamically(state, id, known ? trips : 0, threads)
+                                 : state.tryStep(stepText("parallelize", {quoted(id)}), [&] {
+                                     return state.schedule.parallelize(state.body, id, ThreadSchedule::Static);
+                                   });
       if (taken) break;
     }
   }

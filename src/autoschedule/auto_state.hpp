@@ -21,6 +21,18 @@ struct AutoState {
   // Applies `step` (written `text`) when the Schedule accepts it; false,
   // with nothing changed, when it is refused.
   bool tryStep(const std::string& text, const std::function<schedule::Schedule::Applied()>& step);
+
+  // The nest and steps so far, to go back to when a group of steps fails
+  // half-way.
+  struct Saved {
+    ir::StmtP body;
+    size_t steps;
+  };
+  Saved save() const { return {body, steps.size()}; }
+  void restore(const Saved& s) {
+    body = s.body;
+    steps.resize(s.steps);
+  }
 };
 
 }  // namespace teml::autoschedule

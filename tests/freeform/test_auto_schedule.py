@@ -73,3 +73,50 @@ def sched(s):
         assert r.returncode == 0, r.stderr
         assert "auto-schedule" not in r.stderr
         assert " vector" not in r.stdout
+
+
+def auto_steps(tmp_path, program, threads="2"):
+    path = tmp_path / "steps.py"
+    path.write_text(program)
+    r = subprocess.run([TEML, "emit", str(path), "--emit", "ir", "--threads", threads, "-v",
+                        "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return [line.strip() for line in r.stderr.splitlines() if line.strip().startswith("s.")]
+
+
+def test_rows_that_data_decide_go_to_threads_dynamically_in_blocks(tmp_path, teml):
+    program = '''import teml
+
+
+@teml.transform
+def f(ptr: teml.Var[(100001,), "int32"], idx: teml.Var[(400000,), "int32"], x: teml.Var[(100000,), "float64"],
+      y: teml.Var[(100000,), "float64", "output"]):
+    #! label: Lrow
+    for i in range(100000):
+        for p in range(ptr[i], ptr[i + 1]):
+            y[i] += x[idx[p]]
+'''
+    steps = auto_steps(tmp_path, program)
+    assert steps[:2] == ['s.split("Lrow", 512)', 's.parallelize("Lrow.o", "dynamic")'], steps
+    rng = np.random.default_rng(4)
+    ptr = np.concatenate([[0], np.sort(rng.integers(0, 400000, 99999)), [400000]]).astype(np.int32)
+    idx = rng.integers(0, 100000, 400000).astype(np.int32)
+    x = rng.integers(1, 5, 100000).astype(np.float64)
+    got = teml.run(program, {"ptr": ptr, "idx": idx, "x": x}, ["y"], extra=["--threads", "4"])["y"]
+    np.testing.assert_array_equal(got, np.add.reduceat(np.concatenate([x[idx], [0]]), ptr[:-1]) * (ptr[1:] > ptr[:-1]))
+
+
+def test_a_loop_of_few_iterations_a_thread_leaves_threads_to_the_loop_inside(tmp_path):
+    program = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(8, 4096), "float32"], y: teml.Var[(8, 4096), "float32", "output"]):
+    #! label: Lhead
+    for h in range(8):
+        #! label: Ltoken
+        for j in range(4096):
+            y[h, j] = x[h, j] * 2
+'''
+    assert auto_steps(tmp_path, program, threads="2")[0] == 's.parallelize("Ltoken")'
+    assert auto_steps(tmp_path, program, threads="1")[0] == 's.parallelize("Lhead")'
