@@ -32,7 +32,7 @@ const char* kUsage =
     "  --no-lift               TeIL: evaluate nested contractions as written (no contraction lifting)\n"
     "  --entry NAME            .py: the @teml.transform function to compile\n"
     "  --unchecked-indices     .py: no run-time checks of indices that data decide\n"
-    "  --no-schedule           .py: the program as written, without its @teml.schedule functions\n"
+    "  --no-schedule           .py: ignore the file's @teml.schedule functions (with --no-auto: the program as written)\n"
     "  --auto, --no-auto       .py: an entry with no schedule is scheduled automatically (the default), or run as written\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";

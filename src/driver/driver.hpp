@@ -30,7 +30,7 @@ struct Options {
   bool noLift = false;     // TeIL: no contraction lifting
   std::string entry;       // .py: the entry function ("": the only one)
   bool uncheckedIndices = false;  // .py: no run-time index checks
-  bool noSchedule = false;        // .py: the program as written, without its @teml.schedule
+  bool noSchedule = false;        // .py: without its @teml.schedule functions
   bool autoSchedule = true;       // .py: an entry with no schedule is scheduled automatically (--no-auto: not)
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };

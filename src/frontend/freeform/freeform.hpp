@@ -18,7 +18,7 @@ struct FreeformOptions {
   std::map<std::string, int64_t> sizes;                       // --set
   std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
   bool checkIndices = true;                                   // false: --unchecked-indices
-  bool applySchedules = true;                                 // false: --no-schedule
+  bool applySchedules = true;                                 // false: --no-schedule (the file's schedules ignored)
   bool autoSchedule = true;                                   // an entry with no schedule is scheduled automatically (--no-auto)
   int threads = 0;                                            // the auto-scheduler's target (0: every core)
   bool checkLegality = true;
