@@ -95,6 +95,10 @@ class Schedule:
     def cache_reduce(self, loop, tensor):
         return self._record("cache_reduce", (loop, tensor), 0)
 
+    def auto_schedule(self):
+        """The automatic schedule (docs/auto-schedule.md) of what the steps before left alone."""
+        return self._record("auto_schedule", (), 0)
+
     def program_text(self, entry, first_line):
         """The schedule as free-form source, starting at line `first_line`."""
         lines = ["import teml as _teml_python_schedule", f"@_teml_python_schedule.schedule({entry})",

@@ -54,6 +54,13 @@ bool parallelizeDynamically(AutoState& state, const std::string& id, int64_t tri
 void autoParallelize(AutoState& state) {
   int64_t threads = state.target.threads > 0 ? state.target.threads : std::thread::hardware_concurrency();
   for (auto& outer : outermostLoops(state.body)) {
+    // A nest the user's steps put on threads already keeps them.
+    bool threaded = false;
+    const For* o = loopWithId(state.body, outer);
+    forEachStmt(o->body, [&](const StmtP& s) {
+      threaded = threaded || (s->kind == StmtKind::For && static_cast<const For&>(*s).loopKind.threads());
+    });
+    if (threaded || o->loopKind.threads()) continue;
     auto chain = perfectChain(state.body, outer);
     for (size_t k = 0; k < chain.size(); ++k) {
       const std::string& id = chain[k];

@@ -174,6 +174,7 @@ Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c)
   freeform::FreeformProgram p = freeform::compileFreeform(source, f);
   c.stages.push_back({"parse+transform", since(t)});
   c.stages.push_back({"(analysis)", p.analysisSeconds});
+  if (p.autoScheduled) c.stages.push_back({"(auto-schedule)", p.autoSeconds});
   c.program = p.program;
   c.entry = p.entry;
   c.autoSteps = p.autoSteps;

@@ -120,3 +120,23 @@ def f(x: teml.Var[(8, 4096), "float32"], y: teml.Var[(8, 4096), "float32", "outp
 '''
     assert auto_steps(tmp_path, program, threads="2")[0] == 's.parallelize("Ltoken")'
     assert auto_steps(tmp_path, program, threads="1")[0] == 's.parallelize("Lhead")'
+
+
+def test_auto_schedule_in_a_schedule_completes_what_the_user_left_alone(tmp_path, teml):
+    vectorized = PROGRAM + '''
+
+@teml.schedule(f)
+def sched(s):
+    s.vectorize("Lj")
+    s.auto_schedule()
+'''
+    assert auto_steps(tmp_path, vectorized) == ['s.parallelize("Li")']
+    # A nest the user put on threads keeps them: nothing is added to it.
+    threaded = vectorized.replace('s.vectorize("Lj")', 's.parallelize("Lj")')
+    assert auto_steps(tmp_path, threaded) == []
+    x = np.random.default_rng(5).integers(-2**40, 2**40, (64, 48))
+    y, prefix = expected(x)
+    for program in (vectorized, threaded):
+        out = teml.run(program, {"x": x}, ["y", "prefix"], extra=["--threads", "4"])
+        np.testing.assert_array_equal(out["y"], y)
+        np.testing.assert_array_equal(out["prefix"], prefix)

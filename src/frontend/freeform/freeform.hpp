@@ -31,6 +31,7 @@ struct FreeformProgram {
   double analysisSeconds = 0;
   std::string entry;                     // the entry function's name
   bool autoScheduled = false;            // the automatic schedule ran (it may have taken no step)
+  double autoSeconds = 0;                // the time it took (part of the front end's)
   std::vector<std::string> autoSteps;    // the automatic schedule's steps (free-form schedule calls)
 };
 

@@ -4,8 +4,8 @@
 // runs through schedule::Schedule and a refusal is an error at its call.
 #include <chrono>
 
-#include "frontend/freeform/lowerer.hpp"
 #include "autoschedule/auto_schedule.hpp"
+#include "frontend/freeform/lowerer.hpp"
 #include "schedule/schedule.hpp"
 
 namespace teml::freeform {
@@ -19,8 +19,9 @@ namespace {
 // Runs one schedule function's statements.
 class ScheduleScript {
  public:
-  ScheduleScript(schedule::Schedule& s, const std::map<std::string, Value>& globals, StmtP& body)
-      : sch_(s), globals_(globals), body_(body) {}
+  ScheduleScript(schedule::Schedule& s, const std::map<std::string, Value>& globals, StmtP& body,
+                 const target::Target& target, FreeformProgram* out)
+      : sch_(s), globals_(globals), body_(body), target_(target), out_(out) {}
 
   void run(const Node& fn) {
     if (fn.params.size() != 1) fail(fn.loc, "a schedule function takes one parameter (the schedule)");
@@ -130,6 +131,17 @@ class ScheduleScript {
         return handles({r.created.at(0), l});
       }
       keywords({});
+      if (p == "auto_schedule") {
+        // The automatic schedule of what the steps before left alone.
+        arity(0, 0, "auto_schedule(): no arguments");
+        auto start = std::chrono::steady_clock::now();
+        auto chosen = autoschedule::autoSchedule(sch_, body_, target_);
+        out_->autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        body_ = chosen.body;
+        out_->autoSteps.insert(out_->autoSteps.end(), chosen.steps.begin(), chosen.steps.end());
+        out_->autoScheduled = true;
+        return Value{};
+      }
       if (p == "reorder") {
         arity(1, 1, "reorder([loops, outermost first])");
         if (args[0].kind != Value::Kind::Tuple) fail(at(0), "reorder takes a list of loops");
@@ -208,6 +220,8 @@ class ScheduleScript {
   schedule::Schedule& sch_;
   const std::map<std::string, Value>& globals_;
   StmtP& body_;
+  const target::Target& target_;
+  FreeformProgram* out_;
   std::string self_;
   std::map<std::string, Value> names_;
 };
@@ -217,6 +231,7 @@ class ScheduleScript {
 void Lowerer::runSchedules(const std::string& entry, StmtP& body, FreeformProgram* out) {
   schedule::Schedule sch(program_, schedule::ScheduleOptions{options_.checkLegality, options_.analysisCacheDir});
   bool scheduled = false;
+  const target::Target target = target::hostCpu(options_.threads);
   for (auto& s : module_->kids) {
     if (s->kind != NodeKind::FunctionDef || !options_.applySchedules) continue;
     for (auto& d : s->decorators) {
@@ -225,12 +240,14 @@ void Lowerer::runSchedules(const std::string& entry, StmtP& body, FreeformProgra
         fail(d->loc, "write @teml.schedule(entry) with the entry function itself");
       if (!functions_.count(d->kids[1]->text)) fail(d->kids[1]->loc, "unknown function '" + d->kids[1]->text + "'");
       if (d->kids[1]->text != entry) continue;  // the schedule of another entry
-      ScheduleScript(sch, globals_, body).run(*s);
+      ScheduleScript(sch, globals_, body, target, out).run(*s);
       scheduled = true;
     }
   }
   if (!scheduled && options_.autoSchedule) {
-    auto chosen = autoschedule::autoSchedule(sch, body, target::hostCpu(options_.threads));
+    auto start = std::chrono::steady_clock::now();
+    auto chosen = autoschedule::autoSchedule(sch, body, target);
+    out->autoSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     body = chosen.body;
     out->autoSteps = chosen.steps;
     out->autoScheduled = true;
