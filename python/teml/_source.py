@@ -110,7 +110,8 @@ def nested_program_text(source, fn, captured):
     define them so): what program_text keeps of the module, the function and
     the functions it calls from the enclosing scope moved to the left margin
     on their own lines, and the enclosing scope's numbers it reads as
-    module constants. `captured`: the enclosing scope's names and values."""
+    module constants. `captured`: the enclosing scope's names and values.
+    Returns the text and, per moved line, the indentation taken off it."""
     tree = ast.parse(source)
     lines = source.splitlines()
     placed, constants, todo, seen, moved = {}, {}, [fn], set(), []
@@ -150,7 +151,8 @@ def nested_program_text(source, fn, captured):
     for k, text in placed.items():
         base[k - 1] = text
     base += [f"{name} = {_literal(value)}" for name, value in constants.items()]
-    return "\n".join(base) + "\n"
+    indents = {k: len(lines[k - 1]) - len(text) for k, text in placed.items()}
+    return "\n".join(base) + "\n", indents
 
 
 def _literal(value):

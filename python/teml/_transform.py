@@ -86,6 +86,7 @@ class Transform:
         self._enclosing = _caller_locals() if "<locals>" in fn.__qualname__ else None
         self.threads = None  # None: OMP_NUM_THREADS, else every core
         self._file = inspect.getsourcefile(fn) or "<program>"
+        self._indents = {}  # line -> indentation nested_program_text took off it
         self._text = None
         self._params = None
         self._compiled = {}
@@ -104,7 +105,7 @@ class Transform:
                 self._text = program_text(full, self.python.__name__)
             else:
                 try:
-                    self._text = nested_program_text(full, self.python, self._captured())
+                    self._text, self._indents = nested_program_text(full, self.python, self._captured())
                 except ProgramError as e:
                     e.file = self._file
                     raise
@@ -152,8 +153,11 @@ class Transform:
         return entry
 
     def _locate(self, error):
-        """Where an error points: the file, or the Python call of a schedule step."""
+        """Where an error points: the file (columns of a function moved to the left margin
+        counted where it is written), or the Python call of a schedule step."""
         error.file = self._file
+        if error.column and error.line in self._indents:
+            error.column += self._indents[error.line]
         where = self._schedule.locate(error.line) if self._schedule is not None else None
         if where:
             error.file, error.line = where
@@ -209,7 +213,7 @@ class Transform:
         try:
             compiled.run(buffers, self.threads or _THREADS)
         except ProgramError as e:
-            e.file = self._file
+            self._locate(e)
             raise
         if torch_in:
             import torch

@@ -126,7 +126,11 @@ void NestEmitter::emitFor(const For& f, int indent) {
   std::string cvar = names_.claim(f.var);
   std::string clauses;
   for (auto& r : f.loopKind.reductions) {
-    const char* op = r.op == ReduceOp::Add ? "+" : r.op == ReduceOp::Mul ? "*" : r.op == ReduceOp::Max ? "max" : "min";
+    // Bools: += and max= are "or", *= and min= "and" (the interpreter's 0/1 results).
+    const TensorDecl* acc = view_.find(r.of);
+    bool boolean = acc && acc->dtype == DType::Bool;
+    const char* op = boolean ? (r.op == ReduceOp::Add || r.op == ReduceOp::Max ? "|" : "&")
+                     : r.op == ReduceOp::Add ? "+" : r.op == ReduceOp::Mul ? "*" : r.op == ReduceOp::Max ? "max" : "min";
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
@@ -239,7 +243,11 @@ void NestEmitter::emitReduce(const Reduce& r, int indent) {
   const char* max = ints ? "teml_max(" : single ? "fmaxf(" : "fmax(";
   const char* min = ints ? "teml_min(" : single ? "fminf(" : "fmin(";
   std::string update;
-  switch (r.op) {
+  if (t && t->dtype == DType::Bool) {
+    // 0 or 1 in a byte, as the interpreter's bools: or, and.
+    bool any = r.op == ReduceOp::Add || r.op == ReduceOp::Max;
+    update = target + (any ? " |= " : " &= ") + "(" + value + ") != 0;";
+  } else switch (r.op) {
     case ReduceOp::Add: update = target + " += " + value + ";"; break;
     case ReduceOp::Mul: update = target + " *= " + value + ";"; break;
     case ReduceOp::Max: update = target + " = " + max + target + ", " + value + ");"; break;

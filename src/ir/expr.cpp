@@ -60,7 +60,12 @@ double applyUnary(UnaryOp op, double x) {
     case UnaryOp::Log: return std::log(x);
     case UnaryOp::Sqrt: return std::sqrt(x);
     case UnaryOp::Tanh: return std::tanh(x);
-    case UnaryOp::Sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryOp::Sigmoid: {  // as generated code computes it (codegen/c_emitter.cpp)
+      if (x != x) return x;
+      if (-std::fabs(x) < -708) return x >= 0 ? 1 : 0;
+      double e = std::exp(-std::fabs(x));
+      return x >= 0 ? 1 / (1 + e) : e / (1 + e);
+    }
     case UnaryOp::Sin: return std::sin(x);
     case UnaryOp::Cos: return std::cos(x);
     case UnaryOp::Floor: return std::floor(x);

@@ -75,13 +75,31 @@ def f(x: teml.Var[(12,), "float64"], x32: teml.Var[(12,), "float32"],
 def sched(s):
     s.vectorize("Li")
 '''
-    x = np.array([-1e5, -1000, -100, -20, -1, 0, 1, 20, 100, 1000, 1e5, np.nan])
+    x = np.array([-np.inf, -1000, -100, -20, -1, 0, 1, 20, 100, 1000, np.inf, np.nan])
     out = teml.run(program, {"x": x, "x32": x.astype(np.float32)}, ["y", "y32"])
     with np.errstate(over="ignore"):
         want = 1 / (1 + np.exp(-x))
-    # Beyond exp's range (|x| > 700, or 80 in float32) the result is within
-    # that of the last representable input's.
     np.testing.assert_allclose(out["y"][2:10], want[2:10], rtol=1e-14)
     np.testing.assert_allclose(out["y32"][3:9], want[3:9], rtol=1e-6)
-    assert out["y"][0] < 1e-300 and out["y"][10] == 1 and out["y32"][0] < 1e-34 and out["y32"][10] == 1
+    # A result that would be subnormal (x < -708, or -87 in float32) is 0.
+    assert out["y"][0] == 0 and out["y"][1] == 0 and out["y32"][0] == 0 and out["y32"][1] == 0
+    assert out["y32"][2] == 0 and out["y"][10] == 1 and out["y32"][10] == 1
     assert np.isnan(out["y"][11]) and np.isnan(out["y32"][11])
+
+
+def test_bool_reductions_are_or_and_on_every_thread_count(teml):
+    program = '''import teml
+
+
+@teml.transform
+def f(m: teml.Var[(512,), "bool"], anyof: teml.Var[(2,), "bool", "output"], allof: teml.Var[(), "bool", "output"]):
+    allof[()] = True
+    for i in range(512):
+        anyof[i % 2] += m[i]
+        allof[()] *= m[i]
+'''
+    for m in (np.ones(512, bool), np.arange(512) % 4 == 1, np.zeros(512, bool)):
+        for threads in ("1", "2", "3", "4"):
+            out = teml.run(program, {"m": m}, ["anyof", "allof"], extra=["--threads", threads])
+            assert out["anyof"].view(np.uint8).tolist() == [int(m[0::2].any()), int(m[1::2].any())]
+            assert out["allof"].view(np.uint8).tolist() == int(m.all())

@@ -38,3 +38,15 @@ def test_other_values_are_a_clear_error():
         g(np.zeros(4, np.float32))
     assert "'weights' is list from the function around 'g'" in e.value.message
     assert (e.value.file, e.value.line) == (__file__, g.python.__code__.co_firstlineno + 2)
+
+
+def test_errors_point_at_the_column_where_the_nested_function_is_written():
+    @teml.transform
+    def shifted(x: teml.Var[(4,), "float32"], y: teml.Var[(4,), "float32", "output"]):
+        for i in range(4):
+            y[i] = x[i + 1]
+
+    with pytest.raises(teml.ProgramError) as e:
+        shifted(np.ones(4, np.float32))
+    line = shifted.python.__code__.co_firstlineno + 3
+    assert (e.value.line, e.value.column) == (line, 22)

@@ -380,8 +380,8 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, So
       ExprP lo = boundExpr(start, intConst(0)), hi = boundExpr(stop, intConst(n));
       int64_t length;
       if (!constValue(sub(hi, lo), &length))
-        fail(at, "the length of a slice must be known at compile time: " + toString(hi) + " - " + toString(lo) +
-                     " is not a constant");
+        fail(at, "the length of a slice must be known at compile time: (" + toString(hi) + ") - (" + toString(lo) +
+                     ") is not a constant");
       if (length < 0) fail(at, "a slice of negative length (" + std::to_string(length) + ")");
       if (length > 0) {
         lo = checkedIndex(lo, n, what, dim, at);
