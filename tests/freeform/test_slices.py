@@ -44,3 +44,15 @@ def f(x: teml.Var[(12,), "float64"], k: teml.Var[(), "int32"], y: teml.Var[(4,),
     result = teml.attempt(program, {"x": np.zeros(12), "k": np.array(0, np.int32)}, ["y"])
     assert result.returncode == 1
     assert "program.py:6:14: error: the length of a slice must be known at compile time" in result.stderr
+
+
+def test_a_stop_before_a_run_time_start_is_an_empty_slice(teml):
+    program = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(12,), "float64"], k: teml.Var[(), "int32"], y: teml.Var[(), "float64", "output"]):
+    y[()] = teml.libop.sum(x[k[()] + 4:k[()]], axis=0) + 1
+'''
+    out = teml.run(program, {"x": np.arange(12.0), "k": np.array(3, np.int32)}, ["y"])
+    assert out["y"] == 1

@@ -382,7 +382,7 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, So
       if (!constValue(sub(hi, lo), &length))
         fail(at, "the length of a slice must be known at compile time: (" + toString(hi) + ") - (" + toString(lo) +
                      ") is not a constant");
-      if (length < 0) fail(at, "a slice of negative length (" + std::to_string(length) + ")");
+      length = std::max<int64_t>(length, 0);  // a stop before the start: empty, as in Python
       if (length > 0) {
         lo = checkedIndex(lo, n, what, dim, at);
         checkedIndex(add(lo, intConst(length - 1)), n, what, dim, at);
