@@ -1,6 +1,7 @@
 #include "autoschedule/loop_queries.hpp"
 
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::autoschedule {
 
@@ -8,23 +9,14 @@ using namespace ir;
 
 namespace {
 
-void outermost(const StmtP& s, std::vector<std::string>* out) {
-  switch (s->kind) {
-    case StmtKind::For: out->push_back(s->id); break;
-    case StmtKind::Seq:
-      for (auto& t : static_cast<const Seq&>(*s).stmts) outermost(t, out);
-      break;
-    case StmtKind::VarDef: outermost(static_cast<const VarDef&>(*s).body, out); break;
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      outermost(i.then, out);
-      if (i.otherwise) outermost(i.otherwise, out);
-      break;
-    }
-    case StmtKind::Assert: outermost(static_cast<const Assert&>(*s).body, out); break;
-    default: break;
-  }
-}
+// Records each loop it meets and does not look inside it.
+class Outermost : public Visitor {
+ public:
+  std::vector<std::string> loops;
+
+ protected:
+  void visitFor(const For& f) override { loops.push_back(f.id); }
+};
 
 bool hasLoop(const StmtP& s) {
   bool found = false;
@@ -35,9 +27,9 @@ bool hasLoop(const StmtP& s) {
 }  // namespace
 
 std::vector<std::string> outermostLoops(const StmtP& s) {
-  std::vector<std::string> out;
-  outermost(s, &out);
-  return out;
+  Outermost walk;
+  walk.visit(s);
+  return walk.loops;
 }
 
 std::vector<std::string> perfectChain(const StmtP& s, const std::string& loop) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "ir/mutator.hpp"
+#include "schedule/access_rewrite.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -10,38 +11,6 @@ namespace teml::schedule {
 using namespace ir;
 
 namespace {
-
-// Accesses of `tensor` get `iteration` as a new first index.
-class PerIteration : public Mutator {
- public:
-  PerIteration(std::string tensor, ExprP iteration) : tensor_(std::move(tensor)), iteration_(std::move(iteration)) {}
-
- protected:
-  ExprP mutateLoad(const ExprP& e) override {
-    ExprP m = Mutator::mutateLoad(e);
-    auto& l = static_cast<const Load&>(*m);
-    return l.tensor == tensor_ ? load(l.tensor, prefixed(l.indices), l.dtype) : m;
-  }
-  StmtP mutateStore(const StmtP& s) override {
-    StmtP m = Mutator::mutateStore(s);
-    auto& st = static_cast<const Store&>(*m);
-    return st.tensor == tensor_ ? makeStore(st.tensor, prefixed(st.indices), st.value, st.loc, st.tag) : m;
-  }
-  StmtP mutateReduce(const StmtP& s) override {
-    StmtP m = Mutator::mutateReduce(s);
-    auto& r = static_cast<const Reduce&>(*m);
-    return r.tensor == tensor_ ? makeReduce(r.op, r.tensor, prefixed(r.indices), r.value, r.loc, r.tag, r.atomic) : m;
-  }
-
- private:
-  std::vector<ExprP> prefixed(const std::vector<ExprP>& idx) const {
-    std::vector<ExprP> out{iteration_};
-    out.insert(out.end(), idx.begin(), idx.end());
-    return out;
-  }
-  std::string tensor_;
-  ExprP iteration_;
-};
 
 // A tensor the body defines, with its VarDef's identity (it stays that statement).
 struct Scoped {
@@ -106,9 +75,14 @@ StmtP expandAcrossFission(const StmtP& nest, int r, int k) {
                                : std::max<int64_t>(0, (begin - end - f.step - 1) / -f.step);
     ExprP iteration = f.step > 0 ? floorDiv(sub(var(f.var), f.begin), intConst(f.step))
                                  : floorDiv(sub(f.begin, var(f.var)), intConst(-f.step));
-    body = PerIteration(t.decl.name, iteration).mutate(body);
     Scoped whole = t;
     whole.decl.shape.insert(whole.decl.shape.begin(), trips);
+    auto perIteration = [&](const std::vector<ExprP>& idx) {  // the iteration as a new first index
+      std::vector<ExprP> out{iteration};
+      out.insert(out.end(), idx.begin(), idx.end());
+      return out;
+    };
+    body = AccessRewrite(t.decl.name, t.decl.name, perIteration, whole.decl.shape).mutate(body);
     expanded.push_back(whole);
   }
   if (expanded.empty()) return nest;
