@@ -3,7 +3,6 @@
 #include <thread>
 
 #include "autoschedule/loop_queries.hpp"
-#include "autoschedule/step_text.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::autoschedule {
@@ -31,19 +30,9 @@ bool irregular(const For& f) {
 bool parallelizeDynamically(AutoState& state, const std::string& id, int64_t trips, int64_t threads) {
   int64_t block = 1;
   while (trips > 0 && block * 2 <= trips / (threads * 64)) block *= 2;
-  if (block < 2)
-    return state.tryStep(stepText("parallelize", {quoted(id), quoted("dynamic")}),
-                         [&] { return state.schedule.parallelize(state.body, id, ThreadSchedule::Dynamic); });
+  if (block < 2) return state.tryStep({"parallelize", {id}, {}, "dynamic"});
   AutoState::Saved before = state.save();
-  std::string blocks;
-  bool split = state.tryStep(stepText("split", {quoted(id), std::to_string(block)}), [&] {
-    auto applied = state.schedule.split(state.body, id, block);
-    blocks = applied.created.at(0);
-    return applied;
-  });
-  if (split && state.tryStep(stepText("parallelize", {quoted(blocks), quoted("dynamic")}), [&] {
-        return state.schedule.parallelize(state.body, blocks, ThreadSchedule::Dynamic);
-      }))
+  if (state.tryStep({"split", {id}, {block}}) && state.tryStep({"parallelize", {state.made().at(0)}, {}, "dynamic"}))
     return true;
   state.restore(before);
   return false;
@@ -71,9 +60,7 @@ void autoParallelize(AutoState& state) {
       // threads): a loop inside with more takes it.
       if (known && (trips < threads || (trips < 8 * threads && k + 1 < chain.size()))) continue;
       bool taken = irregular(*f) ? parallelizeDynamically(state, id, known ? trips : 0, threads)
-                                 : state.tryStep(stepText("parallelize", {quoted(id)}), [&] {
-                                     return state.schedule.parallelize(state.body, id, ThreadSchedule::Static);
-                                   });
+                                 : state.tryStep({"parallelize", {id}});
       if (taken) break;
     }
   }

@@ -2,19 +2,22 @@
 // (docs/auto-schedule.md; FreeTensor's Section 4.3): passes, one per file,
 // each trying steps through the same legality checks as a user's.
 #pragma once
-#include <string>
 #include <vector>
 
-#include "schedule/schedule.hpp"
+#include "autoschedule/step.hpp"
+#include "autoschedule/tuner.hpp"
 #include "target/target.hpp"
 
 namespace teml::autoschedule {
 
 struct AutoSchedule {
   ir::StmtP body;
-  std::vector<std::string> steps;  // in the free-form schedule language, in order
+  std::vector<Step> steps;  // in order; they replay on the nest as it was
 };
 
-AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, const target::Target& target);
+// `tuner` (may be null) measures candidates over `context`'s tensors where
+// heuristics do not decide.
+AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, const target::Target& target,
+                          Tuner* tuner = nullptr, const ir::Program* context = nullptr);
 
 }  // namespace teml::autoschedule

@@ -33,7 +33,9 @@ const char* kUsage =
     "  --entry NAME            .py: the @teml.transform function to compile\n"
     "  --unchecked-indices     .py: no run-time checks of indices that data decide\n"
     "  --no-schedule           .py: ignore the file's @teml.schedule functions (with --no-auto: the program as written)\n"
-    "  --auto, --no-auto       .py: an entry with no schedule is scheduled automatically (the default), or run as written\n"
+    "  --auto, --no-auto       schedule untouched nests automatically (.py: the default for an entry with no\n"
+    "                          schedule; .teml, .til, .teil: with --auto), or run them as written\n"
+    "  --tune-budget S         --auto: seconds of measuring candidate schedules per nest (default 5; 0: none)\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 
@@ -111,6 +113,14 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.noSchedule = true;
     } else if (a == "--auto") {
       o.autoSchedule = true;
+      o.autoRequested = true;
+    } else if (a == "--tune-budget") {
+      std::string v = value();
+      char* end = nullptr;
+      double seconds = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(seconds >= 0 && seconds <= 3600))
+        usage("--tune-budget: expected seconds between 0 and 3600, not '" + v + "'");
+      o.tuneBudget = seconds;
     } else if (a == "--no-auto") {
       o.autoSchedule = false;
     } else if (a == "-v") {

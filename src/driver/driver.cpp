@@ -18,6 +18,7 @@
 #include "cache/directory.hpp"
 #include "backend/backend.hpp"
 #include "diag/diagnostics.hpp"
+#include "driver/measured_tuner.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "frontend/teil/teil.hpp"
 #include "frontend/til/til.hpp"
@@ -72,7 +73,10 @@ void printStages(const Compiled& c, std::ostream& err) {
     err << "teml: " << std::left << std::setw(16) << name << std::fixed << std::setprecision(2) << secs * 1e3
         << " ms\n";
   // The automatic schedule, as a schedule the user can paste into the program.
-  if (!c.entry.empty() && (!c.autoSteps.empty() || c.autoScheduled)) {
+  if (c.entry.empty() && c.autoScheduled) {
+    err << "teml: auto-schedule   in TeML (the nests by the names codegen gave them):\n";
+    for (auto& line : c.autoSteps) err << line << "\n";
+  } else if (!c.entry.empty() && (!c.autoSteps.empty() || c.autoScheduled)) {
     err << "teml: auto-schedule   " << c.autoSteps.size() << " steps:\n";
     err << "@teml.schedule(" << c.entry << ")\ndef schedule(s):\n";
     for (auto& step : c.autoSteps) err << "    " << step << "\n";
@@ -219,11 +223,21 @@ Compiled lower(const Options& o) {
   c.stages.push_back({"parse", since(t)});
   t = Clock::now();
   teml_lang::TemlStats stats;
-  std::string analysisCache = analysisCacheFor(o);
-  c.program = teml_lang::evaluateTeml(script, teml_lang::TemlOptions{withTargetSizes(o.sizes), !o.noCheck, analysisCache},
-                                      &stats);
+  teml_lang::TemlOptions options{withTargetSizes(o.sizes), !o.noCheck, analysisCacheFor(o)};
+  options.autoSchedule = o.autoRequested;
+  options.target = target::hostCpu(threadCount(o));
+  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
+  MeasuredTuner tuner(options.target, o.jit, cache::prepareDirectory(cache).empty() ? cache : "",
+                      TuningOptions{o.tuneBudget, !o.json}, std::cerr);
+  if (o.tuneBudget > 0) options.tuner = &tuner;
+  c.program = teml_lang::evaluateTeml(script, options, &stats);
   c.stages.push_back({"check+transform", since(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});
+  if (stats.autoNests > 0) {
+    c.stages.push_back({"(auto-schedule)", stats.autoSeconds});
+    c.autoSteps = stats.autoSteps;
+    c.autoScheduled = true;
+  }
   if (o.noCheck)
     std::cerr << "teml: warning: --no-check: transformations are applied without dependence checks; "
                  "they may change the program's results\n";

@@ -32,6 +32,8 @@ struct Options {
   bool uncheckedIndices = false;  // .py: no run-time index checks
   bool noSchedule = false;        // .py: without its @teml.schedule functions
   bool autoSchedule = true;       // .py: an entry with no schedule is scheduled automatically (--no-auto: not)
+  bool autoRequested = false;     // --auto given: also .teml, .til and .teil nests no transformation touched
+  double tuneBudget = 5;          // seconds of measuring per nest (0: heuristics alone)
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 
@@ -44,7 +46,7 @@ struct Compiled {
   std::string displayName;
   std::vector<std::pair<std::string, double>> stages;  // name, seconds
   std::string entry;                    // .py: the entry function's name
-  std::vector<std::string> autoSteps;   // .py: the automatic schedule's steps
+  std::vector<std::string> autoSteps;   // the automatic schedule's steps, in the program's language
   bool autoScheduled = false;
 };
 

@@ -138,7 +138,7 @@ class ScheduleScript {
         auto chosen = autoschedule::autoSchedule(sch_, body_, target_);
         out_->autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         body_ = chosen.body;
-        out_->autoSteps.insert(out_->autoSteps.end(), chosen.steps.begin(), chosen.steps.end());
+        for (auto& step : chosen.steps) out_->autoSteps.push_back(autoschedule::freeformText(step));
         out_->autoScheduled = true;
         return Value{};
       }
@@ -249,7 +249,7 @@ void Lowerer::runSchedules(const std::string& entry, StmtP& body, FreeformProgra
     auto chosen = autoschedule::autoSchedule(sch, body, target);
     out->autoSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     body = chosen.body;
-    out->autoSteps = chosen.steps;
+    for (auto& step : chosen.steps) out->autoSteps.push_back(autoschedule::freeformText(step));
     out->autoScheduled = true;
   }
   try {

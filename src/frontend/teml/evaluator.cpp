@@ -1,6 +1,11 @@
 // Evaluation of TeML meta-programs: the state, its helpers and the statements.
 #include "frontend/teml/evaluator_state.hpp"
 
+#include <chrono>
+
+#include "autoschedule/auto_schedule.hpp"
+#include "ir/mutator.hpp"
+
 namespace teml::teml_lang {
 
 const MetaValue& Evaluator::lookup(const NodeP& n, const std::string& what) {
@@ -142,6 +147,7 @@ void Evaluator::codegen(const Statement& st) {
       nest = build(*m.assign);
     else
       fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
+    if (options_.autoSchedule) nest = autoSchedule(nest, a->name);
     try {
       schedule_.admit(nest);
     } catch (const schedule::ScheduleError& e) {
@@ -149,6 +155,27 @@ void Evaluator::codegen(const Statement& st) {
     }
     program_.nests.push_back(nest);
   }
+}
+
+StmtP Evaluator::autoSchedule(const StmtP& nest, const std::string& name) {
+  bool touched = false;
+  ir::forEachStmt(nest, [&](const StmtP& s) { touched = touched || !s->made.primitive.empty(); });
+  if (touched) return nest;
+  auto start = std::chrono::steady_clock::now();
+  auto chosen = autoschedule::autoSchedule(schedule_, nest, options_.target, options_.tuner, &program_);
+  autoStats_.autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++autoStats_.autoNests;
+  // The steps as TeML, from the nest's own name to the one codegen takes.
+  auto& lines = autoStats_.autoSteps;
+  lines.push_back("# " + name + ": " + std::to_string(chosen.steps.size()) + " steps");
+  std::string in = name;
+  for (size_t k = 0; k < chosen.steps.size(); ++k) {
+    std::string out = name + "_" + std::to_string(k + 1);
+    lines.push_back(autoschedule::temlText(chosen.steps[k], in, out));
+    in = out;
+  }
+  lines.push_back("codegen(" + in + ")");
+  return chosen.body;
 }
 
 void Evaluator::init(const Statement& st) {
@@ -278,7 +305,8 @@ void Evaluator::assign(const Statement& st) {
       "build",        "stripmine",      "stripmine_n",   "interchange", "interchange_n", "fuse_outer",   "fuse_inner",
       "unroll",       "unroll_and_jam", "tile",          "parallelize", "vectorize",     "skew",         "fission",
       "swap",         "merge",          "separate_tail", "as_lib",      "blend",         "local",        "cache",
-      "cache_reduce", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array"};
+      "cache_reduce", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array",
+      "reorder"};
   if (loops.count(f)) {
     if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
     StmtP nest = loopExpr(c);

@@ -5,7 +5,11 @@
 #include <map>
 #include <string>
 
+#include <vector>
+
+#include "autoschedule/tuner.hpp"
 #include "ir/program.hpp"
+#include "target/target.hpp"
 
 namespace teml::teml_lang {
 
@@ -13,11 +17,19 @@ struct TemlOptions {
   std::map<std::string, int64_t> sizes;  // size parameters bound with --set
   bool checkLegality = true;             // false: --no-check, the paper's unchecked transformations
   std::string analysisCacheDir;          // where dependence-analysis answers are kept ("" : nowhere)
+  // --auto: each codegen'd nest that no transformation touched is scheduled
+  // automatically for `target`, measuring candidates with `tuner` (may be null).
+  bool autoSchedule = false;
+  target::Target target;
+  autoschedule::Tuner* tuner = nullptr;
 };
 
 struct TemlStats {
   double analysisSeconds = 0;  // time spent in dependence analysis
   int checks = 0;
+  double autoSeconds = 0;             // time spent choosing automatic schedules
+  std::vector<std::string> autoSteps;  // the automatic schedules, in TeML, one line each
+  int autoNests = 0;                   // nests scheduled automatically
 };
 
 struct Script;

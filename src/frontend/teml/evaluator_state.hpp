@@ -98,7 +98,12 @@ class Evaluator {
     for (auto& name : locals) program_.initialValues.erase(name);
     return std::move(program_);
   }
-  TemlStats stats() const { return TemlStats{schedule_.stats().analysisSeconds, schedule_.stats().checks}; }
+  TemlStats stats() const {
+    TemlStats s = autoStats_;
+    s.analysisSeconds = schedule_.stats().analysisSeconds;
+    s.checks = schedule_.stats().checks;
+    return s;
+  }
 
  private:
   // ---------------------------------------------------------------- helpers
@@ -234,6 +239,9 @@ class Evaluator {
   void exec(const Statement& st);
 
   void codegen(const Statement& st);
+  // --auto: the automatic schedule of `nest` (the value of `name`) when no
+  // transformation touched it, its steps kept for -v.
+  StmtP autoSchedule(const StmtP& nest, const std::string& name);
 
   void init(const Statement& st);
 
@@ -246,6 +254,7 @@ class Evaluator {
   TemlOptions options_;
   ir::Program program_;
   schedule::Schedule schedule_;  // every loop transformation goes through it (after program_: it reads it)
+  TemlStats autoStats_;          // what --auto chose
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
   int nestCounter_ = 0;

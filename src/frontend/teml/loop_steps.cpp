@@ -46,6 +46,14 @@ StmtP Evaluator::loopExpr(const Call& c) {
       arity(c, 3, 3, "interchange(l, level1, level2)");
       return schedule_.interchange(l, loopAt(l, c.args[1], f), loopAt(l, c.args[2], f)).result;
     }
+    if (f == "reorder") {
+      arity(c, 2, 2, "reorder(l, [levels, outermost first])");
+      StmtP l = loopArg(c.args[0], f);
+      if (c.args[1]->kind != Kind::List) fail(c.args[1]->loc, "reorder: expected a list of levels such as [i, k, j]");
+      std::vector<std::string> order;
+      for (auto& k : c.args[1]->kids) order.push_back(loopAt(l, k, f));
+      return schedule_.reorder(l, order).result;
+    }
     if (f == "interchange_n") {
       arity(c, 3, 3, "interchange_n(l, level, n)");
       StmtP l = loopArg(c.args[0], f);

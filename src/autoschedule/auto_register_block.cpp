@@ -1,0 +1,179 @@
+#include "autoschedule/auto_register_block.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "autoschedule/loop_queries.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::autoschedule {
+
+using namespace ir;
+
+namespace {
+
+bool isVar(const ExprP& e, const std::string& v) {
+  return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
+}
+
+// e is v + (something without v): consecutive v, consecutive elements.
+bool unitStride(const ExprP& e, const std::string& v) {
+  if (isVar(e, v)) return true;
+  if (e->kind != ExprKind::Binary) return false;
+  auto& b = static_cast<const Binary&>(*e);
+  if (b.op != BinOp::Add) return false;
+  return (isVar(b.a, v) && !usesVar(b.b, v)) || (isVar(b.b, v) && !usesVar(b.a, v));
+}
+
+bool uses(const Load& l, const std::string& v) {
+  return std::any_of(l.indices.begin(), l.indices.end(), [&](const ExprP& i) { return usesVar(i, v); });
+}
+
+int64_t trips(const For& f) {
+  int64_t b, e;
+  if (f.step != 1 || !constValue(f.begin, &b) || !constValue(f.end, &e)) return -1;
+  return e - b;
+}
+
+}  // namespace
+
+std::optional<Contraction> findContraction(const StmtP& body, const std::string& outer, const target::Target& target) {
+  auto chain = perfectChain(body, outer);
+  std::vector<const For*> loops;
+  for (auto& id : chain) {
+    const For* f = loopWithId(body, id);
+    if (trips(*f) < 1 || f->loopKind.concurrent() || !localsOf(*f).empty()) return std::nullopt;
+    loops.push_back(f);
+  }
+  auto inner = items(loops.back()->body);
+  if (inner.size() != 1 || inner[0]->kind != StmtKind::Reduce) return std::nullopt;
+  auto& red = static_cast<const Reduce&>(*inner[0]);
+  if (red.op != ReduceOp::Add || red.indices.empty() || isIntegral(red.value->dtype)) return std::nullopt;
+
+  auto loopOf = [&](const std::string& var) -> const For* {
+    for (auto* f : loops)
+      if (f->var == var) return f;
+    return nullptr;
+  };
+  std::vector<std::string> outputVars;
+  for (auto& i : red.indices) {
+    if (i->kind != ExprKind::Var || !loopOf(static_cast<const Var&>(*i).name)) return std::nullopt;
+    outputVars.push_back(static_cast<const Var&>(*i).name);
+  }
+  Contraction c;
+  c.lanes = target.lanes(red.value->dtype);
+  const For* column = loopOf(outputVars.back());
+  c.column = column->id;
+  c.columnTrips = trips(*column);
+  if (c.columnTrips < c.lanes) return std::nullopt;
+
+  // Loads that use the column must read consecutive elements along it, in their last index only.
+  std::vector<const Load*> columnLoads;
+  bool indirect = false;
+  forEachExpr(red.value, [&](const ExprP& e) {
+    if (e->kind != ExprKind::Load) return;
+    auto& l = static_cast<const Load&>(*e);
+    for (auto& i : l.indices) forEachExpr(i, [&](const ExprP& x) { indirect = indirect || x->kind == ExprKind::Load; });
+    if (uses(l, column->var)) columnLoads.push_back(&l);
+  });
+  if (indirect || columnLoads.empty()) return std::nullopt;
+  for (auto* l : columnLoads) {
+    for (size_t k = 0; k + 1 < l->indices.size(); ++k)
+      if (usesVar(l->indices[k], column->var)) return std::nullopt;
+    if (!unitStride(l->indices.back(), column->var)) return std::nullopt;
+  }
+
+  for (auto* f : loops) {
+    bool output = std::find(outputVars.begin(), outputVars.end(), f->var) != outputVars.end();
+    if (!output) {
+      c.sums.push_back(f->id);
+      continue;
+    }
+    if (f == column) continue;
+    // The innermost output loop that no column operand uses: its rows share each column vector.
+    bool shared = std::none_of(columnLoads.begin(), columnLoads.end(), [&](const Load* l) { return uses(*l, f->var); });
+    if (shared && trips(*f) >= 2) {
+      if (!c.row.empty()) c.batch.push_back(c.row);
+      c.row = f->id;
+      c.rowTrips = trips(*f);
+    } else {
+      c.batch.push_back(f->id);
+    }
+  }
+  if (c.sums.empty()) return std::nullopt;
+  const For* firstSum = loopWithId(body, c.sums[0]);
+  c.sumTrips = trips(*firstSum);
+  const For* row = c.row.empty() ? nullptr : loopWithId(body, c.row);
+  for (auto* l : columnLoads) {
+    bool plain = std::all_of(l->indices.begin(), l->indices.end(), [](const ExprP& i) { return i->kind == ExprKind::Var; });
+    if (plain && uses(*l, firstSum->var) && (!row || !uses(*l, row->var))) c.packed = l->tensor;
+  }
+  return c;
+}
+
+std::vector<RegisterBlock> registerBlockCandidates(const Contraction& c, const target::Target& target) {
+  // mm's block (examples/mm/best.teml): VLEN + 2 rows of two vectors, VLEN the doubles in a register.
+  int64_t vlen = target.lanes(DType::F64);
+  std::vector<int64_t> rows = {vlen + 2, vlen, 4};
+  std::vector<int64_t> widths = {2 * c.lanes, c.lanes};
+  std::vector<int64_t> tiles = {0};
+  const int64_t tile = 128;
+  if (!c.packed.empty() && c.columnTrips >= 2 * tile && c.sumTrips >= 2 * tile) tiles = {tile, 0};
+  std::vector<RegisterBlock> out;
+  for (int64_t t : tiles)
+    for (int64_t w : widths) {
+      if (w > c.columnTrips) continue;
+      for (int64_t r : rows) {
+        r = c.row.empty() ? 1 : std::min(r, c.rowTrips);
+        RegisterBlock b{r, w, t};
+        bool seen = std::any_of(out.begin(), out.end(), [&](const RegisterBlock& o) {
+          return o.rows == b.rows && o.width == b.width && o.tile == b.tile;
+        });
+        if (!seen) out.push_back(b);
+      }
+    }
+  return out;
+}
+
+bool applyRegisterBlock(AutoState& state, const Contraction& c, const RegisterBlock& block) {
+  AutoState::Saved before = state.save();
+  auto fail = [&] {
+    state.restore(before);
+    return false;
+  };
+  std::vector<std::string> outside = c.batch;  // the loops outside the row loop, outermost first
+  std::string sumBlocks;
+  if (block.tile > 0) {
+    if (!state.tryStep({"split", {c.column}, {block.tile}})) return fail();
+    outside.push_back(state.made().at(0));
+    if (!state.tryStep({"split", {c.sums[0]}, {block.tile}})) return fail();
+    sumBlocks = state.made().at(0);
+  }
+  std::vector<std::string> order = outside;
+  if (!sumBlocks.empty()) order.push_back(sumBlocks);
+  if (!c.row.empty()) order.push_back(c.row);
+  order.push_back(c.column);
+  order.insert(order.end(), c.sums.begin(), c.sums.end());
+  if (!state.tryStep({"reorder", order})) return fail();
+  int64_t columns = block.tile > 0 ? block.tile : c.columnTrips;
+  if (block.width < columns) {
+    if (!state.tryStep({"split", {c.column}, {block.width}})) return fail();
+    // Whole blocks apart from the last, short one: the blocks' vectors need no masks.
+    if (columns % block.width != 0 && !state.tryStep({"separate_tail", {state.made().at(0)}})) return fail();
+  }
+  if (!state.tryStep({"vectorize", {c.column}})) return fail();
+  // The outermost loop with work for every thread runs on threads (a
+  // sum's blocks never do: their updates would race).
+  int64_t threads = state.target.threads > 0 ? state.target.threads : std::thread::hardware_concurrency();
+  if (!c.row.empty()) outside.push_back(c.row);
+  for (auto& id : outside) {
+    int64_t n = trips(*loopWithId(state.body, id));
+    if (n >= 0 && n < threads) continue;
+    if (state.tryStep({"parallelize", {id}})) break;
+  }
+  if (block.rows > 1 && !state.tryStep({"unroll_and_jam", {c.row}, {block.rows}})) return fail();
+  if (block.tile > 0 && !state.tryStep({"cache", {sumBlocks}, {}, c.packed})) return fail();
+  return true;
+}
+
+}  // namespace teml::autoschedule

@@ -1,0 +1,34 @@
+// One step of an automatic schedule, as data: which primitive, on which
+// loops, with which numbers. The same table turns a step into the
+// Schedule primitive it runs (so a stored choice replays) and into a line
+// of each front end's schedule language (so a user can paste it).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace teml::autoschedule {
+
+struct Step {
+  std::string primitive = {};      // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, cache
+  std::vector<std::string> loops = {};  // ids of the loops it names
+  std::vector<int64_t> numbers = {};  // split: factor; unroll_and_jam / unroll: factor
+  std::string word = {};  // parallelize: "dynamic" or ""; cache: the tensor
+  // The iterator of each loop in `loops` when the step was taken (TeML
+  // names loops by iterator), and the loops it made.
+  std::vector<std::string> iterators = {};
+  std::vector<std::string> created = {};
+};
+
+// Runs `step` on `top` through `schedule` (checked like a user's step);
+// throws schedule::ScheduleError when refused.
+schedule::Schedule::Applied applyStep(schedule::Schedule& schedule, const ir::StmtP& top, const Step& step);
+
+// The step in a free-form schedule: s.split("L1", 4).
+std::string freeformText(const Step& step);
+// The step in TeML: `out = stripmine(in, i2, 128)`.
+std::string temlText(const Step& step, const std::string& in, const std::string& out);
+
+}  // namespace teml::autoschedule

@@ -1,0 +1,151 @@
+#include "driver/measured_tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "backend/backend.hpp"
+#include "cache/directory.hpp"
+#include "runtime/buffer.hpp"
+
+namespace teml::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One line that rewrites itself on a terminal, lines otherwise; silent for
+// the first second.
+class Progress {
+ public:
+  Progress(std::ostream& err, bool enabled) : err_(err), enabled_(enabled), start_(Clock::now()) {}
+  ~Progress() {
+    if (shown_ && tty_) err_ << "\n";
+  }
+  void show(const std::string& what) {
+    double t = since(start_);
+    if (!enabled_ || t < 1 || t - last_ < 1) return;
+    last_ = t;
+    shown_ = true;
+    err_ << (tty_ ? "\r" : "") << "teml: tuning: " << what << " (" << std::fixed << std::setprecision(0) << t << " s)"
+         << (tty_ ? "   " : "\n") << std::flush;
+  }
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  bool tty_ = isatty(2);
+  bool shown_ = false;
+  double last_ = 0;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+MeasuredTuner::MeasuredTuner(target::Target target, runtime::JitOptions jit, std::string cacheDir,
+                             TuningOptions options, std::ostream& err)
+    : target_(std::move(target)), jit_(std::move(jit)), cacheDir_(std::move(cacheDir)), options_(options), err_(err) {}
+
+std::string MeasuredTuner::storedChoicePath(const std::string& key) const {
+  if (cacheDir_.empty()) return "";
+  // The same nest and candidates, on the same machine, compiled the same way.
+  std::string full = key + "\nisa " + target_.isa + " " + std::to_string(target_.vectorBytes) + " threads " +
+                     std::to_string(target_.threads) + "\ncc " + jit_.cc + " " + jit_.cflags;
+  return cacheDir_ + "/tuning/" + runtime::contentHash(full);
+}
+
+size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key,
+                              const std::vector<ir::StmtP>& candidates) {
+  std::string stored = storedChoicePath(key);
+  if (!stored.empty()) {
+    std::ifstream in(stored);
+    std::string word;
+    long choice = -1;
+    if (in >> word >> choice && word == "choice" && choice >= 0 && static_cast<size_t>(choice) < candidates.size())
+      return static_cast<size_t>(choice);
+  }
+  ++measured_;
+  Progress progress(err_, options_.progress);
+  std::vector<ir::Program> programs;
+  for (auto& nest : candidates) {
+    ir::Program p = context;
+    p.nests = {nest};
+    programs.push_back(std::move(p));
+  }
+  // Compiled in parallel, as many at a time as the machine has cores; a
+  // candidate that does not compile is simply not chosen.
+  std::vector<std::unique_ptr<backend::Kernel>> kernels(candidates.size());
+  size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  for (size_t first = 0; first < candidates.size(); first += workers) {
+    std::vector<std::future<std::unique_ptr<backend::Kernel>>> jobs;
+    for (size_t k = first; k < std::min(candidates.size(), first + workers); ++k)
+      jobs.push_back(std::async(std::launch::async, [&, k] { return backend::buildFor(programs[k], target_, jit_); }));
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      try {
+        kernels[first + k] = jobs[k].get();
+      } catch (const std::exception&) {
+      }
+    }
+    progress.show(std::to_string(std::min(candidates.size(), first + workers)) + "/" +
+                  std::to_string(candidates.size()) + " candidates compiled");
+  }
+  runtime::BufferMap buffers = runtime::allocateBuffers(programs[0]);
+  uint64_t salt = 0;
+  for (auto& t : programs[0].tensors) {
+    ++salt;
+    if (!ir::isIntegral(t.dtype) && !programs[0].initialValues.count(t.name)) buffers.at(t.name).fillRandom(salt);
+  }
+  std::vector<void*> pointers;
+  for (auto& t : programs[0].tensors) pointers.push_back(buffers.at(t.name).data());
+
+  // In turns (A B C A B C ...), one warm-up each, the best time of each kept,
+  // at most six turns and while the budget lasts (at least one timed turn).
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(candidates.size(), inf);
+  auto start = Clock::now();
+  for (int turn = 0; turn < 3 || (turn < 6 && since(start) < options_.budgetSeconds); ++turn) {
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      if (!kernels[k]) continue;
+      auto t = Clock::now();
+      try {
+        kernels[k]->run(pointers, target_.threads);
+      } catch (const std::exception&) {
+        kernels[k].reset();
+        best[k] = inf;
+        continue;
+      }
+      if (turn > 0) best[k] = std::min(best[k], since(t));
+    }
+    progress.show(std::to_string(candidates.size()) + " candidates, run " + std::to_string(turn + 1));
+    if (turn >= 1 && since(start) > options_.budgetSeconds) break;
+  }
+  size_t choice = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  if (!stored.empty() && best[choice] < inf) {
+    try {
+      cache::makeDirectories(cacheDir_ + "/tuning");
+      std::string temporary = stored + ".tmp" + std::to_string(getpid());
+      {
+        std::ofstream out(temporary);
+        out << "choice " << choice << "\n";
+        for (size_t k = 0; k < best.size(); ++k) out << "# candidate " << k << ": " << best[k] << " s\n";
+      }
+      std::rename(temporary.c_str(), stored.c_str());
+    } catch (const std::exception&) {
+    }
+  }
+  return choice;
+}
+
+}  // namespace teml::driver

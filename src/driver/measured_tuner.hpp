@@ -1,0 +1,40 @@
+// The measured search of the automatic schedule (docs/auto-schedule.md):
+// candidate nests compiled in parallel, run on this machine in turns over
+// random inputs, the fastest kept, and the choice stored in the kernel cache
+// (tuning/<hash>) so that the same program on the same machine chooses at
+// once the next time. A stored choice that cannot be read is ignored.
+#pragma once
+#include <iosfwd>
+#include <string>
+
+#include "autoschedule/tuner.hpp"
+#include "runtime/jit.hpp"
+#include "target/target.hpp"
+
+namespace teml::driver {
+
+struct TuningOptions {
+  double budgetSeconds = 5;  // of measuring per nest, after compiling
+  bool progress = true;      // a progress line on stderr while tuning takes longer than a second
+};
+
+class MeasuredTuner : public autoschedule::Tuner {
+ public:
+  MeasuredTuner(target::Target target, runtime::JitOptions jit, std::string cacheDir, TuningOptions options,
+                std::ostream& err);
+  size_t fastest(const ir::Program& context, const std::string& key,
+                 const std::vector<ir::StmtP>& candidates) override;
+  int measured() const { return measured_; }  // nests measured (not taken from the cache)
+
+ private:
+  std::string storedChoicePath(const std::string& key) const;
+
+  target::Target target_;
+  runtime::JitOptions jit_;
+  std::string cacheDir_;  // "": choices are not kept
+  TuningOptions options_;
+  std::ostream& err_;
+  int measured_ = 0;
+};
+
+}  // namespace teml::driver
