@@ -132,6 +132,8 @@ std::vector<RegisterBlock> registerBlockCandidates(const Contraction& c, const t
         if (!seen) out.push_back(b);
       }
     }
+  // Whole rows, when a few of them fit in the first-level cache.
+  if (!c.row.empty() && c.columnTrips <= 32 * c.lanes) out.push_back({2, 0, 0});
   return out;
 }
 
@@ -152,14 +154,19 @@ bool applyRegisterBlock(AutoState& state, const Contraction& c, const RegisterBl
   std::vector<std::string> order = outside;
   if (!sumBlocks.empty()) order.push_back(sumBlocks);
   if (!c.row.empty()) order.push_back(c.row);
-  order.push_back(c.column);
-  order.insert(order.end(), c.sums.begin(), c.sums.end());
+  if (block.width == 0) {
+    order.insert(order.end(), c.sums.begin(), c.sums.end());
+    order.push_back(c.column);
+  } else {
+    order.push_back(c.column);
+    order.insert(order.end(), c.sums.begin(), c.sums.end());
+  }
   if (!state.tryStep({"reorder", order})) return fail();
   int64_t columns = block.tile > 0 ? block.tile : c.columnTrips;
-  if (block.width < columns) {
+  std::string columnBlocks;
+  if (block.width > 0 && block.width < columns) {
     if (!state.tryStep({"split", {c.column}, {block.width}})) return fail();
-    // Whole blocks apart from the last, short one: the blocks' vectors need no masks.
-    if (columns % block.width != 0 && !state.tryStep({"separate_tail", {state.made().at(0)}})) return fail();
+    if (columns % block.width != 0) columnBlocks = state.made().at(0);
   }
   if (!state.tryStep({"vectorize", {c.column}})) return fail();
   // The outermost loop with work for every thread runs on threads (a
@@ -172,6 +179,8 @@ bool applyRegisterBlock(AutoState& state, const Contraction& c, const RegisterBl
     if (state.tryStep({"parallelize", {id}})) break;
   }
   if (block.rows > 1 && !state.tryStep({"unroll_and_jam", {c.row}, {block.rows}})) return fail();
+  // Whole column blocks apart from the last, short one: their vectors need no masks.
+  if (!columnBlocks.empty() && !state.tryStep({"separate_tail", {columnBlocks}})) return fail();
   if (block.tile > 0 && !state.tryStep({"cache", {sumBlocks}, {}, c.packed})) return fail();
   return true;
 }

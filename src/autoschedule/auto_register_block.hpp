@@ -7,6 +7,8 @@
 // of a column operand (B[k][j]) is loaded once for all rows. With `tile`,
 // j and the outermost sum loop k come in blocks of `tile` and the column
 // operand's block is packed into a contiguous copy (cache) per block.
+// With width 0 the sum's loops go outside a whole vectorized row instead
+// (bmm's hand schedule: rows short enough to stay in the first-level cache).
 #pragma once
 #include <optional>
 #include <string>
@@ -29,7 +31,7 @@ struct Contraction {
 
 struct RegisterBlock {
   int64_t rows = 1;   // unroll-and-jam factor of the row loop
-  int64_t width = 1;  // column elements per block (a multiple of the lanes)
+  int64_t width = 1;  // column elements per block (a multiple of the lanes); 0: the whole row, sums outside it
   int64_t tile = 0;   // 0: no cache tiles
 };
 

@@ -1,6 +1,7 @@
 // TeML's loop expressions: build, and the transformations, each translated
 // to a schedule::Schedule primitive (which checks it).
 #include "frontend/teml/evaluator_state.hpp"
+#include "ir/mutator.hpp"
 
 namespace teml::teml_lang {
 
@@ -273,6 +274,16 @@ int Evaluator::level(const NodeP& n, const std::string& what) {
 }
 
 std::string Evaluator::loopAt(const StmtP& nest, const NodeP& n, const std::string& what) {
+  // An iterator's name: the first loop over it in program order, outermost
+  // first (its level in a perfect nest; in a nest that an unroll-and-jam or
+  // separate_tail split, the loop that kept its place, not the copies after it).
+  if (n->kind == Kind::Name && !options_.sizes.count(n->name)) {
+    std::string id;
+    ir::forEachStmt(nest, [&](const StmtP& s) {
+      if (id.empty() && s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).var == n->name) id = s->id;
+    });
+    if (!id.empty()) return id;
+  }
   int r = level(n, what);
   return schedule::loopsToLevel(nest, r, what)[r - 1]->id;
 }
