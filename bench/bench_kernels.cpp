@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -68,12 +69,16 @@ struct Variant {
 };
 
 std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::string, int64_t>& sizes,
-                                 bool noLift = false) {
+                                 bool noLift = false, const std::string& autoCache = "") {
   auto v = std::make_unique<Variant>();
   driver::Options o;
   o.programPath = path;
   o.sizes = sizes;
   o.noLift = noLift;
+  if (!autoCache.empty()) {  // --auto, its choices kept in (and taken from) autoCache
+    o.autoRequested = true;
+    o.jit.cacheDir = autoCache;
+  }
   v->compiled = driver::compile(o);
   const ir::Program& p = v->compiled.program;
   v->kernel = backend::buildFor(p, target::hostCpu(), o.jit);
@@ -105,6 +110,12 @@ void runInTurns(std::vector<std::unique_ptr<Variant>>& v, const std::vector<int>
   int runs = std::clamp(static_cast<int>(std::ceil(4.0 / std::max(warm, 1e-6))), minRuns, 21);
   for (int r = 0; r < runs; ++r)
     for (size_t i = 0; i < v.size(); ++i) v[i]->times.push_back(timeOnce(*v[i], threads[i]));
+}
+
+double stageSeconds(const driver::Compiled& c, const std::string& stage) {
+  for (auto& [name, secs] : c.stages)
+    if (name == stage) return secs;
+  return 0;
 }
 
 Timing summarize(std::vector<double> times, double flops) {
@@ -155,8 +166,9 @@ int main(int argc, char** argv) {
      << "timed in one run, in turns (median of 5-21 runs each after a warm-up). GFLOP/s count the naive "
      << "program's operations for all three.\n\n"
      << "| kernel | size | naive s | naive GFLOP/s | Table 2 s | Table 2 GFLOP/s | Table 2 speed-up | best s | "
-        "best GFLOP/s | best speed-up | floor | hand-written C | best / hand-written |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "best GFLOP/s | best speed-up | floor | hand-written C | best / hand-written | auto s | auto / best | "
+        "auto / hand-written | choose cold s | choose again s |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   json << "[\n";
   bool first = true;
   for (auto& k : kKernels) {
@@ -178,18 +190,49 @@ int main(int argc, char** argv) {
       Timing naive = summarize(v[0]->times, flops), pluto = summarize(v[1]->times, flops),
              best = summarize(v[2]->times, flops);
       double sp = naive.median / pluto.median, sb = naive.median / best.median;
-      std::cerr << " naive " << naive.median << " s, Table 2 " << sp << "x, best " << sb << "x\n";
+      std::cerr << " naive " << naive.median << " s, Table 2 " << sp << "x, best " << sb << "x" << std::flush;
+      // The naive program with --auto against the hand schedule, in turns of
+      // their own (the naive and Table-2 buffers freed first: interp's take
+      // gigabytes). The first compilation chooses with an empty tuning
+      // cache (cold), the second takes the stored choice.
+      v[0].reset();
+      v[1].reset();
+      std::string tuning = "/tmp/teml-bench-tuning-" + k.name;
+      std::filesystem::remove_all(tuning);
+      auto autoVariant = prepare(dir + "naive.teml", sizes, false, tuning);
+      double chooseCold = stageSeconds(autoVariant->compiled, "(auto-schedule)");
+      driver::Options again;
+      again.programPath = dir + "naive.teml";
+      again.sizes = sizes;
+      again.autoRequested = true;
+      again.jit.cacheDir = tuning;
+      double chooseAgain = stageSeconds(driver::compile(again), "(auto-schedule)");
+      std::filesystem::remove_all(tuning);
+      v[2]->times.clear();
+      std::vector<std::unique_ptr<Variant>> pair;
+      pair.push_back(std::move(v[2]));
+      pair.push_back(std::move(autoVariant));
+      runInTurns(pair, {threads, threads}, 5);
+      Timing bestAgain = summarize(pair[0]->times, flops), automatic = summarize(pair[1]->times, flops);
+      double ab = bestAgain.median / automatic.median, sa = sb * ab;
+      std::cerr << ", auto " << ab << "x the hand schedule (choice " << chooseCold << " s, again " << chooseAgain
+                << " s)\n";
       md << std::fixed << "| " << k.name << " | " << sizeText << " | " << std::setprecision(4) << naive.median
          << " | " << std::setprecision(2) << naive.gflops << " | " << std::setprecision(4) << pluto.median << " | "
          << std::setprecision(2) << pluto.gflops << " | " << sp << "x | " << std::setprecision(4) << best.median
          << " | " << std::setprecision(2) << best.gflops << " | **" << sb << "x**" << (sb >= k.floor ? "" : " (below)")
          << " | " << std::setprecision(1) << k.floor << "x | " << k.handWritten << "x | " << std::setprecision(2)
-         << sb / k.handWritten << " |\n";
+         << sb / k.handWritten << " | " << std::setprecision(4) << automatic.median << " | **" << std::setprecision(2)
+         << ab << "x** | " << sa / k.handWritten << " | " << std::setprecision(1) << chooseCold << " | "
+         << std::setprecision(3) << chooseAgain << " |\n";
       json << (first ? "" : ",\n") << "  {\"kernel\": \"" << k.name << "\", \"threads\": " << threads
            << ", \"naive_s\": " << naive.median << ", \"table2_s\": " << pluto.median << ", \"best_s\": " << best.median
            << ", \"naive_gflops\": " << naive.gflops << ", \"table2_gflops\": " << pluto.gflops
            << ", \"best_gflops\": " << best.gflops << ", \"table2_speedup\": " << sp << ", \"best_speedup\": " << sb
-           << ", \"floor\": " << k.floor << ", \"hand_written\": " << k.handWritten << "}";
+           << ", \"floor\": " << k.floor << ", \"hand_written\": " << k.handWritten
+           << ", \"auto_s\": " << automatic.median << ", \"best_again_s\": " << bestAgain.median
+           << ", \"auto_over_best\": " << ab << ", \"auto_speedup\": " << sa << ", \"choose_cold_s\": " << chooseCold
+           << ", \"choose_again_s\": " << chooseAgain << "}";
       first = false;
     } catch (const std::exception& e) {
       std::cerr << " failed: " << e.what() << "\n";

@@ -178,7 +178,12 @@ bool applyRegisterBlock(AutoState& state, const Contraction& c, const RegisterBl
     if (n >= 0 && n < threads) continue;
     if (state.tryStep({"parallelize", {id}})) break;
   }
-  if (block.rows > 1 && !state.tryStep({"unroll_and_jam", {c.row}, {block.rows}})) return fail();
+  if (block.rows > 1) {
+    // Factors the rows share are multiplied once for all of them (refused,
+    // and not taken, where there are none).
+    state.tryStep({"hoist_product", {c.row}});
+    if (!state.tryStep({"unroll_and_jam", {c.row}, {block.rows}})) return fail();
+  }
   // Whole column blocks apart from the last, short one: their vectors need no masks.
   if (!columnBlocks.empty() && !state.tryStep({"separate_tail", {columnBlocks}})) return fail();
   if (block.tile > 0 && !state.tryStep({"cache", {sumBlocks}, {}, c.packed})) return fail();

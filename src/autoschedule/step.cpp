@@ -40,6 +40,9 @@ const std::map<std::string, Primitive>& primitives() {
         [](Schedule& s, const ir::StmtP& t, const Step& p) {
           return p.numbers.empty() ? s.unroll(t, p.loops.at(0)) : s.unroll(t, p.loops.at(0), p.numbers.at(0));
         }}},
+      {"hoist_product",
+       {"hoist_product", "hoist_product",
+        [](Schedule& s, const ir::StmtP& t, const Step& p) { return s.hoistProduct(t, p.loops.at(0)); }}},
       {"separate_tail",
        {"separate_tail", "separate_tail",
         [](Schedule& s, const ir::StmtP& t, const Step& p) { return s.separateTail(t, p.loops.at(0)); }}},

@@ -34,6 +34,9 @@ ir::StmtP unrollAndJam(const ir::StmtP& nest, int r, int64_t factor);
 // iterations may conflict.
 ir::StmtP parallelize(const ir::StmtP& nest, int r, ir::ThreadSchedule schedule = ir::ThreadSchedule::Static);
 ir::StmtP vectorize(const ir::StmtP& nest, int r);
+// In level r's statements, the factors of each product that do not depend on
+// its iterator are multiplied first (hoist_product.cpp).
+ir::StmtP hoistProduct(const ir::StmtP& nest, int r);
 // Loop r2 (inside r1) iterates over j + factor * i instead of j (loop skewing).
 ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);
 // A tensor loop r's body defines and uses on both sides of fission's cut

@@ -194,6 +194,9 @@ class ScheduleScript {
       } else if (p == "vectorize") {
         arity(1, 1, "vectorize(loop)");
         r = sch_.vectorize(body_, loop(args[0], at(0)));
+      } else if (p == "hoist_product") {
+        arity(1, 1, "hoist_product(loop)");
+        r = sch_.hoistProduct(body_, loop(args[0], at(0)));
       } else if (p == "separate_tail") {
         arity(1, 1, "separate_tail(loop)");
         r = sch_.separateTail(body_, loop(args[0], at(0)));

@@ -173,6 +173,11 @@ StmtP Evaluator::loopExpr(const Call& c) {
       return schedule_.parallelize(l, loop, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static)
           .result;
     }
+    if (f == "hoist_product") {
+      arity(c, 2, 2, "hoist_product(l, level)");
+      StmtP l = loopArg(c.args[0], f);
+      return schedule_.hoistProduct(l, loopAt(l, c.args[1], f)).result;
+    }
     if (f == "vectorize") {
       arity(c, 2, 2, "vectorize(l, level)");
       StmtP l = loopArg(c.args[0], f);
