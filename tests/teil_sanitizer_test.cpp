@@ -14,6 +14,7 @@
 #include "cache/directory.hpp"
 #include "codegen/c_emitter.hpp"
 #include "frontend/teil/teil.hpp"
+#include "autoschedule/auto_schedule_program.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -134,52 +135,59 @@ int shell(const std::string& cmd) {
 }  // namespace
 
 TEST(TeilSanitized, RandomWellTypedProgramsRunCleanAndMatchTheInterpreter) {
-  const int count = 24;
+  // Each random program as lowered and as --auto schedules it: both run
+  // under the sanitizers and agree with the interpreter.
+  const int count = 24, variants = 2 * count;
   Generator gen(2026);
   std::string dir = tmpDir();
   std::vector<ir::Program> programs;
   std::vector<runtime::BufferMap> inputs, expected;
   std::ostringstream harness;
   harness << "#include <stdio.h>\n#include <stdlib.h>\n";
-  for (int k = 0; k < count; ++k) harness << "void teml_entry_" << k << "(void **, int);\n";
+  for (int k = 0; k < variants; ++k) harness << "void teml_entry_" << k << "(void **, int);\n";
   harness << "static void *block(FILE *in, long n) {\n"
              "  double *p = malloc(n * sizeof(double));\n"
              "  if (!p || fread(p, sizeof(double), n, in) != (size_t)n) exit(2);\n  return p;\n}\n"
              "int main(int argc, char **argv) {\n  FILE *in = fopen(argv[1], \"rb\"), *out = fopen(argv[2], \"wb\");\n"
              "  if (!in || !out) return 2;\n";
   std::string sources;
-  for (int k = 0; k < count; ++k) {
+  for (int n = 0; n < count; ++n) {
     std::string text = gen.program();
     SCOPED_TRACE(text);
     teil::TeilProgram p = teil::parseTeil(text, {});
     ASSERT_NO_THROW(teil::checkTeil(p)) << text;
     p = teil::liftContractions(teil::rewriteTeil(p));
     teil::checkTeil(p);
-    ir::Program prog = teil::lowerTeil(p);
-    auto in = randomInputs(prog, 100 + k);
-    expected.push_back(runInterpreter(prog, in));
-    std::string c = cSource(prog);
-    c.replace(c.find("void teml_entry("), 16, "void teml_entry_" + std::to_string(k) + "(");
-    c.replace(c.find("int teml_error("), 15, "int teml_error_" + std::to_string(k) + "(");
-    std::string file = dir + "/k" + std::to_string(k) + ".c";
-    std::ofstream(file) << c;
-    sources += " " + file;
-    harness << "  {\n    void *b[" << prog.tensors.size() << "];\n";
-    for (size_t t = 0; t < prog.tensors.size(); ++t)
-      harness << "    b[" << t << "] = block(in, " << prog.tensors[t].elementCount() << ");\n";
-    harness << "    teml_entry_" << k << "(b, 2);\n";
-    for (size_t t = 0; t < prog.tensors.size(); ++t)
-      harness << "    fwrite(b[" << t << "], sizeof(double), " << prog.tensors[t].elementCount()
-              << ", out);\n    free(b[" << t << "]);\n";
-    harness << "  }\n";
-    programs.push_back(std::move(prog));
-    inputs.push_back(std::move(in));
+    ir::Program lowered = teil::lowerTeil(p);
+    auto in = randomInputs(lowered, 100 + n);
+    auto want = runInterpreter(lowered, in);
+    ir::Program scheduled = autoschedule::autoScheduleProgram(lowered, target::hostCpu(), nullptr, "").program;
+    for (ir::Program* prog : {&lowered, &scheduled}) {
+      int k = static_cast<int>(programs.size());
+      std::string c = cSource(*prog);
+      c.replace(c.find("void teml_entry("), 16, "void teml_entry_" + std::to_string(k) + "(");
+      c.replace(c.find("int teml_error("), 15, "int teml_error_" + std::to_string(k) + "(");
+      std::string file = dir + "/k" + std::to_string(k) + ".c";
+      std::ofstream(file) << c;
+      sources += " " + file;
+      harness << "  {\n    void *b[" << prog->tensors.size() << "];\n";
+      for (size_t t = 0; t < prog->tensors.size(); ++t)
+        harness << "    b[" << t << "] = block(in, " << prog->tensors[t].elementCount() << ");\n";
+      harness << "    teml_entry_" << k << "(b, 2);\n";
+      for (size_t t = 0; t < prog->tensors.size(); ++t)
+        harness << "    fwrite(b[" << t << "], sizeof(double), " << prog->tensors[t].elementCount()
+                << ", out);\n    free(b[" << t << "]);\n";
+      harness << "  }\n";
+      programs.push_back(*prog);
+      inputs.push_back(in);
+      expected.push_back(want);
+    }
   }
   harness << "  fclose(out);\n  return 0;\n}\n";
   std::ofstream(dir + "/harness.c") << harness.str();
   {
     std::ofstream in(dir + "/in.bin", std::ios::binary);
-    for (int k = 0; k < count; ++k)
+    for (int k = 0; k < variants; ++k)
       for (auto& t : programs[k].tensors) in.write(static_cast<const char*>(inputs[k].at(t.name).data()), inputs[k].at(t.name).bytes());
   }
   std::string exe = dir + "/sanitized";
@@ -194,11 +202,11 @@ TEST(TeilSanitized, RandomWellTypedProgramsRunCleanAndMatchTheInterpreter) {
   ASSERT_EQ(rc, 0) << findings.str();
   EXPECT_EQ(findings.str().find("runtime error"), std::string::npos) << findings.str();
   std::ifstream out(dir + "/out.bin", std::ios::binary);
-  for (int k = 0; k < count; ++k)
+  for (int k = 0; k < variants; ++k)
     for (auto& t : programs[k].tensors) {
       runtime::Buffer got(t.dtype, t.shape);
       out.read(static_cast<char*>(got.data()), got.bytes());
-      EXPECT_LE(runtime::maxRelativeDifference(got, expected[k].at(t.name)), 1e-9) << "program " << k << " tensor " << t.name;
+      EXPECT_LE(runtime::maxRelativeDifference(got, expected[k].at(t.name)), 1e-9) << "program " << k / 2 << (k % 2 ? " auto-scheduled" : "") << " tensor " << t.name;
     }
   shell("rm -rf " + dir);
 }

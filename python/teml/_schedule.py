@@ -80,6 +80,9 @@ class Schedule:
     def vectorize(self, loop):
         return self._record("vectorize", (loop,), 0)
 
+    def hoist_product(self, loop):
+        return self._record("hoist_product", (loop,), 0)
+
     def separate_tail(self, loop):
         return self._record("separate_tail", (loop,), 0)
 

@@ -97,4 +97,16 @@ std::string temlText(const Step& step, const std::string& in, const std::string&
   return text + ")";
 }
 
+std::vector<std::string> temlLines(const std::vector<Step>& steps, const std::string& nest) {
+  std::vector<std::string> lines = {"# " + nest + ": " + std::to_string(steps.size()) + " steps"};
+  std::string in = nest;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    std::string out = nest + "_" + std::to_string(k + 1);
+    lines.push_back(temlText(steps[k], in, out));
+    in = out;
+  }
+  lines.push_back("codegen(" + in + ")");
+  return lines;
+}
+
 }  // namespace teml::autoschedule

@@ -17,6 +17,7 @@
 #include "analysis/flops.hpp"
 #include "cache/directory.hpp"
 #include "backend/backend.hpp"
+#include "autoschedule/auto_schedule_program.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/measured_tuner.hpp"
 #include "frontend/freeform/freeform.hpp"
@@ -74,7 +75,7 @@ void printStages(const Compiled& c, std::ostream& err) {
         << " ms\n";
   // The automatic schedule, as a schedule the user can paste into the program.
   if (c.entry.empty() && c.autoScheduled) {
-    err << "teml: auto-schedule   in TeML (the nests by the names codegen gave them):\n";
+    err << "teml: auto-schedule   in TeML (each nest by the name codegen gave it; TeIL's numbered):\n";
     for (auto& line : c.autoSteps) err << line << "\n";
   } else if (!c.entry.empty() && (!c.autoSteps.empty() || c.autoScheduled)) {
     err << "teml: auto-schedule   " << c.autoSteps.size() << " steps:\n";
@@ -163,6 +164,15 @@ std::string analysisCacheFor(const Options& o) {
   return cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
 }
 
+// The measured search --auto uses, with its choices in the kernel cache
+// (null: --tune-budget 0, heuristics alone).
+std::unique_ptr<MeasuredTuner> tunerFor(const Options& o, const target::Target& target) {
+  if (o.tuneBudget <= 0) return nullptr;
+  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
+  return std::make_unique<MeasuredTuner>(target, o.jit, cache::prepareDirectory(cache).empty() ? cache : "",
+                                         TuningOptions{o.tuneBudget, !o.json}, std::cerr);
+}
+
 Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c) {
   auto t = Clock::now();
   freeform::FreeformOptions f;
@@ -216,6 +226,18 @@ Compiled lower(const Options& o) {
     t = Clock::now();
     c.program = teil::lowerTeil(p);
     c.stages.push_back({"lower", since(t)});
+    if (o.autoRequested) {  // TeIL has no schedule of its own: every nest is scheduled
+      t = Clock::now();
+      target::Target target = target::hostCpu(threadCount(o));
+      auto tuner = tunerFor(o, target);
+      auto chosen = autoschedule::autoScheduleProgram(c.program, target, tuner.get(), analysisCacheFor(o));
+      c.program = chosen.program;
+      c.stages.push_back({"(auto-schedule)", since(t)});
+      for (size_t k = 0; k < chosen.steps.size(); ++k)
+        for (auto& line : autoschedule::temlLines(chosen.steps[k], "nest" + std::to_string(k + 1)))
+          c.autoSteps.push_back(line);
+      c.autoScheduled = true;
+    }
     return c;
   }
   auto t = Clock::now();
@@ -223,13 +245,14 @@ Compiled lower(const Options& o) {
   c.stages.push_back({"parse", since(t)});
   t = Clock::now();
   teml_lang::TemlStats stats;
-  teml_lang::TemlOptions options{withTargetSizes(o.sizes), !o.noCheck, analysisCacheFor(o)};
+  teml_lang::TemlOptions options;
+  options.sizes = withTargetSizes(o.sizes);
+  options.checkLegality = !o.noCheck;
+  options.analysisCacheDir = analysisCacheFor(o);
   options.autoSchedule = o.autoRequested;
   options.target = target::hostCpu(threadCount(o));
-  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
-  MeasuredTuner tuner(options.target, o.jit, cache::prepareDirectory(cache).empty() ? cache : "",
-                      TuningOptions{o.tuneBudget, !o.json}, std::cerr);
-  if (o.tuneBudget > 0) options.tuner = &tuner;
+  auto tuner = tunerFor(o, options.target);
+  options.tuner = tuner.get();
   c.program = teml_lang::evaluateTeml(script, options, &stats);
   c.stages.push_back({"check+transform", since(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});

@@ -165,16 +165,7 @@ StmtP Evaluator::autoSchedule(const StmtP& nest, const std::string& name) {
   auto chosen = autoschedule::autoSchedule(schedule_, nest, options_.target, options_.tuner, &program_);
   autoStats_.autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++autoStats_.autoNests;
-  // The steps as TeML, from the nest's own name to the one codegen takes.
-  auto& lines = autoStats_.autoSteps;
-  lines.push_back("# " + name + ": " + std::to_string(chosen.steps.size()) + " steps");
-  std::string in = name;
-  for (size_t k = 0; k < chosen.steps.size(); ++k) {
-    std::string out = name + "_" + std::to_string(k + 1);
-    lines.push_back(autoschedule::temlText(chosen.steps[k], in, out));
-    in = out;
-  }
-  lines.push_back("codegen(" + in + ")");
+  for (auto& line : autoschedule::temlLines(chosen.steps, name)) autoStats_.autoSteps.push_back(line);
   return chosen.body;
 }
 
