@@ -33,7 +33,7 @@ struct Options {
   bool noSchedule = false;        // .py: without its @teml.schedule functions
   bool autoSchedule = true;       // .py: an entry with no schedule is scheduled automatically (--no-auto: not)
   bool autoRequested = false;     // --auto given: also .teml, .til and .teil nests no transformation touched
-  double tuneBudget = 5;          // seconds of measuring per nest (0: heuristics alone)
+  double tuneBudget = 3;          // seconds of tuning per nest, compiling and measuring (0: heuristics alone)
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 

@@ -10,11 +10,13 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <set>
 #include <thread>
 
 #include <unistd.h>
 
 #include "backend/backend.hpp"
+#include "ir/mutator.hpp"
 #include "cache/directory.hpp"
 #include "runtime/buffer.hpp"
 
@@ -77,10 +79,17 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
       return static_cast<size_t>(choice);
   }
   ++measured_;
+  auto start = Clock::now();  // the budget covers compiling and running
   Progress progress(err_, options_.progress);
+  // Programs of the candidate alone, over the tensors it uses.
+  std::set<std::string> used;
+  for (auto& nest : candidates)
+    for (auto& t : ir::tensorsAccessed(nest)) used.insert(t);
+  ir::Program base = context;
+  std::erase_if(base.tensors, [&](const ir::TensorDecl& t) { return !used.count(t.name); });
   std::vector<ir::Program> programs;
   for (auto& nest : candidates) {
-    ir::Program p = context;
+    ir::Program p = base;
     p.nests = {nest};
     programs.push_back(std::move(p));
   }
@@ -101,21 +110,26 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
     progress.show(std::to_string(std::min(candidates.size(), first + workers)) + "/" +
                   std::to_string(candidates.size()) + " candidates compiled");
   }
-  runtime::BufferMap buffers = runtime::allocateBuffers(programs[0]);
-  uint64_t salt = 0;
-  for (auto& t : programs[0].tensors) {
-    ++salt;
-    if (!ir::isIntegral(t.dtype) && !programs[0].initialValues.count(t.name)) buffers.at(t.name).fillRandom(salt);
-  }
+  // Buffers are kept from nest to nest: fresh memory is slow to touch the
+  // first time (gigabytes for interp's and helm's intermediates).
   std::vector<void*> pointers;
-  for (auto& t : programs[0].tensors) pointers.push_back(buffers.at(t.name).data());
+  for (auto& t : base.tensors) {
+    auto it = buffers_.find(t.name);
+    if (it == buffers_.end() || it->second.dtype() != t.dtype || it->second.shape() != t.shape) {
+      runtime::Buffer b(t.dtype, t.shape);
+      auto init = base.initialValues.find(t.name);
+      if (init != base.initialValues.end()) b.fill(init->second);
+      else if (!ir::isIntegral(t.dtype)) b.fillRandom(buffers_.size() + 1);
+      it = buffers_.insert_or_assign(t.name, std::move(b)).first;
+    }
+    pointers.push_back(it->second.data());
+  }
 
-  // In turns (A B C A B C ...), one warm-up each, the best time of each kept,
-  // at most six turns and while the budget lasts (at least one timed turn).
+  // In turns (A B C A B C ...), one warm-up each, the best time of each
+  // kept: at least one timed turn, at most five, while the budget lasts.
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(candidates.size(), inf);
-  auto start = Clock::now();
-  for (int turn = 0; turn < 3 || (turn < 6 && since(start) < options_.budgetSeconds); ++turn) {
+  for (int turn = 0; turn < 2 || (turn < 6 && since(start) < options_.budgetSeconds); ++turn) {
     for (size_t k = 0; k < candidates.size(); ++k) {
       if (!kernels[k]) continue;
       auto t = Clock::now();
@@ -129,7 +143,6 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
       if (turn > 0) best[k] = std::min(best[k], since(t));
     }
     progress.show(std::to_string(candidates.size()) + " candidates, run " + std::to_string(turn + 1));
-    if (turn >= 1 && since(start) > options_.budgetSeconds) break;
   }
   size_t choice = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   if (!stored.empty() && best[choice] < inf) {

@@ -8,13 +8,14 @@
 #include <string>
 
 #include "autoschedule/tuner.hpp"
+#include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
 #include "target/target.hpp"
 
 namespace teml::driver {
 
 struct TuningOptions {
-  double budgetSeconds = 5;  // of measuring per nest, after compiling
+  double budgetSeconds = 3;  // per nest, compiling and measuring
   bool progress = true;      // a progress line on stderr while tuning takes longer than a second
 };
 
@@ -35,6 +36,7 @@ class MeasuredTuner : public autoschedule::Tuner {
   TuningOptions options_;
   std::ostream& err_;
   int measured_ = 0;
+  runtime::BufferMap buffers_;  // by tensor name, over the nests measured
 };
 
 }  // namespace teml::driver
