@@ -24,13 +24,14 @@ void autoRegisterBlocks(AutoState& state) {
   for (auto& outer : outermostLoops(state.body)) {
     auto contraction = findContraction(state.body, outer, state.target);
     if (!contraction) continue;
-    // Each candidate is made on a copy of the Schedule, so that what one
-    // leaves behind (a cache's name) does not reach the chosen one.
+    // Each candidate is made on a fork, so that what one leaves behind (a
+    // cache's name) does not reach the chosen one, which is replayed here.
     std::vector<Candidate> candidates;
+    size_t before = state.steps.size();
     for (auto& block : registerBlockCandidates(*contraction, state.target)) {
-      schedule::Schedule scratch = state.schedule;
-      AutoState trial{scratch, state.body, state.target};
-      if (applyRegisterBlock(trial, *contraction, block)) candidates.push_back({block, trial.body, trial.steps});
+      AutoState trial = state.fork();
+      if (applyRegisterBlock(trial, *contraction, block))
+        candidates.push_back({block, trial.body, {trial.steps.begin() + before, trial.steps.end()}});
     }
     if (candidates.empty()) continue;
     size_t chosen = 0;

@@ -8,7 +8,7 @@ namespace teml::autoschedule {
 
 AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, const target::Target& target,
                           Tuner* tuner, const ir::Program* context) {
-  AutoState state{schedule, body, target, context ? tuner : nullptr, context, {}};
+  AutoState state(schedule, body, target, context ? tuner : nullptr, context);
   autoRegisterBlocks(state);
   autoParallelize(state);
   autoVectorize(state);

@@ -1,21 +1,33 @@
 #include "autoschedule/auto_state.hpp"
 
 #include "autoschedule/loop_queries.hpp"
+#include "ir/mutator.hpp"
 
 namespace teml::autoschedule {
+
+AutoState AutoState::fork() const {
+  AutoState copy = *this;
+  copy.owned_ = std::make_shared<schedule::Schedule>(*schedule_);
+  copy.schedule_ = copy.owned_.get();
+  return copy;
+}
 
 bool AutoState::tryStep(Step step) {
   step.iterators.clear();
   for (auto& id : step.loops) {
     const ir::For* f = loopWithId(body, id);
-    if (!f) return false;
+    if (!f) {
+      lastRefusal_ = Refused{schedule::Refusal::NotApplicable, step.primitive + ": no loop '" + id + "'"};
+      return false;
+    }
     step.iterators.push_back(f->var);
   }
   try {
-    auto applied = applyStep(schedule, body, step);
+    auto applied = applyStep(*schedule_, body, step);
     body = applied.result;
     step.created = applied.created;
-  } catch (const schedule::ScheduleError&) {
+  } catch (const schedule::ScheduleError& e) {
+    lastRefusal_ = Refused{e.kind(), e.what()};
     return false;
   }
   steps.push_back(std::move(step));
@@ -30,6 +42,22 @@ bool AutoState::replay(const std::vector<Step>& taken) {
       return false;
     }
   return true;
+}
+
+std::vector<std::string> AutoState::loops(const std::function<bool(const ir::For&)>& pred) const {
+  std::vector<std::string> out;
+  ir::forEachStmt(body, [&](const ir::StmtP& s) {
+    if (s->kind == ir::StmtKind::For && pred(static_cast<const ir::For&>(*s))) out.push_back(s->id);
+  });
+  return out;
+}
+
+std::vector<ir::StmtP> AutoState::statements(const std::function<bool(const ir::Stmt&)>& pred) const {
+  std::vector<ir::StmtP> out;
+  ir::forEachStmt(body, [&](const ir::StmtP& s) {
+    if (pred(*s)) out.push_back(s);
+  });
+  return out;
 }
 
 }  // namespace teml::autoschedule

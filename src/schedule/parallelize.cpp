@@ -52,7 +52,8 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule 
   if (!report.ok) {
     // The affine test is conservative (it does not see through / and mod);
     // isl decides exactly whether iterations are independent.
-    if (!analysis::loopIsIndependent(nest, f.id)) throw ScheduleError(std::string(what) + ": " + report.reason);
+    if (!analysis::loopIsIndependent(nest, f.id))
+      throw ScheduleError(std::string(what) + ": " + report.reason, Refusal::Illegal);
     kind.independent = true;
     marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   }
