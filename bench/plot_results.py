@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The plot next to bench/results.md, from bench/results.json (the kernel
 benchmark's last run; this script does not run it): per TeML kernel, the
-speed-ups of the Table-2 and best schedules over the naive nest, with each
+speed-ups of the Table-2 schedule, teml's best hand schedule, the naive
+program with --auto and hand-written C over the naive nest, with each
 kernel's floor; and the iterator-language variants over their baselines.
 
     /usr/bin/python3 bench/plot_results.py      # writes bench/results.png"""
@@ -20,11 +21,15 @@ def main():
     rows = json.loads((HERE / "results.json").read_text())
     kernels = [r for r in rows if "best_speedup" in r]
     til = [r for r in rows if r["kernel"].startswith("til_")]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [3, 2]})
     xs = range(len(kernels))
-    for offset, key, label in ((-0.2, "table2_speedup", "Table 2 schedule"), (0.2, "best_speedup", "teml's best schedule")):
-        bars = left.bar([x + offset for x in xs], [r[key] for r in kernels], 0.4, label=label)
-        left.bar_label(bars, fmt="%.1f", fontsize=7)
+    columns = (("table2_speedup", "Table 2 schedule"), ("best_speedup", "teml's best hand schedule"),
+               ("auto_speedup", "naive program, --auto"), ("hand_written", "hand-written C (issue 3)"))
+    width = 0.8 / len(columns)
+    for k, (key, label) in enumerate(columns):
+        offset = (k - (len(columns) - 1) / 2) * width
+        bars = left.bar([x + offset for x in xs], [r.get(key, 0) for r in kernels], width, label=label)
+        left.bar_label(bars, fmt="%.1f", fontsize=5)
     left.scatter(xs, [r["floor"] for r in kernels], marker="_", s=400, color="red", label="floor (issue 3)", zorder=3)
     left.set_xticks(list(xs), [r["kernel"] for r in kernels])
     left.set_yscale("log")

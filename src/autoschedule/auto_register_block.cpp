@@ -83,27 +83,37 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
     if (!unitStride(l->indices.back(), column->var)) return std::nullopt;
   }
 
+  std::vector<std::string> sumVars;
+  for (auto* f : loops)
+    if (std::find(outputVars.begin(), outputVars.end(), f->var) == outputVars.end()) sumVars.push_back(f->var);
+  // The row loop: the innermost output loop whose rows share each column
+  // vector (no column operand uses it); failing that, one whose column
+  // operands do not change along the sums (S[i][j] in S[i][j] * A[i][k] *
+  // B[k][j]: loaded once per block, kept in registers).
+  auto rowScore = [&](const For& f) {
+    if (&f == column || trips(f) < 2) return 0;
+    bool shared = true, invariant = true;
+    for (auto* l : columnLoads) {
+      if (!uses(*l, f.var)) continue;
+      shared = false;
+      invariant = invariant && std::none_of(sumVars.begin(), sumVars.end(), [&](const std::string& v) { return uses(*l, v); });
+    }
+    return shared ? 2 : invariant ? 1 : 0;
+  };
+  const For* row = nullptr;
+  for (auto* f : loops)
+    if (std::find(outputVars.begin(), outputVars.end(), f->var) != outputVars.end() && rowScore(*f) > 0 &&
+        (!row || rowScore(*f) >= rowScore(*row)))
+      row = f;
   for (auto* f : loops) {
     bool output = std::find(outputVars.begin(), outputVars.end(), f->var) != outputVars.end();
-    if (!output) {
-      c.sums.push_back(f->id);
-      continue;
-    }
-    if (f == column) continue;
-    // The innermost output loop that no column operand uses: its rows share each column vector.
-    bool shared = std::none_of(columnLoads.begin(), columnLoads.end(), [&](const Load* l) { return uses(*l, f->var); });
-    if (shared && trips(*f) >= 2) {
-      if (!c.row.empty()) c.batch.push_back(c.row);
-      c.row = f->id;
-      c.rowTrips = trips(*f);
-    } else {
-      c.batch.push_back(f->id);
-    }
+    if (!output) c.sums.push_back(f->id);
+    else if (f == row) c.row = f->id, c.rowTrips = trips(*f);
+    else if (f != column) c.batch.push_back(f->id);
   }
   if (c.sums.empty()) return std::nullopt;
   const For* firstSum = loopWithId(body, c.sums[0]);
   c.sumTrips = trips(*firstSum);
-  const For* row = c.row.empty() ? nullptr : loopWithId(body, c.row);
   for (auto* l : columnLoads) {
     bool plain = std::all_of(l->indices.begin(), l->indices.end(), [](const ExprP& i) { return i->kind == ExprKind::Var; });
     if (plain && uses(*l, firstSum->var) && (!row || !uses(*l, row->var))) c.packed = l->tensor;
@@ -118,7 +128,8 @@ std::vector<RegisterBlock> registerBlockCandidates(const Contraction& c, const t
   std::vector<int64_t> widths = {2 * c.lanes, c.lanes};
   std::vector<int64_t> tiles = {0};
   const int64_t tile = 128;
-  if (!c.packed.empty() && c.columnTrips >= 2 * tile && c.sumTrips >= 2 * tile) tiles = {tile, 0};
+  // Packed tiles pay off when a block of rows reuses them.
+  if (!c.packed.empty() && !c.row.empty() && c.columnTrips >= 2 * tile && c.sumTrips >= 2 * tile) tiles = {tile, 0};
   std::vector<RegisterBlock> out;
   for (int64_t t : tiles)
     for (int64_t w : widths) {

@@ -21,7 +21,8 @@ namespace teml::autoschedule {
 // The roles of a perfect nest's loops in the contraction it computes.
 struct Contraction {
   std::vector<std::string> batch;  // output loops outside the block, in nest order
-  std::string row;                 // an output loop the column operands do not use ("": none)
+  std::string row;                 // an output loop the column operands do not use, or use only
+                                   // in operands the sums do not change ("": none)
   std::string column;              // the output's last index, unit stride in every operand that uses it
   std::vector<std::string> sums;   // loops of the sum, in nest order
   std::string packed;              // a column operand a tile may pack ("": none)
