@@ -125,6 +125,12 @@ std::vector<RegisterBlock> registerBlockCandidates(const Contraction& c, const t
   // mm's block (examples/mm/best.teml): VLEN + 2 rows of two vectors, VLEN the doubles in a register.
   int64_t vlen = target.lanes(DType::F64);
   std::vector<int64_t> rows = {vlen + 2, vlen, 4};
+  // A block that divides the rows leaves no remainder nest (250 rows: 5).
+  for (int64_t d = vlen + 2; d >= 3; --d)
+    if (c.rowTrips % d == 0) {
+      if (std::find(rows.begin(), rows.end(), d) == rows.end()) rows.push_back(d);
+      break;
+    }
   std::vector<int64_t> widths = {2 * c.lanes, c.lanes};
   std::vector<int64_t> tiles = {0};
   const int64_t tile = 128;
