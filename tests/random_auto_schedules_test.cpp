@@ -1,11 +1,16 @@
-// Random TeML programs at random sizes, scheduled by --auto (heuristics, the
+// Random programs of every front end, scheduled by --auto (heuristics, the
 // register-block pass included), compute what the program as written
 // computes: compiled code on 1, 2 and 4 threads against the reference
-// interpreter of the unscheduled program. Sizes are drawn so that blocks
-// (2 vectors of columns, VLEN + 2 rows, 128-element tiles) rarely divide them.
+// interpreter of the unscheduled program. TeML sizes are drawn so that
+// blocks (2 vectors of columns, VLEN + 2 rows, 128-element tiles) rarely
+// divide them. (The 2017 iterator language is TeML underneath.)
 #include <random>
 
-#include "autoschedule/auto_schedule.hpp"
+#include "autoschedule/auto_schedule_program.hpp"
+#include "frontend/freeform/freeform.hpp"
+#include "frontend/teil/teil.hpp"
+#include "random_freeform_programs.hpp"
+#include "random_teil_programs.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -35,9 +40,49 @@ const std::vector<std::string> kPrograms = {
     "w = vadd(t, t, [[i, j], [i, j + 2]])\nr = eq(w, -> [i, j])\nl1 = build(t)\nl2 = build(r)\ncodegen(l1, l2)\n",
 };
 
+// Runs `scheduled` on 1, 2 and 4 threads and compares every tensor with the
+// interpreter's run of `original` on the same inputs.
+void expectSameOnOneTwoAndFourThreads(const ir::Program& scheduled, const ir::Program& original,
+                                      const runtime::BufferMap& inputs) {
+  auto want = runInterpreter(original, inputs);
+  for (int threads : {1, 2, 4}) {
+    auto got = runJit(scheduled, inputs, threads);
+    for (auto& t : original.tensors)
+      EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), 1e-9)
+          << "tensor " << t.name << " on " << threads << " threads";
+  }
+}
+
 }  // namespace
 
-TEST(RandomAutoSchedules, AutoScheduledProgramsAgreeWithTheInterpreterOnEveryThreadCount) {
+TEST(RandomAutoSchedules, FreeformProgramsAgreeWithTheInterpreterOnEveryThreadCount) {
+  std::mt19937 rng(2029);
+  for (int n = 0; n < randomSequenceCount(12); ++n) {
+    std::string source = randomFreeformProgram(rng);
+    SCOPED_TRACE(source);
+    freeform::FreeformOptions asWritten;
+    asWritten.autoSchedule = false;
+    ir::Program original = freeform::compileFreeform(source, asWritten).program;
+    auto scheduled = freeform::compileFreeform(source, {});
+    ASSERT_TRUE(scheduled.autoScheduled);
+    // Integers, so that a lost or doubled update shows (index tensors hold 0..7).
+    expectSameOnOneTwoAndFourThreads(scheduled.program, original, integerInputs(original, n));
+  }
+}
+
+TEST(RandomAutoSchedules, TeilProgramsAgreeWithTheInterpreterOnEveryThreadCount) {
+  Generator gen(2030);
+  for (int n = 0; n < randomSequenceCount(12); ++n) {
+    std::string text = gen.program();
+    SCOPED_TRACE(text);
+    teil::TeilProgram p = teil::liftContractions(teil::rewriteTeil(teil::parseTeil(text, {})));
+    ir::Program original = teil::lowerTeil(p);
+    ir::Program scheduled = autoschedule::autoScheduleProgram(original, target::hostCpu(), nullptr, "").program;
+    expectSameOnOneTwoAndFourThreads(scheduled, original, integerInputs(original, n));
+  }
+}
+
+TEST(RandomAutoSchedules, TemlProgramsAgreeWithTheInterpreterOnEveryThreadCount) {
   std::mt19937 rng(2026);
   const int total = randomSequenceCount(24);
   int blocked = 0;
@@ -54,14 +99,7 @@ TEST(RandomAutoSchedules, AutoScheduledProgramsAgreeWithTheInterpreterOnEveryThr
     o.target = target::hostCpu();
     ir::Program scheduled = teml_lang::compileTeml(source, o);
     blocked += cSource(scheduled).find("vacc") != std::string::npos;
-    auto inputs = randomInputs(original);
-    auto want = runInterpreter(original, inputs);
-    for (int threads : {1, 2, 4}) {
-      auto got = runJit(scheduled, inputs, threads);
-      for (auto& t : original.tensors)
-        EXPECT_LE(runtime::maxRelativeDifference(got.at(t.name), want.at(t.name)), 1e-9)
-            << "tensor " << t.name << " on " << threads << " threads";
-    }
+    expectSameOnOneTwoAndFourThreads(scheduled, original, integerInputs(original, n));
   }
   EXPECT_GT(blocked, 0);  // some got register blocks
 }
