@@ -97,15 +97,16 @@ std::string temlText(const Step& step, const std::string& in, const std::string&
   return text + ")";
 }
 
-std::vector<std::string> temlLines(const std::vector<Step>& steps, const std::string& nest) {
+std::vector<std::string> temlLines(const std::vector<Step>& steps, const std::string& nest, const std::string& result) {
   std::vector<std::string> lines = {"# " + nest + ": " + std::to_string(steps.size()) + " steps"};
   std::string in = nest;
   for (size_t k = 0; k < steps.size(); ++k) {
-    std::string out = nest + "_" + std::to_string(k + 1);
+    std::string out = !result.empty() && k + 1 == steps.size() ? result : nest + "_" + std::to_string(k + 1);
     lines.push_back(temlText(steps[k], in, out));
     in = out;
   }
-  lines.push_back("codegen(" + in + ")");
+  if (result.empty()) lines.push_back("codegen(" + in + ")");
+  else if (steps.empty()) lines.push_back("# " + result + " is " + nest + " as it is");
   return lines;
 }
 

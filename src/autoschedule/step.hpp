@@ -30,8 +30,10 @@ schedule::Schedule::Applied applyStep(schedule::Schedule& schedule, const ir::St
 std::string freeformText(const Step& step);
 // The step in TeML: `out = stripmine(in, i2, 128)`.
 std::string temlText(const Step& step, const std::string& in, const std::string& out);
-// The steps of the nest called `nest` as TeML, from `nest` to a codegen of
-// the last value: a header comment, a line a step, `codegen(...)`.
-std::vector<std::string> temlLines(const std::vector<Step>& steps, const std::string& nest);
+// The steps of the nest called `nest` as TeML: a header comment, then a
+// line a step from `nest` on (`nest_1`, `nest_2`, ...), the last one named
+// `result` when it is given, else followed by `codegen(...)` of the last.
+std::vector<std::string> temlLines(const std::vector<Step>& steps, const std::string& nest,
+                                   const std::string& result = "");
 
 }  // namespace teml::autoschedule

@@ -80,6 +80,14 @@ def test_a_second_run_takes_the_stored_choice_and_a_damaged_one_is_measured_agai
         assert again.returncode == 0, again.stderr
         assert again.stdout == first.stdout or "B_cache" not in first.stdout
         assert stored[0].read_text().startswith("choice ")
+    # A directory where the choice should be, a file where the tuning directory should be.
+    stored[0].unlink()
+    stored[0].mkdir()
+    assert teml(*args).returncode == 0
+    stored[0].rmdir()
+    (cache / "tuning").rmdir()
+    (cache / "tuning").write_text("not a directory")
+    assert teml(*args).returncode == 0
 
 
 def test_no_budget_measures_nothing(tmp_path):
@@ -100,3 +108,27 @@ def test_a_bad_budget_is_a_usage_error():
     run = teml("run", naive("mm"), *sizes(N=8), "--auto", "--tune-budget", "soon")
     assert run.returncode == 2
     assert "--tune-budget" in run.stderr
+
+
+def test_auto_schedule_in_teml_schedules_what_the_steps_before_left_alone(tmp_path):
+    # The user puts the rows on threads; auto_schedule adds the rest and
+    # keeps that mark. -v prints its steps, the last value named as the
+    # program names it.
+    source = naive("mm").read_text().replace(
+        "codegen(l)", "p = parallelize(l, i1)\na = auto_schedule(p)\ncodegen(a)")
+    program = tmp_path / "partial.teml"
+    program.write_text(source)
+    shape = sizes(N=37)
+    run = teml("emit", program, *shape, "--emit", "ir", "--tune-budget", "0", "-v", "--cache-dir", tmp_path)
+    assert run.returncode == 0, run.stderr
+    steps = teml_steps(run.stderr)
+    assert steps[0].startswith("# p: ") and steps[-1].startswith("a = ")
+    assert "parallel  @L1.1" in run.stdout and "vector" in run.stdout
+    replay = tmp_path / "replay.teml"
+    replay.write_text(source.replace("a = auto_schedule(p)", "\n".join(steps)))
+    pasted = teml("emit", replay, *shape, "--emit", "ir", "--cache-dir", tmp_path)
+    strip = lambda text: re.sub(r"  # .*", "", text)
+    assert pasted.returncode == 0 and strip(pasted.stdout) == strip(run.stdout), pasted.stderr
+    for threads in (1, 2, 4):
+        check = teml("run", program, *shape, "--verify", "--random", "3", "--threads", threads, "--cache-dir", tmp_path)
+        assert check.returncode == 0 and "(ok)" in check.stdout, check.stdout + check.stderr

@@ -147,7 +147,7 @@ void Evaluator::codegen(const Statement& st) {
       nest = build(*m.assign);
     else
       fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
-    if (options_.autoSchedule) nest = autoSchedule(nest, a->name);
+    if (options_.autoSchedule) nest = autoScheduleUntouched(nest, a->name);
     try {
       schedule_.admit(nest);
     } catch (const schedule::ScheduleError& e) {
@@ -157,15 +157,18 @@ void Evaluator::codegen(const Statement& st) {
   }
 }
 
-StmtP Evaluator::autoSchedule(const StmtP& nest, const std::string& name) {
+StmtP Evaluator::autoScheduleUntouched(const StmtP& nest, const std::string& name) {
   bool touched = false;
   ir::forEachStmt(nest, [&](const StmtP& s) { touched = touched || !s->made.primitive.empty(); });
-  if (touched) return nest;
+  return touched ? nest : autoSchedule(nest, name, "");
+}
+
+StmtP Evaluator::autoSchedule(const StmtP& nest, const std::string& name, const std::string& result) {
   auto start = std::chrono::steady_clock::now();
   auto chosen = autoschedule::autoSchedule(schedule_, nest, options_.target, options_.tuner, &program_);
   autoStats_.autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++autoStats_.autoNests;
-  for (auto& line : autoschedule::temlLines(chosen.steps, name)) autoStats_.autoSteps.push_back(line);
+  for (auto& line : autoschedule::temlLines(chosen.steps, name, result)) autoStats_.autoSteps.push_back(line);
   return chosen.body;
 }
 
@@ -297,9 +300,10 @@ void Evaluator::assign(const Statement& st) {
       "unroll",       "unroll_and_jam", "tile",          "parallelize", "vectorize",     "skew",         "fission",
       "swap",         "merge",          "separate_tail", "as_lib",      "blend",         "local",        "cache",
       "cache_reduce", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array",
-      "reorder",      "hoist_product"};
+      "reorder",      "hoist_product",  "auto_schedule"};
   if (loops.count(f)) {
     if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
+    assigningTo_ = st.target;
     StmtP nest = loopExpr(c);
     if (f != "replace_array") refuseHalfReplaced(c.loc, f, nest);
     state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, nest};

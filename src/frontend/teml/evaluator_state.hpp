@@ -240,8 +240,11 @@ class Evaluator {
 
   void codegen(const Statement& st);
   // --auto: the automatic schedule of `nest` (the value of `name`) when no
-  // transformation touched it, its steps kept for -v.
-  StmtP autoSchedule(const StmtP& nest, const std::string& name);
+  // transformation touched it.
+  StmtP autoScheduleUntouched(const StmtP& nest, const std::string& name);
+  // The automatic schedule of `nest`, its steps kept for -v as TeML, the
+  // last value named `result` ("": handed to codegen; temlLines).
+  StmtP autoSchedule(const StmtP& nest, const std::string& name, const std::string& result);
 
   void init(const Statement& st);
 
@@ -255,6 +258,7 @@ class Evaluator {
   ir::Program program_;
   schedule::Schedule schedule_;  // every loop transformation goes through it (after program_: it reads it)
   TemlStats autoStats_;          // what --auto chose
+  std::string assigningTo_;      // the name the loop expression being evaluated is given
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
   int nestCounter_ = 0;

@@ -173,6 +173,13 @@ StmtP Evaluator::loopExpr(const Call& c) {
       return schedule_.parallelize(l, loop, c.args.size() == 3 ? threadSchedule(c.args[2]) : ir::ThreadSchedule::Static)
           .result;
     }
+    if (f == "auto_schedule") {
+      // The automatic schedule of what the steps before left alone (a loop
+      // already on threads or in lanes keeps its mark).
+      arity(c, 1, 1, "auto_schedule(l)");
+      StmtP l = loopArg(c.args[0], f);
+      return autoSchedule(l, c.args[0]->name, assigningTo_);
+    }
     if (f == "hoist_product") {
       arity(c, 2, 2, "hoist_product(l, level)");
       StmtP l = loopArg(c.args[0], f);
