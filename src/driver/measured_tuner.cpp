@@ -154,7 +154,7 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
         out << "choice " << choice << "\n";
         for (size_t k = 0; k < best.size(); ++k) out << "# candidate " << k << ": " << best[k] << " s\n";
       }
-      std::rename(temporary.c_str(), stored.c_str());
+      if (std::rename(temporary.c_str(), stored.c_str()) != 0) std::remove(temporary.c_str());
     } catch (const std::exception&) {
     }
   }

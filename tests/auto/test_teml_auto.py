@@ -85,6 +85,7 @@ def test_a_second_run_takes_the_stored_choice_and_a_damaged_one_is_measured_agai
     stored[0].mkdir()
     assert teml(*args).returncode == 0
     stored[0].rmdir()
+    assert list((cache / "tuning").iterdir()) == []  # no temporary file left behind
     (cache / "tuning").rmdir()
     (cache / "tuning").write_text("not a directory")
     assert teml(*args).returncode == 0
