@@ -59,3 +59,20 @@ TEST(AutoState, RefusalsAreTypedAndChangeNothing) {
   EXPECT_TRUE(state.steps.empty());
   EXPECT_EQ(state.body, f.program.nests[0]);
 }
+
+TEST(AutoState, ACheckedForkRefusesWhatAnUncheckedScheduleWouldTake) {
+  // a[i + 3][j + 1] = a[i + 1][j + 2] + B[i][j]: the dependence (2, -1)
+  // forbids running j outside i.
+  ir::Program program = compile(
+      "a = tensor([N + 3, N + 2])\nB = tensor([N, N])\nt = vadd(a, B, [[i + 1, j + 2], [i, j]])\n"
+      "a = eq(t, -> [i + 3, j + 1])\nl = build(a)\ncodegen(l)\n",
+      {{"N", 8}});
+  schedule::Schedule unchecked(program, schedule::ScheduleOptions{false, ""});
+  autoschedule::AutoState state(unchecked, program.nests[0], target::hostCpu());
+  EXPECT_FALSE(state.checks());
+  autoschedule::AutoState checked = state.fork(true);
+  EXPECT_TRUE(checked.checks());
+  EXPECT_FALSE(checked.tryStep({"reorder", {"L1.2", "L1.1"}}));
+  EXPECT_EQ(checked.lastRefusal()->kind, schedule::Refusal::Illegal);
+  EXPECT_TRUE(state.tryStep({"reorder", {"L1.2", "L1.1"}}));  // --no-check takes it: the auto-scheduler must not
+}

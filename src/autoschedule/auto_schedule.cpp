@@ -9,9 +9,15 @@ namespace teml::autoschedule {
 AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, const target::Target& target,
                           Tuner* tuner, const ir::Program* context) {
   AutoState state(schedule, body, target, context ? tuner : nullptr, context);
-  autoRegisterBlocks(state);
-  autoParallelize(state);
-  autoVectorize(state);
+  // The passes decide on a Schedule that checks every step, even under
+  // --no-check (which is for the user's steps, not for choices made here);
+  // the front end's Schedule then takes the steps chosen.
+  AutoState search = state.checks() ? state : state.fork(true);
+  autoRegisterBlocks(search);
+  autoParallelize(search);
+  autoVectorize(search);
+  if (state.checks()) return {search.body, search.steps};  // the same Schedule took them
+  state.replay(search.steps);
   return {state.body, state.steps};
 }
 

@@ -5,9 +5,9 @@
 
 namespace teml::autoschedule {
 
-AutoState AutoState::fork() const {
+AutoState AutoState::fork(bool checked) const {
   AutoState copy = *this;
-  copy.owned_ = std::make_shared<schedule::Schedule>(*schedule_);
+  copy.owned_ = std::make_shared<schedule::Schedule>(checked ? schedule_->checked() : *schedule_);
   copy.schedule_ = copy.owned_.get();
   return copy;
 }

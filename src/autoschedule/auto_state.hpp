@@ -27,8 +27,9 @@ class AutoState {
       : body(std::move(body)), target(target), tuner(tuner), context(context), schedule_(&schedule) {}
 
   // The same state on a copy of the Schedule: steps taken on the fork leave
-  // this state, and the front end's Schedule, as they are.
-  AutoState fork() const;
+  // this state, and the front end's Schedule, as they are. `checked`: the
+  // copy checks every step even where the front end's does not (--no-check).
+  AutoState fork(bool checked = false) const;
 
   ir::StmtP body;
   const target::Target& target;
@@ -43,6 +44,8 @@ class AutoState {
   // Takes `steps` (made on the same nest) one after another; false, with
   // nothing changed, when one is refused.
   bool replay(const std::vector<Step>& steps);
+  // Whether steps are checked for legality (not under --no-check).
+  bool checks() const { return schedule_->checksLegality(); }
   // The ids of the loops the last step made.
   const std::vector<std::string>& made() const { return steps.back().created; }
 

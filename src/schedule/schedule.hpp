@@ -87,6 +87,14 @@ class Schedule {
   // Tensors local to loops of admitted nests: not program buffers.
   std::set<std::string> localTensors() const;
   const ScheduleStats& stats() const { return stats_; }
+  // A copy that checks every step, whatever this one does (--no-check): the
+  // automatic schedule decides on it.
+  Schedule checked() const {
+    Schedule copy = *this;
+    copy.options_.checkLegality = true;
+    return copy;
+  }
+  bool checksLegality() const { return options_.checkLegality; }
 
  private:
   // Runs the primitive `what` (`transform`) on `inputs`, then verifies and
