@@ -18,9 +18,11 @@ import datetime
 import json
 import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -46,6 +48,21 @@ def teml_time(name, data, env, *flags, runs=None):
         cmd += ["--runs", str(runs)]
     r = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()[-1])
     return r["median_s"], r["peak_memory_mb"]
+
+
+def choose_time(name, data):
+    """Milliseconds the automatic schedule takes to choose (-v's `(auto-schedule)`
+    stage), with an empty kernel cache and again with the one the first run filled."""
+    with tempfile.TemporaryDirectory() as cache:
+        cmd = [TEML, "check", str(ROOT / "examples" / "freetensor" / f"{name}.py"), "--no-schedule", "-v",
+               "--cache-dir", cache]
+        for f in sorted((data / name).glob("*.npy")):
+            cmd += ["--input", f"{f.stem}={f}"]
+        times = []
+        for _ in range(2):
+            err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+            times.append(float(re.search(r"\(auto-schedule\)\s+([0-9.]+) ms", err).group(1)))
+        return times
 
 
 def torch_time(name, data, env):
@@ -86,7 +103,7 @@ def main():
                 for variant, run in VARIANTS.items():
                     results[label][variant].append(run(name, data, env))
             print(name, label, {v: round(statistics.median(t for t, _ in r), 5) for v, r in results[label].items()}, flush=True)
-        rows[name] = {"results": results, "work": work.WORK[name](data / name)}
+        rows[name] = {"results": results, "work": work.WORK[name](data / name), "choose_ms": choose_time(name, data)}
     record = {"machine": machine, "turns": turns, "workloads": rows}
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     out.write_text(table(record))
@@ -117,8 +134,8 @@ def table(record):
              "teml scheduled, unchecked | cost of the checks | speed-up, huge pages | speed-up, glibc malloc | "
              "speed-up over PyTorch's faster setting | auto: speed-up over PyTorch's faster setting | "
              "work | limit | teml as written, % of limit | teml auto, % of limit | teml scheduled, % of limit | "
-             "memory PyTorch | memory teml |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "memory PyTorch | memory teml | auto: time to choose (cold, again) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, row in record["workloads"].items():
         results, w = row["results"], row["work"]
         times = lambda label, v: [t for t, _ in results[label][v]]
@@ -129,13 +146,14 @@ def table(record):
         cost = med(a / b for a, b in zip(times(huge, "scheduled"), times(huge, "unchecked"))) - 1
         mem = lambda v: max(mb for r in results.values() for _, mb in r[v])
         t = lambda label, v: ms(med(times(label, v)))
+        choose = lambda r: ", ".join(f"{c:.1f} ms" for c in r["choose_ms"]) if "choose_ms" in r else "not measured"
         limit, bound = work.limit(w, m)
         pct = lambda v: f"{100 * limit / med(times(huge, v)):.1f}%"
         lines.append(f"| {name} | {t('installed', 'torch')} | {t(huge, 'torch')} | {t(huge, 'as written')} | "
                      f"{t(huge, 'auto')} | {t(huge, 'scheduled')} | {t(huge, 'unchecked')} | {cost * 100:+.1f}% | {speedup(huge):.1f}x | "
                      f"{speedup('installed'):.1f}x | **{faster('scheduled'):.1f}x** | {faster('auto'):.1f}x | {w['flops'] / 1e6:.0f} MFLOP, {w['bytes'] / 1e6:.0f} MB | "
                      f"{ms(limit)} ({bound}) | {pct('as written')} | {pct('auto')} | {pct('scheduled')} | "
-                     f"{mem('torch'):.0f} MB | {mem('scheduled'):.0f} MB |")
+                     f"{mem('torch'):.0f} MB | {mem('scheduled'):.0f} MB | {choose(row)} |")
     lines += ["", "teml columns: with huge pages (teml allocates little; the two settings differ by noise)."]
     notes = HERE / "notes.md"  # what the table cannot say, kept by hand
     return "\n".join(lines) + "\n" + (notes.read_text() if notes.exists() else "")
