@@ -68,9 +68,8 @@ struct Variant {
   std::vector<double> times;
 };
 
-std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::string, int64_t>& sizes,
-                                 bool noLift = false, const std::string& autoCache = "") {
-  auto v = std::make_unique<Variant>();
+driver::Options optionsFor(const std::string& path, const std::map<std::string, int64_t>& sizes, bool noLift,
+                           const std::string& autoCache) {
   driver::Options o;
   o.programPath = path;
   o.sizes = sizes;
@@ -79,6 +78,13 @@ std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::st
     o.autoRequested = true;
     o.jit.cacheDir = autoCache;
   }
+  return o;
+}
+
+std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::string, int64_t>& sizes,
+                                 bool noLift = false, const std::string& autoCache = "") {
+  auto v = std::make_unique<Variant>();
+  driver::Options o = optionsFor(path, sizes, noLift, autoCache);
   v->compiled = driver::compile(o);
   const ir::Program& p = v->compiled.program;
   v->kernel = backend::buildFor(p, target::hostCpu(), o.jit);
@@ -201,12 +207,8 @@ int main(int argc, char** argv) {
       std::filesystem::remove_all(tuning);
       auto autoVariant = prepare(dir + "naive.teml", sizes, false, tuning);
       double chooseCold = stageSeconds(autoVariant->compiled, "(auto-schedule)");
-      driver::Options again;
-      again.programPath = dir + "naive.teml";
-      again.sizes = sizes;
-      again.autoRequested = true;
-      again.jit.cacheDir = tuning;
-      double chooseAgain = stageSeconds(driver::compile(again), "(auto-schedule)");
+      double chooseAgain =
+          stageSeconds(driver::compile(optionsFor(dir + "naive.teml", sizes, false, tuning)), "(auto-schedule)");
       std::filesystem::remove_all(tuning);
       v[2]->times.clear();
       std::vector<std::unique_ptr<Variant>> pair;
