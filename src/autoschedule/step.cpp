@@ -49,6 +49,17 @@ const std::map<std::string, Primitive>& primitives() {
       {"cache",
        {"cache", "cache",
         [](Schedule& s, const ir::StmtP& t, const Step& p) { return s.cache(t, p.loops.at(0), p.word, false, 0); }}},
+      {"local",
+       {"local", "local",
+        [](Schedule& s, const ir::StmtP& t, const Step& p) { return s.makeLocal(t, p.loops.at(0), p.word, 0); }}},
+      {"var_reorder",
+       {"var_reorder", "var_reorder",
+        [](Schedule& s, const ir::StmtP& t, const Step& p) {
+          return Schedule::Applied{s.varReorder(t, p.word, std::vector<int>(p.numbers.begin(), p.numbers.end())), {}};
+        }}},
+      {"prefetch",
+       {"prefetch", "prefetch",
+        [](Schedule& s, const ir::StmtP& t, const Step& p) { return Schedule::Applied{s.prefetch(t, p.word, 1), {}}; }}},
   };
   return table;
 }
@@ -89,6 +100,10 @@ std::string temlText(const Step& step, const std::string& in, const std::string&
     std::string list;
     for (auto& l : step.iterators) list += (list.empty() ? "" : ", ") + l;
     text += ", [" + list + "]";
+  } else if (step.primitive == "var_reorder") {
+    std::string list;
+    for (auto n : step.numbers) list += (list.empty() ? "" : ", ") + std::to_string(n);
+    return text + ", " + step.word + ", [" + list + "])";
   } else {
     for (auto& l : step.iterators) text += ", " + l;
   }

@@ -12,10 +12,12 @@
 namespace teml::autoschedule {
 
 struct Step {
-  std::string primitive = {};      // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, cache
+  // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, hoist_product,
+  // separate_tail, cache; local, var_reorder, prefetch
+  std::string primitive = {};
   std::vector<std::string> loops = {};  // ids of the loops it names
-  std::vector<int64_t> numbers = {};  // split: factor; unroll_and_jam / unroll: factor
-  std::string word = {};  // parallelize: "dynamic" or ""; cache: the tensor
+  std::vector<int64_t> numbers = {};  // split: factor; unroll_and_jam / unroll: factor; var_reorder: the order
+  std::string word = {};  // parallelize: "dynamic" or ""; cache, local, var_reorder: the tensor; prefetch: the copy
   // The iterator of each loop in `loops` when the step was taken (TeML
   // names loops by iterator), and the loops it made.
   std::vector<std::string> iterators = {};

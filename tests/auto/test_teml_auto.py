@@ -51,7 +51,7 @@ def test_mm_gets_mms_register_block_with_packed_tiles(tmp_path):
     assert "local B_cache" in run.stdout and "vector" in run.stdout and "parallel" in run.stdout
 
 
-@pytest.mark.parametrize("kernel", ["mm", "mttkrp", "bmm", "gconv", "blur"])
+@pytest.mark.parametrize("kernel", ["mm", "mttkrp", "bmm", "gconv", "blur", "interp", "helm"])
 def test_v_prints_teml_that_replays_to_the_same_program(kernel, tmp_path):
     cache = ["--cache-dir", tmp_path / "cache"]
     auto = teml("emit", naive(kernel), *KERNELS[kernel], "--auto", "--tune-budget", "0.05", "-v", "--emit", "ir", *cache)
@@ -64,6 +64,21 @@ def test_v_prints_teml_that_replays_to_the_same_program(kernel, tmp_path):
     assert pasted.returncode == 0, pasted.stderr + replay.read_text()
     strip = lambda text: re.sub(r"  # .*", "", text)  # provenance names lines, which differ
     assert strip(pasted.stdout) == strip(auto.stdout)
+
+
+def test_a_codegen_list_is_fused_with_its_intermediates_local_unless_an_output_names_them(tmp_path):
+    args = [naive("interp"), *KERNELS["interp"], "--auto", "--tune-budget", "0", "--cache-dir", tmp_path / "cache"]
+    fused = teml("emit", *args, "-v", "--emit", "ir")
+    assert fused.returncode == 0, fused.stderr
+    steps = "\n".join(teml_steps(fused.stderr))
+    assert "= fuse_outer(m1_auto, m2_auto, 1)" in steps and "= parallelize(" in steps
+    assert "local t1" in fused.stdout and "local t2" in fused.stdout
+    assert "local v" not in fused.stdout  # the result: no nest reads it
+    # Asked for, t1 stays in memory, with the values the interpreter gives.
+    kept = teml("run", *args, "--verify", "--random", "1", "--output", f"t1={tmp_path / 't1.npy'}", "-v")
+    assert kept.returncode == 0, kept.stderr
+    assert "(ok)" in kept.stdout and "local(m1_fused" in kept.stderr and ", t1)" not in kept.stderr
+    assert (tmp_path / "t1.npy").stat().st_size > 20 * 7 * 7 * 7 * 8
 
 
 def test_a_second_run_takes_the_stored_choice_and_a_damaged_one_is_measured_again(tmp_path):

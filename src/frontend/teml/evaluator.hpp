@@ -3,6 +3,7 @@
 // nests; `codegen` statements collect the nests of the resulting program.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 
 #include <vector>
@@ -22,6 +23,8 @@ struct TemlOptions {
   bool autoSchedule = false;
   target::Target target;
   autoschedule::Tuner* tuner = nullptr;
+  // Tensors read after the run (--output): --auto keeps them in memory.
+  std::set<std::string> kept;
 };
 
 struct TemlStats {

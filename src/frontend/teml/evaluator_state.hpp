@@ -76,6 +76,8 @@ class Evaluator {
       : options_(o), schedule_(program_, schedule::ScheduleOptions{o.checkLegality, o.analysisCacheDir}) {}
 
   ir::Program run(const Script& script) {
+    for (auto& st : script.statements)
+      if (st.kind == Statement::Kind::Codegen) lastCodegen_ = &st;
     for (auto& st : script.statements) exec(st);
     checkReplacements(replacements_, program_);
     // A virtually transposed tensor lives on only as its transposition, which
@@ -239,12 +241,13 @@ class Evaluator {
   void exec(const Statement& st);
 
   void codegen(const Statement& st);
-  // --auto: the automatic schedule of `nest` (the value of `name`) when no
-  // transformation touched it.
-  StmtP autoScheduleUntouched(const StmtP& nest, const std::string& name);
   // The automatic schedule of `nest`, its steps kept for -v as TeML, the
   // last value named `result` ("": handed to codegen; temlLines).
   StmtP autoSchedule(const StmtP& nest, const std::string& name, const std::string& result);
+  // --auto on the program's last codegen list when no transformation touched
+  // its nests: fused with local intermediates where they fuse
+  // (autoschedule/auto_fuse.hpp), else each nest scheduled alone.
+  std::vector<StmtP> autoScheduleList(const std::vector<StmtP>& nests, const std::vector<std::string>& names);
 
   void init(const Statement& st);
 
@@ -258,6 +261,7 @@ class Evaluator {
   ir::Program program_;
   schedule::Schedule schedule_;  // every loop transformation goes through it (after program_: it reads it)
   TemlStats autoStats_;          // what --auto chose
+  const Statement* lastCodegen_ = nullptr;  // after it no nest reads a tensor: intermediates may become local
   std::string assigningTo_;      // the name the loop expression being evaluated is given
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
