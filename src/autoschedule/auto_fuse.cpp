@@ -129,6 +129,47 @@ void vectorRows(AutoState& s, const Program& program) {
   }
 }
 
+// The elements of the outer loop in SIMD lanes (interp's hand schedule):
+// the outer loop in blocks of one vector, the block's elements moved inside
+// every output loop, just outside the sums, and vectorized; each sum then
+// runs on whole vectors however short its own loops are.
+void elementLanes(AutoState& s) {
+  if (s.body->kind != StmtKind::For) return;
+  auto chain = perfectChain(s.body, s.body->id);
+  std::vector<const For*> loops;
+  for (auto& id : chain) loops.push_back(loopWithId(s.body, id));
+  auto inner = items(loops.back()->body);
+  if (inner.size() != 1 || (inner[0]->kind != StmtKind::Store && inner[0]->kind != StmtKind::Reduce)) return;
+  bool store = inner[0]->kind == StmtKind::Store;
+  const auto& out = store ? static_cast<const Store&>(*inner[0]).indices : static_cast<const Reduce&>(*inner[0]).indices;
+  DType type = (store ? static_cast<const Store&>(*inner[0]).value : static_cast<const Reduce&>(*inner[0]).value)->dtype;
+  int lanes = s.target.lanes(type);
+  if (out.empty() || !isVar(out[0], loops[0]->var) || trips(*loops[0]) < 2 * lanes) return;
+  std::vector<std::string> outputs, sums;
+  for (size_t k = 1; k < loops.size(); ++k) {
+    bool output = std::any_of(out.begin(), out.end(), [&](const ExprP& i) { return isVar(i, loops[k]->var); });
+    (output ? outputs : sums).push_back(loops[k]->id);
+  }
+  const std::string element = loops[0]->id;
+  AutoState::Saved before = s.save();
+  if (!s.tryStep({"split", {element}, {lanes}})) return;
+  std::vector<std::string> order = {s.made().at(0)};
+  order.insert(order.end(), outputs.begin(), outputs.end());
+  order.push_back(element);
+  order.insert(order.end(), sums.begin(), sums.end());
+  if (order != perfectChain(s.body, order[0]) && !s.tryStep({"reorder", order})) return s.restore(before);
+  if (!s.tryStep({"vectorize", {element}})) s.restore(before);
+}
+
+// `tensor`'s element dimension (its first) moved last: the lanes' elements side by side.
+bool elementsLast(AutoState& s, const std::string& tensor, size_t rank) {
+  if (rank < 2) return false;
+  std::vector<int64_t> order;
+  for (size_t d = 2; d <= rank; ++d) order.push_back(static_cast<int64_t>(d));
+  order.push_back(1);
+  return s.tryStep({"var_reorder", {}, order, tensor});
+}
+
 // Tensors the statements of `body` write, in program order, each once.
 std::vector<std::string> writtenIn(const StmtP& body) {
   std::vector<std::string> out;
@@ -157,17 +198,29 @@ std::vector<std::string> intermediates(const std::vector<StmtP>& nests) {
   return out;
 }
 
-// The largest tensor the fused loop only reads, and only at its own
-// iteration's first index (u[e][..]): its part is copied in per iteration
-// while the next iteration's is fetched.
-std::string streamedInput(const StmtP& body, const For& outer, const Program& program,
+// Every store and update of `tensor` in `body` is at [element][...].
+bool writtenAtElement(const StmtP& body, const std::string& tensor, const std::string& element) {
+  bool ok = true;
+  forEachStmt(body, [&](const StmtP& s) {
+    const std::vector<ExprP>* at = nullptr;
+    if (s->kind == StmtKind::Store && static_cast<const Store&>(*s).tensor == tensor) at = &static_cast<const Store&>(*s).indices;
+    if (s->kind == StmtKind::Reduce && static_cast<const Reduce&>(*s).tensor == tensor) at = &static_cast<const Reduce&>(*s).indices;
+    if (at) ok = ok && !at->empty() && isVar(at->front(), element);
+  });
+  return ok;
+}
+
+// The largest tensor the fused loop only reads, and only at the element's
+// first index (u[e][..]): its part is copied in per iteration while the
+// next iteration's is fetched.
+std::string streamedInput(const StmtP& body, const std::string& element, const Program& program,
                           const std::vector<std::string>& written) {
-  std::map<std::string, bool> plain;  // tensor -> every load indexes it [outer][...]
+  std::map<std::string, bool> plain;  // tensor -> every load indexes it [element][...]
   forEachExprIn(body, [&](const ExprP& e) {
     if (e->kind != ExprKind::Load) return;
     auto& l = static_cast<const Load&>(*e);
-    bool ok = !l.indices.empty() && isVar(l.indices[0], outer.var);
-    for (size_t k = 1; ok && k < l.indices.size(); ++k) ok = !usesVar(l.indices[k], outer.var);
+    bool ok = !l.indices.empty() && isVar(l.indices[0], element);
+    for (size_t k = 1; ok && k < l.indices.size(); ++k) ok = !usesVar(l.indices[k], element);
     auto [it, fresh] = plain.emplace(l.tensor, ok);
     if (!fresh) it->second = it->second && ok;
   });
@@ -194,16 +247,34 @@ StmtP fuseAtOuterLoops(schedule::Schedule& schedule, const std::vector<StmtP>& n
 
 }  // namespace
 
+FusedVectors preferredVectors(const std::vector<StmtP>& nests, const target::Target& target) {
+  if (nests.empty() || nests[0]->kind != StmtKind::For) return FusedVectors::Rows;
+  auto chain = perfectChain(nests[0], nests[0]->id);
+  const For* last = loopWithId(nests[0], chain.back());
+  auto inner = items(last->body);
+  if (inner.size() != 1 || inner[0]->kind != StmtKind::Reduce) return FusedVectors::Rows;
+  auto& r = static_cast<const Reduce&>(*inner[0]);
+  if (r.indices.empty() || r.indices.back()->kind != ExprKind::Var) return FusedVectors::Rows;
+  for (auto& id : chain) {
+    const For* f = loopWithId(nests[0], id);
+    if (isVar(r.indices.back(), f->var))
+      return trips(*f) >= 0 && trips(*f) < 2 * target.lanes(r.value->dtype) ? FusedVectors::Lanes : FusedVectors::Rows;
+  }
+  return FusedVectors::Rows;
+}
+
 std::optional<FusedNests> autoFuse(const schedule::Schedule& schedule, const std::vector<StmtP>& nests,
                                    const Program& program, const std::set<std::string>& kept,
-                                   const target::Target& target) {
-  if (nests.size() < 2) return std::nullopt;
+                                   const target::Target& target, FusedVectors vectors) {
+  if (nests.size() < 2 || nests[0]->kind != StmtKind::For) return std::nullopt;
+  const std::string element = static_cast<const For&>(*nests[0]).var;
   schedule::Schedule trial = schedule.checked();
   FusedNests fused;
   std::vector<StmtP> bodies;
   for (auto& nest : nests) {
     AutoState s(trial, nest, target);
-    vectorRows(s, program);
+    if (vectors == FusedVectors::Rows) vectorRows(s, program);
+    else elementLanes(s);
     bodies.push_back(s.body);
     fused.nestSteps.push_back(s.steps);
   }
@@ -212,17 +283,30 @@ std::optional<FusedNests> autoFuse(const schedule::Schedule& schedule, const std
   if (!fusedNest) return std::nullopt;
   AutoState group(trial, fusedNest, target);
   const std::string outer = fusedNest->id;
+  const bool lanes = vectors == FusedVectors::Lanes;
   auto written = writtenIn(group.body);
-  bool local = false;
+  std::vector<std::string> local;
   for (auto& t : intermediates(nests))
-    if (!kept.count(t) && program.find(t)) local = group.tryStep({"local", {outer}, {}, t}) || local;
-  if (!local) return std::nullopt;
+    if (!kept.count(t) && program.find(t) && group.tryStep({"local", {outer}, {}, t})) local.push_back(t);
+  if (local.empty()) return std::nullopt;
   group.tryStep({"parallelize", {outer}});
-  std::string input = streamedInput(group.body, *loopWithId(group.body, outer), program, written);
+  if (lanes)
+    for (auto& t : local) elementsLast(group, t, program.find(t)->shape.size());
+  std::string input = streamedInput(group.body, element, program, written);
   if (!input.empty()) {
     AutoState::Saved before = group.save();
     std::string copy = copyPerIteration(group, outer, input);
-    if (copy.empty() || !group.tryStep({"prefetch", {}, {}, copy})) group.restore(before);
+    if (copy.empty() || (lanes && !elementsLast(group, copy, program.find(input)->shape.size())) ||
+        !group.tryStep({"prefetch", {}, {}, copy}))
+      group.restore(before);
+  }
+  // Results in lanes are assembled in a block laid out like the lanes, then written out whole.
+  for (auto& t : written) {
+    if (!lanes || std::find(local.begin(), local.end(), t) != local.end() || !writtenAtElement(group.body, t, element))
+      continue;
+    AutoState::Saved before = group.save();
+    std::string copy = copyPerIteration(group, outer, t);
+    if (copy.empty() || !elementsLast(group, copy, program.find(t)->shape.size())) group.restore(before);
   }
   fused.body = group.body;
   fused.steps = group.steps;

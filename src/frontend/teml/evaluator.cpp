@@ -181,18 +181,33 @@ void Evaluator::codegen(const Statement& st) {
 
 std::vector<StmtP> Evaluator::autoScheduleList(const std::vector<StmtP>& nests, const std::vector<std::string>& names) {
   // Fused with local intermediates, the nests no longer write and read back
-  // what they pass on: taken whenever it applies (measured: helm, interp and
-  // blur all gain; bench/results.md).
+  // what they pass on: taken whenever it applies (helm, interp and blur all
+  // gain; bench/results.md). Vectors along rows or elements in lanes are
+  // measured against each other; without measuring, preferredVectors.
+  using autoschedule::FusedVectors;
   auto start = std::chrono::steady_clock::now();
-  auto fused = autoschedule::autoFuse(schedule_, nests, program_, options_.kept, options_.target);
-  StmtP body = fused ? autoschedule::replayFused(schedule_, nests, *fused, options_.target) : nullptr;
+  std::vector<autoschedule::FusedNests> candidates;
+  FusedVectors first = autoschedule::preferredVectors(nests, options_.target);
+  FusedVectors second = first == FusedVectors::Rows ? FusedVectors::Lanes : FusedVectors::Rows;
+  for (FusedVectors v : {first, second})
+    if (auto f = autoschedule::autoFuse(schedule_, nests, program_, options_.kept, options_.target, v))
+      candidates.push_back(std::move(*f));
+  size_t choice = 0;
+  if (options_.tuner && candidates.size() > 1) {
+    std::string key = "fused nests, vectors along rows or elements in lanes:";
+    for (auto& n : nests) key += "\n" + ir::toString(n, true);
+    std::vector<StmtP> bodies;
+    for (auto& c : candidates) bodies.push_back(c.body);
+    choice = std::min(options_.tuner->fastest(program_, key, bodies), candidates.size() - 1);
+  }
+  StmtP body = candidates.empty() ? nullptr : autoschedule::replayFused(schedule_, nests, candidates[choice], options_.target);
   autoStats_.autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<StmtP> out;
   if (body) {
     autoStats_.autoNests += static_cast<int>(nests.size());
-    for (auto& line : autoschedule::temlLines(*fused, names)) autoStats_.autoSteps.push_back(line);
+    for (auto& line : autoschedule::temlLines(candidates[choice], names)) autoStats_.autoSteps.push_back(line);
     return {body};
   }
+  std::vector<StmtP> out;
   for (size_t k = 0; k < nests.size(); ++k) out.push_back(autoSchedule(nests[k], names[k], ""));
   return out;
 }

@@ -23,7 +23,8 @@ struct TemlOptions {
   bool autoSchedule = false;
   target::Target target;
   autoschedule::Tuner* tuner = nullptr;
-  // Tensors read after the run (--output): --auto keeps them in memory.
+  // Tensors given contents or read after the run (--input, --output): --auto
+  // keeps them in memory (never local to a fused loop).
   std::set<std::string> kept;
 };
 
