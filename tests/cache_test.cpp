@@ -1,6 +1,8 @@
 // cache(l, r, t) and cache_reduce(l, r, t): every iteration of level r works
 // on a local copy of the part of t it touches. The results must not change;
 // copies at the edges of a tensor stay inside it.
+#include <algorithm>
+
 #include "codegen/c_emitter.hpp"
 #include "test_util.hpp"
 
@@ -83,4 +85,42 @@ TEST(Cache, TransformationsThatWouldShareOrSplitACopyAreRefused) {
 TEST(Cache, RefusedWhereItWouldBeWrongOrUnchecked) {
   expectRefused(kStencil + "c = cache_reduce(l, 1, inp)\n", 7, "must only update 'inp'");
   expectRefused(kProduct + "c = cache(l, 1, l)\n", 5, "not a declared tensor");
+}
+
+// cache_zeroed(l, r, t): a cache whose copy starts as zeros instead of
+// reading t, for a tensor that still holds its starting zeros there.
+namespace {
+
+// C accumulates over k from its starting contents (zeros unless given).
+std::string accumulate(const std::string& init = "") {
+  return "A = tensor([N, K])\nB = tensor([K, M])\nC = tensor([N, M])\n" + init +
+         "t = vmul(A, B, [[i, k], [k, j]])\nC = add(C, t, [[i, j], ] -> [i, j])\nl = build(C)\n";
+}
+
+int nextLine(const std::string& source) { return static_cast<int>(std::count(source.begin(), source.end(), '\n')) + 1; }
+
+}  // namespace
+
+TEST(Cache, ZeroedCopiesStartAsZerosWhereTheTensorStillHoldsThem) {
+  // Blocks of 4 rows of C (the last one short), each its own block: the
+  // copies start as zeros and C is never read.
+  expectKeepsResults("s = stripmine(l, 1, 4)\nc = cache_zeroed(s, 1, C)\nc = parallelize(c, 1)\ncodegen(c)\n",
+                     accumulate());
+  auto p = compile(accumulate() + "c = cache_zeroed(l, 1, C)\ncodegen(c)\n", kSizes);
+  EXPECT_EQ(cSource(p).find("= C["), std::string::npos) << cSource(p);
+  EXPECT_NE(cSource(p).find("C_cache"), std::string::npos) << cSource(p);
+}
+
+TEST(Cache, ZeroedCopiesAreRefusedWhereTheTensorMayHoldAnythingElse) {
+  const std::string initialized = accumulate("init(C, 1)\n");
+  expectRefused(initialized + "c = cache_zeroed(l, 1, C)\n", nextLine(initialized), "does not start as zeros");
+  // An earlier nest wrote C, before the transformation or before the nest runs.
+  const std::string twice = accumulate() + "codegen(l)\n";
+  expectRefused(twice + "c = cache_zeroed(l, 1, C)\n", nextLine(twice), "an earlier nest writes 'C'");
+  const std::string both = accumulate() + "c = cache_zeroed(l, 1, C)\n";
+  expectRefused(both + "codegen(l, c)\n", nextLine(both), "an earlier nest writes 'C'");
+  // Only where nothing of the nest came before; only blocks of their own.
+  expectRefused(accumulate() + "c = cache_zeroed(l, 2, C)\n", nextLine(accumulate()), "outermost loop");
+  const std::string sumOutside = accumulate() + "m = interchange(l, 1, 3)\n";
+  expectRefused(sumOutside + "c = cache_zeroed(m, 1, C)\n", nextLine(sumOutside), "share elements of 'C'");
 }

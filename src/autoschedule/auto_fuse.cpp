@@ -38,16 +38,17 @@ bool usesAny(const Load& l, const std::string& v) {
   return std::any_of(l.indices.begin(), l.indices.end(), [&](const ExprP& i) { return usesVar(i, v); });
 }
 
-// Copies `tensor`'s part per iteration of loop `id` (cache); the copy's
-// name, "" when refused.
-std::string copyPerIteration(AutoState& s, const std::string& id, const std::string& tensor) {
+// Copies `tensor`'s part per iteration of loop `id` (`how`: cache or
+// cache_zeroed); the copy's name, "" when refused.
+std::string copyPerIteration(AutoState& s, const std::string& id, const std::string& tensor,
+                             const std::string& how = "cache") {
   auto names = [&] {
     std::set<std::string> out;
     for (auto& t : localsOf(*loopWithId(s.body, id))) out.insert(t.decl.name);
     return out;
   };
   auto had = names();
-  if (!s.tryStep({"cache", {id}, {}, tensor})) return "";
+  if (!s.tryStep({how, {id}, {}, tensor})) return "";
   for (auto& name : names())
     if (!had.count(name)) return name;
   return "";
@@ -300,13 +301,14 @@ std::optional<FusedNests> autoFuse(const schedule::Schedule& schedule, const std
         !group.tryStep({"prefetch", {}, {}, copy}))
       group.restore(before);
   }
-  // Results in lanes are assembled in a block laid out like the lanes, then written out whole.
+  // Results in lanes are assembled in a block (in the tensor's own layout,
+  // so that it leaves as one contiguous run of non-temporal stores); the
+  // block of a result that still holds its starting zeros starts as zeros
+  // instead of being read (cache_zeroed).
   for (auto& t : written) {
     if (!lanes || std::find(local.begin(), local.end(), t) != local.end() || !writtenAtElement(group.body, t, element))
       continue;
-    AutoState::Saved before = group.save();
-    std::string copy = copyPerIteration(group, outer, t);
-    if (copy.empty() || !elementsLast(group, copy, program.find(t)->shape.size())) group.restore(before);
+    if (copyPerIteration(group, outer, t, "cache_zeroed").empty()) copyPerIteration(group, outer, t);
   }
   fused.body = group.body;
   fused.steps = group.steps;

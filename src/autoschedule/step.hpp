@@ -13,7 +13,7 @@ namespace teml::autoschedule {
 
 struct Step {
   // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, hoist_product,
-  // separate_tail, cache; local, var_reorder, prefetch
+  // separate_tail, cache, cache_zeroed, local, var_reorder, prefetch
   std::string primitive = {};
   std::vector<std::string> loops = {};  // ids of the loops it names
   std::vector<int64_t> numbers = {};  // split: factor; unroll_and_jam / unroll: factor; var_reorder: the order

@@ -253,8 +253,8 @@ Compiled lower(const Options& o) {
   options.target = target::hostCpu(threadCount(o));
   auto tuner = tunerFor(o, options.target);
   options.tuner = tuner.get();
-  for (auto* named : {&o.inputs, &o.outputs})
-    for (auto& [tensor, file] : *named) options.kept.insert(tensor);
+  for (auto& [tensor, file] : o.inputs) options.inputs.insert(tensor);
+  for (auto& [tensor, file] : o.outputs) options.outputs.insert(tensor);
   c.program = teml_lang::evaluateTeml(script, options, &stats);
   c.stages.push_back({"check+transform", since(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});

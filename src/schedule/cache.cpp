@@ -105,8 +105,9 @@ StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std:
 
 }  // namespace
 
-StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::string& cacheName, bool reduce) {
-  const char* what = reduce ? "cache_reduce" : "cache";
+StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::string& cacheName, bool reduce,
+            bool zeroed) {
+  const char* what = reduce ? "cache_reduce" : zeroed ? "cache_zeroed" : "cache";
   auto chain = loopsToLevel(nest, r, what);
   const For& f = *chain[r - 1];
   const std::string& t = tensor.name;
@@ -132,13 +133,15 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   // whatever a copy-in would bring: the copy starts unfilled instead.
   bool overwritten = !reduce && !u.reads && u.reduces.empty() && analysis::storeCoversBox(f, t, box, tensor.shape);
   std::vector<StmtP> body;
-  if (!reduce && !overwritten) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer, chain));
+  if (!reduce && !overwritten && !zeroed) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer, chain));
   body.push_back(Rename(t, cacheName).mutate(loopBody(f)));
   if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken, outer, chain));
   else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken, outer, chain));
   std::vector<LocalTensor> locals = localsOf(f);
-  // A copy-in (or the body's stores) defines every element the body reads.
-  locals.push_back(LocalTensor(local, LoopLocal{reduce ? reduceIdentity(*u.reduces.begin()) : 0, true, !reduce}));
+  // A copy-in (or the body's stores) defines every element the body reads;
+  // a zeroed copy is a fresh block of zeros in every iteration instead.
+  if (zeroed) locals.push_back(LocalTensor(local, LoopLocal{0, false, false}));
+  else locals.push_back(LocalTensor(local, LoopLocal{reduce ? reduceIdentity(*u.reduces.begin()) : 0, true, !reduce}));
   StmtP owner = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, makeSeq(body), locals);
   return replaceLevel(chain, r, owner);
 }

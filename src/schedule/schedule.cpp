@@ -146,6 +146,15 @@ void Schedule::admit(const StmtP& nest) {
       throw ScheduleError("codegen: init of '" + l.decl.name + "' comes after local(...) made it local (line " +
                           std::to_string(localLines_[l.decl.name]) + "); initialize it first");
   }
+  // A copy that starts as zeros stands for a tensor that must still hold them.
+  for (auto& name : schedule::localTensors(nest)) {
+    auto zeroed = zeroedCopies_.find(name);
+    if (zeroed == zeroedCopies_.end()) continue;
+    for (auto& other : admitted_)
+      if (tensorsWritten(other).count(zeroed->second))
+        throw ScheduleError("codegen: cache_zeroed (line " + std::to_string(localLines_[name]) + ") starts '" + name +
+                            "' as zeros, but an earlier nest writes '" + zeroed->second + "'");
+  }
   for (auto& name : schedule::localTensors(nest)) localNests_[name] = nest;
   admitted_.push_back(nest);
 }

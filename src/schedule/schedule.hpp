@@ -22,6 +22,9 @@ namespace teml::schedule {
 struct ScheduleOptions {
   bool checkLegality = true;     // false: transformations unchecked (teml --no-check)
   std::string analysisCacheDir;  // where dependence-analysis answers are kept ("": nowhere)
+  // Tensors whose contents come from outside (TeML's --input): the others
+  // start as zeros unless the program initializes them.
+  std::set<std::string> givenContents;
 };
 
 struct ScheduleStats {
@@ -79,6 +82,11 @@ class Schedule {
   Applied asLib(const ir::StmtP& top, const std::string& loop);
   Applied makeLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);
   Applied cache(const ir::StmtP& top, const std::string& loop, const std::string& tensor, bool reduce, int line);
+  // cache whose copy starts as zeros instead of reading the tensor: `loop`
+  // is `top`'s outermost loop, the tensor still holds its starting zeros
+  // (no contents given, no init, no nest before writes it) and the
+  // iterations touch disjoint blocks of it.
+  Applied cacheZeroed(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);
 
   // A nest the program will run (after those admitted before): its loops
   // marked parallel or vector are free of races, iterators in scope, and its
@@ -105,6 +113,7 @@ class Schedule {
   // apply() to `nest`, a statement of `top`, replaced by what fn returns.
   Applied onNest(const std::string& what, const ir::StmtP& top, const ir::StmtP& nest, bool reorders,
                  const std::function<ir::StmtP()>& fn);
+  std::string freshCopyName(const ir::StmtP& top, const std::string& tensor, int line);
   void checkReordering(const std::string& what, const ir::StmtP& before, const ir::StmtP& after);
   void keepsLocals(const std::string& what, const std::vector<ir::StmtP>& inputs, const ir::StmtP& result);
   void localsStaySound(const std::string& what, const ir::StmtP& result);
@@ -115,6 +124,7 @@ class Schedule {
   std::map<std::string, int> localLines_;       // local tensor (or cache copy) -> line that made it
   std::map<std::string, ir::StmtP> localNests_;  // local tensor -> the admitted nest it is local to
   std::vector<ir::StmtP> admitted_;
+  std::map<std::string, std::string> zeroedCopies_;  // cache_zeroed copy -> its tensor, which must hold zeros
 };
 
 }  // namespace teml::schedule

@@ -2,8 +2,12 @@
 // nest its loop belongs to (schedule::siteOf), runs the level-based
 // transformation on that nest and puts the result in its place.
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
+#include "analysis/affine.hpp"
+#include "analysis/local_box.hpp"
+#include "ir/mutator.hpp"
 #include "schedule/loop_target.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule.hpp"
@@ -147,18 +151,54 @@ Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop,
   TEML_ON_LOOP("local", false, schedule::makeLocal(s.nest, s.level, t))
 }
 
-Schedule::Applied Schedule::cache(const StmtP& top, const std::string& loop, const std::string& tensor, bool reduce,
-                                  int line) {
-  const TensorDecl* decl = program_.find(tensor);
-  const std::string what = reduce ? "cache_reduce" : "cache";
-  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
-  // A fresh name for the copy: no program tensor and no local has it.
+std::string Schedule::freshCopyName(const StmtP& top, const std::string& tensor, int line) {
+  // No program tensor and no local has it.
   auto locals = schedule::localTensors(top);
   std::string name = tensor + "_cache";
   for (int k = 2; program_.find(name) || locals.count(name) || localLines_.count(name); ++k)
     name = tensor + "_cache" + std::to_string(k);
   localLines_[name] = line;
+  return name;
+}
+
+Schedule::Applied Schedule::cache(const StmtP& top, const std::string& loop, const std::string& tensor, bool reduce,
+                                  int line) {
+  const TensorDecl* decl = program_.find(tensor);
+  const std::string what = reduce ? "cache_reduce" : "cache";
+  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
+  std::string name = freshCopyName(top, tensor, line);
   TEML_ON_LOOP(what, false, schedule::cache(s.nest, s.level, *decl, name, reduce))
+}
+
+Schedule::Applied Schedule::cacheZeroed(const StmtP& top, const std::string& loop, const std::string& tensor, int line) {
+  const std::string what = "cache_zeroed";
+  const TensorDecl* decl = program_.find(tensor);
+  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
+  if (options_.givenContents.count(tensor) || program_.initialValues.count(tensor))
+    throw ScheduleError(what + ": '" + tensor + "' does not start as zeros (it is " +
+                        (program_.initialValues.count(tensor) ? "initialized" : "given contents") + ")");
+  for (auto& earlier : admitted_)
+    if (tensorsWritten(earlier).count(tensor))
+      throw ScheduleError(what + ": an earlier nest writes '" + tensor + "', so it no longer holds zeros");
+  if (top->kind != StmtKind::For || top->id != loop)
+    throw ScheduleError(what + ": only at a nest's outermost loop (level 1), before anything else touches '" + tensor + "'");
+  auto& f = static_cast<const For&>(*top);
+  analysis::LocalBox box;
+  std::string why;
+  if (!analysis::localBox(loopBody(f), tensor, &box, &why)) throw ScheduleError(what + ": " + why);
+  // Disjoint blocks: along some dimension an iteration's block starts at
+  // least its own size after the previous iteration's.
+  bool disjoint = false;
+  for (size_t d = 0; d < box.offset.size(); ++d) {
+    analysis::Affine a;
+    disjoint = disjoint || (analysis::toAffine(box.offset[d], &a) && std::abs(a.coeff(f.var) * f.step) >= box.extent[d]);
+  }
+  if (!disjoint)
+    throw ScheduleError(what + ": iterations of '" + f.var + "' share elements of '" + tensor +
+                        "'; each must have a block of its own");
+  std::string name = freshCopyName(top, tensor, line);
+  zeroedCopies_[name] = tensor;
+  TEML_ON_LOOP(what, false, schedule::cache(s.nest, s.level, *decl, name, false, true))
 }
 
 #undef TEML_ON_LOOP

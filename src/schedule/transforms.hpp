@@ -66,7 +66,10 @@ ir::StmtP makeLocal(const ir::StmtP& nest, int r, const ir::LocalTensor& tensor)
 // updates the tensor with one kind of reduction; the copy starts at that
 // reduction's identity and is added (multiplied, ...) into the tensor after.
 // Copies are clamped to the tensor's bounds.
-ir::StmtP cache(const ir::StmtP& nest, int r, const ir::TensorDecl& tensor, const std::string& cacheName, bool reduce);
+// `zeroed`: the copy starts as zeros instead of reading the tensor (the
+// tensor holds its starting zeros there; Schedule::cacheZeroed checks that).
+ir::StmtP cache(const ir::StmtP& nest, int r, const ir::TensorDecl& tensor, const std::string& cacheName, bool reduce,
+                bool zeroed = false);
 
 // The copy-in of cache copy `copy` also fetches, into the L2 cache, the box
 // of its tensor that the iteration `distance` steps later copies. The box

@@ -80,6 +80,11 @@ def test_a_codegen_list_is_fused_with_its_intermediates_local_unless_an_output_n
     assert "(ok)" in kept.stdout and "= local(m1_fused" in kept.stderr
     assert not re.search(r"= local\([^)]*, t1\)", kept.stderr)
     assert (tmp_path / "t1.npy").stat().st_size > 20 * 7 * 7 * 7 * 8
+    # v's block starts as zeros, since v does; given contents, it is read.
+    assert "= cache_zeroed(m1_fused" in steps
+    given = teml("run", *args, "--verify", "--random", "1", "--input", f"v={tmp_path / 't1.npy'}", "-v")
+    assert given.returncode == 0, given.stderr
+    assert "(ok)" in given.stdout and "cache_zeroed" not in given.stderr
 
 
 def test_a_second_run_takes_the_stored_choice_and_a_damaged_one_is_measured_again(tmp_path):

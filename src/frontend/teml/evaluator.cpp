@@ -189,8 +189,10 @@ std::vector<StmtP> Evaluator::autoScheduleList(const std::vector<StmtP>& nests, 
   std::vector<autoschedule::FusedNests> candidates;
   FusedVectors first = autoschedule::preferredVectors(nests, options_.target);
   FusedVectors second = first == FusedVectors::Rows ? FusedVectors::Lanes : FusedVectors::Rows;
+  std::set<std::string> kept = options_.inputs;
+  kept.insert(options_.outputs.begin(), options_.outputs.end());
   for (FusedVectors v : {first, second})
-    if (auto f = autoschedule::autoFuse(schedule_, nests, program_, options_.kept, options_.target, v))
+    if (auto f = autoschedule::autoFuse(schedule_, nests, program_, kept, options_.target, v))
       candidates.push_back(std::move(*f));
   size_t choice = 0;
   if (options_.tuner && candidates.size() > 1) {
@@ -348,7 +350,7 @@ void Evaluator::assign(const Statement& st) {
       "build",        "stripmine",      "stripmine_n",   "interchange", "interchange_n", "fuse_outer",   "fuse_inner",
       "unroll",       "unroll_and_jam", "tile",          "parallelize", "vectorize",     "skew",         "fission",
       "swap",         "merge",          "separate_tail", "as_lib",      "blend",         "local",        "cache",
-      "cache_reduce", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array",
+      "cache_reduce", "cache_zeroed", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array",
       "reorder",      "hoist_product",  "auto_schedule"};
   if (loops.count(f)) {
     if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");

@@ -23,9 +23,10 @@ struct TemlOptions {
   bool autoSchedule = false;
   target::Target target;
   autoschedule::Tuner* tuner = nullptr;
-  // Tensors given contents or read after the run (--input, --output): --auto
-  // keeps them in memory (never local to a fused loop).
-  std::set<std::string> kept;
+  // Tensors given contents (--input) and read after the run (--output):
+  // --auto keeps both in memory (never local to a fused loop); the others
+  // start as zeros unless the program initializes them.
+  std::set<std::string> inputs, outputs;
 };
 
 struct TemlStats {

@@ -73,7 +73,7 @@ struct PlainUse {
 class Evaluator {
  public:
   explicit Evaluator(const TemlOptions& o)
-      : options_(o), schedule_(program_, schedule::ScheduleOptions{o.checkLegality, o.analysisCacheDir}) {}
+      : options_(o), schedule_(program_, schedule::ScheduleOptions{o.checkLegality, o.analysisCacheDir, o.inputs}) {}
 
   ir::Program run(const Script& script) {
     for (auto& st : script.statements)

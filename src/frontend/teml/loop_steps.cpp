@@ -122,6 +122,11 @@ StmtP Evaluator::loopExpr(const Call& c) {
       StmtP l = loopArg(c.args[0], f);
       return schedule_.makeLocal(l, loopAt(l, c.args[1], f), tensorArg(c.args[2], f), c.loc.line).result;
     }
+    if (f == "cache_zeroed") {
+      arity(c, 3, 3, "cache_zeroed(l, level, tensor)");
+      StmtP l = loopArg(c.args[0], f);
+      return schedule_.cacheZeroed(l, loopAt(l, c.args[1], f), tensorArg(c.args[2], f), c.loc.line).result;
+    }
     if (f == "cache" || f == "cache_reduce") {
       arity(c, 3, 3, f + "(l, level, tensor)");
       StmtP l = loopArg(c.args[0], f);
