@@ -178,3 +178,29 @@ TEST(KernelCache, DamagedAnalysisAnswersAreRecomputed) {
   for (auto& path : filesIn(dir + "/analysis", "")) writeFile(path, "");
   EXPECT_EQ(runTeml("check " + illegal, "", dir).out, first.out);
 }
+
+TEST(KernelCache, KeptAnswersAboutLocalTensorsAreReusedAndDamagedOnesRecomputed) {
+  // Blur's schedule makes tmp local to the row loop: isl's answer is kept.
+  std::string blur = std::string(TEML_SOURCE_DIR) + "/examples/blur/best.teml --set N=37";
+  std::string dir = freshCache("locals");
+  auto first = runTeml("check " + blur, "", dir);
+  ASSERT_EQ(first.status, 0) << first.out;
+  auto aboutLocals = [&] {
+    std::vector<std::string> out;
+    for (auto& path : filesIn(dir + "/analysis", ""))
+      if (fs::path(path).filename().string().front() == 'l') out.push_back(path);
+    return out;
+  };
+  auto answers = aboutLocals();
+  ASSERT_FALSE(answers.empty());
+  EXPECT_EQ(runTeml("check " + blur, "", dir).status, 0);
+  // An answer changed on disk (not resealed) or emptied is recomputed, not believed.
+  for (auto& path : answers) {
+    std::string bytes = readFile(path);
+    bytes.replace(0, 2, "9\nnot sound");
+    writeFile(path, bytes);
+  }
+  EXPECT_EQ(runTeml("check " + blur, "", dir).status, 0);
+  for (auto& path : aboutLocals()) writeFile(path, "");
+  EXPECT_EQ(runTeml("check " + blur, "", dir).status, 0);
+}

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/answer_cache.hpp"
 #include "analysis/conflicts.hpp"
 #include "analysis/isl_model.hpp"
 #include "cache/entry.hpp"
@@ -101,11 +102,6 @@ std::string problemText(const std::vector<Occurrence>& occB, const std::vector<O
   return key;
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
 
 Legality checkWithIsl(const StmtP& before, const StmtP& after);
 
@@ -143,7 +139,7 @@ Legality checkReordering(const StmtP& before, const StmtP& after, const std::str
     return checkWithIsl(before, after);
   }
   char name[32];
-  std::snprintf(name, sizeof name, "/d%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  std::snprintf(name, sizeof name, "/d%016llx", static_cast<unsigned long long>(textHash(key)));
   std::string path = cacheDir + name;
   if (std::optional<Legality> answer = cachedAnswer(path, key)) return *answer;
   Legality l = checkWithIsl(before, after);
@@ -318,7 +314,7 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::
     return independentWithIsl(nest, loopId);
   }
   char name[32];
-  std::snprintf(name, sizeof name, "/i%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  std::snprintf(name, sizeof name, "/i%016llx", static_cast<unsigned long long>(textHash(key)));
   std::string path = cacheDir + name;
   if (std::optional<Legality> answer = cachedAnswer(path, key)) return answer->legal;
   bool independent = independentWithIsl(nest, loopId);

@@ -6,10 +6,12 @@
 #include <map>
 #include <set>
 
+#include "analysis/answer_cache.hpp"
 #include "analysis/isl_model.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 
 namespace teml::analysis {
@@ -157,7 +159,7 @@ std::string checkDisjoint(const StmtP& nest, const std::vector<Owner>& owners) {
 
 }  // namespace
 
-std::string checkLocals(const StmtP& nest, bool dependences) {
+std::string checkLocals(const StmtP& nest, bool dependences, const std::string& cacheDir) {
   Structure st;
   for (auto& l : localTensorsIn(nest)) st.localNames.insert(l.tensor.decl.name);
   if (st.localNames.empty()) return "";
@@ -179,7 +181,14 @@ std::string checkLocals(const StmtP& nest, bool dependences) {
       if (l.decl.name == o.tensor) return l.isCopy;
     return false;
   });
-  return dependences ? checkDisjoint(nest, st.owners) : "";
+  if (!dependences) return "";
+  if (cacheDir.empty()) return checkDisjoint(nest, st.owners);
+  // The nest as printed (loops, locals, accesses) decides the answer.
+  std::string question = "teml-locals-1\n" + toString(nest, true);
+  if (auto kept = keptAnswer(cacheDir, 'l', question)) return *kept;
+  std::string answer = checkDisjoint(nest, st.owners);
+  if (answer.find("could not decide") == std::string::npos) keepAnswer(cacheDir, 'l', question, answer);
+  return answer;
 }
 
 }  // namespace teml::analysis

@@ -12,6 +12,7 @@ namespace teml::analysis {
 // "" when every local tensor of `nest` is sound, else why not. With
 // `dependences` false only the structure is checked (every access inside the
 // owning loop, a computable box), not the isl condition above (--no-check).
-std::string checkLocals(const ir::StmtP& nest, bool dependences);
+// Answers of the isl condition are kept in `cacheDir` ("": not kept).
+std::string checkLocals(const ir::StmtP& nest, bool dependences, const std::string& cacheDir = "");
 
 }  // namespace teml::analysis

@@ -1,30 +1,23 @@
 // Producer/consumer fusion of a list of nests (a TeML codegen list), what
 // teml's hand schedules of helm, interp and blur do and per-nest passes
-// cannot: each nest keeps its outer loop and gets vectors that need no
-// reordering across it; then the nests are fused over that loop, every
+// cannot: each nest gets vectors that keep its outer loop in place
+// (fused_vectors.hpp); then the nests are fused over that loop, every
 // intermediate nobody reads afterwards becomes local to it (a buffer in
 // cache instead of a tensor in memory), the loop goes on threads and the
 // large input each iteration reads is copied in while the next iteration's
-// part is fetched (prefetch). Vectors come in two ways:
-//  - Rows: the output's last index in SIMD vectors, the sums inside, two
-//    rows jammed; a small operand read across the vector is copied
-//    transposed, once per outer iteration (helm, blur);
-//  - Lanes: the outer loop's elements, one vector of them per iteration,
-//    each moved just outside the sums (interp: contractions too short for
-//    vectors of their own); intermediates, the input's copy and a block of
-//    the result are laid out with the element last.
+// part is fetched (prefetch). With elements in lanes, intermediates and the
+// input's copy are laid out with the element last, and each result gets a
+// block per iteration that starts as zeros where the result still does.
 #pragma once
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "autoschedule/fused_vectors.hpp"
 #include "autoschedule/step.hpp"
-#include "target/target.hpp"
 
 namespace teml::autoschedule {
-
-enum class FusedVectors { Rows, Lanes };
 
 struct FusedNests {
   ir::StmtP body;                            // the one nest they became
@@ -39,10 +32,6 @@ struct FusedNests {
 std::optional<FusedNests> autoFuse(const schedule::Schedule& schedule, const std::vector<ir::StmtP>& nests,
                                    const ir::Program& program, const std::set<std::string>& kept,
                                    const target::Target& target, FusedVectors vectors);
-// The vectors to take without measuring: lanes when the first nest's
-// output rows are shorter than two vectors (a sum over them would run
-// mostly in a partial vector), else rows.
-FusedVectors preferredVectors(const std::vector<ir::StmtP>& nests, const target::Target& target);
 // Takes the steps of `fused` on `schedule`; the fused nest.
 ir::StmtP replayFused(schedule::Schedule& schedule, const std::vector<ir::StmtP>& nests, const FusedNests& fused,
                       const target::Target& target);

@@ -67,7 +67,7 @@ void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& in
 void Schedule::localsStaySound(const std::string& what, const StmtP& result) {
   if (localTensorsIn(result).empty()) return;
   auto t = std::chrono::steady_clock::now();
-  std::string problem = analysis::checkLocals(result, options_.checkLegality);
+  std::string problem = analysis::checkLocals(result, options_.checkLegality, options_.analysisCacheDir);
   stats_.analysisSeconds += secondsSince(t);
   if (!problem.empty()) throw ScheduleError(what + ": " + problem, Refusal::Illegal);
 }
