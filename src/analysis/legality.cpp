@@ -102,7 +102,6 @@ std::string problemText(const std::vector<Occurrence>& occB, const std::vector<O
   return key;
 }
 
-
 Legality checkWithIsl(const StmtP& before, const StmtP& after);
 
 // Cached answers: the verdict, the violation's length, the violation, then the

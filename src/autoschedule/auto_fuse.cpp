@@ -12,6 +12,10 @@ using namespace ir;
 
 namespace {
 
+// The least part of an input, per element, worth copying in and prefetching
+// (64 doubles: eight cache lines).
+constexpr int64_t kCopiedPerElement = 64;
+
 bool isVar(const ExprP& e, const std::string& v) {
   return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
 }
@@ -75,6 +79,8 @@ std::string streamedInput(const StmtP& body, const std::string& element, const P
   for (auto& [tensor, ok] : plain) {
     const TensorDecl* decl = program.find(tensor);
     if (!ok || !decl || std::find(written.begin(), written.end(), tensor) != written.end()) continue;
+    // A copy of a few elements per iteration costs more than it saves.
+    if (decl->shape.empty() || decl->elementCount() / decl->shape[0] < kCopiedPerElement) continue;
     if (decl->elementCount() > largest) best = tensor, largest = decl->elementCount();
   }
   return best;
