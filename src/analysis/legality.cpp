@@ -3,23 +3,16 @@
 #include <isl/map.h>
 #include <isl/set.h>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "analysis/answer_cache.hpp"
 #include "analysis/conflicts.hpp"
 #include "analysis/isl_model.hpp"
-#include "cache/entry.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis {
@@ -73,7 +66,7 @@ Legality undecided() {
 }
 
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-5";
+constexpr const char* kAnalysisVersion = "teml-legality-6";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
@@ -104,27 +97,16 @@ std::string problemText(const std::vector<Occurrence>& occB, const std::vector<O
 
 Legality checkWithIsl(const StmtP& before, const StmtP& after);
 
-// Cached answers: the verdict, the violation's length, the violation, then the
-// problem text, which must equal the question asked (a hash collision or a
-// damaged entry is never believed).
-std::string answerText(const Legality& l, const std::string& key) {
-  return std::string(l.legal ? "legal" : "illegal") + "\n" + std::to_string(l.violation.size()) + "\n" + l.violation +
-         key;
-}
+// A kept answer: the verdict on the first line, then the violation.
+std::string answerText(const Legality& l) { return std::string(l.legal ? "legal" : "illegal") + "\n" + l.violation; }
 
-std::optional<Legality> cachedAnswer(const std::string& path, const std::string& key) {
-  cache::EntryCheck entry = cache::readEntry(path);
-  if (entry.state == cache::EntryState::Damaged) cache::removeEntry(path);
-  if (entry.state != cache::EntryState::Valid) return std::nullopt;
-  std::istringstream in(entry.payload);
-  std::string verdict;
-  size_t length = 0;
-  if (!std::getline(in, verdict) || (verdict != "legal" && verdict != "illegal") || !(in >> length) || in.get() != '\n')
-    return std::nullopt;
-  size_t start = static_cast<size_t>(in.tellg());
-  if (start + length > entry.payload.size() || entry.payload.compare(start + length, std::string::npos, key) != 0)
-    return std::nullopt;
-  return Legality{verdict == "legal", entry.payload.substr(start, length)};
+std::optional<Legality> keptLegality(const std::string& dir, char kind, const std::string& key) {
+  std::optional<std::string> kept = keptAnswer(dir, kind, key);
+  if (!kept) return std::nullopt;
+  size_t newline = kept->find('\n');
+  std::string verdict = kept->substr(0, newline);
+  if (newline == std::string::npos || (verdict != "legal" && verdict != "illegal")) return std::nullopt;
+  return Legality{verdict == "legal", kept->substr(newline + 1)};
 }
 
 }  // namespace
@@ -137,15 +119,9 @@ Legality checkReordering(const StmtP& before, const StmtP& after, const std::str
   } catch (const IslFailure&) {
     return checkWithIsl(before, after);
   }
-  char name[32];
-  std::snprintf(name, sizeof name, "/d%016llx", static_cast<unsigned long long>(textHash(key)));
-  std::string path = cacheDir + name;
-  if (std::optional<Legality> answer = cachedAnswer(path, key)) return *answer;
+  if (std::optional<Legality> answer = keptLegality(cacheDir, 'd', key)) return *answer;
   Legality l = checkWithIsl(before, after);
-  if (l.violation.find("could not decide") == std::string::npos) {
-    mkdir(cacheDir.c_str(), 0755);
-    cache::publishEntry(path, answerText(l, key));  // an answer not kept is merely recomputed
-  }
+  if (l.violation.find("could not decide") == std::string::npos) keepAnswer(cacheDir, 'd', key, answerText(l));
   return l;
 }
 
@@ -312,13 +288,9 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::
   } catch (const IslFailure&) {
     return independentWithIsl(nest, loopId);
   }
-  char name[32];
-  std::snprintf(name, sizeof name, "/i%016llx", static_cast<unsigned long long>(textHash(key)));
-  std::string path = cacheDir + name;
-  if (std::optional<Legality> answer = cachedAnswer(path, key)) return answer->legal;
+  if (std::optional<Legality> answer = keptLegality(cacheDir, 'i', key)) return answer->legal;
   bool independent = independentWithIsl(nest, loopId);
-  mkdir(cacheDir.c_str(), 0755);
-  cache::publishEntry(path, answerText(Legality{independent, ""}, key));  // an answer not kept is merely recomputed
+  keepAnswer(cacheDir, 'i', key, answerText(Legality{independent, ""}));
   return independent;
 }
 

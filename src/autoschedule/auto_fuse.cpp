@@ -4,6 +4,7 @@
 
 #include "autoschedule/auto_state.hpp"
 #include "autoschedule/loop_queries.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::autoschedule {
@@ -16,33 +17,16 @@ namespace {
 // (64 doubles: eight cache lines).
 constexpr int64_t kCopiedPerElement = 64;
 
-bool isVar(const ExprP& e, const std::string& v) {
-  return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
-}
-
-// Tensors the statements of `body` write, in program order, each once.
-std::vector<std::string> writtenIn(const StmtP& body) {
-  std::vector<std::string> out;
-  forEachStmt(body, [&](const StmtP& s) {
-    std::string t;
-    if (s->kind == StmtKind::Store) t = static_cast<const Store&>(*s).tensor;
-    if (s->kind == StmtKind::Reduce) t = static_cast<const Reduce&>(*s).tensor;
-    if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-  });
-  return out;
-}
 
 // Intermediates: tensors a nest writes and a later nest reads (what no nest
 // reads is a result).
 std::vector<std::string> intermediates(const std::vector<StmtP>& nests) {
   std::vector<std::string> out;
   for (size_t k = 0; k + 1 < nests.size(); ++k)
-    for (auto& t : writtenIn(nests[k])) {
+    for (auto& t : tensorsWritten(nests[k])) {
       bool read = false;
       for (size_t later = k + 1; later < nests.size(); ++later)
-        forEachExprIn(nests[later], [&](const ExprP& e) {
-          read = read || (e->kind == ExprKind::Load && static_cast<const Load&>(*e).tensor == t);
-        });
+        for (auto& a : accessesOf(nests[later])) read = read || (a.kind == AccessKind::Read && a.tensor == t);
       if (read && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
     }
   return out;
@@ -64,7 +48,7 @@ bool writtenAtElement(const StmtP& body, const std::string& tensor, const std::s
 // first index (u[e][..]): its part is copied in per iteration while the
 // next iteration's is fetched.
 std::string streamedInput(const StmtP& body, const std::string& element, const Program& program,
-                          const std::vector<std::string>& written) {
+                          const std::set<std::string>& written) {
   std::map<std::string, bool> plain;  // tensor -> every load indexes it [element][...]
   forEachExprIn(body, [&](const ExprP& e) {
     if (e->kind != ExprKind::Load) return;
@@ -78,7 +62,7 @@ std::string streamedInput(const StmtP& body, const std::string& element, const P
   int64_t largest = 0;
   for (auto& [tensor, ok] : plain) {
     const TensorDecl* decl = program.find(tensor);
-    if (!ok || !decl || std::find(written.begin(), written.end(), tensor) != written.end()) continue;
+    if (!ok || !decl || written.count(tensor)) continue;
     // A copy of a few elements per iteration costs more than it saves.
     if (decl->shape.empty() || decl->elementCount() / decl->shape[0] < kCopiedPerElement) continue;
     if (decl->elementCount() > largest) best = tensor, largest = decl->elementCount();
@@ -120,7 +104,7 @@ std::optional<FusedNests> autoFuse(const schedule::Schedule& schedule, const std
   AutoState group(trial, fusedNest, target);
   const std::string outer = fusedNest->id;
   const bool lanes = vectors == FusedVectors::Lanes;
-  auto written = writtenIn(group.body);
+  auto written = tensorsWritten(group.body);
   std::vector<std::string> local;
   for (auto& t : intermediates(nests))
     if (!kept.count(t) && program.find(t) && group.tryStep({"local", {outer}, {}, t})) local.push_back(t);

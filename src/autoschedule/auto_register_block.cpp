@@ -12,9 +12,6 @@ using namespace ir;
 
 namespace {
 
-bool isVar(const ExprP& e, const std::string& v) {
-  return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
-}
 
 // e is v + (something without v): consecutive v, consecutive elements.
 bool unitStride(const ExprP& e, const std::string& v) {
@@ -29,11 +26,6 @@ bool uses(const Load& l, const std::string& v) {
   return std::any_of(l.indices.begin(), l.indices.end(), [&](const ExprP& i) { return usesVar(i, v); });
 }
 
-int64_t trips(const For& f) {
-  int64_t b, e;
-  if (f.step != 1 || !constValue(f.begin, &b) || !constValue(f.end, &e)) return -1;
-  return e - b;
-}
 
 }  // namespace
 
@@ -42,7 +34,7 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   std::vector<const For*> loops;
   for (auto& id : chain) {
     const For* f = loopWithId(body, id);
-    if (trips(*f) < 1 || f->loopKind.concurrent() || !localsOf(*f).empty()) return std::nullopt;
+    if (constantTrips(*f) < 1 || f->loopKind.concurrent() || !localsOf(*f).empty()) return std::nullopt;
     loops.push_back(f);
   }
   auto inner = items(loops.back()->body);
@@ -64,7 +56,7 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   c.lanes = target.lanes(red.value->dtype);
   const For* column = loopOf(outputVars.back());
   c.column = column->id;
-  c.columnTrips = trips(*column);
+  c.columnTrips = constantTrips(*column);
   if (c.columnTrips < c.lanes) return std::nullopt;
 
   // Loads that use the column must read consecutive elements along it, in their last index only.
@@ -91,7 +83,7 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   // operands do not change along the sums (S[i][j] in S[i][j] * A[i][k] *
   // B[k][j]: loaded once per block, kept in registers).
   auto rowScore = [&](const For& f) {
-    if (&f == column || trips(f) < 2) return 0;
+    if (&f == column || constantTrips(f) < 2) return 0;
     bool shared = true, invariant = true;
     for (auto* l : columnLoads) {
       if (!uses(*l, f.var)) continue;
@@ -108,12 +100,12 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   for (auto* f : loops) {
     bool output = std::find(outputVars.begin(), outputVars.end(), f->var) != outputVars.end();
     if (!output) c.sums.push_back(f->id);
-    else if (f == row) c.row = f->id, c.rowTrips = trips(*f);
+    else if (f == row) c.row = f->id, c.rowTrips = constantTrips(*f);
     else if (f != column) c.batch.push_back(f->id);
   }
   if (c.sums.empty()) return std::nullopt;
   const For* firstSum = loopWithId(body, c.sums[0]);
-  c.sumTrips = trips(*firstSum);
+  c.sumTrips = constantTrips(*firstSum);
   for (auto* l : columnLoads) {
     bool plain = std::all_of(l->indices.begin(), l->indices.end(), [](const ExprP& i) { return i->kind == ExprKind::Var; });
     if (plain && uses(*l, firstSum->var) && (!row || !uses(*l, row->var))) c.packed = l->tensor;
@@ -191,7 +183,7 @@ bool applyRegisterBlock(AutoState& state, const Contraction& c, const RegisterBl
   int64_t threads = state.target.threads > 0 ? state.target.threads : std::thread::hardware_concurrency();
   if (!c.row.empty()) outside.push_back(c.row);
   for (auto& id : outside) {
-    int64_t n = trips(*loopWithId(state.body, id));
+    int64_t n = constantTrips(*loopWithId(state.body, id));
     if (n >= 0 && n < threads) continue;
     if (state.tryStep({"parallelize", {id}})) break;
   }

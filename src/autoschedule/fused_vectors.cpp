@@ -17,15 +17,7 @@ namespace {
 // while the copy costs little against the nest's work.
 constexpr int64_t kSmallOperand = 4096;
 
-int64_t trips(const For& f) {
-  int64_t b, e;
-  if (f.step != 1 || !constValue(f.begin, &b) || !constValue(f.end, &e)) return -1;
-  return e - b;
-}
 
-bool isVar(const ExprP& e, const std::string& v) {
-  return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
-}
 
 std::vector<const Load*> loadsIn(const ExprP& value) {
   std::vector<const Load*> out;
@@ -93,7 +85,7 @@ void vectorRows(AutoState& s, const Program& program) {
   if (out.empty() || out.back()->kind != ExprKind::Var) return;
   const std::string vectorVar = static_cast<const Var&>(*out.back()).name;
   auto at = std::find_if(loops.begin() + 1, loops.end(), [&](const For* f) { return f->var == vectorVar; });
-  if (at == loops.end() || trips(**at) < s.target.lanes(nest->value->dtype)) return;
+  if (at == loops.end() || constantTrips(**at) < s.target.lanes(nest->value->dtype)) return;
   const std::string outerId = loops[0]->id, outerVar = loops[0]->var;
   auto isOutput = [&](const For* f) {
     return std::any_of(out.begin(), out.end(), [&](const ExprP& i) { return isVar(i, f->var); });
@@ -106,7 +98,7 @@ void vectorRows(AutoState& s, const Program& program) {
   const For* row = nullptr;
   for (auto it = loops.begin() + 1; it != loops.end(); ++it) {
     const For* f = *it;
-    if (f->var == vectorVar || !isOutput(f) || trips(*f) < 2) continue;
+    if (f->var == vectorVar || !isOutput(f) || constantTrips(*f) < 2) continue;
     bool shared = std::none_of(loads.begin(), loads.end(),
                                [&](const Load* l) { return usesAny(*l, vectorVar) && usesAny(*l, f->var); });
     if (shared) row = f;
@@ -152,7 +144,7 @@ void elementLanes(AutoState& s) {
   const std::vector<const For*>& loops = nest->loops;
   const std::vector<ExprP>& out = nest->indices;
   int lanes = s.target.lanes(nest->value->dtype);
-  if (out.empty() || !isVar(out[0], loops[0]->var) || trips(*loops[0]) < 2 * lanes) return;
+  if (out.empty() || !isVar(out[0], loops[0]->var) || constantTrips(*loops[0]) < 2 * lanes) return;
   std::vector<std::string> outputs, sums;
   for (size_t k = 1; k < loops.size(); ++k) {
     bool output = std::any_of(out.begin(), out.end(), [&](const ExprP& i) { return isVar(i, loops[k]->var); });
@@ -182,7 +174,7 @@ FusedVectors preferredVectors(const std::vector<StmtP>& nests, const target::Tar
   if (!nest || nest->indices.empty()) return FusedVectors::Rows;
   for (auto* f : nest->loops)
     if (isVar(nest->indices.back(), f->var))
-      return trips(*f) >= 0 && trips(*f) < 2 * target.lanes(nest->value->dtype) ? FusedVectors::Lanes
+      return constantTrips(*f) >= 0 && constantTrips(*f) < 2 * target.lanes(nest->value->dtype) ? FusedVectors::Lanes
                                                                                  : FusedVectors::Rows;
   return FusedVectors::Rows;
 }

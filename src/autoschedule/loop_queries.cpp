@@ -59,4 +59,14 @@ const For* loopWithId(const StmtP& s, const std::string& id) {
   return found;
 }
 
+int64_t constantTrips(const For& f) {
+  int64_t b, e;
+  if (f.step != 1 || !constValue(f.begin, &b) || !constValue(f.end, &e)) return -1;
+  return e - b;
+}
+
+bool isVar(const ExprP& e, const std::string& v) {
+  return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
+}
+
 }  // namespace teml::autoschedule

@@ -17,5 +17,9 @@ std::vector<std::string> perfectChain(const ir::StmtP& s, const std::string& loo
 std::vector<std::string> innermostLoops(const ir::StmtP& s);
 // The loop with this id (null: none).
 const ir::For* loopWithId(const ir::StmtP& s, const std::string& id);
+// The iterations of a step-1 loop with constant bounds (-1: not known).
+int64_t constantTrips(const ir::For& f);
+// `e` is the iterator `v` itself.
+bool isVar(const ir::ExprP& e, const std::string& v);
 
 }  // namespace teml::autoschedule
