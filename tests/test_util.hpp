@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -45,8 +46,12 @@ struct CommandResult {
 inline CommandResult runTeml(const std::string& args, const std::string& stdinText = "",
                              const std::string& cache = cacheDir()) {
   std::string cmd = std::string(TEML_BINARY) + " " + args + " --cache-dir " + cache + " 2>&1";
-  std::string input = cache + "-stdin.teml";
+  // A file of its own per call: ctest runs tests of one binary as parallel processes.
+  std::string input = cache + "-stdin-XXXXXX";
   if (!stdinText.empty()) {
+    int fd = mkstemp(input.data());
+    if (fd < 0) return {128, "cannot create a file for stdin next to " + cache};
+    close(fd);
     std::ofstream(input) << stdinText;
     cmd += " < " + input;
   }
@@ -56,6 +61,7 @@ inline CommandResult runTeml(const std::string& args, const std::string& stdinTe
   while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
   int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  if (!stdinText.empty()) std::remove(input.c_str());
   return r;
 }
 
