@@ -83,6 +83,9 @@ class Schedule:
     def hoist_product(self, loop):
         return self._record("hoist_product", (loop,), 0)
 
+    def factor_sum(self, loop):
+        return self._record("factor_sum", (loop,), 0)
+
     def separate_tail(self, loop):
         return self._record("separate_tail", (loop,), 0)
 

@@ -187,6 +187,9 @@ bool applyRegisterBlock(AutoState& state, const Contraction& c, const RegisterBl
     if (n >= 0 && n < threads) continue;
     if (state.tryStep({"parallelize", {id}})) break;
   }
+  // Sums kept in registers across the sum loops add up only the part that
+  // changes with them (refused, and not taken, where every factor does).
+  if (block.width > 0) state.tryStep({"factor_sum", {c.sums.front()}});
   if (block.rows > 1) {
     // Factors the rows share are multiplied once for all of them (refused,
     // and not taken, where there are none).

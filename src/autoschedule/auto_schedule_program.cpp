@@ -6,7 +6,7 @@ ProgramSchedule autoScheduleProgram(const ir::Program& program, const target::Ta
                                     const std::string& analysisCacheDir) {
   ProgramSchedule out{program, {}};
   out.program.nests.clear();
-  schedule::Schedule schedule(out.program, schedule::ScheduleOptions{true, analysisCacheDir});
+  schedule::Schedule schedule(out.program, schedule::ScheduleOptions{true, analysisCacheDir, {}});
   for (auto& nest : program.nests) {
     auto chosen = autoSchedule(schedule, nest, target, tuner, &out.program);
     schedule.admit(chosen.body);

@@ -12,7 +12,7 @@
 namespace teml::autoschedule {
 
 struct Step {
-  // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, hoist_product,
+  // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, hoist_product, factor_sum,
   // separate_tail, cache, cache_zeroed, local, var_reorder, prefetch
   std::string primitive = {};
   std::vector<std::string> loops = {};  // ids of the loops it names

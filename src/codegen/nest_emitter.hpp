@@ -108,6 +108,9 @@ class NestEmitter {
   struct VectorRegister {
     std::string name;
     bool masked;  // holds the tail vector
+    // A factored sum (LoopKind::factoredSums): the register starts at zero
+    // and the element becomes `base + shared * register` after the loop.
+    std::string base, shared;
   };
   // `starts`: constant stores just before f; a register for one of their
   // locations starts from the constant, and `used` lists (store, copy) pairs
@@ -157,6 +160,7 @@ class NestEmitter {
   const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop
   std::string vectorVar_;
   std::map<std::pair<std::string, int>, std::string> vectorRegs_;  // (reduction's id, copy) -> register
+  std::map<std::string, ExprP> factoredTerms_;  // a factored sum's id -> what its register adds up
   int vectorWidth_ = 0;
   int vectorCopies_ = 1;
   int copy_ = 0;

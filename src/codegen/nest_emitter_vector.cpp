@@ -2,6 +2,7 @@
 // lowering stage wrote into the IR (lowering/vector_plans), and
 // non-temporal stores where a plan says so.
 #include "ir/index_patterns.hpp"
+#include "analysis/factored_sums.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
@@ -183,6 +184,8 @@ void NestEmitter::emitVectorReduce(const Reduce& r, int indent) {
     auto reg = vectorRegs_.find({r.id, copy_});
     std::string op = r.op == ReduceOp::Add ? "+" : "*", value = asVector(r.value, isSingle(r.tensor));
     if (reg != vectorRegs_.end()) {
+      auto term = factoredTerms_.find(r.id);
+      if (term != factoredTerms_.end()) value = asVector(term->second, isSingle(r.tensor));
       line(indent, reg->second + " " + op + "= " + value + ";");
     } else {
       std::string at = vectorAddress(r.tensor, r.indices);
@@ -228,9 +231,11 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
   iterNames_.pop_back();
   names_.release(cvar);
   for (auto& [where, reg] : promoted) {
-    line(indent, storeAt(where, reg.name, reg.masked));
+    std::string value = reg.shared.empty() ? reg.name : "(" + reg.base + ") + (" + reg.shared + ") * " + reg.name;
+    line(indent, storeAt(where, value, reg.masked));
     names_.release(reg.name);
   }
+  for (auto& id : f.loopKind.factoredSums) factoredTerms_.erase(id);
   for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
     bool mine = false;
     for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
@@ -251,7 +256,14 @@ std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReduction
   std::map<std::string, std::set<ReduceOp>> opsAt;
   for (auto* r : reduces)
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAddress(r->tensor, r->indices)].insert(r->op);
+  std::set<std::string> factored(f.loopKind.factoredSums.begin(), f.loopKind.factoredSums.end());
   for (auto* r : reduces) {
+    std::optional<analysis::FactoredSum> split;
+    if (factored.count(r->id)) {
+      split = analysis::factoredSum(*r, f);
+      if (!split) throw InternalError("code generation: loop '" + f.id + "' factors a sum that has no shared factor");
+      factoredTerms_[r->id] = split->varying;
+    }
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
       std::string where = vectorAddress(r->tensor, r->indices);
       if (opsAt[where].size() != 1) continue;
@@ -263,6 +275,13 @@ std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReduction
             start = asVector(st->value, isSingle(st->tensor));
             used->insert({st->id, copy_});
           }
+        if (split) {
+          // The shared factor reads only what the loop leaves alone, at the
+          // iterators around it: the same after the loop as in it.
+          reg.base = start;
+          reg.shared = asVector(split->shared, isSingle(r->tensor));
+          start = asVector(floatConst(0.0, r->value->dtype), isSingle(r->tensor));
+        }
         line(indent, std::string(vectorType_) + " " + reg.name + " = " + start + ";");
         promoted[where] = reg;
       }

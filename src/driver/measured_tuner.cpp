@@ -17,6 +17,7 @@
 
 #include "backend/backend.hpp"
 #include "ir/mutator.hpp"
+#include "ir/printer.hpp"
 #include "cache/directory.hpp"
 #include "runtime/buffer.hpp"
 
@@ -70,7 +71,10 @@ std::string MeasuredTuner::storedChoicePath(const std::string& key) const {
 
 size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key,
                               const std::vector<ir::StmtP>& candidates) {
-  std::string stored = storedChoicePath(key);
+  // A choice is an index into these candidates: kept for exactly these.
+  std::string withCandidates = key;
+  for (auto& nest : candidates) withCandidates += "\ncandidate\n" + ir::toString(nest, true);
+  std::string stored = storedChoicePath(withCandidates);
   if (!stored.empty()) {
     std::ifstream in(stored);
     std::string word;

@@ -114,6 +114,11 @@ struct LoopKind {
   // element stays in a vector register while this loop runs (loaded before
   // it, stored after it; analysis/register_reductions).
   std::vector<std::string> registerSums;
+  // factor_sum: sums over this loop whose terms share a factor
+  // (analysis/factored_sums) add up only the rest and multiply once after
+  // it. factoredSums: those of registerSums the lowering stage does so.
+  bool factorSums = false;
+  std::vector<std::string> factoredSums;
   CopyPlan copy;  // of a copy nest's outermost loop
   bool operator==(const LoopKind&) const = default;
 };

@@ -3,9 +3,11 @@
 #include "analysis/affine.hpp"
 #include "ir/index_patterns.hpp"
 #include "analysis/register_reductions.hpp"
+#include "analysis/factored_sums.hpp"
 #include "ir/accesses.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
+#include "ir/printer.hpp"
 #include "lowering/memory_kinds.hpp"
 
 namespace teml::lowering {
@@ -99,18 +101,31 @@ class RegisterSums : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     auto& f = static_cast<const For&>(*s);
-    std::vector<std::string> mine;
-    for (auto* r : analysis::registerReductions(f))
-      if (kept_.insert(r->id).second) mine.push_back(r->id);
+    std::vector<std::string> mine, factored;
+    auto reduces = analysis::registerReductions(f);
+    for (auto* r : reduces)
+      if (kept_.insert(r->id).second) {
+        mine.push_back(r->id);
+        if (f.loopKind.factorSums && analysis::factoredSum(*r, f) && aloneAtItsElement(*r, reduces)) factored.push_back(r->id);
+      }
     StmtP body = mutate(f.body);
     for (auto& id : mine) kept_.erase(id);
     if (mine.empty() && body == f.body) return s;
     LoopKind kind = f.loopKind;
     kind.registerSums = mine;
+    kind.factoredSums = factored;
     return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, body, f.made);
   }
 
  private:
+  // A factored sum has a register of its own: no other reduction updates its element.
+  static bool aloneAtItsElement(const Reduce& r, const std::vector<const Reduce*>& all) {
+    std::string at = toString(load(r.tensor, r.indices, r.value->dtype));
+    for (auto* o : all)
+      if (o != &r && o->tensor == r.tensor && toString(load(o->tensor, o->indices, o->value->dtype)) == at) return false;
+    return true;
+  }
+
   std::set<std::string> kept_;
 };
 

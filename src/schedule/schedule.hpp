@@ -78,6 +78,7 @@ class Schedule {
   Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ThreadSchedule schedule);
   Applied vectorize(const ir::StmtP& top, const std::string& loop);
   Applied hoistProduct(const ir::StmtP& top, const std::string& loop);
+  Applied factorSum(const ir::StmtP& top, const std::string& loop);
   Applied skew(const ir::StmtP& top, const std::string& outer, const std::string& inner, int64_t factor);
   Applied asLib(const ir::StmtP& top, const std::string& loop);
   Applied makeLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);

@@ -116,6 +116,9 @@ Schedule::Applied Schedule::unroll(const StmtP& top, const std::string& loop, in
 Schedule::Applied Schedule::hoistProduct(const StmtP& top, const std::string& loop) {
   TEML_ON_LOOP("hoist_product", false, schedule::hoistProduct(s.nest, s.level))
 }
+Schedule::Applied Schedule::factorSum(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("factor_sum", false, schedule::factorSum(s.nest, s.level))
+}
 Schedule::Applied Schedule::unrollAndJam(const StmtP& top, const std::string& loop, int64_t factor) {
   TEML_ON_LOOP("unroll_and_jam", true, schedule::unrollAndJam(s.nest, s.level, factor))
 }

@@ -37,6 +37,8 @@ ir::StmtP vectorize(const ir::StmtP& nest, int r);
 // In level r's statements, the factors of each product that do not depend on
 // its iterator are multiplied first (hoist_product.cpp).
 ir::StmtP hoistProduct(const ir::StmtP& nest, int r);
+// Sums over level r whose terms share a factor multiply by it once (factor_sum.cpp).
+ir::StmtP factorSum(const ir::StmtP& nest, int r);
 // Loop r2 (inside r1) iterates over j + factor * i instead of j (loop skewing).
 ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);
 // A tensor loop r's body defines and uses on both sides of fission's cut

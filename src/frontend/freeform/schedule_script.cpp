@@ -197,6 +197,9 @@ class ScheduleScript {
       } else if (p == "hoist_product") {
         arity(1, 1, "hoist_product(loop)");
         r = sch_.hoistProduct(body_, loop(args[0], at(0)));
+      } else if (p == "factor_sum") {
+        arity(1, 1, "factor_sum(loop)");
+        r = sch_.factorSum(body_, loop(args[0], at(0)));
       } else if (p == "separate_tail") {
         arity(1, 1, "separate_tail(loop)");
         r = sch_.separateTail(body_, loop(args[0], at(0)));

@@ -190,6 +190,11 @@ StmtP Evaluator::loopExpr(const Call& c) {
       StmtP l = loopArg(c.args[0], f);
       return schedule_.hoistProduct(l, loopAt(l, c.args[1], f)).result;
     }
+    if (f == "factor_sum") {
+      arity(c, 2, 2, "factor_sum(l, level)");
+      StmtP l = loopArg(c.args[0], f);
+      return schedule_.factorSum(l, loopAt(l, c.args[1], f)).result;
+    }
     if (f == "vectorize") {
       arity(c, 2, 2, "vectorize(l, level)");
       StmtP l = loopArg(c.args[0], f);
