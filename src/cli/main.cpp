@@ -1,5 +1,6 @@
 // The `teml` command: argument parsing, then the driver. Exit status: 0 ok,
 // 1 wrong program, 2 wrong command line or file, 3 internal error.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -18,6 +19,7 @@ const char* kUsage =
     "  emit   print the generated code (--emit c|ir|lowered|loops|teil, -o FILE)\n"
     "  check  parse, type-check and legality-check only\n"
     "  bench  run repeatedly and report min/median time and GFLOP/s\n"
+    "  grad   run the program and its gradient (--wrt X[,Y..] --of OUT[,..] [--tapes auto|all|none])\n"
     "options:\n"
     "  --set NAME=INT          bind a size parameter (repeatable)\n"
     "  --input TENSOR=FILE     load a tensor from .npy (repeatable)\n"
@@ -95,6 +97,19 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       long n = parseInt(value(), "--random");
       if (n < 0) usage("--random needs a seed >= 0");
       o.randomSeed = n;
+    } else if (a == "--wrt" || a == "--of") {
+      std::string list = value();
+      auto& names = a == "--wrt" ? o.wrt : o.of;
+      for (size_t start = 0; start <= list.size();) {
+        size_t comma = std::min(list.find(',', start), list.size());
+        if (comma == start) usage(a + ": an empty tensor name in '" + list + "'");
+        names.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+    } else if (a == "--tapes") {
+      o.tapes = value();
+      if (o.tapes != "auto" && o.tapes != "all" && o.tapes != "none")
+        usage("--tapes must be auto, all or none, not '" + o.tapes + "'");
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--verify") {
@@ -149,12 +164,14 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    if (cmd != "run" && cmd != "emit" && cmd != "check" && cmd != "bench") usage("unknown command '" + cmd + "'");
+    if (cmd != "run" && cmd != "emit" && cmd != "check" && cmd != "bench" && cmd != "grad")
+      usage("unknown command '" + cmd + "'");
     teml::driver::Options o = parseOptions(argc, argv, 2);
     display = o.programPath == "-" ? "<stdin>" : o.programPath;
     if (cmd == "run") return teml::driver::commandRun(o, std::cout, std::cerr);
     if (cmd == "emit") return teml::driver::commandEmit(o, std::cout, std::cerr);
     if (cmd == "check") return teml::driver::commandCheck(o, std::cout, std::cerr);
+    if (cmd == "grad") return teml::driver::commandGrad(o, std::cout, std::cerr);
     return teml::driver::commandBench(o, std::cout, std::cerr);
   } catch (const teml::UserError& e) {
     std::cerr << teml::formatDiagnostic(display, e) << "\n";

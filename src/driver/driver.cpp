@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "autodiff/gradient.hpp"
 #include "analysis/flops.hpp"
 #include "cache/directory.hpp"
 #include "backend/backend.hpp"
@@ -394,6 +395,76 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
     for (auto& [name, secs] : c.stages)
       if (name == "verify") outside -= secs;
     err << "teml: outside the kernel " << std::fixed << std::setprecision(2) << outside * 1e3 << " ms\n";
+  }
+  return status;
+}
+
+namespace {
+
+bool isGradientName(const std::string& tensor) {
+  return tensor.size() > 5 && tensor.compare(tensor.size() - 5, 5, ".grad") == 0;
+}
+
+}  // namespace
+
+int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.wrt.empty()) throw UsageError("grad needs --wrt X[,Y...]: the tensors to differentiate with respect to");
+  if (o.of.empty()) throw UsageError("grad needs --of OUT[,...]: the results to differentiate");
+  // The forward program sees only its own tensors.
+  Options forward = o;
+  std::erase_if(forward.inputs, [](auto& in) { return isGradientName(in.first); });
+  std::erase_if(forward.outputs, [](auto& out) { return isGradientName(out.first); });
+  // A free-form entry is differentiated as written (its schedules describe
+  // the forward program's loops, not the backward's).
+  forward.noSchedule = true;
+  forward.autoSchedule = false;
+  Compiled c = lower(forward);
+  if (std::string broken = ir::verify(c.program); !broken.empty())
+    throw InternalError("the front end produced ill-formed IR: " + broken);
+  auto t = Clock::now();
+  autodiff::GradientProgram g = autodiff::gradient(c.program, {o.wrt, o.of});
+  c.program = g.program;
+  if (std::string broken = ir::verify(c.program); !broken.empty())
+    throw InternalError("the gradient is ill-formed IR: " + broken);
+  c.stages.push_back({"gradient", since(t)});
+  t = Clock::now();
+  c.target = target::hostCpu(threadCount(o));
+  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
+  c.stages.push_back({"lowering", since(t)});
+  Executable e = prepareKernel(c, o);
+  auto tb = Clock::now();
+  runtime::BufferMap buffers = prepareBuffers(c.program, o);
+  runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};
+  c.stages.push_back({"buffers", since(tb)});
+  auto tr = Clock::now();
+  execute(c, e, buffers, threadCount(o));
+  c.stages.push_back({o.interpret ? "interpret" : "run", since(tr)});
+  for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
+  std::vector<std::string> shown = o.of;
+  for (auto& x : o.wrt) shown.push_back(g.gradientOf.at(x));
+  if (o.outputs.empty())
+    for (auto& name : shown) {
+      const runtime::Buffer& b = buffers.at(name);
+      out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << b.sum()
+          << "  max|x| = " << b.maxAbs() << "\n";
+    }
+  int status = 0;
+  if (o.verify) {
+    interp::run(c.program, initial);
+    double worst = 0;
+    for (auto& name : shown) worst = std::max(worst, runtime::maxRelativeDifference(buffers.at(name), initial.at(name)));
+    bool single = false;
+    for (auto& name : shown) single |= c.program.find(name)->dtype == ir::DType::F32;
+    bool ok = worst <= (single ? 1e-3 : 1e-9);
+    out << "verify: largest relative difference from the reference interpreter " << std::scientific
+        << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
+    status = ok ? 0 : 3;
+  }
+  if (o.verbose) {
+    err << "teml: gradient: tensors that carry a gradient:";
+    for (auto& [tensor, name] : g.gradientOf) err << " " << tensor;
+    err << "\n";
+    printStages(c, err);
   }
   return status;
 }

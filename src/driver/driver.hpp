@@ -34,6 +34,8 @@ struct Options {
   bool autoSchedule = true;       // .py: an entry with no schedule is scheduled automatically (--no-auto: not)
   bool autoRequested = false;     // --auto given: also .teml, .til and .teil nests no transformation touched
   double tuneBudget = 3;          // seconds of tuning per nest, compiling and measuring (0: heuristics alone)
+  std::vector<std::string> wrt, of;  // grad: differentiate the sum of `of` (weighted) with respect to `wrt`
+  std::string tapes = "auto";          // grad: auto | all | none
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 
@@ -63,6 +65,10 @@ int commandCheck(const Options& options, std::ostream& out, std::ostream& err);
 int commandEmit(const Options& options, std::ostream& out, std::ostream& err);
 int commandRun(const Options& options, std::ostream& out, std::ostream& err);
 int commandBench(const Options& options, std::ostream& out, std::ostream& err);
+// Runs the program and its backward program (autodiff/): the gradients of
+// the sum of each `of` tensor times its weights (OUT.grad: --input, else
+// ones) with respect to each `wrt` tensor (X.grad).
+int commandGrad(const Options& options, std::ostream& out, std::ostream& err);
 
 // Tensors some nest writes (stores or reductions).
 std::vector<std::string> writtenTensors(const ir::Program& program);

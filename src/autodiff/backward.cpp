@@ -1,0 +1,230 @@
+#include "autodiff/backward.hpp"
+
+#include "autodiff/partials.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "ir/unique_statement_ids.hpp"
+
+namespace teml::autodiff {
+
+using namespace ir;
+
+namespace {
+
+bool reads(const ExprP& e, const std::string& tensor) {
+  bool found = false;
+  forEachExpr(e, [&](const ExprP& x) {
+    found = found || (x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor);
+  });
+  return found;
+}
+
+StmtP seqOf(std::vector<StmtP> stmts) {
+  std::erase(stmts, nullptr);
+  return stmts.empty() ? nullptr : makeSeq(std::move(stmts));
+}
+
+class Backward {
+ public:
+  Backward(const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf)
+      : active_(active), gradientOf_(gradientOf) {}
+
+  StmtP reverse(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::Seq: {
+        auto& q = static_cast<const Seq&>(*s);
+        std::vector<StmtP> out;
+        for (auto it = q.stmts.rbegin(); it != q.stmts.rend(); ++it) out.push_back(reverse(*it));
+        return seqOf(std::move(out));
+      }
+      case StmtKind::For: return reverseFor(static_cast<const For&>(*s));
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        StmtP then = reverse(i.then), otherwise = i.otherwise ? reverse(i.otherwise) : nullptr;
+        if (!then && !otherwise) return nullptr;
+        return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
+      }
+      case StmtKind::Assert: {
+        auto& a = static_cast<const Assert&>(*s);
+        StmtP body = reverse(a.body);
+        return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
+      }
+      case StmtKind::LibCall: return reverse(static_cast<const LibCall&>(*s).reference);
+      case StmtKind::VarDef: return reverseScope(static_cast<const VarDef&>(*s));
+      case StmtKind::Store: return adjointOfStore(static_cast<const Store&>(*s));
+      case StmtKind::Reduce: return adjointOfReduce(static_cast<const Reduce&>(*s));
+    }
+    return nullptr;
+  }
+
+ private:
+  std::string gradientName(const std::string& t) const { return gradientOf_.at(t); }
+  bool active(const std::string& t) const { return active_.count(t) > 0; }
+
+  StmtP reverseFor(const For& f) {
+    StmtP body = reverse(f.body);
+    if (!body) return nullptr;
+    ExprP begin, end;
+    if (f.step == 1) {
+      begin = sub(f.end, intConst(1));
+      end = sub(f.begin, intConst(1));
+    } else if (f.step == -1) {
+      begin = add(f.end, intConst(1));
+      end = add(f.begin, intConst(1));
+    } else {
+      throw UserError(SourceLoc{}, "gradient: loop '" + f.var + "' steps by " + std::to_string(f.step) +
+                                       "; only loops stepping by 1 or -1 run backwards yet");
+    }
+    return std::make_shared<For>(f.id + ".grad", f.var, begin, end, -f.step, LoopKind{}, body,
+                                 Provenance{f.made.loc, "gradient", f.id});
+  }
+
+  // A tensor defined inside the program: recomputed in its scope, with its
+  // gradient (when it has one) defined around the adjoints.
+  StmtP reverseScope(const VarDef& v) {
+    const std::string& t = v.decl.name;
+    if (v.loopLocal && v.loopLocal->init != 0)
+      throw UserError(SourceLoc{}, "gradient: the local tensor '" + t + "' starts at " +
+                                       std::to_string(v.loopLocal->init) + "; only locals starting at 0 are recomputed yet");
+    StmtP adjoints = reverse(v.body);
+    if (!adjoints) return nullptr;
+    if (active(t)) {
+      TensorDecl g = v.decl;
+      g.name = gradientName(t);
+      adjoints = makeVarDef(g, adjoints);
+    }
+    std::set<std::string> locals = {t};
+    return makeVarDef(v.decl, seqOf({recompute(v.body, locals), adjoints}));
+  }
+
+  // The statements of s that write tensors in `locals` (and tensors defined inside s).
+  StmtP recompute(const StmtP& s, std::set<std::string> locals) {
+    switch (s->kind) {
+      case StmtKind::Seq: {
+        std::vector<StmtP> out;
+        for (auto& x : static_cast<const Seq&>(*s).stmts) out.push_back(recompute(x, locals));
+        return seqOf(std::move(out));
+      }
+      case StmtKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        StmtP body = recompute(f.body, locals);
+        if (!body) return nullptr;
+        return std::make_shared<For>(f.id + ".again", f.var, f.begin, f.end, f.step, LoopKind{}, body,
+                                     Provenance{f.made.loc, "gradient", f.id});
+      }
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        StmtP then = recompute(i.then, locals), otherwise = i.otherwise ? recompute(i.otherwise, locals) : nullptr;
+        if (!then && !otherwise) return nullptr;
+        return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
+      }
+      case StmtKind::Assert: {
+        auto& a = static_cast<const Assert&>(*s);
+        StmtP body = recompute(a.body, locals);
+        return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
+      }
+      case StmtKind::VarDef: {
+        auto& v = static_cast<const VarDef&>(*s);
+        locals.insert(v.decl.name);
+        StmtP body = recompute(v.body, locals);
+        return body ? makeVarDef(v.decl, body) : nullptr;
+      }
+      case StmtKind::Store:
+        return locals.count(static_cast<const Store&>(*s).tensor) ? fresh(s) : nullptr;
+      case StmtKind::Reduce:
+        return locals.count(static_cast<const Reduce&>(*s).tensor) ? fresh(s) : nullptr;
+      case StmtKind::LibCall: return nullptr;  // writes a program tensor
+    }
+    return nullptr;
+  }
+
+  // A copy of a forward statement with its identity left to retagging.
+  static StmtP fresh(const StmtP& s) {
+    if (s->kind == StmtKind::Store) {
+      auto& st = static_cast<const Store&>(*s);
+      return makeStore(st.tensor, st.indices, st.value, st.loc);
+    }
+    auto& r = static_cast<const Reduce&>(*s);
+    return makeReduce(r.op, r.tensor, r.indices, r.value, r.loc);
+  }
+
+  // x.grad[J] += contribution for every load x[J] of `value` that carries a gradient.
+  std::vector<StmtP> accumulate(const ExprP& value, const ExprP& seed, SourceLoc loc) {
+    std::vector<StmtP> out;
+    for (auto& p : partials(value, seed))
+      if (active(p.at->tensor))
+        out.push_back(makeReduce(ReduceOp::Add, gradientName(p.at->tensor), p.at->indices, p.contribution, loc));
+    return out;
+  }
+
+  StmtP adjointOfStore(const Store& st) {
+    if (!active(st.tensor)) return nullptr;
+    DType t = st.value->dtype;
+    const std::string g = gradientName(st.tensor);
+    ExprP here = load(g, st.indices, t);
+    StmtP reset = makeStore(g, st.indices, floatConst(0, t), st.loc);
+    if (!reads(st.value, st.tensor)) {
+      std::vector<StmtP> out = accumulate(st.value, here, st.loc);
+      out.push_back(reset);
+      return seqOf(std::move(out));
+    }
+    // y[I] = f(y[J]): the gradient that reached y[I] is taken before y.grad[I]
+    // is reset, since the updates may add to y.grad[J] == y.grad[I].
+    TensorDecl seed{g + ".seed", t, {}};
+    ExprP taken = load(seed.name, {}, t);
+    std::vector<StmtP> body = {makeStore(seed.name, {}, here, st.loc), reset};
+    for (auto& s : accumulate(st.value, taken, st.loc)) body.push_back(s);
+    return makeVarDef(seed, makeSeq(std::move(body)));
+  }
+
+  StmtP adjointOfReduce(const Reduce& r) {
+    if (!active(r.tensor)) return nullptr;
+    if (r.op != ReduceOp::Add)
+      throw UserError(r.loc, std::string("gradient: a `") + reduceOpName(r.op) + "` reduction into '" + r.tensor +
+                                 "' has no adjoint yet (only `=` and `+=` are differentiated)");
+    return seqOf(accumulate(r.value, load(gradientName(r.tensor), r.indices, r.value->dtype), r.loc));
+  }
+
+  const std::set<std::string>& active_;
+  const std::map<std::string, std::string>& gradientOf_;
+};
+
+// Every store and reduction of the backward nest gets an identity of its
+// own for the dependence analysis: a fresh id and the loops around it.
+class Retag : public Mutator {
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    loops_.push_back(f.var);
+    StmtP out = Mutator::mutateFor(s);
+    loops_.pop_back();
+    return out;
+  }
+  StmtP mutateStore(const StmtP& s) override {
+    auto& st = static_cast<const Store&>(*s);
+    return std::make_shared<Store>(st.tensor, st.indices, st.value, st.loc, tag(), st.id, st.made);
+  }
+  StmtP mutateReduce(const StmtP& s) override {
+    auto& r = static_cast<const Reduce&>(*s);
+    return std::make_shared<Reduce>(r.op, r.tensor, r.indices, r.value, r.loc, tag(), r.atomic, r.id, r.made);
+  }
+
+ private:
+  StmtTag tag() {
+    StmtTag t{"G" + std::to_string(++count_), loops_, {}};
+    for (auto& v : loops_) t.origin.push_back(var(v));
+    return t;
+  }
+  std::vector<std::string> loops_;
+  int count_ = 0;
+};
+
+}  // namespace
+
+StmtP backwardNest(const StmtP& nest, const std::set<std::string>& active,
+                   const std::map<std::string, std::string>& gradientOf) {
+  StmtP back = Backward(active, gradientOf).reverse(nest);
+  return back ? uniqueStatementIds(Retag().mutate(back)) : nullptr;
+}
+
+}  // namespace teml::autodiff

@@ -1,0 +1,28 @@
+// The backward program of a forward nest: statements in reverse order, loops
+// run backwards, and each store or reduction into a tensor that carries a
+// gradient replaced by its adjoint updates:
+//   y[I] = e    ->  x.grad[J] += y.grad[I] * de/dx[J] for each load x[J] of e,
+//                   then y.grad[I] = 0 (the value before the store did not reach y)
+//   y[I] += e   ->  x.grad[J] += y.grad[I] * de/dx[J]
+// Guards keep their conditions, checks stay in front of what they guard.
+// A tensor defined inside the program (a VarDef) is recomputed where the
+// backward pass needs it: its scope in the backward program first runs the
+// statements that write it (and the tensors defined inside), then the
+// adjoints, with its own gradient defined there. The forward values read
+// are the forward pass's final ones (autodiff/overwritten_reads checks that
+// they are the values the statements saw).
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+
+#include "ir/stmt.hpp"
+
+namespace teml::autodiff {
+
+// `active`: tensors that carry a gradient; `gradientOf` names each one's
+// gradient tensor. Null when the nest contributes nothing.
+ir::StmtP backwardNest(const ir::StmtP& nest, const std::set<std::string>& active,
+                       const std::map<std::string, std::string>& gradientOf);
+
+}  // namespace teml::autodiff

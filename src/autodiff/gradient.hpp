@@ -1,0 +1,31 @@
+// Reverse-mode differentiation of a whole program (every front end's loop
+// IR): the forward nests as they are, then the backward nests in reverse
+// order (autodiff/backward). The result is an ordinary program: lowering,
+// scheduling and both executors apply to it.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+
+namespace teml::autodiff {
+
+struct GradientRequest {
+  std::vector<std::string> wrt;  // float tensors whose gradients are wanted
+  std::vector<std::string> of;   // float tensors whose (weighted) sum is differentiated
+};
+
+struct GradientProgram {
+  ir::Program program;
+  // Each tensor with a gradient -> the program tensor holding it ("x.grad").
+  // An `of` tensor's starts as ones: the weights of the sum (a caller may
+  // give others); the backward pass uses it up.
+  std::map<std::string, std::string> gradientOf;
+};
+
+// Throws UserError naming a tensor that is not the program's, is not
+// float, or whose overwritten values the backward pass would need.
+GradientProgram gradient(const ir::Program& forward, const GradientRequest& request);
+
+}  // namespace teml::autodiff

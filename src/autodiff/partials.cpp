@@ -1,0 +1,120 @@
+#include "autodiff/partials.hpp"
+
+#include "diag/diagnostics.hpp"
+
+namespace teml::autodiff {
+
+using namespace ir;
+
+namespace {
+
+bool isFloatConst(const ExprP& e, double v) {
+  return e->kind == ExprKind::FloatConst && static_cast<const FloatConst&>(*e).value == v;
+}
+
+// Products and sums of a seed, without the 1 * x and 0 + x that a sum of
+// loads would otherwise carry into every adjoint.
+ExprP times(const ExprP& a, const ExprP& b) {
+  if (isFloatConst(a, 1)) return b;
+  if (isFloatConst(b, 1)) return a;
+  return mul(a, b);
+}
+ExprP negated(const ExprP& a) { return unary(UnaryOp::Neg, a); }
+ExprP constant(double v, DType t) { return floatConst(v, t); }
+
+class Reverse {
+ public:
+  std::vector<Partial> out;
+
+  void visit(const ExprP& e, const ExprP& seed) {
+    if (!isFloat(e->dtype)) return;  // integers and booleans carry no gradient
+    switch (e->kind) {
+      case ExprKind::FloatConst:
+      case ExprKind::IntConst:
+      case ExprKind::Var: return;
+      case ExprKind::Load: out.push_back({static_cast<const Load*>(e.get()), cast(e->dtype, seed)}); return;
+      case ExprKind::Cast: {
+        auto& c = static_cast<const Cast&>(*e);
+        if (isFloat(c.a->dtype)) visit(c.a, cast(c.a->dtype, seed));
+        return;
+      }
+      case ExprKind::Select: {
+        auto& s = static_cast<const Select&>(*e);
+        ExprP zero = constant(0, seed->dtype);
+        visit(s.a, select(s.cond, seed, zero));
+        visit(s.b, select(s.cond, zero, seed));
+        return;
+      }
+      case ExprKind::Unary: return unaryOp(static_cast<const Unary&>(*e), e, seed);
+      case ExprKind::Binary: return binaryOp(static_cast<const Binary&>(*e), seed);
+      default: throw InternalError("gradient: an expression of a kind the reverse pass does not know");
+    }
+  }
+
+ private:
+  void unaryOp(const Unary& u, const ExprP& e, const ExprP& seed) {
+    DType t = e->dtype;
+    const ExprP& x = u.a;
+    switch (u.op) {
+      case UnaryOp::Neg: return visit(x, negated(seed));
+      case UnaryOp::Abs:
+        return visit(x, select(binary(BinOp::Ge, x, constant(0, x->dtype)), seed, negated(seed)));
+      case UnaryOp::Exp: return visit(x, times(seed, e));
+      case UnaryOp::Log: return visit(x, binary(BinOp::Div, seed, cast(t, x)));
+      case UnaryOp::Sqrt: return visit(x, binary(BinOp::Div, seed, mul(constant(2, t), e)));
+      case UnaryOp::Tanh: return visit(x, times(seed, sub(constant(1, t), mul(e, e))));
+      case UnaryOp::Sigmoid: return visit(x, times(seed, mul(e, sub(constant(1, t), e))));
+      case UnaryOp::Sin: return visit(x, times(seed, unary(UnaryOp::Cos, x)));
+      case UnaryOp::Cos: return visit(x, negated(times(seed, unary(UnaryOp::Sin, x))));
+      case UnaryOp::Floor:
+      case UnaryOp::Ceil:
+      case UnaryOp::Not: return;  // flat almost everywhere
+    }
+  }
+
+  void binaryOp(const Binary& b, const ExprP& seed) {
+    const ExprP &x = b.a, &y = b.b;
+    DType t = seed->dtype;
+    ExprP zero = constant(0, t);
+    switch (b.op) {
+      case BinOp::Add:
+        visit(x, seed);
+        visit(y, seed);
+        return;
+      case BinOp::Sub:
+        visit(x, seed);
+        visit(y, negated(seed));
+        return;
+      case BinOp::Mul:
+        visit(x, times(seed, y));
+        visit(y, times(seed, x));
+        return;
+      case BinOp::Div:
+        visit(x, binary(BinOp::Div, seed, y));
+        visit(y, negated(binary(BinOp::Div, times(seed, x), mul(y, y))));
+        return;
+      case BinOp::Min:
+      case BinOp::Max: {
+        ExprP first = binary(b.op == BinOp::Min ? BinOp::Le : BinOp::Ge, x, y);
+        visit(x, select(first, seed, zero));
+        visit(y, select(first, zero, seed));
+        return;
+      }
+      case BinOp::Mod:  // x - y * floor(x / y)
+        visit(x, seed);
+        visit(y, negated(times(seed, unary(UnaryOp::Floor, binary(BinOp::Div, x, y)))));
+        return;
+      default: return;  // floor division and comparisons are flat
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<Partial> partials(const ExprP& e, const ExprP& seed) {
+  Reverse r;
+  r.visit(e, seed);
+  return std::move(r.out);
+}
+
+}  // namespace teml::autodiff

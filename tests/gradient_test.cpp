@@ -1,0 +1,173 @@
+// Reverse-mode gradients (docs/autodiff.md): for programs of every front end,
+// the gradient program computes what central finite differences of the
+// forward program give in float64 (relative error below 1e-6), compiled on
+// 1 and 4 threads; what cannot be differentiated yet is refused by name.
+#include <cmath>
+
+#include "autodiff/gradient.hpp"
+#include "frontend/freeform/freeform.hpp"
+#include "frontend/teil/teil.hpp"
+#include "runtime/npy.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+ir::Program asWritten(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
+  freeform::FreeformOptions o;
+  o.sizes = std::move(sizes);
+  o.autoSchedule = false;
+  return freeform::compileFreeform(source, o).program;
+}
+
+// The weighted sum the gradient is of: sum over `of` of OUT * weights.
+double objective(const ir::Program& forward, const runtime::BufferMap& inputs, const runtime::BufferMap& weights,
+                 const std::vector<std::string>& of, const autodiff::GradientProgram& g) {
+  runtime::BufferMap b;
+  for (auto& t : forward.tensors) b.emplace(t.name, inputs.at(t.name));
+  interp::run(forward, b);
+  double sum = 0;
+  for (auto& o : of) {
+    const runtime::Buffer& w = weights.at(g.gradientOf.at(o));
+    for (int64_t k = 0; k < w.size(); ++k) sum += b.at(o).get(k) * w.get(k);
+  }
+  return sum;
+}
+
+// Random inputs (`prepare` may set integer ones), random weights for the
+// results; every gradient of `wrt` against central differences.
+void expectFiniteDifferences(const ir::Program& forward, const std::vector<std::string>& wrt,
+                             const std::vector<std::string>& of,
+                             const std::function<void(runtime::BufferMap&)>& prepare = {}) {
+  auto g = autodiff::gradient(forward, {wrt, of});
+  ASSERT_EQ(ir::verify(g.program), "");
+  runtime::BufferMap inputs = randomInputs(g.program, 11);
+  for (auto& o : of) inputs.at(g.gradientOf.at(o)).fillRandom(97);
+  if (prepare) prepare(inputs);
+  runtime::BufferMap weights = inputs;
+  for (int threads : {1, 4}) {
+    runtime::BufferMap got = runJit(g.program, inputs, threads);
+    for (auto& x : wrt) {
+      const runtime::Buffer& grad = got.at(g.gradientOf.at(x));
+      double scale = std::max(grad.maxAbs(), 1e-3);
+      for (int64_t k = 0; k < grad.size(); ++k) {
+        runtime::BufferMap up = inputs, down = inputs;
+        double v = inputs.at(x).get(k), h = 1e-5 * std::max(1.0, std::abs(v));
+        up.at(x).set(k, v + h);
+        down.at(x).set(k, v - h);
+        double numeric = (objective(forward, up, weights, of, g) - objective(forward, down, weights, of, g)) / (2 * h);
+        EXPECT_LE(std::abs(grad.get(k) - numeric) / scale, 1e-6)
+            << x << ".grad[" << k << "] = " << grad.get(k) << ", finite differences " << numeric << ", " << threads
+            << " threads";
+      }
+    }
+  }
+}
+
+std::string refusal(const ir::Program& p, const std::vector<std::string>& wrt, const std::vector<std::string>& of) {
+  try {
+    autodiff::gradient(p, {wrt, of});
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kMixed = R"(import teml
+@teml.transform
+def f(x: teml.Var[(6, 3), "float64"], w: teml.Var[(3,), "float64"], idx: teml.Var[(6,), "int32"],
+      y: teml.Var[(6,), "float64", "output"], z: teml.Var[(6,), "float64", "output"]):
+    for i in range(6):
+        t = teml.zeros((3,), "float64")
+        for j in range(3):
+            t[j] = teml.tanh(x[idx[i], j] * w[j]) + teml.sin(w[j]) * x[i, j]
+        s = teml.zeros((), "float64")
+        for j in range(3):
+            if t[j] > 0:
+                s[()] += t[j] * teml.sqrt(t[j] + 1)
+            else:
+                s[()] += teml.exp(t[j]) - max(t[j], w[j] * 0.5)
+        y[i] = s / (1 + w[0] * w[0])
+    z[0] = y[0]
+    for i in range(1, 6):
+        z[i] = z[i - 1] * teml.sigmoid(w[1]) + teml.log(1 + y[i] * y[i])
+)";
+
+}  // namespace
+
+TEST(Gradient, TemlContractionMatchesFiniteDifferences) {
+  auto p = compile("A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl = build(C)\ncodegen(l)\n",
+                   {{"N", 5}, {"K", 4}, {"M", 3}});
+  expectFiniteDifferences(p, {"A", "B"}, {"C"});
+}
+
+TEST(Gradient, AnIntermediateOfTwoNestsCarriesTheGradientThrough) {
+  auto p = compile("A = tensor([N, N])\nu = tensor([N, N])\nt = contract(A, u, [2, 1])\nv = entrywise_mul(t, u)\n"
+                   "l = build(t)\nm = build(v)\ncodegen(l, m)\n",
+                   {{"N", 4}});
+  expectFiniteDifferences(p, {"A", "u"}, {"v"});
+}
+
+TEST(Gradient, TeilContractionMatchesFiniteDifferences) {
+  auto parsed = teil::parseTeil("alloc A : [l, m]\nalloc B : [m, n]\nalloc C : [l, n]\nC = red+ 2 (diag 2 3 (prod A B))\n",
+                                {{"l", 3}, {"m", 4}, {"n", 2}});
+  auto p = teil::lowerTeil(teil::liftContractions(teil::rewriteTeil(parsed)));
+  expectFiniteDifferences(p, {"A", "B"}, {"C"});
+}
+
+TEST(Gradient, FreeformBranchesIndirectIndicesLocalsAndRecurrences) {
+  auto p = asWritten(kMixed);
+  expectFiniteDifferences(p, {"x", "w"}, {"y", "z"}, [](runtime::BufferMap& b) {
+    for (int i = 0; i < 6; ++i) b.at("idx").setInt(i, (2 * i) % 5);  // repeated rows: their gradients add up
+  });
+}
+
+TEST(Gradient, OnlyTheRequestedResultsCount) {
+  auto p = asWritten(kMixed);
+  expectFiniteDifferences(p, {"w"}, {"y"}, [](runtime::BufferMap& b) {
+    for (int i = 0; i < 6; ++i) b.at("idx").setInt(i, i % 3);
+  });
+}
+
+TEST(Gradient, AValueOverwrittenAfterItIsReadIsRefused) {
+  auto p = asWritten(R"(import teml
+@teml.transform
+def f(x: teml.Var[(4,), "float64"], y: teml.Var[(), "float64", "output"]):
+    y[()] = 1.0
+    for i in range(4):
+        y[()] = y * x[i]
+)");
+  EXPECT_NE(refusal(p, {"x"}, {"y"}).find("reads 'y', which the statement at line 6 overwrites afterwards"),
+            std::string::npos)
+      << refusal(p, {"x"}, {"y"});
+}
+
+TEST(Gradient, NamesThatAreNotFloatTensorsOfTheProgramAreRefused) {
+  auto p = asWritten(kMixed);
+  EXPECT_NE(refusal(p, {"idx"}, {"y"}).find("'idx' holds int32 values, which have no gradient"), std::string::npos);
+  EXPECT_NE(refusal(p, {"q"}, {"y"}).find("--wrt: the program has no tensor 'q'"), std::string::npos);
+  EXPECT_NE(refusal(p, {"x"}, {"nope"}).find("--of: the program has no tensor 'nope'"), std::string::npos);
+}
+
+TEST(Gradient, TheGradCommandWritesEachRequestedGradient) {
+  const std::string mm = "A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl = build(C)\ncodegen(l)\n";
+  std::string a = cacheDir() + "-grad-A.npy", bgrad = cacheDir() + "-grad-B.npy";
+  auto r = runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt A,B --of C --random 1 --verify --output A=" + a +
+                       " --output B.grad=" + bgrad,
+                   mm);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(ok)"), std::string::npos) << r.out;
+  // With weights of ones, B.grad[k][j] is the sum of A's column k.
+  runtime::Buffer A(ir::DType::F64, {3, 4}), B(ir::DType::F64, {4, 2});
+  runtime::loadNpyInto(a, "A", A);
+  runtime::loadNpyInto(bgrad, "B.grad", B);
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 2; ++j)
+      EXPECT_NEAR(B.get(k * 2 + j), A.get(k) + A.get(4 + k) + A.get(8 + k), 1e-12);
+  auto shown = runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt A --of C --random 1", mm);
+  EXPECT_NE(shown.out.find("A.grad: double[3, 4]"), std::string::npos) << shown.out;
+  EXPECT_EQ(runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt Q --of C", mm).status, 1);
+  EXPECT_EQ(runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt A", mm).status, 2);
+}
