@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
 #include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
@@ -92,6 +93,94 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
   runtime::JitOptions jit;
   jit.cacheDir = cacheDir;
   return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jit);
+}
+
+// A free-form entry and its gradient program (autodiff/), split into the
+// forward pass (the entry, filling its tapes) and the backward pass: two
+// kernels over the same buffers, one per tensor of the gradient program.
+class CompiledGradient {
+ public:
+  CompiledGradient(const freeform::FreeformProgram& p, const std::vector<std::string>& wrt,
+                   const std::vector<std::string>& of, const std::string& tapes, runtime::JitOptions jit)
+      : jit_(std::move(jit)) {
+    autodiff::TapeMode mode = tapes == "all" ? autodiff::TapeMode::All
+                              : tapes == "none" ? autodiff::TapeMode::None
+                                                : autodiff::TapeMode::Auto;
+    if (tapes != "auto" && tapes != "all" && tapes != "none")
+      throw UsageError("tapes must be \"auto\", \"all\" or \"none\", not '" + tapes + "'");
+    autodiff::GradientProgram g = autodiff::gradient(p.program, {wrt, of, mode});
+    if (std::string broken = ir::verify(g.program); !broken.empty())
+      throw InternalError("the gradient is ill-formed IR: " + broken);
+    size_t forwardNests = p.program.nests.size();
+    forward_ = backward_ = g.program;
+    forward_.nests.resize(forwardNests);
+    backward_.nests.erase(backward_.nests.begin(), backward_.nests.begin() + static_cast<long>(forwardNests));
+    for (auto& t : g.program.tensors) {
+      std::string role = "temporary";
+      if (auto a = p.access.find(t.name); a != p.access.end()) role = accessName(a->second);
+      for (auto& x : wrt)
+        if (g.gradientOf.at(x) == t.name) role = "gradient";
+      for (auto& y : of)
+        if (g.gradientOf.at(y) == t.name) role = "weights";
+      for (auto& [tensor, choice] : g.tapes)
+        if (choice.stored && choice.tape == t.name) role = "tape";
+      params_.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, role));
+    }
+    for (auto& [tensor, choice] : g.tapes) tapes_.push_back(tensor + ": " + choice.why);
+    gradientOf_ = g.gradientOf;
+  }
+
+  // (name, dtype, shape, role): role is the entry's "input", "output" or
+  // "inout", "weights" (OUT.grad), "gradient" (X.grad), "tape" (filled by
+  // the forward pass) or "temporary" (starts at zero in each pass).
+  std::vector<py::tuple> params() const { return params_; }
+  // Each tensor with a gradient -> the tensor that holds it.
+  std::map<std::string, std::string> gradientOf() const { return gradientOf_; }
+  std::vector<std::string> tapes() const { return tapes_; }
+  std::string ir() const { return ir::toString(forward_, true) + ir::toString(backward_, true); }
+
+  void run(const std::string& pass, const std::vector<py::array>& arrays, int threads) {
+    std::unique_ptr<backend::Kernel>& k = pass == "forward" ? forwardKernel_ : backwardKernel_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!k) {
+        py::gil_scoped_release unlocked;
+        k = backend::buildFor(pass == "forward" ? forward_ : backward_, target::hostCpu(), jit_);
+      }
+    }
+    std::vector<void*> ptrs;
+    for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
+    py::gil_scoped_release unlocked;
+    k->run(ptrs, threads);
+  }
+
+ private:
+  ir::Program forward_, backward_;
+  std::vector<py::tuple> params_;
+  std::vector<std::string> tapes_;
+  std::map<std::string, std::string> gradientOf_;
+  runtime::JitOptions jit_;
+  std::unique_ptr<backend::Kernel> forwardKernel_, backwardKernel_;
+  std::mutex mutex_;
+};
+
+// The entry as written (no schedule), differentiated.
+std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, const std::string& entry,
+                                                  const std::map<std::string, int64_t>& sizes,
+                                                  const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                                                  bool checkIndices, const std::vector<std::string>& wrt,
+                                                  const std::vector<std::string>& of, const std::string& tapes,
+                                                  const std::string& cacheDir) {
+  freeform::FreeformOptions o;
+  o.entry = entry;
+  o.sizes = sizes;
+  o.inputShapes = inputShapes;
+  o.checkIndices = checkIndices;
+  o.applySchedules = false;
+  o.autoSchedule = false;
+  runtime::JitOptions jit;
+  jit.cacheDir = cacheDir;
+  return std::make_shared<CompiledGradient>(freeform::compileFreeform(source, o), wrt, of, tapes, jit);
 }
 
 // A .teml, .teil or .til program compiled by the driver, as `teml run` does.
@@ -180,6 +269,15 @@ PYBIND11_MODULE(_teml, m) {
       .def("lowered_ir", &LoadedProgram::loweredIr)
       .def("c_source", &LoadedProgram::cSource)
       .def("run", &LoadedProgram::run, py::arg("arrays"), py::arg("threads"));
+  py::class_<CompiledGradient, std::shared_ptr<CompiledGradient>>(m, "CompiledGradient")
+      .def("params", &CompiledGradient::params)
+      .def("tapes", &CompiledGradient::tapes)
+      .def("gradient_of", &CompiledGradient::gradientOf)
+      .def("ir", &CompiledGradient::ir)
+      .def("run", &CompiledGradient::run, py::arg("pass_"), py::arg("arrays"), py::arg("threads"));
+  m.def("compile_gradient", &compileGradient, py::arg("source"), py::arg("entry"), py::arg("sizes"),
+        py::arg("input_shapes"), py::arg("check_indices"), py::arg("wrt"), py::arg("of"), py::arg("tapes"),
+        py::arg("cache_dir") = "");
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,
         py::arg("cache_dir") = "", py::arg("auto_schedule") = true);

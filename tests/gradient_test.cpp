@@ -40,8 +40,9 @@ double objective(const ir::Program& forward, const runtime::BufferMap& inputs, c
 // results; every gradient of `wrt` against central differences.
 void expectFiniteDifferences(const ir::Program& forward, const std::vector<std::string>& wrt,
                              const std::vector<std::string>& of,
-                             const std::function<void(runtime::BufferMap&)>& prepare = {}) {
-  auto g = autodiff::gradient(forward, {wrt, of});
+                             const std::function<void(runtime::BufferMap&)>& prepare = {},
+                             autodiff::TapeMode tapes = autodiff::TapeMode::Auto) {
+  auto g = autodiff::gradient(forward, {wrt, of, tapes});
   ASSERT_EQ(ir::verify(g.program), "");
   runtime::BufferMap inputs = randomInputs(g.program, 11);
   for (auto& o : of) inputs.at(g.gradientOf.at(o)).fillRandom(97);
@@ -119,9 +120,13 @@ TEST(Gradient, TeilContractionMatchesFiniteDifferences) {
 
 TEST(Gradient, FreeformBranchesIndirectIndicesLocalsAndRecurrences) {
   auto p = asWritten(kMixed);
-  expectFiniteDifferences(p, {"x", "w"}, {"y", "z"}, [](runtime::BufferMap& b) {
-    for (int i = 0; i < 6; ++i) b.at("idx").setInt(i, (2 * i) % 5);  // repeated rows: their gradients add up
-  });
+  for (auto tapes : {autodiff::TapeMode::Auto, autodiff::TapeMode::All, autodiff::TapeMode::None})
+    expectFiniteDifferences(
+        p, {"x", "w"}, {"y", "z"},
+        [](runtime::BufferMap& b) {
+          for (int i = 0; i < 6; ++i) b.at("idx").setInt(i, (2 * i) % 5);  // repeated rows: their gradients add up
+        },
+        tapes);
 }
 
 TEST(Gradient, OnlyTheRequestedResultsCount) {
@@ -129,6 +134,26 @@ TEST(Gradient, OnlyTheRequestedResultsCount) {
   expectFiniteDifferences(p, {"w"}, {"y"}, [](runtime::BufferMap& b) {
     for (int i = 0; i < 6; ++i) b.at("idx").setInt(i, i % 3);
   });
+}
+
+TEST(Gradient, RunningMaximaAndSoftmaxTakeTheGradientWhereTheMaximumCameFrom) {
+  auto p = asWritten(R"(import teml
+from teml import libop
+@teml.transform
+def f(x: teml.Var[(3, 5), "float64"], y: teml.Var[(3, 5), "float64", "output"],
+      z: teml.Var[(3, 5), "float64", "output"], s: teml.Var[(3,), "float64", "output"]):
+    for i in range(3):
+        y[i] = libop.softmax(x[i] * 3)
+        top = teml.full((), -float("inf"), "float64")
+        low = teml.full((), 0.5, "float64")
+        for j in range(5):
+            top[()] = max(top, x[i, j] * 2)
+            low[()] = min(x[i, j], low)
+            s[i] = s[i] + x[i, j] * x[i, j]
+        for j in range(5):
+            z[i, j] = teml.exp(x[i, j] - top) * low
+)");
+  expectFiniteDifferences(p, {"x"}, {"y", "z", "s"});
 }
 
 TEST(Gradient, AValueOverwrittenAfterItIsReadIsRefused) {
@@ -170,4 +195,55 @@ TEST(Gradient, TheGradCommandWritesEachRequestedGradient) {
   EXPECT_NE(shown.out.find("A.grad: double[3, 4]"), std::string::npos) << shown.out;
   EXPECT_EQ(runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt Q --of C", mm).status, 1);
   EXPECT_EQ(runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt A", mm).status, 2);
+}
+
+// FreeTensor's Figure 15: t is cheap to compute again (one multiplication),
+// so `auto` recomputes it in the backward pass; `all` stores its n versions.
+const char* kFigure15 = R"(import teml
+@teml.transform
+def f(a: teml.Var[(8,), "float64"], b: teml.Var[(8,), "float64"], c: teml.Var[(8,), "float64"],
+      d: teml.Var[(8,), "float64"], y: teml.Var[(8,), "float64", "output"], z: teml.Var[(8,), "float64", "output"]):
+    for i in range(8):
+        t = a[i] * b[i]
+        y[i] = t * c[i]
+        z[i] = t * d[i]
+)";
+
+TEST(Gradient, Figure15RecomputesTUnderAutoAndStoresItUnderAll) {
+  auto p = asWritten(kFigure15);
+  auto choiceOf = [&](autodiff::TapeMode mode) {
+    auto g = autodiff::gradient(p, {{"a", "b", "c", "d"}, {"y", "z"}, mode});
+    EXPECT_EQ(g.tapes.size(), 1u);
+    return g.tapes.begin()->second;
+  };
+  EXPECT_FALSE(choiceOf(autodiff::TapeMode::Auto).stored);
+  EXPECT_FALSE(choiceOf(autodiff::TapeMode::None).stored);
+  auto all = choiceOf(autodiff::TapeMode::All);
+  EXPECT_TRUE(all.stored);
+  EXPECT_NE(all.why.find("8 versions"), std::string::npos) << all.why;
+  for (auto mode : {autodiff::TapeMode::Auto, autodiff::TapeMode::All})
+    expectFiniteDifferences(p, {"a", "b", "c", "d"}, {"y", "z"}, {}, mode);
+  std::string file = cacheDir() + "-figure15.py";
+  std::ofstream(file) << kFigure15;
+  auto shown = runTeml("grad " + file + " --wrt a,b --of y,z --random 1 --tapes all --verify -v");
+  EXPECT_EQ(shown.status, 0) << shown.out;
+  EXPECT_NE(shown.out.find(": stored in "), std::string::npos) << shown.out;
+  auto recomputed = runTeml("grad " + file + " --wrt a,b --of y,z --random 1 -v");
+  EXPECT_NE(recomputed.out.find(": recomputed (2 operations for 1 element)"), std::string::npos) << recomputed.out;
+}
+
+TEST(Gradient, AutoStoresALocalThatIsCostlyToRecompute) {
+  auto p = asWritten(R"(import teml
+@teml.transform
+def f(a: teml.Var[(4, 16), "float64"], y: teml.Var[(4,), "float64", "output"]):
+    for i in range(4):
+        t = teml.zeros((), "float64")
+        for k in range(16):
+            t[()] += teml.exp(a[i, k]) * a[i, k]
+        y[i] = t * t
+)");
+  auto g = autodiff::gradient(p, {{"a"}, {"y"}, autodiff::TapeMode::Auto});
+  ASSERT_EQ(g.tapes.size(), 1u);
+  EXPECT_TRUE(g.tapes.begin()->second.stored) << g.tapes.begin()->second.why;
+  expectFiniteDifferences(p, {"a"}, {"y"});
 }

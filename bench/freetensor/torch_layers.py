@@ -90,6 +90,40 @@ def gat(ptr, idx, feat, weight, attn_l, attn_r, slope=0.2):
     return (a @ h).div_(total.clamp_(min=1)[:, None])  # total >= 1 (its top edge gives exp(0)); 0 for no edges
 
 
+# The same layers for autograd (the baselines of the gradient benchmark and
+# tests): the same operators without the in-place ones autograd refuses.
+def softras_for_autograd(faces, height=64, width=64, sigma=1e-4):
+    px = ((2 * torch.arange(width) + 1) / width - 1).view(1, 1, width)
+    py = (1 - (2 * torch.arange(height) + 1) / height).view(1, height, 1)
+    x, y = faces[:, :, 0, None, None], faces[:, :, 1, None, None]
+    d2, lo, hi = None, None, None
+    for k in range(3):
+        ax, ay, dx, dy = x[:, k], y[:, k], x[:, (k + 1) % 3] - x[:, k], y[:, (k + 1) % 3] - y[:, k]
+        ex, ey = px - ax, py - ay
+        t = ((ex * dx + ey * dy) / (dx * dx + dy * dy)).clamp(0, 1)
+        dist = (ex - t * dx).square() + (ey - t * dy).square()
+        side = dx * ey - dy * ex
+        d2 = dist if d2 is None else torch.minimum(d2, dist)
+        lo = side if lo is None else torch.minimum(lo, side)
+        hi = side if hi is None else torch.maximum(hi, side)
+    inside = (lo >= 0) | (hi <= 0)
+    return torch.sigmoid(torch.where(inside, d2, -d2) / sigma)
+
+
+def gat_for_autograd(ptr, idx, feat, weight, attn_l, attn_r, slope=0.2):
+    n = feat.shape[0]
+    h = feat @ weight
+    el, er = h @ attn_l, h @ attn_r
+    degree = ptr[1:] - ptr[:-1]
+    node = torch.repeat_interleave(torch.arange(n), degree)  # each edge's destination
+    score = torch.nn.functional.leaky_relu(el[idx] + er[node], slope)
+    top = torch.segment_reduce(score, "max", lengths=degree, unsafe=True)
+    w = torch.exp(score - top[node])
+    total = torch.segment_reduce(w, "sum", lengths=degree, unsafe=True)
+    acc = torch.zeros(n, h.shape[1], dtype=h.dtype).index_add(0, node, w[:, None] * h[idx])
+    return acc / total.clamp(min=1)[:, None]
+
+
 def load(name, directory):
     tensors = {p.stem: torch.from_numpy(np.load(p)) for p in sorted(pathlib.Path(directory).glob("*.npy"))}
     if name == "subdivnet":

@@ -5,7 +5,8 @@ from ._numpy import ceil, cos, empty, exp, floor, full, log, ones, result_type, 
 from ._transform import Transform, Var, array, inline, schedule, transform
 from ._load import Program, load
 from ._schedule import Handle, Schedule
+from ._grad import grad, torch_function
 from . import libop
 
-__all__ = ["ProgramError", "Program", "load", "Schedule", "Handle", "Transform", "Var", "array", "transform", "schedule", "inline", "libop", "zeros", "ones", "empty",
+__all__ = ["grad", "torch_function", "ProgramError", "Program", "load", "Schedule", "Handle", "Transform", "Var", "array", "transform", "schedule", "inline", "libop", "zeros", "ones", "empty",
            "full", "exp", "log", "sqrt", "tanh", "sigmoid", "sin", "cos", "floor", "ceil", "result_type"]

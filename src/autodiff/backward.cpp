@@ -26,8 +26,9 @@ StmtP seqOf(std::vector<StmtP> stmts) {
 
 class Backward {
  public:
-  Backward(const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf)
-      : active_(active), gradientOf_(gradientOf) {}
+  Backward(const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
+           const std::map<std::string, TapeChoice>& tapes)
+      : active_(active), gradientOf_(gradientOf), tapes_(tapes) {}
 
   StmtP reverse(const StmtP& s) {
     switch (s->kind) {
@@ -93,8 +94,10 @@ class Backward {
       g.name = gradientName(t);
       adjoints = makeVarDef(g, adjoints);
     }
-    std::set<std::string> locals = {t};
-    return makeVarDef(v.decl, seqOf({recompute(v.body, locals), adjoints}));
+    auto tape = tapes_.find(t);
+    if (tape != tapes_.end() && tape->second.stored)
+      return makeVarDef(v.decl, seqOf({loadFromTape(v.decl, tape->second), adjoints}));
+    return makeVarDef(v.decl, seqOf({recompute(v.body, {t}), adjoints}));
   }
 
   // The statements of s that write tensors in `locals` (and tensors defined inside s).
@@ -179,14 +182,22 @@ class Backward {
 
   StmtP adjointOfReduce(const Reduce& r) {
     if (!active(r.tensor)) return nullptr;
-    if (r.op != ReduceOp::Add)
-      throw UserError(r.loc, std::string("gradient: a `") + reduceOpName(r.op) + "` reduction into '" + r.tensor +
-                                 "' has no adjoint yet (only `=` and `+=` are differentiated)");
-    return seqOf(accumulate(r.value, load(gradientName(r.tensor), r.indices, r.value->dtype), r.loc));
+    ExprP here = load(gradientName(r.tensor), r.indices, r.value->dtype);
+    if (r.op == ReduceOp::Add) return seqOf(accumulate(r.value, here, r.loc));
+    if (r.op == ReduceOp::Mul)
+      throw UserError(r.loc, "gradient: a `*=` reduction into '" + r.tensor +
+                                 "' has no adjoint yet (`=`, `+=`, `max=` and `min=` are differentiated)");
+    // max= / min=: y's final value came from the term equal to it; that term
+    // takes y.grad[I] (the last such term of the forward pass on a tie) and
+    // uses it up, so neither other terms nor y's starting value get it.
+    std::vector<StmtP> taken = accumulate(r.value, here, r.loc);
+    taken.push_back(makeStore(gradientName(r.tensor), r.indices, floatConst(0, r.value->dtype), r.loc));
+    return makeIf(binary(BinOp::Eq, r.value, load(r.tensor, r.indices, r.value->dtype)), seqOf(std::move(taken)), nullptr);
   }
 
   const std::set<std::string>& active_;
   const std::map<std::string, std::string>& gradientOf_;
+  const std::map<std::string, TapeChoice>& tapes_;
 };
 
 // Every store and reduction of the backward nest gets an identity of its
@@ -222,8 +233,8 @@ class Retag : public Mutator {
 }  // namespace
 
 StmtP backwardNest(const StmtP& nest, const std::set<std::string>& active,
-                   const std::map<std::string, std::string>& gradientOf) {
-  StmtP back = Backward(active, gradientOf).reverse(nest);
+                   const std::map<std::string, std::string>& gradientOf, const std::map<std::string, TapeChoice>& tapes) {
+  StmtP back = Backward(active, gradientOf, tapes).reverse(nest);
   return back ? uniqueStatementIds(Retag().mutate(back)) : nullptr;
 }
 

@@ -5,10 +5,11 @@
 //                   then y.grad[I] = 0 (the value before the store did not reach y)
 //   y[I] += e   ->  x.grad[J] += y.grad[I] * de/dx[J]
 // Guards keep their conditions, checks stay in front of what they guard.
-// A tensor defined inside the program (a VarDef) is recomputed where the
+// A tensor defined inside the program (a VarDef) is available where the
 // backward pass needs it: its scope in the backward program first runs the
-// statements that write it (and the tensors defined inside), then the
-// adjoints, with its own gradient defined there. The forward values read
+// statements that write it again (and the tensors defined inside), or
+// loads its version from the tape the forward pass stored it in
+// (autodiff/tapes), then the adjoints, with its own gradient defined there. The forward values read
 // are the forward pass's final ones (autodiff/overwritten_reads checks that
 // they are the values the statements saw).
 #pragma once
@@ -16,6 +17,7 @@
 #include <set>
 #include <string>
 
+#include "autodiff/tapes.hpp"
 #include "ir/stmt.hpp"
 
 namespace teml::autodiff {
@@ -23,6 +25,7 @@ namespace teml::autodiff {
 // `active`: tensors that carry a gradient; `gradientOf` names each one's
 // gradient tensor. Null when the nest contributes nothing.
 ir::StmtP backwardNest(const ir::StmtP& nest, const std::set<std::string>& active,
-                       const std::map<std::string, std::string>& gradientOf);
+                       const std::map<std::string, std::string>& gradientOf,
+                       const std::map<std::string, TapeChoice>& tapes);
 
 }  // namespace teml::autodiff

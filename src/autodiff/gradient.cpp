@@ -5,6 +5,7 @@
 #include "autodiff/activity.hpp"
 #include "autodiff/backward.hpp"
 #include "autodiff/overwritten_reads.hpp"
+#include "autodiff/running_reductions.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 
@@ -37,9 +38,11 @@ std::set<std::string> definedInside(const Program& p) {
 
 }  // namespace
 
-GradientProgram gradient(const Program& forward, const GradientRequest& request) {
-  checkNamed(forward, request.wrt, "--wrt");
-  checkNamed(forward, request.of, "--of");
+GradientProgram gradient(const Program& original, const GradientRequest& request) {
+  checkNamed(original, request.wrt, "--wrt");
+  checkNamed(original, request.of, "--of");
+  // What the backward pass is derived from; the forward pass runs as written.
+  Program forward = runningReductionsAsReductions(original);
   std::set<std::string> active = activeTensors(forward, request.wrt, request.of);
   std::set<std::string> locals = definedInside(forward);
   std::set<std::string> needed = locals;
@@ -47,9 +50,10 @@ GradientProgram gradient(const Program& forward, const GradientRequest& request)
   refuseOverwrittenReads(forward, needed);
 
   GradientProgram g;
-  g.program = forward;
+  g.tapes = chooseTapes(forward, request.tapes);
+  g.program = recordTapes(original, g.tapes);
   std::set<std::string> names;
-  for (auto& t : forward.tensors) names.insert(t.name);
+  for (auto& t : g.program.tensors) names.insert(t.name);
   for (auto& t : active) {
     std::string name = t + ".grad";
     while (names.count(name) || locals.count(name)) name += "_";
@@ -64,7 +68,7 @@ GradientProgram gradient(const Program& forward, const GradientRequest& request)
     if (!among(request.wrt)) g.program.temporaries.insert(name);
   }
   for (auto it = forward.nests.rbegin(); it != forward.nests.rend(); ++it)
-    if (StmtP back = backwardNest(*it, active, g.gradientOf)) g.program.nests.push_back(back);
+    if (StmtP back = backwardNest(*it, active, g.gradientOf, g.tapes)) g.program.nests.push_back(back);
   return g;
 }
 

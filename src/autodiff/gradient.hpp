@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "autodiff/tapes.hpp"
 #include "ir/program.hpp"
 
 namespace teml::autodiff {
@@ -14,6 +15,7 @@ namespace teml::autodiff {
 struct GradientRequest {
   std::vector<std::string> wrt;  // float tensors whose gradients are wanted
   std::vector<std::string> of;   // float tensors whose (weighted) sum is differentiated
+  TapeMode tapes = TapeMode::Auto;
 };
 
 struct GradientProgram {
@@ -22,6 +24,8 @@ struct GradientProgram {
   // An `of` tensor's starts as ones: the weights of the sum (a caller may
   // give others); the backward pass uses it up.
   std::map<std::string, std::string> gradientOf;
+  // For each tensor defined inside the program: stored or recomputed, and why.
+  std::map<std::string, TapeChoice> tapes;
 };
 
 // Throws UserError naming a tensor that is not the program's, is not

@@ -58,10 +58,15 @@ void refuseOverwrittenReads(const Program& forward, const std::set<std::string>&
       if (!needed.count(reader.write.tensor)) continue;
       std::vector<Access> reads = reader.reads;
       reads.insert(reads.end(), reader.controlReads.begin(), reader.controlReads.end());
+      // A max= or min= reduction is differentiated against its target's
+      // final value: only writes other than the reduction itself change it.
+      bool extremum = reader.isReduce && (reader.op == ReduceOp::Max || reader.op == ReduceOp::Min);
+      if (extremum) reads.push_back(reader.write);
       for (auto& r : reads) {
         UMap readRel = accessRelation(ctx.get(), reader, r);
         for (auto& writer : occ) {
           if (writer.write.tensor != r.tensor) continue;
+          if (extremum && writer.node == reader.node && &r == &reads.back()) continue;
           UMap later = intersect(meet(readRel, accessRelation(ctx.get(), writer, writer.write)), notBefore);
           if (isEmpty(later)) continue;
           throw UserError(SourceLoc{}, "gradient: the statement at " + where(reader) + " reads '" + r.tensor +

@@ -422,7 +422,10 @@ int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
   auto t = Clock::now();
-  autodiff::GradientProgram g = autodiff::gradient(c.program, {o.wrt, o.of});
+  autodiff::TapeMode tapes = o.tapes == "all"    ? autodiff::TapeMode::All
+                             : o.tapes == "none" ? autodiff::TapeMode::None
+                                                 : autodiff::TapeMode::Auto;
+  autodiff::GradientProgram g = autodiff::gradient(c.program, {o.wrt, o.of, tapes});
   c.program = g.program;
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the gradient is ill-formed IR: " + broken);
@@ -464,6 +467,7 @@ int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
     err << "teml: gradient: tensors that carry a gradient:";
     for (auto& [tensor, name] : g.gradientOf) err << " " << tensor;
     err << "\n";
+    for (auto& [tensor, choice] : g.tapes) err << "teml: gradient: " << tensor << ": " << choice.why << "\n";
     printStages(c, err);
   }
   return status;

@@ -16,25 +16,25 @@ class Teml:
     def __init__(self, tmp_path):
         self.dir = tmp_path
 
-    def run(self, program, inputs, outputs, sizes=None, extra=()):
+    def run(self, program, inputs, outputs, sizes=None, extra=(), command="run"):
         """Runs `program` (a path, or source text) and returns the outputs by name."""
-        result = self.attempt(program, inputs, outputs, sizes, extra)
+        result = self.attempt(program, inputs, outputs, sizes, extra, command)
         assert result.returncode == 0, result.stderr
         assert "(ok)" in result.stdout, result.stdout
         return {name: np.load(self.dir / f"out_{name}.npy") for name in outputs}
 
-    def attempt(self, program, inputs, outputs, sizes=None, extra=()):
+    def attempt(self, program, inputs, outputs, sizes=None, extra=(), command="run"):
         """Runs `program` and returns the finished process (exit code, stderr)."""
         if not isinstance(program, pathlib.Path):
             path = self.dir / "program.py"
             path.write_text(program)
             program = path
-        cmd = [TEML, "run", str(program), "--verify", "--cache-dir", str(self.dir / "cache"), *extra]
+        cmd = [TEML, command, str(program), "--verify", "--cache-dir", str(self.dir / "cache"), *extra]
         for name, value in inputs.items():
             np.save(self.dir / f"in_{name}.npy", value)
             cmd += ["--input", f"{name}={self.dir / f'in_{name}.npy'}"]
         for name in outputs:
-            cmd += ["--output", f"{name}={self.dir / f'out_{name}.npy'}"]
+            cmd += ["--output", f"{name}={self.dir / f'out_{name}.npy'}"]  # a gradient's name is X.grad
         for name, value in (sizes or {}).items():
             cmd += ["--set", f"{name}={value}"]
         return subprocess.run(cmd, capture_output=True, text=True)

@@ -1,0 +1,57 @@
+#include "autodiff/running_reductions.hpp"
+
+#include <optional>
+
+#include "ir/mutator.hpp"
+
+namespace teml::autodiff {
+
+using namespace ir;
+
+namespace {
+
+bool isTarget(const ExprP& e, const Store& st) {
+  if (e->kind != ExprKind::Load) return false;
+  auto& l = static_cast<const Load&>(*e);
+  if (l.tensor != st.tensor || l.indices.size() != st.indices.size()) return false;
+  for (size_t k = 0; k < l.indices.size(); ++k)
+    if (!equal(l.indices[k], st.indices[k])) return false;
+  return true;
+}
+
+bool reads(const ExprP& e, const std::string& tensor) {
+  bool found = false;
+  forEachExpr(e, [&](const ExprP& x) {
+    found = found || (x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor);
+  });
+  return found;
+}
+
+class AsReductions : public Mutator {
+ protected:
+  StmtP mutateStore(const StmtP& s) override {
+    auto& st = static_cast<const Store&>(*s);
+    if (st.value->kind != ExprKind::Binary || !isFloat(st.value->dtype)) return s;
+    auto& b = static_cast<const Binary&>(*st.value);
+    std::optional<ReduceOp> op;
+    if (b.op == BinOp::Max) op = ReduceOp::Max;
+    if (b.op == BinOp::Min) op = ReduceOp::Min;
+    if (b.op == BinOp::Add) op = ReduceOp::Add;
+    if (!op || b.a->dtype != b.b->dtype) return s;
+    ExprP other;
+    if (isTarget(b.a, st)) other = b.b;
+    else if (isTarget(b.b, st)) other = b.a;  // commutative, also in floating point
+    if (!other || reads(other, st.tensor)) return s;
+    return std::make_shared<Reduce>(*op, st.tensor, st.indices, other, st.loc, st.tag, false, st.id, st.made);
+  }
+};
+
+}  // namespace
+
+Program runningReductionsAsReductions(const Program& p) {
+  Program out = p;
+  for (auto& nest : out.nests) nest = AsReductions().mutate(nest);
+  return out;
+}
+
+}  // namespace teml::autodiff

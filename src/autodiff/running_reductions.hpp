@@ -1,0 +1,15 @@
+// A store that combines an element with a value and writes it back,
+// `y[I] = max(y[I], e)` (also min, y[I] + e and e + y[I]), with e not
+// reading y, is the reduction `y[I] max= e`: the same instances in the same
+// order. Written as a reduction, the backward pass needs no value of y from
+// before the update (for a sum none at all; for max and min only y's final
+// value), so a running maximum or sum is differentiated without keeping
+// y's versions.
+#pragma once
+#include "ir/program.hpp"
+
+namespace teml::autodiff {
+
+ir::Program runningReductionsAsReductions(const ir::Program& p);
+
+}  // namespace teml::autodiff

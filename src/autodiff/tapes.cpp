@@ -1,0 +1,200 @@
+#include "autodiff/tapes.hpp"
+
+#include "ir/mutator.hpp"
+#include "ir/unique_statement_ids.hpp"
+
+namespace teml::autodiff {
+
+using namespace ir;
+
+namespace {
+
+int64_t operationsIn(const ExprP& e) {
+  int64_t n = 0;
+  forEachExpr(e, [&](const ExprP& x) {
+    n += x->kind == ExprKind::Binary || x->kind == ExprKind::Unary || x->kind == ExprKind::Select;
+  });
+  return n;
+}
+
+// The work of the statements in `s` that write `t`, each counted once per
+// iteration of the loops around it inside s (16 for a loop whose trip count
+// data decide).
+int64_t recomputeWork(const StmtP& s, const std::string& t) {
+  switch (s->kind) {
+    case StmtKind::Seq: {
+      int64_t n = 0;
+      for (auto& x : static_cast<const Seq&>(*s).stmts) n += recomputeWork(x, t);
+      return n;
+    }
+    case StmtKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      int64_t b, e, trips = 16;
+      if (constValue(f.begin, &b) && constValue(f.end, &e)) trips = std::max<int64_t>(0, (e - b) / f.step);
+      return trips * recomputeWork(f.body, t);
+    }
+    case StmtKind::If: {
+      auto& i = static_cast<const If&>(*s);
+      return std::max(recomputeWork(i.then, t), i.otherwise ? recomputeWork(i.otherwise, t) : 0);
+    }
+    case StmtKind::VarDef: return recomputeWork(static_cast<const VarDef&>(*s).body, t);
+    case StmtKind::Assert: return recomputeWork(static_cast<const Assert&>(*s).body, t);
+    case StmtKind::Store: {
+      auto& st = static_cast<const Store&>(*s);
+      return st.tensor == t ? 1 + operationsIn(st.value) : 0;
+    }
+    case StmtKind::Reduce: {
+      auto& r = static_cast<const Reduce&>(*s);
+      return r.tensor == t ? 1 + operationsIn(r.value) : 0;
+    }
+    case StmtKind::LibCall: return 0;
+  }
+  return 0;
+}
+
+class Chooser {
+ public:
+  Chooser(TapeMode mode, std::set<std::string> names) : mode_(mode), names_(std::move(names)) {}
+  std::map<std::string, TapeChoice> out;
+  std::map<std::string, int> seen;
+
+  void walk(const StmtP& s) {
+    if (s->kind == StmtKind::For) {
+      loops_.push_back(static_cast<const For*>(s.get()));
+      walk(static_cast<const For&>(*s).body);
+      loops_.pop_back();
+      return;
+    }
+    if (s->kind == StmtKind::VarDef) {
+      auto& v = static_cast<const VarDef&>(*s);
+      if (++seen[v.decl.name] == 1) out[v.decl.name] = choose(v);
+      else out[v.decl.name] = {false, "", {}, "recomputed (defined in more than one place)"};
+    }
+    forEachChild(s);
+  }
+
+ private:
+  void forEachChild(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (auto& x : static_cast<const Seq&>(*s).stmts) walk(x);
+        break;
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        walk(i.then);
+        if (i.otherwise) walk(i.otherwise);
+        break;
+      }
+      case StmtKind::VarDef: walk(static_cast<const VarDef&>(*s).body); break;
+      case StmtKind::Assert: walk(static_cast<const Assert&>(*s).body); break;
+      default: break;
+    }
+  }
+
+  TapeChoice choose(const VarDef& v) {
+    TapeChoice c;
+    int64_t elements = std::max<int64_t>(1, v.decl.elementCount());
+    int64_t work = recomputeWork(v.body, v.decl.name);
+    std::string cost = std::to_string(work) + " operations for " + std::to_string(elements) + " element" +
+                       (elements == 1 ? "" : "s");
+    if (mode_ == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
+    if (mode_ == TapeMode::Auto && work <= 4 * elements) return {false, "", {}, "recomputed (" + cost + ")"};
+    int64_t versions = 1;
+    for (auto* f : loops_) {
+      int64_t b, e;
+      if (!constValue(f->begin, &b) || !constValue(f->end, &e) || (f->step != 1 && f->step != -1))
+        return {false, "", {}, "recomputed (loop '" + f->var + "' around it has no constant trip count; " + cost + ")"};
+      int64_t trips = std::max<int64_t>(0, (e - b) * f->step);
+      c.loops.push_back({f->var, b, f->step, trips});
+      versions *= trips;
+    }
+    c.stored = true;
+    c.tape = v.decl.name + ".tape";
+    while (names_.count(c.tape)) c.tape += "_";
+    names_.insert(c.tape);
+    c.why = "stored in " + c.tape + " (" + std::to_string(versions) + " version" + (versions == 1 ? "" : "s") +
+            "; recomputing: " + cost + ")";
+    return c;
+  }
+
+  TapeMode mode_;
+  std::set<std::string> names_;
+  std::vector<const For*> loops_;
+};
+
+// tape[versions..][e..] = local[e..] (or the other way), over local's shape.
+StmtP copyNest(const TensorDecl& local, const TapeChoice& c, bool intoTape) {
+  std::vector<ExprP> element, versioned;
+  for (auto& l : c.loops)
+    versioned.push_back(l.step == 1 ? sub(var(l.var), intConst(l.begin)) : sub(intConst(l.begin), var(l.var)));
+  std::vector<std::string> vars;
+  for (size_t d = 0; d < local.shape.size(); ++d) {
+    vars.push_back(c.tape + ".e" + std::to_string(d));
+    element.push_back(var(vars.back()));
+    versioned.push_back(var(vars.back()));
+  }
+  StmtTag tag{c.tape + (intoTape ? ".in" : ".out"), {}, {}};
+  for (auto& l : c.loops) tag.names.push_back(l.var);
+  tag.names.insert(tag.names.end(), vars.begin(), vars.end());
+  for (auto& n : tag.names) tag.origin.push_back(var(n));
+  StmtP s = intoTape ? makeStore(c.tape, versioned, load(local.name, element, local.dtype), {}, tag)
+                     : makeStore(local.name, element, load(c.tape, versioned, local.dtype), {}, tag);
+  for (size_t d = local.shape.size(); d-- > 0;)
+    s = makeFor(vars[d], vars[d], intConst(0), intConst(local.shape[d]), 1, LoopKind{}, s);
+  return s;
+}
+
+class Record : public Mutator {
+ public:
+  explicit Record(const std::map<std::string, TapeChoice>& tapes) : tapes_(tapes) {}
+
+ protected:
+  StmtP mutateVarDef(const StmtP& s) override {
+    StmtP inner = Mutator::mutateVarDef(s);
+    auto& v = static_cast<const VarDef&>(*inner);
+    auto c = tapes_.find(v.decl.name);
+    if (c == tapes_.end() || !c->second.stored) return inner;
+    return std::make_shared<VarDef>(v.decl, makeSeq({v.body, copyNest(v.decl, c->second, true)}), v.loopLocal, v.id,
+                                    v.made);
+  }
+
+ private:
+  const std::map<std::string, TapeChoice>& tapes_;
+};
+
+}  // namespace
+
+std::map<std::string, TapeChoice> chooseTapes(const Program& p, TapeMode mode) {
+  std::set<std::string> names;
+  for (auto& t : p.tensors) names.insert(t.name);
+  Chooser c(mode, names);
+  for (auto& nest : p.nests) c.walk(nest);
+  return c.out;
+}
+
+Program recordTapes(const Program& p, const std::map<std::string, TapeChoice>& tapes) {
+  Program out = p;
+  std::map<std::string, const TensorDecl*> locals;
+  for (auto& nest : p.nests)
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::VarDef) locals[static_cast<const VarDef&>(*s).decl.name] = &static_cast<const VarDef&>(*s).decl;
+    });
+  for (auto& [name, c] : tapes) {
+    if (!c.stored) continue;
+    TensorDecl tape = *locals.at(name);
+    tape.name = c.tape;
+    tape.mem = MemKind::Auto;
+    std::vector<int64_t> shape;
+    for (auto& l : c.loops) shape.push_back(l.trips);
+    shape.insert(shape.end(), tape.shape.begin(), tape.shape.end());
+    tape.shape = shape;
+    out.tensors.push_back(tape);
+    out.temporaries.insert(c.tape);
+  }
+  for (auto& nest : out.nests) nest = uniqueStatementIds(Record(tapes).mutate(nest));
+  return out;
+}
+
+StmtP loadFromTape(const TensorDecl& local, const TapeChoice& choice) { return copyNest(local, choice, false); }
+
+}  // namespace teml::autodiff

@@ -1,0 +1,44 @@
+// Selective materialisation (FreeTensor, Section 5.2): a tensor defined
+// inside the program (a VarDef: each iteration of the loops around it has a
+// version of its own) is either recomputed in the backward pass, in its
+// scope, or stored by the forward pass into a tape, a program tensor with one
+// leading dimension per loop around the definition (the versions), and
+// loaded back. `none` recomputes every such tensor, `all` stores every one
+// whose loops have constant trip counts, `auto` stores one only when
+// recomputing it costs more than 4 operations per element (the traffic of
+// storing and loading an element back).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+
+namespace teml::autodiff {
+
+enum class TapeMode { Auto, All, None };
+
+struct TapeLoop {
+  std::string var;
+  int64_t begin = 0, step = 1, trips = 0;
+};
+
+struct TapeChoice {
+  bool stored = false;
+  std::string tape;             // the program tensor holding the versions (stored)
+  std::vector<TapeLoop> loops;  // around the definition, outermost first
+  std::string why;              // for -v
+};
+
+// One choice per tensor defined inside the program, by name.
+std::map<std::string, TapeChoice> chooseTapes(const ir::Program& p, TapeMode mode);
+
+// The forward program that also fills the tapes (each stored tensor copied
+// into its tape at the end of its scope), with the tape tensors declared.
+ir::Program recordTapes(const ir::Program& p, const std::map<std::string, TapeChoice>& tapes);
+
+// The copy back from the tape, for the scope of `local` in the backward pass
+// (the loops around it have the forward's iterators).
+ir::StmtP loadFromTape(const ir::TensorDecl& local, const TapeChoice& choice);
+
+}  // namespace teml::autodiff

@@ -1,0 +1,42 @@
+"""The four workloads' gradients (`teml grad`, docs/autodiff.md) equal
+PyTorch autograd's through the PyTorch baselines (bench/freetensor/
+torch_layers.py), at small sizes: SubdivNet with respect to its features
+and weights, Longformer to Q, K and V, SoftRas to the vertices, GAT to the
+features, the weight and the attention vectors."""
+import importlib.util
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import EXAMPLES
+
+spec = importlib.util.spec_from_file_location("torch_layers", EXAMPLES.parents[1] / "bench" / "freetensor" / "torch_layers.py")
+layers = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(layers)
+spec = importlib.util.spec_from_file_location("make_inputs", EXAMPLES / "make_inputs.py")
+make_inputs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(make_inputs)
+
+WORKLOADS = [
+    ("subdivnet", "y", ["e", "w0", "w1", "w2", "w3"]),
+    ("longformer", "y", ["q", "k", "v"]),
+    ("softras", "prob", ["faces"]),
+    ("gat", "y", ["feat", "weight", "attn_l", "attn_r"]),
+]
+
+
+@pytest.mark.parametrize("name,output,wrt", WORKLOADS)
+def test_gradients_equal_pytorch_autograd(teml, name, output, wrt):
+    inputs = make_inputs.WORKLOADS[name](np.random.default_rng(5), small=True)
+    got = teml.run(EXAMPLES / f"{name}.py", inputs, [f"{x}.grad" for x in wrt], command="grad",
+                   extra=["--wrt", ",".join(wrt), "--of", output])
+    tensors = {k: torch.from_numpy(v).long() if v.dtype == np.int32 else torch.from_numpy(v).clone() for k, v in inputs.items()}
+    for x in wrt:
+        tensors[x].requires_grad_(True)
+    layer = getattr(layers, name + "_for_autograd", getattr(layers, name))
+    layer(**tensors).sum().backward()
+    for x in wrt:
+        want = tensors[x].grad.numpy()
+        scale = max(np.abs(want).max(), 1e-6)
+        np.testing.assert_allclose(got[f"{x}.grad"] / scale, want / scale, atol=2e-4, err_msg=f"{name}: {x}.grad")
