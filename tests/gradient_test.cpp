@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "autodiff/gradient.hpp"
+#include "autoschedule/auto_schedule_program.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "frontend/teil/teil.hpp"
 #include "runtime/npy.hpp"
@@ -37,19 +38,24 @@ double objective(const ir::Program& forward, const runtime::BufferMap& inputs, c
 }
 
 // Random inputs (`prepare` may set integer ones), random weights for the
-// results; every gradient of `wrt` against central differences.
-void expectFiniteDifferences(const ir::Program& forward, const std::vector<std::string>& wrt,
+// results; every gradient of `wrt` against central differences, from the
+// gradient program as derived and as the auto-scheduler schedules it
+// (loops on threads: scatter-adds into gradients get the lowering stage's
+// reduction strategies), each on 1 and 4 threads.
+// Returns whether the scheduled gradient program runs a loop on threads.
+bool expectFiniteDifferences(const ir::Program& forward, const std::vector<std::string>& wrt,
                              const std::vector<std::string>& of,
                              const std::function<void(runtime::BufferMap&)>& prepare = {},
                              autodiff::TapeMode tapes = autodiff::TapeMode::Auto) {
   auto g = autodiff::gradient(forward, {wrt, of, tapes});
-  ASSERT_EQ(ir::verify(g.program), "");
+  EXPECT_EQ(ir::verify(g.program), "");
   runtime::BufferMap inputs = randomInputs(g.program, 11);
   for (auto& o : of) inputs.at(g.gradientOf.at(o)).fillRandom(97);
   if (prepare) prepare(inputs);
   runtime::BufferMap weights = inputs;
-  for (int threads : {1, 4}) {
-    runtime::BufferMap got = runJit(g.program, inputs, threads);
+  ir::Program scheduled = autoschedule::autoScheduleProgram(g.program, target::hostCpu(), nullptr, "").program;
+  for (auto [program, threads] : {std::pair{&g.program, 1}, {&g.program, 4}, {&scheduled, 1}, {&scheduled, 4}}) {
+    runtime::BufferMap got = runJit(*program, inputs, threads);
     for (auto& x : wrt) {
       const runtime::Buffer& grad = got.at(g.gradientOf.at(x));
       double scale = std::max(grad.maxAbs(), 1e-3);
@@ -61,10 +67,11 @@ void expectFiniteDifferences(const ir::Program& forward, const std::vector<std::
         double numeric = (objective(forward, up, weights, of, g) - objective(forward, down, weights, of, g)) / (2 * h);
         EXPECT_LE(std::abs(grad.get(k) - numeric) / scale, 1e-6)
             << x << ".grad[" << k << "] = " << grad.get(k) << ", finite differences " << numeric << ", " << threads
-            << " threads";
+            << " threads" << (program == &scheduled ? ", auto-scheduled" : "");
       }
     }
   }
+  return hasParallelLoop(scheduled);
 }
 
 std::string refusal(const ir::Program& p, const std::vector<std::string>& wrt, const std::vector<std::string>& of) {
@@ -101,7 +108,7 @@ def f(x: teml.Var[(6, 3), "float64"], w: teml.Var[(3,), "float64"], idx: teml.Va
 TEST(Gradient, TemlContractionMatchesFiniteDifferences) {
   auto p = compile("A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl = build(C)\ncodegen(l)\n",
                    {{"N", 5}, {"K", 4}, {"M", 3}});
-  expectFiniteDifferences(p, {"A", "B"}, {"C"});
+  EXPECT_TRUE(expectFiniteDifferences(p, {"A", "B"}, {"C"}));
 }
 
 TEST(Gradient, AnIntermediateOfTwoNestsCarriesTheGradientThrough) {
@@ -109,6 +116,18 @@ TEST(Gradient, AnIntermediateOfTwoNestsCarriesTheGradientThrough) {
                    "l = build(t)\nm = build(v)\ncodegen(l, m)\n",
                    {{"N", 4}});
   expectFiniteDifferences(p, {"A", "u"}, {"v"});
+}
+
+TEST(Gradient, AScheduledTemlProgramRunsItsStridedLoopsBackwards) {
+  auto p = compile("A = tensor([N, K])\nB = tensor([K, M])\nC = contract(A, B, [2, 1])\nl = build(C)\n"
+                   "l1 = parallelize(l, 1)\nl2 = unroll_and_jam(l1, 2, 2)\ncodegen(l2)\n",
+                   {{"N", 5}, {"K", 7}, {"M", 3}});
+  bool strided = false;
+  ir::forEachStmt(p.nests[0], [&](const ir::StmtP& s) {
+    strided = strided || (s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).step == 2);
+  });
+  ASSERT_TRUE(strided) << "the schedule should leave a loop stepping by 2";
+  expectFiniteDifferences(p, {"A", "B"}, {"C"});
 }
 
 TEST(Gradient, TeilContractionMatchesFiniteDifferences) {
@@ -121,12 +140,12 @@ TEST(Gradient, TeilContractionMatchesFiniteDifferences) {
 TEST(Gradient, FreeformBranchesIndirectIndicesLocalsAndRecurrences) {
   auto p = asWritten(kMixed);
   for (auto tapes : {autodiff::TapeMode::Auto, autodiff::TapeMode::All, autodiff::TapeMode::None})
-    expectFiniteDifferences(
+    EXPECT_TRUE(expectFiniteDifferences(
         p, {"x", "w"}, {"y", "z"},
         [](runtime::BufferMap& b) {
           for (int i = 0; i < 6; ++i) b.at("idx").setInt(i, (2 * i) % 5);  // repeated rows: their gradients add up
         },
-        tapes);
+        tapes));
 }
 
 TEST(Gradient, OnlyTheRequestedResultsCount) {

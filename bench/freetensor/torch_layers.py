@@ -3,13 +3,15 @@
 operator framework writes them (the baselines of FreeTensor's Section 6),
 and a timer for them.
 
-    /usr/bin/python3 bench/freetensor/torch_layers.py NAME DATA_DIR [--runs N] [--out FILE.npy]
+    /usr/bin/python3 bench/freetensor/torch_layers.py NAME DATA_DIR [--runs N] [--out FILE.npy] [--grad X,Y..]
 
 prints {"name": ..., "runs": N, "min_s": ..., "median_s": ...,
 "peak_memory_mb": ...} after one warm-up run; the inputs are read and
 converted before timing; the memory is how far the resident set grew while
 the layer ran (its intermediates and output). PyTorch runs
-on 2 threads (torch.set_num_threads(2))."""
+on 2 threads (torch.set_num_threads(2)). With --grad, each run is the
+forward pass and autograd's backward pass of the sum of the output with
+respect to the named inputs (the layers written for autograd below)."""
 import json
 import pathlib
 import resource
@@ -137,16 +139,31 @@ def load(name, directory):
 def main():
     name, directory = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
-    layer = globals()[name]
     inputs = load(name, directory)
     rss_before = resident_mb()
-    with torch.no_grad():
-        out = layer(**inputs)  # warm-up
-        times = []
-        for _ in range(runs):
+    times = []
+    if "--grad" in sys.argv:
+        layer = globals().get(name + "_for_autograd", globals()[name])
+        wrt = sys.argv[sys.argv.index("--grad") + 1].split(",")
+        for x in wrt:
+            inputs[x].requires_grad_(True)
+        for run in range(runs + 1):  # a warm-up, then the timed runs
+            for x in wrt:
+                inputs[x].grad = None
             start = time.perf_counter()
             out = layer(**inputs)
-            times.append(time.perf_counter() - start)
+            out.sum().backward()
+            if run:
+                times.append(time.perf_counter() - start)
+        out = out.detach()
+    else:
+        layer = globals()[name]
+        with torch.no_grad():
+            out = layer(**inputs)  # warm-up
+            for _ in range(runs):
+                start = time.perf_counter()
+                out = layer(**inputs)
+                times.append(time.perf_counter() - start)
     if "--out" in sys.argv:
         np.save(sys.argv[sys.argv.index("--out") + 1], out.numpy())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

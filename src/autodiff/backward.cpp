@@ -65,18 +65,18 @@ class Backward {
   StmtP reverseFor(const For& f) {
     StmtP body = reverse(f.body);
     if (!body) return nullptr;
+    // The last value the loop takes, b + s * floor((e - b - 1) / s) (b - |s| *
+    // floor((b - e - 1) / |s|) counting down), then back to b.
+    int64_t s = f.step;
     ExprP begin, end;
-    if (f.step == 1) {
-      begin = sub(f.end, intConst(1));
+    if (s > 0) {
+      begin = add(f.begin, mul(floorDiv(sub(sub(f.end, f.begin), intConst(1)), intConst(s)), intConst(s)));
       end = sub(f.begin, intConst(1));
-    } else if (f.step == -1) {
-      begin = add(f.end, intConst(1));
-      end = add(f.begin, intConst(1));
     } else {
-      throw UserError(SourceLoc{}, "gradient: loop '" + f.var + "' steps by " + std::to_string(f.step) +
-                                       "; only loops stepping by 1 or -1 run backwards yet");
+      begin = sub(f.begin, mul(floorDiv(sub(sub(f.begin, f.end), intConst(1)), intConst(-s)), intConst(-s)));
+      end = add(f.begin, intConst(1));
     }
-    return std::make_shared<For>(f.id + ".grad", f.var, begin, end, -f.step, LoopKind{}, body,
+    return std::make_shared<For>(f.id + ".grad", f.var, begin, end, -s, LoopKind{}, body,
                                  Provenance{f.made.loc, "gradient", f.id});
   }
 

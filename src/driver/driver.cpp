@@ -407,7 +407,11 @@ bool isGradientName(const std::string& tensor) {
 
 }  // namespace
 
-int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
+namespace {
+
+// The program and its backward program as one program, scheduled and
+// lowered (what `grad` runs and `bench --wrt` times).
+Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
   if (o.wrt.empty()) throw UsageError("grad needs --wrt X[,Y...]: the tensors to differentiate with respect to");
   if (o.of.empty()) throw UsageError("grad needs --of OUT[,...]: the results to differentiate");
   // The forward program sees only its own tensors.
@@ -418,6 +422,7 @@ int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
   // the forward program's loops, not the backward's).
   forward.noSchedule = true;
   forward.autoSchedule = false;
+  forward.autoRequested = false;
   Compiled c = lower(forward);
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
@@ -425,15 +430,34 @@ int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
   autodiff::TapeMode tapes = o.tapes == "all"    ? autodiff::TapeMode::All
                              : o.tapes == "none" ? autodiff::TapeMode::None
                                                  : autodiff::TapeMode::Auto;
-  autodiff::GradientProgram g = autodiff::gradient(c.program, {o.wrt, o.of, tapes});
+  g = autodiff::gradient(c.program, {o.wrt, o.of, tapes});
   c.program = g.program;
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the gradient is ill-formed IR: " + broken);
   c.stages.push_back({"gradient", since(t)});
-  t = Clock::now();
   c.target = target::hostCpu(threadCount(o));
+  // The forward and backward nests are scheduled like any program's: a
+  // free-form entry by default, others with --auto (heuristics: the nests
+  // read indices that random inputs cannot stand in for).
+  bool automatic = extensionOf(o.programPath) == ".py" ? o.autoSchedule : o.autoRequested;
+  if (automatic) {
+    t = Clock::now();
+    auto chosen = autoschedule::autoScheduleProgram(c.program, c.target, nullptr, analysisCacheFor(o));
+    c.program = chosen.program;
+    c.autoScheduled = true;
+    c.stages.push_back({"(auto-schedule)", since(t)});
+  }
+  t = Clock::now();
   c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
   c.stages.push_back({"lowering", since(t)});
+  return c;
+}
+
+}  // namespace
+
+int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
+  autodiff::GradientProgram g;
+  Compiled c = compileGradient(o, g);
   Executable e = prepareKernel(c, o);
   auto tb = Clock::now();
   runtime::BufferMap buffers = prepareBuffers(c.program, o);
@@ -495,7 +519,8 @@ double peakRssMb() {
 }  // namespace
 
 int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
-  Compiled c = compile(o);
+  autodiff::GradientProgram g;
+  Compiled c = o.wrt.empty() && o.of.empty() ? compile(o) : compileGradient(o, g);
   Executable e = prepareKernel(c, o);
   const runtime::BufferMap initial = prepareBuffers(c.program, o);
   runtime::BufferMap buffers = initial;
