@@ -383,8 +383,8 @@ def s(s):
                 13, 5, "fission would reverse a dependence between instances of the statements at lines 9 and 7");
 }
 
-TEST(FreeformSchedules, AParallelScatterReducesAtomically) {
-  auto p = ff(R"(import teml
+TEST(FreeformSchedules, AParallelScatterSumsPrivatelyOrAtomically) {
+  const char* source = R"(import teml
 @teml.transform
 def scatter(v: teml.Var[(N,), "float64"], idx: teml.Var[(N,), "int32"], y: teml.Var[(M,), "float64", "output"]):
     #! label: Lk
@@ -394,10 +394,15 @@ def scatter(v: teml.Var[(N,), "float64"], idx: teml.Var[(N,), "int32"], y: teml.
 @teml.schedule(scatter)
 def s(s):
     s.parallelize("Lk")
-)",
-              {{"N", 64}, {"M", 8}});
-  EXPECT_NE(cSource(p.program).find("omp atomic"), std::string::npos);
+)";
+  // Few targets, many updates: each thread sums into its own copy of y.
+  auto p = ff(source, {{"N", 64}, {"M", 8}});
+  EXPECT_NE(cSource(p.program).find("reduction(+:y_acc)"), std::string::npos) << cSource(p.program);
   expectJitMatchesInterpreter(p.program);
+  // Fewer updates than elements: zeroing and merging copies would cost more than atomic updates.
+  auto sparse = ff(source, {{"N", 64}, {"M", 100000}});
+  EXPECT_NE(cSource(sparse.program).find("omp atomic"), std::string::npos);
+  expectJitMatchesInterpreter(sparse.program);
 }
 
 TEST(FreeformLanguage, ChecksMoveOutOfTheLoopsTheyDoNotDependOn) {

@@ -74,19 +74,23 @@ TEST(ParallelReductions, ColumnSumOverThreadsAndLanesIsExact) {
   }
 }
 
-TEST(ParallelReductions, SmallTargetsArePrivateArraysLargeOnesAtomic) {
+TEST(ParallelReductions, SmallTargetsArePrivateArraysOnTheStackLargeOnesOnTheHeap) {
   Program small = lowering::lower(freeformProgram(columnSum(50, 64, "float32")), target::hostCpu());
   EXPECT_EQ(lowering::decisions(small),
             std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a private accumulator "
                                      "'y_acc' (float[64], stack)"});
-  // 16384 floats are 64 KiB, more than a thread keeps on its stack: atomics,
-  // and the SIMD loop inside runs them lane by lane.
+  // 16384 floats are 64 KiB, more than a thread keeps on its stack, and
+  // each is updated 50 times: every thread allocates its own copy and adds
+  // it into the accumulator, one thread at a time (no reduction clause).
   Program large = freeformProgram(columnSum(50, 16384, "float32"));
   Program lowered = lowering::lower(large, target::hostCpu());
   EXPECT_EQ(lowering::decisions(lowered),
-            std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) by atomic updates"});
+            std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a private accumulator "
+                                     "'y_acc' (float[16384], heap)"});
   std::string c = cSource(large);
-  EXPECT_EQ(occurrences(c, "#pragma omp atomic"), 1) << c;
+  EXPECT_EQ(occurrences(c, "#pragma omp atomic"), 0) << c;
+  EXPECT_EQ(occurrences(c, "#pragma omp critical"), 1) << c;
+  EXPECT_EQ(occurrences(c, " reduction("), 0) << c;
   expectSameOnEveryThreadCount(large);
   expectSameOnEveryThreadCount(freeformProgram(columnSum(50, 64, "float32")));
 }
@@ -213,13 +217,14 @@ TEST(ParallelReductions, IslAnswersAreCachedAndADamagedOneIsRecomputed) {
 }
 
 TEST(ParallelReductions, AnInnerParallelLoopKeepsTheOuterLoopsAtomicUpdates) {
-  // Li's threads update other iterations' rows (atomic); Lp's iterations,
-  // in threads inside it, all sum into row i. A private copy of row i for
-  // Lp would be copied back over the other threads' atomic updates.
+  // Li's threads update other iterations' rows (atomic: y is far larger
+  // than the updates Li makes); Lp's iterations, in threads inside it, all
+  // sum into row i. A private copy of row i for Lp would be copied back
+  // over the other threads' atomic updates.
   const char* source = R"(import teml
 
 @teml.transform
-def f(x: teml.Var[(64, 8), "int64"], y: teml.Var[(64, 8), "int64", "output"]):
+def f(x: teml.Var[(64, 8), "int64"], y: teml.Var[(65536, 8), "int64", "output"]):
     #! label: Li
     for i in range(64):
         for j in range(8):

@@ -1,6 +1,8 @@
 #include "autodiff/backward.hpp"
 
 #include "autodiff/partials.hpp"
+#include "analysis/legality.hpp"
+#include "ir/accesses.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
@@ -26,9 +28,9 @@ StmtP seqOf(std::vector<StmtP> stmts) {
 
 class Backward {
  public:
-  Backward(const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
+  Backward(const StmtP& nest, const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
            const std::map<std::string, TapeChoice>& tapes)
-      : active_(active), gradientOf_(gradientOf), tapes_(tapes) {}
+      : nest_(nest), active_(active), gradientOf_(gradientOf), tapes_(tapes) {}
 
   StmtP reverse(const StmtP& s) {
     switch (s->kind) {
@@ -65,6 +67,9 @@ class Backward {
   StmtP reverseFor(const For& f) {
     StmtP body = reverse(f.body);
     if (!body) return nullptr;
+    if (orderFree(f))
+      return std::make_shared<For>(f.id + ".grad", f.var, f.begin, f.end, f.step, LoopKind{}, body,
+                                   Provenance{f.made.loc, "gradient", f.id});
     // The last value the loop takes, b + s * floor((e - b - 1) / s) (b - |s| *
     // floor((b - e - 1) / |s|) counting down), then back to b.
     int64_t s = f.step;
@@ -78,6 +83,29 @@ class Backward {
     }
     return std::make_shared<For>(f.id + ".grad", f.var, begin, end, -s, LoopKind{}, body,
                                  Provenance{f.made.loc, "gradient", f.id});
+  }
+
+  // The backward iterations of f may run in the forward order: the forward
+  // iterations touch no element in common (isl), or they only add into
+  // tensors the loop does not read (a sum's terms: their adjoints read the
+  // sum's gradient, which the loop does not change). A loop in its own order
+  // keeps unit steps, which the analyses of the lowering stage (private
+  // accumulators' boxes) take best.
+  bool orderFree(const For& f) const {
+    bool sumsOnly = true;
+    std::set<std::string> summed, read;
+    forEachStmt(f.body, [&](const StmtP& s) {
+      if (s->kind == StmtKind::Store || s->kind == StmtKind::VarDef || s->kind == StmtKind::LibCall) sumsOnly = false;
+      if (s->kind == StmtKind::Reduce) {
+        auto& r = static_cast<const Reduce&>(*s);
+        sumsOnly = sumsOnly && r.op == ReduceOp::Add;
+        summed.insert(r.tensor);
+      }
+    });
+    for (auto& a : accessesOf(f.body))
+      if (a.kind == AccessKind::Read) read.insert(a.tensor);
+    for (auto& t : summed) sumsOnly = sumsOnly && !read.count(t);
+    return sumsOnly || analysis::loopIsIndependent(nest_, f.id);
   }
 
   // A tensor defined inside the program: recomputed in its scope, with its
@@ -195,6 +223,7 @@ class Backward {
     return makeIf(binary(BinOp::Eq, r.value, load(r.tensor, r.indices, r.value->dtype)), seqOf(std::move(taken)), nullptr);
   }
 
+  StmtP nest_;  // the forward nest
   const std::set<std::string>& active_;
   const std::map<std::string, std::string>& gradientOf_;
   const std::map<std::string, TapeChoice>& tapes_;
@@ -234,7 +263,7 @@ class Retag : public Mutator {
 
 StmtP backwardNest(const StmtP& nest, const std::set<std::string>& active,
                    const std::map<std::string, std::string>& gradientOf, const std::map<std::string, TapeChoice>& tapes) {
-  StmtP back = Backward(active, gradientOf, tapes).reverse(nest);
+  StmtP back = Backward(nest, active, gradientOf, tapes).reverse(nest);
   return back ? uniqueStatementIds(Retag().mutate(back)) : nullptr;
 }
 

@@ -1,5 +1,5 @@
 // The backward program of a forward nest: statements in reverse order, loops
-// run backwards, and each store or reduction into a tensor that carries a
+// run backwards (unless their order cannot matter), and each store or reduction into a tensor that carries a
 // gradient replaced by its adjoint updates:
 //   y[I] = e    ->  x.grad[J] += y.grad[I] * de/dx[J] for each load x[J] of e,
 //                   then y.grad[I] = 0 (the value before the store did not reach y)

@@ -125,7 +125,13 @@ void NestEmitter::emitFor(const For& f, int indent) {
   if (f.loopKind.copy.form == CopyForm::Gathered) return emitGatheredCopy(f, indent);
   std::string cvar = names_.claim(f.var);
   std::string clauses;
+  std::vector<const ReductionClause*> onHeap;  // accumulators each thread copies itself (below)
   for (auto& r : f.loopKind.reductions) {
+    const TensorDecl* accumulator = view_.find(r.accumulator);
+    if (f.loopKind.threads() && accumulator && accumulator->mem == MemKind::Heap) {
+      onHeap.push_back(&r);
+      continue;
+    }
     // Bools: += and max= are "or", *= and min= "and" (the interpreter's 0/1 results).
     const TensorDecl* acc = view_.find(r.of);
     bool boolean = acc && acc->dtype == DType::Bool;
@@ -142,18 +148,30 @@ void NestEmitter::emitFor(const For& f, int indent) {
   } else if (f.loopKind.threads()) {
     bool streamedBefore = streamed_;
     streamed_ = false;
+    // A heap accumulator's private copies: one per thread, named here, used
+    // by the body in place of the shared accumulator.
+    auto sharedNames = tensorNames_;
+    std::vector<std::string> copies;
+    for (auto* r : onHeap) {
+      copies.push_back(names_.claim(r->accumulator + "_mine"));
+      tensorNames_[r->accumulator] = copies.back();
+    }
     std::string call = bodyFunction(f);
+    tensorNames_ = sharedNames;
     std::string schedule = std::string("schedule(") + threadScheduleName(f.loopKind.schedule) + ")" + clauses;
-    if (streamed_) {
-      // Each thread fences its own non-temporal stores before the region ends.
+    if (streamed_ || !onHeap.empty()) {
       line(indent, "#pragma omp parallel");
       line(indent, "{");
+      for (size_t k = 0; k < onHeap.size(); ++k) privateCopyIn(*onHeap[k], copies[k], indent + 1);
       line(indent + 1, "#pragma omp for " + schedule);
       line(indent + 1, loopHeader(f, cvar));
       line(indent + 2, call + ";");
       line(indent + 1, "}");
-      line(indent + 1, "teml_store_fence();");
+      for (size_t k = 0; k < onHeap.size(); ++k) privateCopyOut(*onHeap[k], copies[k], indent + 1);
+      // Each thread fences its own non-temporal stores before the region ends.
+      if (streamed_) line(indent + 1, "teml_store_fence();");
       line(indent, "}");
+      for (auto& c : copies) names_.release(c);
     } else {
       line(indent, "#pragma omp parallel for " + schedule);
       line(indent, loopHeader(f, cvar));
@@ -174,6 +192,40 @@ void NestEmitter::emitFor(const For& f, int indent) {
   }
   iterNames_.pop_back();
   names_.release(cvar);
+}
+
+// A thread's own copy of a heap accumulator, starting at the reduction's
+// identity (OpenMP's reduction clause would put it on the thread's stack).
+void NestEmitter::privateCopyIn(const ReductionClause& r, const std::string& copy, int indent) {
+  const TensorDecl& d = *view_.find(r.accumulator);
+  int64_t count = std::max<int64_t>(1, d.elementCount());
+  std::string type = elementType(d.dtype), pointer = tensorNames_.at(r.accumulator);
+  line(indent, "__typeof__(" + pointer + ") " + copy + " = aligned_alloc(64, " +
+                   std::to_string((count * ir::bytes(d.dtype) + 63) / 64 * 64) + ");");
+  line(indent, "if (!" + copy + ") abort();");
+  std::string z = names_.claim("z");
+  line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) ((" + type + " *)" +
+                   copy + ")[" + z + "] = " + floatLiteral(reduceIdentity(r.op), d.dtype == DType::F32) + ";");
+  names_.release(z);
+}
+
+// The copy combined into the shared accumulator, one thread at a time.
+void NestEmitter::privateCopyOut(const ReductionClause& r, const std::string& copy, int indent) {
+  const TensorDecl& d = *view_.find(r.accumulator);
+  int64_t count = std::max<int64_t>(1, d.elementCount());
+  std::string type = elementType(d.dtype), shared = "((" + type + " *)" + tensorNames_.at(r.accumulator) + ")",
+              mine = "((" + type + " *)" + copy + ")";
+  std::string z = names_.claim("z");
+  std::string a = shared + "[" + z + "]", b = mine + "[" + z + "]";
+  std::string combined = r.op == ReduceOp::Add   ? a + " + " + b
+                         : r.op == ReduceOp::Mul ? a + " * " + b
+                         : r.op == ReduceOp::Max ? "(" + a + " > " + b + " ? " + a + " : " + b + ")"
+                                                 : "(" + a + " < " + b + " ? " + a + " : " + b + ")";
+  line(indent, "#pragma omp critical");
+  line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) " + a + " = " +
+                   combined + ";");
+  names_.release(z);
+  line(indent, "free(" + copy + ");");
 }
 
 std::string NestEmitter::bodyFunction(const For& f) {

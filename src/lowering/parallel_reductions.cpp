@@ -20,8 +20,43 @@ using analysis::ReduceStrategy;
 
 namespace {
 
-// Each thread keeps a private copy of an array accumulator on its stack.
-constexpr int64_t kMaxPrivateArrayBytes = 32 * 1024;
+// Each thread keeps a private copy of an array accumulator: on its stack
+// up to 32 KiB (OpenMP's reduction clause), on the heap up to 16 MiB (the
+// emitter allocates and merges the copies), where the loop updates the
+// array at least as many times as it has elements (zeroing and merging a
+// copy costs about that; atomic updates cost far more each).
+constexpr int64_t kMaxStackArrayBytes = 32 * 1024;
+constexpr int64_t kMaxHeapArrayBytes = 16 << 20;
+
+// How often `target` runs in one run of f: the trip counts of f and of the
+// loops around it inside f (16 for a trip count data decide).
+int64_t runsIn(const For& f, const Stmt* target) {
+  std::function<int64_t(const StmtP&, int64_t)> walk = [&](const StmtP& s, int64_t times) -> int64_t {
+    if (s.get() == target) return times;
+    int64_t found = 0;
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& l = static_cast<const For&>(*s);
+        int64_t b, e, trips = 16;
+        if (constValue(l.begin, &b) && constValue(l.end, &e)) trips = std::max<int64_t>(1, (e - b) / l.step);
+        return walk(l.body, times * trips);
+      }
+      case StmtKind::Seq:
+        for (auto& x : static_cast<const Seq&>(*s).stmts) found = std::max(found, walk(x, times));
+        return found;
+      case StmtKind::If: {
+        auto& i = static_cast<const If&>(*s);
+        return std::max(walk(i.then, times), i.otherwise ? walk(i.otherwise, times) : 0);
+      }
+      case StmtKind::VarDef: return walk(static_cast<const VarDef&>(*s).body, times);
+      case StmtKind::Assert: return walk(static_cast<const Assert&>(*s).body, times);
+      default: return 0;
+    }
+  };
+  int64_t b, e, trips = 16;
+  if (constValue(f.begin, &b) && constValue(f.end, &e)) trips = std::max<int64_t>(1, (e - b) / f.step);
+  return walk(f.body, trips);
+}
 
 std::string fresh(std::set<std::string>& names, const std::string& base) {
   for (int k = 0;; ++k) {
@@ -166,18 +201,26 @@ class ParallelReductions : public Mutator {
       if (a.tensor == r.tensor && (a.kind != AccessKind::Reduce || a.op != r.op)) return false;
     analysis::LocalBox box;
     std::string why;
-    if (!analysis::localBox(f.body, r.tensor, &box, &why) || !box.used) return false;
+    if (!analysis::localBox(f.body, r.tensor, &box, &why)) {
+      // Indices that data decide (a scatter x[idx[k]] += ...): every
+      // element may be updated, so the box is the whole tensor.
+      box = analysis::LocalBox{true, {}, declOf(r.tensor).shape};
+      for (size_t d = 0; d < box.extent.size(); ++d) box.offset.push_back(intConst(0));
+    }
+    if (!box.used) return false;
     for (auto& o : box.offset)
       if (usesVar(o, f.var)) return false;
-    if (box.elementCount() * bytes(declOf(r.tensor).dtype) > kMaxPrivateArrayBytes) return false;
+    int64_t size = box.elementCount() * bytes(declOf(r.tensor).dtype);
+    if (size > kMaxHeapArrayBytes || (size > kMaxStackArrayBytes && runsIn(f, &r) < box.elementCount())) return false;
     accs.push_back(Accumulator{fresh(names_, r.tensor), r.tensor, r.op, true, {}, box});
     return true;
   }
 
   // In the element type of the tensor it stands for.
   TensorDecl declOf(const Accumulator& a) {
+    int64_t size = a.array ? a.box.elementCount() * bytes(declOf(a.tensor).dtype) : 0;
     return TensorDecl{a.name, declOf(a.tensor).dtype, a.array ? a.box.extent : std::vector<int64_t>{},
-                      a.array ? MemKind::Stack : MemKind::Register};
+                      !a.array ? MemKind::Register : size > kMaxStackArrayBytes ? MemKind::Heap : MemKind::Stack};
   }
 
   // var acc { acc = target; loop; target = acc } for each accumulator.
