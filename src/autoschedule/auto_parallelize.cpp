@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include "analysis/concurrency.hpp"
+#include "analysis/legality.hpp"
 #include "autoschedule/loop_queries.hpp"
 #include "ir/mutator.hpp"
 
@@ -38,6 +40,15 @@ bool parallelizeDynamically(AutoState& state, const std::string& id, int64_t tri
   return false;
 }
 
+// On threads, the loop's iterations would touch no element in common (not
+// even by reductions, which would need a private copy or atomic updates).
+bool conflictFree(const StmtP& nest, const For& f) {
+  auto report = analysis::analyzeConcurrentLoop(f, false);
+  bool strategy = !report.ok;
+  for (auto& [r, s] : report.reduces) strategy = strategy || s != analysis::ReduceStrategy::Plain;
+  return !strategy || analysis::loopIsIndependent(nest, f.id);
+}
+
 }  // namespace
 
 void autoParallelize(AutoState& state) {
@@ -57,8 +68,13 @@ void autoParallelize(AutoState& state) {
       int64_t trips = -1;
       bool known = constValue(sub(f->end, f->begin), &trips) && f->step == 1;
       // Fewer than 8 iterations a thread balance badly (8 heads on 2
-      // threads): a loop inside with more takes it.
-      if (known && (trips < threads || (trips < 8 * threads && k + 1 < chain.size()))) continue;
+      // threads): a loop inside with more takes it, unless its iterations
+      // would share elements where this loop's do not (a gradient's
+      // scatter-adds across tokens, not across heads).
+      if (known && trips < threads) continue;
+      if (known && trips < 8 * threads && k + 1 < chain.size() &&
+          !(conflictFree(state.body, *f) && !conflictFree(state.body, *loopWithId(state.body, chain[k + 1]))))
+        continue;
       bool taken = irregular(*f) ? parallelizeDynamically(state, id, known ? trips : 0, threads)
                                  : state.tryStep({"parallelize", {id}});
       if (taken) break;

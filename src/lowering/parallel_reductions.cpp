@@ -28,8 +28,20 @@ namespace {
 constexpr int64_t kMaxStackArrayBytes = 32 * 1024;
 constexpr int64_t kMaxHeapArrayBytes = 16 << 20;
 
+// A loop's trip count, or its bound where the end is a min (a block of a
+// split loop: min(b * o + b, n)); 16 where data decide it.
+int64_t tripsOf(const For& l) {
+  int64_t n;
+  if (constValue(sub(l.end, l.begin), &n)) return std::max<int64_t>(1, n / l.step);
+  if (l.end->kind == ExprKind::Binary && static_cast<const Binary&>(*l.end).op == BinOp::Min) {
+    auto& m = static_cast<const Binary&>(*l.end);
+    if (constValue(sub(m.a, l.begin), &n) || constValue(sub(m.b, l.begin), &n)) return std::max<int64_t>(1, n / l.step);
+  }
+  return 16;
+}
+
 // How often `target` runs in one run of f: the trip counts of f and of the
-// loops around it inside f (16 for a trip count data decide).
+// loops around it inside f.
 int64_t runsIn(const For& f, const Stmt* target) {
   std::function<int64_t(const StmtP&, int64_t)> walk = [&](const StmtP& s, int64_t times) -> int64_t {
     if (s.get() == target) return times;
@@ -37,9 +49,7 @@ int64_t runsIn(const For& f, const Stmt* target) {
     switch (s->kind) {
       case StmtKind::For: {
         auto& l = static_cast<const For&>(*s);
-        int64_t b, e, trips = 16;
-        if (constValue(l.begin, &b) && constValue(l.end, &e)) trips = std::max<int64_t>(1, (e - b) / l.step);
-        return walk(l.body, times * trips);
+        return walk(l.body, times * tripsOf(l));
       }
       case StmtKind::Seq:
         for (auto& x : static_cast<const Seq&>(*s).stmts) found = std::max(found, walk(x, times));
@@ -53,9 +63,7 @@ int64_t runsIn(const For& f, const Stmt* target) {
       default: return 0;
     }
   };
-  int64_t b, e, trips = 16;
-  if (constValue(f.begin, &b) && constValue(f.end, &e)) trips = std::max<int64_t>(1, (e - b) / f.step);
-  return walk(f.body, trips);
+  return walk(f.body, tripsOf(f));
 }
 
 std::string fresh(std::set<std::string>& names, const std::string& base) {
