@@ -266,3 +266,25 @@ def f(a: teml.Var[(4, 16), "float64"], y: teml.Var[(4,), "float64", "output"]):
   EXPECT_TRUE(g.tapes.begin()->second.stored) << g.tapes.begin()->second.why;
   expectFiniteDifferences(p, {"a"}, {"y"});
 }
+
+// A window over tokens, per head: the backward pass adds into k.grad at
+// tokens other iterations of the token loop also reach, but never across
+// heads. The scheduled gradient runs heads on threads, with no atomic
+// update and no private copy (4 heads on 2 threads would otherwise be
+// passed over for the token loop).
+TEST(Gradient, ScatterAddsGoOnTheLoopWhoseIterationsShareNothing) {
+  auto p = asWritten(R"(import teml
+@teml.transform
+def f(q: teml.Var[(4, 16, 2), "float64"], k: teml.Var[(4, 16, 2), "float64"], y: teml.Var[(4, 16), "float64", "output"]):
+    for h in range(4):
+        for j in range(16):
+            for t in range(3):
+                for p in range(2):
+                    y[h, j] += q[h, j, p] * k[h, (j + t * (h + 1)) % 16, p]
+)");
+  auto g = autodiff::gradient(p, {{"q", "k"}, {"y"}, autodiff::TapeMode::Auto});
+  ir::Program scheduled = autoschedule::autoScheduleProgram(g.program, target::hostCpu(2), nullptr, "").program;
+  auto decisions = lowering::decisions(lowering::lower(scheduled, target::hostCpu(2)));
+  for (auto& d : decisions) EXPECT_EQ(d.find("reduction into 'k.grad'"), std::string::npos) << d;
+  EXPECT_TRUE(expectFiniteDifferences(p, {"q", "k"}, {"y"}));
+}

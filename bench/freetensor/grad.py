@@ -9,8 +9,8 @@ sides alike. Peak memory is each process's own growth while the layers ran.
 
     /usr/bin/python3 bench/freetensor/grad.py [--data DIR] [--turns N] [--out FILE.md] [--only NAME]
 
-Writes a markdown table (default bench/freetensor_grad.md) and the raw
-times next to it (.json)."""
+Writes a markdown table (default bench/freetensor_grad.md), the raw times
+next to it (.json) and a plot of the speed-ups (.png)."""
 import datetime
 import json
 import os
@@ -42,15 +42,16 @@ def teml_time(name, data, env, tapes):
     for f in sorted((data / name).glob("*.npy")):
         cmd += ["--input", f"{f.stem}={f}"]
     r = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()[-1])
-    return r["median_s"], r["peak_memory_mb"]
+    return r["median_s"], r["peak_rss_mb"]
 
 
 def torch_time(name, data, env):
     _, wrt = WORKLOADS[name]
-    cmd = ["/usr/bin/python3", str(HERE / "torch_layers.py"), name, str(data / name), "--runs", "3",
+    runs = "1" if name == "longformer" else "3"  # about a minute per pass there
+    cmd = ["/usr/bin/python3", str(HERE / "torch_layers.py"), name, str(data / name), "--runs", runs,
            "--grad", ",".join(wrt)]
     r = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout.strip().splitlines()[-1])
-    return r["median_s"], r["peak_memory_mb"]
+    return r["median_s"], r["peak_rss_mb"]
 
 
 VARIANTS = {
@@ -84,7 +85,37 @@ def main():
         record["workloads"][name] = results
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     out.write_text(table(record))
+    plot(record, out.with_suffix(".png"))
     print(out.read_text())
+
+
+def speedups(r):
+    """PyTorch's faster malloc setting over teml's huge-page times, for each tapes setting."""
+    med = statistics.median
+    t = {label: {v: med(x for x, _ in runs) for v, runs in r[label].items()} for label in r}
+    torch_best = min(t["installed"]["torch autograd"], t["huge pages"]["torch autograd"])
+    return {v: torch_best / t["huge pages"][v] for v in VARIANTS if v != "torch autograd"}
+
+
+def plot(record, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = list(record["workloads"])
+    values = {name: speedups(record["workloads"][name]) for name in names}
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    width = 0.38
+    for k, variant in enumerate(["teml, tapes auto", "teml, tapes all"]):
+        ax.bar([i + (k - 0.5) * width for i in range(len(names))], [values[n][variant] for n in names], width,
+               label=variant)
+    ax.axhline(5, color="grey", linestyle="--", linewidth=1, label="5x")
+    ax.set_xticks(range(len(names)), names)
+    ax.set_yscale("log")
+    ax.set_ylabel("speed-up over PyTorch autograd")
+    ax.set_title(f"forward + backward, 2 threads ({record['cpu']})", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
 
 
 def cpu_name():
@@ -101,9 +132,10 @@ def table(record):
              f"Machine: {record['cpu']}, {record['date']}; 2 threads on both sides. Each time is one forward and "
              "one backward pass (teml: `teml bench PROGRAM --wrt ... --of ...`, the program and its gradient "
              "program, auto-scheduled; PyTorch: the layer written for autograd and `.sum().backward()`), a median "
-             f"over 3 runs, then the median over {record['turns']} turns. Speed-up: PyTorch's faster malloc "
-             "setting against teml with huge pages. Memory: the process's own resident growth while the passes "
-             "ran, the larger of the two settings.", "",
+             f"over 3 runs after a warm-up (PyTorch's Longformer: 1 run), then the median over {record['turns']} turn(s). Speed-up: PyTorch's faster malloc "
+             "setting against teml with huge pages. Memory: the process's own high-water mark of resident memory "
+             "(getrusage RUSAGE_SELF, not a parent's: inputs, outputs, gradients, tapes and intermediates, and for "
+             "PyTorch its library), the larger of the two settings.", "",
              "| workload | PyTorch autograd | PyTorch, huge pages | teml tapes auto | teml tapes all | "
              "speed-up (auto) | auto / all | memory PyTorch | memory teml auto | memory teml all |",
              "|---|---|---|---|---|---|---|---|---|---|"]

@@ -168,7 +168,7 @@ def main():
         np.save(sys.argv[sys.argv.index("--out") + 1], out.numpy())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"name": name, "runs": runs, "min_s": min(times), "median_s": statistics.median(times),
-                      "peak_memory_mb": max(0.0, peak - rss_before)}))
+                      "peak_memory_mb": max(0.0, peak - rss_before), "peak_rss_mb": peak}))
 
 
 def resident_mb():

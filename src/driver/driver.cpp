@@ -554,7 +554,8 @@ int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
     out << "{\"program\": \"" << escaped << "\", \"threads\": " << threads << ", \"runs\": " << runs
         << ", \"min_s\": " << std::scientific << std::setprecision(6) << times.front()
         << ", \"median_s\": " << median << ", \"gflops\": " << gf.str() << ", \"peak_memory_mb\": " << std::fixed
-        << std::setprecision(1) << std::max(0.0, peakRssMb() - rssBefore) << "}\n";
+        << std::setprecision(1) << std::max(0.0, peakRssMb() - rssBefore) << ", \"peak_rss_mb\": " << peakRssMb()
+        << "}\n";
   } else {
     out << c.displayName << ": " << runs << " runs on " << threads << " thread" << (threads == 1 ? "" : "s")
         << ", min " << std::fixed << std::setprecision(6) << times.front() << " s, median " << median << " s";
