@@ -78,11 +78,9 @@ class Compiled {
   std::mutex mutex_;
 };
 
-std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::string& entry,
-                                          const std::map<std::string, int64_t>& sizes,
+freeform::FreeformOptions freeformOptions(const std::string& entry, const std::map<std::string, int64_t>& sizes,
                                           const std::map<std::string, std::vector<int64_t>>& inputShapes,
-                                          bool checkIndices, bool applySchedules, const std::string& cacheDir,
-                                          bool autoSchedule) {
+                                          bool checkIndices, bool applySchedules, bool autoSchedule) {
   freeform::FreeformOptions o;
   o.entry = entry;
   o.sizes = sizes;
@@ -90,9 +88,22 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
   o.checkIndices = checkIndices;
   o.applySchedules = applySchedules;
   o.autoSchedule = autoSchedule;
+  return o;
+}
+
+runtime::JitOptions jitOptions(const std::string& cacheDir) {
   runtime::JitOptions jit;
   jit.cacheDir = cacheDir;
-  return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jit);
+  return jit;
+}
+
+std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::string& entry,
+                                          const std::map<std::string, int64_t>& sizes,
+                                          const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                                          bool checkIndices, bool applySchedules, const std::string& cacheDir,
+                                          bool autoSchedule) {
+  auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, applySchedules, autoSchedule);
+  return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jitOptions(cacheDir));
 }
 
 // A free-form entry and its gradient program (autodiff/), split into the
@@ -171,16 +182,8 @@ std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, con
                                                   bool checkIndices, const std::vector<std::string>& wrt,
                                                   const std::vector<std::string>& of, const std::string& tapes,
                                                   const std::string& cacheDir) {
-  freeform::FreeformOptions o;
-  o.entry = entry;
-  o.sizes = sizes;
-  o.inputShapes = inputShapes;
-  o.checkIndices = checkIndices;
-  o.applySchedules = false;
-  o.autoSchedule = false;
-  runtime::JitOptions jit;
-  jit.cacheDir = cacheDir;
-  return std::make_shared<CompiledGradient>(freeform::compileFreeform(source, o), wrt, of, tapes, jit);
+  auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, false, false);
+  return std::make_shared<CompiledGradient>(freeform::compileFreeform(source, o), wrt, of, tapes, jitOptions(cacheDir));
 }
 
 // A .teml, .teil or .til program compiled by the driver, as `teml run` does.

@@ -347,12 +347,13 @@ void execute(const Compiled& c, const Executable& e, runtime::BufferMap& buffers
   e.kernel->run(ptrs, threads);
 }
 
-}  // namespace
-
-int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
-  auto total = Clock::now();
-  Compiled c = compile(o);
-  if (c.program.nests.empty()) err << "teml: warning: " << c.displayName << " has no codegen statement; nothing runs\n";
+// Runs the compiled program on the options' inputs and writes the --output
+// files; without --output, prints each of `shown` (shape, sum, largest
+// magnitude). With --verify the interpreter runs on the same inputs and
+// `compared` is compared. Returns the exit status (3 on a mismatch) and the
+// kernel's time.
+std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::vector<std::string>& shown,
+                                    const std::vector<std::string>& compared, std::ostream& out) {
   Executable e = prepareKernel(c, o);
   auto tp = Clock::now();
   runtime::BufferMap buffers = prepareBuffers(c.program, o);
@@ -363,32 +364,42 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   double runTime = since(t);
   c.stages.push_back({o.interpret ? "interpret" : "run", runTime});
   for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
-
-  auto written = writtenTensors(c.program);
-  if (o.outputs.empty()) {
-    for (auto& name : written) {
-      if (c.program.temporaries.count(name)) continue;  // a front end's intermediate, not a result
+  if (o.outputs.empty())
+    for (auto& name : shown) {
       const runtime::Buffer& b = buffers.at(name);
       out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << b.sum()
           << "  max|x| = " << b.maxAbs() << "\n";
     }
+  if (!o.verify) return {0, runTime};
+  auto ti = Clock::now();
+  interp::run(c.program, initial);
+  c.stages.push_back({"verify", since(ti)});
+  double worst = 0;
+  bool single = false;
+  for (auto& name : compared) {
+    worst = std::max(worst, runtime::maxRelativeDifference(buffers.at(name), initial.at(name)));
+    single |= c.program.find(name)->dtype == ir::DType::F32;
   }
-  int status = 0;
-  if (o.verify) {
-    auto ti = Clock::now();
-    interp::run(c.program, initial);
-    c.stages.push_back({"verify", since(ti)});
-    double worst = 0;
-    for (auto& name : written)
-      worst = std::max(worst, runtime::maxRelativeDifference(buffers.at(name), initial.at(name)));
-    bool single = false;
-    for (auto& name : written) single |= c.program.find(name)->dtype == ir::DType::F32;
-    double tolerance = single ? 1e-3 : 1e-9;
-    bool ok = worst <= tolerance;
-    out << "verify: largest relative difference from the reference interpreter " << std::scientific
-        << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
-    status = ok ? 0 : 3;
-  }
+  bool ok = worst <= (single ? 1e-3 : 1e-9);
+  out << "verify: largest relative difference from the reference interpreter " << std::scientific
+      << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
+  return {ok ? 0 : 3, runTime};
+}
+
+bool isGradientName(const std::string& tensor) {
+  return tensor.size() > 5 && tensor.compare(tensor.size() - 5, 5, ".grad") == 0;
+}
+
+}  // namespace
+
+int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
+  auto total = Clock::now();
+  Compiled c = compile(o);
+  if (c.program.nests.empty()) err << "teml: warning: " << c.displayName << " has no codegen statement; nothing runs\n";
+  std::vector<std::string> written = writtenTensors(c.program), shown;
+  for (auto& name : written)
+    if (!c.program.temporaries.count(name)) shown.push_back(name);  // a front end's intermediate is not a result
+  auto [status, runTime] = runAndReport(c, o, shown, written, out);
   if (o.verbose) {
     printStages(c, err);
     double outside = since(total) - runTime;
@@ -398,14 +409,6 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   }
   return status;
 }
-
-namespace {
-
-bool isGradientName(const std::string& tensor) {
-  return tensor.size() > 5 && tensor.compare(tensor.size() - 5, 5, ".grad") == 0;
-}
-
-}  // namespace
 
 namespace {
 
@@ -458,35 +461,9 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
 int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
   autodiff::GradientProgram g;
   Compiled c = compileGradient(o, g);
-  Executable e = prepareKernel(c, o);
-  auto tb = Clock::now();
-  runtime::BufferMap buffers = prepareBuffers(c.program, o);
-  runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};
-  c.stages.push_back({"buffers", since(tb)});
-  auto tr = Clock::now();
-  execute(c, e, buffers, threadCount(o));
-  c.stages.push_back({o.interpret ? "interpret" : "run", since(tr)});
-  for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
   std::vector<std::string> shown = o.of;
   for (auto& x : o.wrt) shown.push_back(g.gradientOf.at(x));
-  if (o.outputs.empty())
-    for (auto& name : shown) {
-      const runtime::Buffer& b = buffers.at(name);
-      out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << b.sum()
-          << "  max|x| = " << b.maxAbs() << "\n";
-    }
-  int status = 0;
-  if (o.verify) {
-    interp::run(c.program, initial);
-    double worst = 0;
-    for (auto& name : shown) worst = std::max(worst, runtime::maxRelativeDifference(buffers.at(name), initial.at(name)));
-    bool single = false;
-    for (auto& name : shown) single |= c.program.find(name)->dtype == ir::DType::F32;
-    bool ok = worst <= (single ? 1e-3 : 1e-9);
-    out << "verify: largest relative difference from the reference interpreter " << std::scientific
-        << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
-    status = ok ? 0 : 3;
-  }
+  int status = runAndReport(c, o, shown, shown, out).first;
   if (o.verbose) {
     err << "teml: gradient: tensors that carry a gradient:";
     for (auto& [tensor, name] : g.gradientOf) err << " " << tensor;
