@@ -19,6 +19,7 @@
 #include "cache/directory.hpp"
 #include "backend/backend.hpp"
 #include "autoschedule/auto_schedule_program.hpp"
+#include "autoschedule/step.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/measured_tuner.hpp"
 #include "frontend/freeform/freeform.hpp"
@@ -448,6 +449,14 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
     auto chosen = autoschedule::autoScheduleProgram(c.program, c.target, nullptr, analysisCacheFor(o));
     c.program = chosen.program;
     c.autoScheduled = true;
+    bool freeform = extensionOf(o.programPath) == ".py";
+    for (size_t k = 0; k < chosen.steps.size(); ++k) {
+      if (freeform)
+        for (auto& step : chosen.steps[k]) c.autoSteps.push_back(autoschedule::freeformText(step));
+      else
+        for (auto& line : autoschedule::temlLines(chosen.steps[k], "nest" + std::to_string(k + 1)))
+          c.autoSteps.push_back(line);
+    }
     c.stages.push_back({"(auto-schedule)", since(t)});
   }
   t = Clock::now();
