@@ -155,10 +155,19 @@ class Backward {
         return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
       }
       case StmtKind::VarDef: {
+        // A tensor defined inside is recomputed here only when the scope
+        // also writes one of `locals` (it may read it); else its own
+        // backward scope recomputes it (a chain of scopes, as free-form
+        // locals nest, would otherwise recompute each inner one again for
+        // every scope around it).
         auto& v = static_cast<const VarDef&>(*s);
-        locals.insert(v.decl.name);
-        StmtP body = recompute(v.body, locals);
-        return body ? makeVarDef(v.decl, body) : nullptr;
+        std::set<std::string> inner = locals;
+        inner.insert(v.decl.name);
+        StmtP body = recompute(v.body, inner);
+        if (!body) return nullptr;
+        bool needed = false;
+        for (auto& t : tensorsWritten(body)) needed = needed || locals.count(t);
+        return needed ? makeVarDef(v.decl, body) : nullptr;
       }
       case StmtKind::Store:
         return locals.count(static_cast<const Store&>(*s).tensor) ? fresh(s) : nullptr;
