@@ -10,6 +10,7 @@
 #include <set>
 
 #include "autodiff/gradient.hpp"
+#include "autoschedule/auto_schedule_program.hpp"
 #include "backend/backend.hpp"
 #include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
@@ -122,6 +123,8 @@ class CompiledGradient {
     autodiff::GradientProgram g = autodiff::gradient(p.program, {wrt, of, mode});
     if (std::string broken = ir::verify(g.program); !broken.empty())
       throw InternalError("the gradient is ill-formed IR: " + broken);
+    // Scheduled as `teml grad` schedules it (heuristics; one nest for each nest).
+    g.program = autoschedule::autoScheduleProgram(g.program, target::hostCpu(), nullptr, "").program;
     size_t forwardNests = p.program.nests.size();
     forward_ = backward_ = g.program;
     forward_.nests.resize(forwardNests);
