@@ -64,7 +64,9 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     decl.name = name;
     g.program.tensors.push_back(decl);
     auto among = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), t) != v.end(); };
-    if (among(request.of)) g.program.initialValues[name] = 1;
+    // Gradients start at zero (a tensor no nest writes is an input to a
+    // caller that fills inputs: --random would fill it), weights at one.
+    g.program.initialValues[name] = among(request.of) ? 1 : 0;
     if (!among(request.wrt)) g.program.temporaries.insert(name);
   }
   for (auto it = forward.nests.rbegin(); it != forward.nests.rend(); ++it)
