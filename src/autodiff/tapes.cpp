@@ -9,6 +9,8 @@ using namespace ir;
 
 namespace {
 
+constexpr double kMaxTapeBytes = 1 << 30;
+
 int64_t operationsIn(const ExprP& e) {
   int64_t n = 0;
   forEachExpr(e, [&](const ExprP& x) {
@@ -20,10 +22,10 @@ int64_t operationsIn(const ExprP& e) {
 // The work of the statements in `s` that write `t`, each counted once per
 // iteration of the loops around it inside s (16 for a loop whose trip count
 // data decide).
-int64_t recomputeWork(const StmtP& s, const std::string& t) {
+double recomputeWork(const StmtP& s, const std::string& t) {
   switch (s->kind) {
     case StmtKind::Seq: {
-      int64_t n = 0;
+      double n = 0;
       for (auto& x : static_cast<const Seq&>(*s).stmts) n += recomputeWork(x, t);
       return n;
     }
@@ -31,21 +33,21 @@ int64_t recomputeWork(const StmtP& s, const std::string& t) {
       auto& f = static_cast<const For&>(*s);
       int64_t b, e, trips = 16;
       if (constValue(f.begin, &b) && constValue(f.end, &e)) trips = std::max<int64_t>(0, (e - b) / f.step);
-      return trips * recomputeWork(f.body, t);
+      return static_cast<double>(trips) * recomputeWork(f.body, t);
     }
     case StmtKind::If: {
       auto& i = static_cast<const If&>(*s);
-      return std::max(recomputeWork(i.then, t), i.otherwise ? recomputeWork(i.otherwise, t) : 0);
+      return std::max(recomputeWork(i.then, t), i.otherwise ? recomputeWork(i.otherwise, t) : 0.0);
     }
     case StmtKind::VarDef: return recomputeWork(static_cast<const VarDef&>(*s).body, t);
     case StmtKind::Assert: return recomputeWork(static_cast<const Assert&>(*s).body, t);
     case StmtKind::Store: {
       auto& st = static_cast<const Store&>(*s);
-      return st.tensor == t ? 1 + operationsIn(st.value) : 0;
+      return st.tensor == t ? 1.0 + static_cast<double>(operationsIn(st.value)) : 0.0;
     }
     case StmtKind::Reduce: {
       auto& r = static_cast<const Reduce&>(*s);
-      return r.tensor == t ? 1 + operationsIn(r.value) : 0;
+      return r.tensor == t ? 1.0 + static_cast<double>(operationsIn(r.value)) : 0.0;
     }
     case StmtKind::LibCall: return 0;
   }
@@ -94,25 +96,31 @@ class Chooser {
   TapeChoice choose(const VarDef& v) {
     TapeChoice c;
     int64_t elements = std::max<int64_t>(1, v.decl.elementCount());
-    int64_t work = recomputeWork(v.body, v.decl.name);
-    std::string cost = std::to_string(work) + " operations for " + std::to_string(elements) + " element" +
+    double work = recomputeWork(v.body, v.decl.name);
+    std::string cost = std::to_string(static_cast<int64_t>(work)) + " operations for " + std::to_string(elements) + " element" +
                        (elements == 1 ? "" : "s");
     if (mode_ == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
-    if (mode_ == TapeMode::Auto && work <= 4 * elements) return {false, "", {}, "recomputed (" + cost + ")"};
-    int64_t versions = 1;
+    if (mode_ == TapeMode::Auto && work <= 4.0 * static_cast<double>(elements)) return {false, "", {}, "recomputed (" + cost + ")"};
+    double versions = 1;
     for (auto* f : loops_) {
       int64_t b, e;
       if (!constValue(f->begin, &b) || !constValue(f->end, &e) || (f->step != 1 && f->step != -1))
         return {false, "", {}, "recomputed (loop '" + f->var + "' around it has no constant trip count; " + cost + ")"};
       int64_t trips = std::max<int64_t>(0, (e - b) * f->step);
       c.loops.push_back({f->var, b, f->step, trips});
-      versions *= trips;
+      versions *= static_cast<double>(trips);
     }
+    // A tape is memory the forward pass fills for the whole backward pass.
+    double bytes = versions * static_cast<double>(elements) * ir::bytes(v.decl.dtype);
+    if (bytes > kMaxTapeBytes)
+      return {false, "", {}, "recomputed (its tape would take " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
+                                 " MiB; " + cost + ")"};
     c.stored = true;
     c.tape = v.decl.name + ".tape";
     while (names_.count(c.tape)) c.tape += "_";
     names_.insert(c.tape);
-    c.why = "stored in " + c.tape + " (" + std::to_string(versions) + " version" + (versions == 1 ? "" : "s") +
+    c.why = "stored in " + c.tape + " (" + std::to_string(static_cast<int64_t>(versions)) + " version" +
+            (versions == 1 ? "" : "s") +
             "; recomputing: " + cost + ")";
     return c;
   }

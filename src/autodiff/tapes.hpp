@@ -6,7 +6,7 @@
 // loaded back. `none` recomputes every such tensor, `all` stores every one
 // whose loops have constant trip counts, `auto` stores one only when
 // recomputing it costs more than 4 operations per element (the traffic of
-// storing and loading an element back).
+// storing and loading an element back). No tape takes more than 1 GiB.
 #pragma once
 #include <map>
 #include <string>
