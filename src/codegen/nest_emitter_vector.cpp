@@ -2,7 +2,6 @@
 // lowering stage wrote into the IR (lowering/vector_plans), and
 // non-temporal stores where a plan says so.
 #include "ir/index_patterns.hpp"
-#include "analysis/factored_sums.hpp"
 #include "codegen/c_text.hpp"
 #include "codegen/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
@@ -235,7 +234,7 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
     line(indent, storeAt(where, value, reg.masked));
     names_.release(reg.name);
   }
-  for (auto& id : f.loopKind.factoredSums) factoredTerms_.erase(id);
+  for (auto& sum : f.loopKind.factoredSums) factoredTerms_.erase(sum.id);
   for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
     bool mine = false;
     for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
@@ -256,14 +255,11 @@ std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReduction
   std::map<std::string, std::set<ReduceOp>> opsAt;
   for (auto* r : reduces)
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAddress(r->tensor, r->indices)].insert(r->op);
-  std::set<std::string> factored(f.loopKind.factoredSums.begin(), f.loopKind.factoredSums.end());
   for (auto* r : reduces) {
-    std::optional<analysis::FactoredSum> split;
-    if (factored.count(r->id)) {
-      split = analysis::factoredSum(*r, f);
-      if (!split) throw InternalError("code generation: loop '" + f.id + "' factors a sum that has no shared factor");
-      factoredTerms_[r->id] = split->varying;
-    }
+    const FactoredSum* split = nullptr;
+    for (auto& sum : f.loopKind.factoredSums)
+      if (sum.id == r->id) split = &sum;
+    if (split) factoredTerms_[r->id] = split->varying;
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {
       std::string where = vectorAddress(r->tensor, r->indices);
       if (opsAt[where].size() != 1) continue;

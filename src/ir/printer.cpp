@@ -94,7 +94,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
         os << (k ? ", " : " register-sums(") << f.loopKind.registerSums[k] << (k + 1 == f.loopKind.registerSums.size() ? ")" : "");
       if (f.loopKind.factorSums) os << " factor-sums";
       for (size_t k = 0; k < f.loopKind.factoredSums.size(); ++k)
-        os << (k ? ", " : " factored(") << f.loopKind.factoredSums[k] << (k + 1 == f.loopKind.factoredSums.size() ? ")" : "");
+        os << (k ? ", " : " factored(") << f.loopKind.factoredSums[k].id << (k + 1 == f.loopKind.factoredSums.size() ? ")" : "");
       if (auto& c = f.loopKind.copy; c.form != CopyForm::Loops) {
         auto at = [](const std::string& t, const std::vector<ExprP>& idx) {
           std::string s = t;

@@ -93,6 +93,15 @@ struct CopyPlan {
   bool operator==(const CopyPlan&) const = default;
 };
 
+// A reduction `t[I] += shared * varying` of a loop's registerSums whose
+// register adds up only `varying` and multiplies by `shared` once after the
+// loop (written by the lowering stage for factor_sum).
+struct FactoredSum {
+  std::string id;
+  ExprP shared, varying;
+  bool operator==(const FactoredSum&) const = default;
+};
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
@@ -118,7 +127,7 @@ struct LoopKind {
   // (analysis/factored_sums) add up only the rest and multiply once after
   // it. factoredSums: those of registerSums the lowering stage does so.
   bool factorSums = false;
-  std::vector<std::string> factoredSums;
+  std::vector<FactoredSum> factoredSums;
   CopyPlan copy;  // of a copy nest's outermost loop
   bool operator==(const LoopKind&) const = default;
 };

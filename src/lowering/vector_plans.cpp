@@ -101,12 +101,14 @@ class RegisterSums : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     auto& f = static_cast<const For&>(*s);
-    std::vector<std::string> mine, factored;
+    std::vector<std::string> mine;
+    std::vector<FactoredSum> factored;
     auto reduces = analysis::registerReductions(f);
     for (auto* r : reduces)
       if (kept_.insert(r->id).second) {
         mine.push_back(r->id);
-        if (f.loopKind.factorSums && analysis::factoredSum(*r, f) && aloneAtItsElement(*r, reduces)) factored.push_back(r->id);
+        auto split = f.loopKind.factorSums ? analysis::factoredSum(*r, f) : std::nullopt;
+        if (split && aloneAtItsElement(*r, reduces)) factored.push_back({r->id, split->shared, split->varying});
       }
     StmtP body = mutate(f.body);
     for (auto& id : mine) kept_.erase(id);
