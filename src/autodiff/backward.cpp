@@ -3,6 +3,7 @@
 #include "autodiff/partials.hpp"
 #include "analysis/legality.hpp"
 #include "ir/accesses.hpp"
+#include "ir/functor.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
@@ -26,45 +27,81 @@ StmtP seqOf(std::vector<StmtP> stmts) {
   return stmts.empty() ? nullptr : makeSeq(std::move(stmts));
 }
 
-class Backward {
+// The statements of a scope that write tensors in `locals` (and tensors
+// defined inside it), as copies with their identity left to retagging.
+class Recompute : public StmtFunctor<StmtP(const std::set<std::string>&)> {
+  using Locals = const std::set<std::string>&;
+  StmtP visitSeq(const Seq& q, Locals locals) override {
+    std::vector<StmtP> out;
+    for (auto& x : q.stmts) out.push_back(dispatch(x, locals));
+    return seqOf(std::move(out));
+  }
+  StmtP visitFor(const For& f, Locals locals) override {
+    StmtP body = dispatch(f.body, locals);
+    if (!body) return nullptr;
+    return std::make_shared<For>(f.id + ".again", f.var, f.begin, f.end, f.step, LoopKind{}, body,
+                                 Provenance{f.made.loc, "gradient", f.id});
+  }
+  StmtP visitIf(const If& i, Locals locals) override {
+    StmtP then = dispatch(i.then, locals), otherwise = i.otherwise ? dispatch(i.otherwise, locals) : nullptr;
+    if (!then && !otherwise) return nullptr;
+    return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
+  }
+  StmtP visitAssert(const Assert& a, Locals locals) override {
+    StmtP body = dispatch(a.body, locals);
+    return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
+  }
+  // A tensor defined inside is recomputed here only when the scope also
+  // writes one of `locals` (it may read it); else its own backward scope
+  // recomputes it (a chain of scopes, as free-form locals nest, would
+  // otherwise recompute each inner one again for every scope around it).
+  StmtP visitVarDef(const VarDef& v, Locals locals) override {
+    std::set<std::string> inner = locals;
+    inner.insert(v.decl.name);
+    StmtP body = dispatch(v.body, inner);
+    if (!body) return nullptr;
+    bool needed = false;
+    for (auto& t : tensorsWritten(body)) needed = needed || locals.count(t);
+    return needed ? makeVarDef(v.decl, body) : nullptr;
+  }
+  StmtP visitStore(const Store& st, Locals locals) override {
+    return locals.count(st.tensor) ? makeStore(st.tensor, st.indices, st.value, st.loc) : nullptr;
+  }
+  StmtP visitReduce(const Reduce& r, Locals locals) override {
+    return locals.count(r.tensor) ? makeReduce(r.op, r.tensor, r.indices, r.value, r.loc) : nullptr;
+  }
+  StmtP visitLibCall(const LibCall&, Locals) override { return nullptr; }  // writes a program tensor
+};
+
+class Backward : public StmtFunctor<StmtP()> {
  public:
   Backward(const StmtP& nest, const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
            const std::map<std::string, TapeChoice>& tapes)
       : nest_(nest), active_(active), gradientOf_(gradientOf), tapes_(tapes) {}
 
-  StmtP reverse(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::Seq: {
-        auto& q = static_cast<const Seq&>(*s);
-        std::vector<StmtP> out;
-        for (auto it = q.stmts.rbegin(); it != q.stmts.rend(); ++it) out.push_back(reverse(*it));
-        return seqOf(std::move(out));
-      }
-      case StmtKind::For: return reverseFor(static_cast<const For&>(*s));
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        StmtP then = reverse(i.then), otherwise = i.otherwise ? reverse(i.otherwise) : nullptr;
-        if (!then && !otherwise) return nullptr;
-        return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
-      }
-      case StmtKind::Assert: {
-        auto& a = static_cast<const Assert&>(*s);
-        StmtP body = reverse(a.body);
-        return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
-      }
-      case StmtKind::LibCall: return reverse(static_cast<const LibCall&>(*s).reference);
-      case StmtKind::VarDef: return reverseScope(static_cast<const VarDef&>(*s));
-      case StmtKind::Store: return adjointOfStore(static_cast<const Store&>(*s));
-      case StmtKind::Reduce: return adjointOfReduce(static_cast<const Reduce&>(*s));
-    }
-    return nullptr;
-  }
+  StmtP reverse(const StmtP& s) { return dispatch(s); }
 
  private:
+  StmtP visitSeq(const Seq& q) override {
+    std::vector<StmtP> out;
+    for (auto it = q.stmts.rbegin(); it != q.stmts.rend(); ++it) out.push_back(reverse(*it));
+    return seqOf(std::move(out));
+  }
+  StmtP visitIf(const If& i) override {
+    StmtP then = reverse(i.then), otherwise = i.otherwise ? reverse(i.otherwise) : nullptr;
+    if (!then && !otherwise) return nullptr;
+    return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
+  }
+  StmtP visitAssert(const Assert& a) override {
+    StmtP body = reverse(a.body);
+    return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
+  }
+  StmtP visitLibCall(const LibCall& c) override { return reverse(c.reference); }
+
   std::string gradientName(const std::string& t) const { return gradientOf_.at(t); }
   bool active(const std::string& t) const { return active_.count(t) > 0; }
 
-  StmtP reverseFor(const For& f) {
+  StmtP visitFor(const For& f) override {
     StmtP body = reverse(f.body);
     if (!body) return nullptr;
     if (orderFree(f))
@@ -110,7 +147,7 @@ class Backward {
 
   // A tensor defined inside the program: recomputed in its scope, with its
   // gradient (when it has one) defined around the adjoints.
-  StmtP reverseScope(const VarDef& v) {
+  StmtP visitVarDef(const VarDef& v) override {
     const std::string& t = v.decl.name;
     if (v.loopLocal && v.loopLocal->init != 0)
       throw UserError(SourceLoc{}, "gradient: the local tensor '" + t + "' starts at " +
@@ -125,67 +162,7 @@ class Backward {
     auto tape = tapes_.find(t);
     if (tape != tapes_.end() && tape->second.stored)
       return makeVarDef(v.decl, seqOf({loadFromTape(v.decl, tape->second), adjoints}));
-    return makeVarDef(v.decl, seqOf({recompute(v.body, {t}), adjoints}));
-  }
-
-  // The statements of s that write tensors in `locals` (and tensors defined inside s).
-  StmtP recompute(const StmtP& s, std::set<std::string> locals) {
-    switch (s->kind) {
-      case StmtKind::Seq: {
-        std::vector<StmtP> out;
-        for (auto& x : static_cast<const Seq&>(*s).stmts) out.push_back(recompute(x, locals));
-        return seqOf(std::move(out));
-      }
-      case StmtKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        StmtP body = recompute(f.body, locals);
-        if (!body) return nullptr;
-        return std::make_shared<For>(f.id + ".again", f.var, f.begin, f.end, f.step, LoopKind{}, body,
-                                     Provenance{f.made.loc, "gradient", f.id});
-      }
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        StmtP then = recompute(i.then, locals), otherwise = i.otherwise ? recompute(i.otherwise, locals) : nullptr;
-        if (!then && !otherwise) return nullptr;
-        return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
-      }
-      case StmtKind::Assert: {
-        auto& a = static_cast<const Assert&>(*s);
-        StmtP body = recompute(a.body, locals);
-        return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
-      }
-      case StmtKind::VarDef: {
-        // A tensor defined inside is recomputed here only when the scope
-        // also writes one of `locals` (it may read it); else its own
-        // backward scope recomputes it (a chain of scopes, as free-form
-        // locals nest, would otherwise recompute each inner one again for
-        // every scope around it).
-        auto& v = static_cast<const VarDef&>(*s);
-        std::set<std::string> inner = locals;
-        inner.insert(v.decl.name);
-        StmtP body = recompute(v.body, inner);
-        if (!body) return nullptr;
-        bool needed = false;
-        for (auto& t : tensorsWritten(body)) needed = needed || locals.count(t);
-        return needed ? makeVarDef(v.decl, body) : nullptr;
-      }
-      case StmtKind::Store:
-        return locals.count(static_cast<const Store&>(*s).tensor) ? fresh(s) : nullptr;
-      case StmtKind::Reduce:
-        return locals.count(static_cast<const Reduce&>(*s).tensor) ? fresh(s) : nullptr;
-      case StmtKind::LibCall: return nullptr;  // writes a program tensor
-    }
-    return nullptr;
-  }
-
-  // A copy of a forward statement with its identity left to retagging.
-  static StmtP fresh(const StmtP& s) {
-    if (s->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*s);
-      return makeStore(st.tensor, st.indices, st.value, st.loc);
-    }
-    auto& r = static_cast<const Reduce&>(*s);
-    return makeReduce(r.op, r.tensor, r.indices, r.value, r.loc);
+    return makeVarDef(v.decl, seqOf({Recompute()(v.body, {t}), adjoints}));
   }
 
   // x.grad[J] += contribution for every load x[J] of `value` that carries a gradient.
@@ -197,7 +174,7 @@ class Backward {
     return out;
   }
 
-  StmtP adjointOfStore(const Store& st) {
+  StmtP visitStore(const Store& st) override {
     if (!active(st.tensor)) return nullptr;
     DType t = st.value->dtype;
     const std::string g = gradientName(st.tensor);
@@ -217,7 +194,7 @@ class Backward {
     return makeVarDef(seed, makeSeq(std::move(body)));
   }
 
-  StmtP adjointOfReduce(const Reduce& r) {
+  StmtP visitReduce(const Reduce& r) override {
     if (!active(r.tensor)) return nullptr;
     ExprP here = load(gradientName(r.tensor), r.indices, r.value->dtype);
     if (r.op == ReduceOp::Add) return seqOf(accumulate(r.value, here, r.loc));

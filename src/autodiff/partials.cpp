@@ -1,6 +1,6 @@
 #include "autodiff/partials.hpp"
 
-#include "diag/diagnostics.hpp"
+#include "ir/functor.hpp"
 
 namespace teml::autodiff {
 
@@ -22,37 +22,30 @@ ExprP times(const ExprP& a, const ExprP& b) {
 ExprP negated(const ExprP& a) { return unary(UnaryOp::Neg, a); }
 ExprP constant(double v, DType t) { return floatConst(v, t); }
 
-class Reverse {
+class Reverse : public ExprFunctor<void(const ExprP&)> {
  public:
   std::vector<Partial> out;
 
   void visit(const ExprP& e, const ExprP& seed) {
-    if (!isFloat(e->dtype)) return;  // integers and booleans carry no gradient
-    switch (e->kind) {
-      case ExprKind::FloatConst:
-      case ExprKind::IntConst:
-      case ExprKind::Var: return;
-      case ExprKind::Load: out.push_back({static_cast<const Load*>(e.get()), cast(e->dtype, seed)}); return;
-      case ExprKind::Cast: {
-        auto& c = static_cast<const Cast&>(*e);
-        if (isFloat(c.a->dtype)) visit(c.a, cast(c.a->dtype, seed));
-        return;
-      }
-      case ExprKind::Select: {
-        auto& s = static_cast<const Select&>(*e);
-        ExprP zero = constant(0, seed->dtype);
-        visit(s.a, select(s.cond, seed, zero));
-        visit(s.b, select(s.cond, zero, seed));
-        return;
-      }
-      case ExprKind::Unary: return unaryOp(static_cast<const Unary&>(*e), e, seed);
-      case ExprKind::Binary: return binaryOp(static_cast<const Binary&>(*e), seed);
-      default: throw InternalError("gradient: an expression of a kind the reverse pass does not know");
-    }
+    if (isFloat(e->dtype)) dispatch(e, seed);  // integers and booleans carry no gradient
   }
 
  private:
-  void unaryOp(const Unary& u, const ExprP& e, const ExprP& seed) {
+  void visitIntConst(const IntConst&, const ExprP&) override {}
+  void visitFloatConst(const FloatConst&, const ExprP&) override {}
+  void visitVar(const Var&, const ExprP&) override {}
+  void visitLoad(const Load& l, const ExprP& seed) override { out.push_back({&l, cast(l.dtype, seed)}); }
+  void visitCast(const Cast& c, const ExprP& seed) override {
+    if (isFloat(c.a->dtype)) visit(c.a, cast(c.a->dtype, seed));
+  }
+  void visitSelect(const Select& s, const ExprP& seed) override {
+    ExprP zero = constant(0, seed->dtype);
+    visit(s.a, select(s.cond, seed, zero));
+    visit(s.b, select(s.cond, zero, seed));
+  }
+
+  void visitUnary(const Unary& u, const ExprP& seed) override {
+    ExprP e = u.self();
     DType t = e->dtype;
     const ExprP& x = u.a;
     switch (u.op) {
@@ -72,7 +65,7 @@ class Reverse {
     }
   }
 
-  void binaryOp(const Binary& b, const ExprP& seed) {
+  void visitBinary(const Binary& b, const ExprP& seed) override {
     const ExprP &x = b.a, &y = b.b;
     DType t = seed->dtype;
     ExprP zero = constant(0, t);

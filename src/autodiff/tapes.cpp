@@ -1,6 +1,7 @@
 #include "autodiff/tapes.hpp"
 
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 #include "ir/unique_statement_ids.hpp"
 
 namespace teml::autodiff {
@@ -19,84 +20,59 @@ int64_t operationsIn(const ExprP& e) {
   return n;
 }
 
-// The work of the statements in `s` that write `t`, each counted once per
-// iteration of the loops around it inside s (16 for a loop whose trip count
-// data decide).
-double recomputeWork(const StmtP& s, const std::string& t) {
-  switch (s->kind) {
-    case StmtKind::Seq: {
-      double n = 0;
-      for (auto& x : static_cast<const Seq&>(*s).stmts) n += recomputeWork(x, t);
-      return n;
-    }
-    case StmtKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      int64_t b, e, trips = 16;
-      if (constValue(f.begin, &b) && constValue(f.end, &e)) trips = std::max<int64_t>(0, (e - b) / f.step);
-      return static_cast<double>(trips) * recomputeWork(f.body, t);
-    }
-    case StmtKind::If: {
-      auto& i = static_cast<const If&>(*s);
-      return std::max(recomputeWork(i.then, t), i.otherwise ? recomputeWork(i.otherwise, t) : 0.0);
-    }
-    case StmtKind::VarDef: return recomputeWork(static_cast<const VarDef&>(*s).body, t);
-    case StmtKind::Assert: return recomputeWork(static_cast<const Assert&>(*s).body, t);
-    case StmtKind::Store: {
-      auto& st = static_cast<const Store&>(*s);
-      return st.tensor == t ? 1.0 + static_cast<double>(operationsIn(st.value)) : 0.0;
-    }
-    case StmtKind::Reduce: {
-      auto& r = static_cast<const Reduce&>(*s);
-      return r.tensor == t ? 1.0 + static_cast<double>(operationsIn(r.value)) : 0.0;
-    }
-    case StmtKind::LibCall: return 0;
+// The work of the statements that write `t`, each counted once per
+// iteration of the loops around it (16 for a loop whose trip count data
+// decide).
+class RecomputeWork : public StmtFunctor<double(const std::string&)> {
+  double visitSeq(const Seq& q, const std::string& t) override {
+    double n = 0;
+    for (auto& x : q.stmts) n += dispatch(x, t);
+    return n;
   }
-  return 0;
-}
+  double visitFor(const For& f, const std::string& t) override {
+    int64_t b, e, trips = 16;
+    if (constValue(f.begin, &b) && constValue(f.end, &e)) trips = std::max<int64_t>(0, (e - b) / f.step);
+    return static_cast<double>(trips) * dispatch(f.body, t);
+  }
+  double visitIf(const If& i, const std::string& t) override {
+    return std::max(dispatch(i.then, t), i.otherwise ? dispatch(i.otherwise, t) : 0.0);
+  }
+  double visitVarDef(const VarDef& v, const std::string& t) override { return dispatch(v.body, t); }
+  double visitAssert(const Assert& a, const std::string& t) override { return dispatch(a.body, t); }
+  double visitStore(const Store& st, const std::string& t) override {
+    return st.tensor == t ? 1.0 + static_cast<double>(operationsIn(st.value)) : 0.0;
+  }
+  double visitReduce(const Reduce& r, const std::string& t) override {
+    return r.tensor == t ? 1.0 + static_cast<double>(operationsIn(r.value)) : 0.0;
+  }
+  double visitLibCall(const LibCall&, const std::string&) override { return 0; }
+};
 
-class Chooser {
+class Chooser : public Visitor {
  public:
   Chooser(TapeMode mode, std::set<std::string> names) : mode_(mode), names_(std::move(names)) {}
   std::map<std::string, TapeChoice> out;
   std::map<std::string, int> seen;
+  using Visitor::visit;
+  void visit(const ExprP&) override {}
 
-  void walk(const StmtP& s) {
-    if (s->kind == StmtKind::For) {
-      loops_.push_back(static_cast<const For*>(s.get()));
-      walk(static_cast<const For&>(*s).body);
-      loops_.pop_back();
-      return;
-    }
-    if (s->kind == StmtKind::VarDef) {
-      auto& v = static_cast<const VarDef&>(*s);
-      if (++seen[v.decl.name] == 1) out[v.decl.name] = choose(v);
-      else out[v.decl.name] = {false, "", {}, "recomputed (defined in more than one place)"};
-    }
-    forEachChild(s);
+ protected:
+  void visitFor(const For& f) override {
+    loops_.push_back(&f);
+    Visitor::visitFor(f);
+    loops_.pop_back();
+  }
+  void visitVarDef(const VarDef& v) override {
+    if (++seen[v.decl.name] == 1) out[v.decl.name] = choose(v);
+    else out[v.decl.name] = {false, "", {}, "recomputed (defined in more than one place)"};
+    Visitor::visitVarDef(v);
   }
 
  private:
-  void forEachChild(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (auto& x : static_cast<const Seq&>(*s).stmts) walk(x);
-        break;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        walk(i.then);
-        if (i.otherwise) walk(i.otherwise);
-        break;
-      }
-      case StmtKind::VarDef: walk(static_cast<const VarDef&>(*s).body); break;
-      case StmtKind::Assert: walk(static_cast<const Assert&>(*s).body); break;
-      default: break;
-    }
-  }
-
   TapeChoice choose(const VarDef& v) {
     TapeChoice c;
     int64_t elements = std::max<int64_t>(1, v.decl.elementCount());
-    double work = recomputeWork(v.body, v.decl.name);
+    double work = RecomputeWork()(v.body, v.decl.name);
     std::string cost = std::to_string(static_cast<int64_t>(work)) + " operations for " + std::to_string(elements) + " element" +
                        (elements == 1 ? "" : "s");
     if (mode_ == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
@@ -176,7 +152,7 @@ std::map<std::string, TapeChoice> chooseTapes(const Program& p, TapeMode mode) {
   std::set<std::string> names;
   for (auto& t : p.tensors) names.insert(t.name);
   Chooser c(mode, names);
-  for (auto& nest : p.nests) c.walk(nest);
+  for (auto& nest : p.nests) c.visit(nest);
   return c.out;
 }
 

@@ -10,6 +10,7 @@
 #include "analysis/local_box.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
+#include "ir/visitor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 
@@ -42,29 +43,32 @@ int64_t tripsOf(const For& l) {
 
 // How often `target` runs in one run of f: the trip counts of f and of the
 // loops around it inside f.
-int64_t runsIn(const For& f, const Stmt* target) {
-  std::function<int64_t(const StmtP&, int64_t)> walk = [&](const StmtP& s, int64_t times) -> int64_t {
-    if (s.get() == target) return times;
-    int64_t found = 0;
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& l = static_cast<const For&>(*s);
-        return walk(l.body, times * tripsOf(l));
-      }
-      case StmtKind::Seq:
-        for (auto& x : static_cast<const Seq&>(*s).stmts) found = std::max(found, walk(x, times));
-        return found;
-      case StmtKind::If: {
-        auto& i = static_cast<const If&>(*s);
-        return std::max(walk(i.then, times), i.otherwise ? walk(i.otherwise, times) : 0);
-      }
-      case StmtKind::VarDef: return walk(static_cast<const VarDef&>(*s).body, times);
-      case StmtKind::Assert: return walk(static_cast<const Assert&>(*s).body, times);
-      default: return 0;
-    }
-  };
-  return walk(f.body, tripsOf(f));
-}
+class RunsIn : public Visitor {
+ public:
+  explicit RunsIn(const Stmt* target) : target_(target) {}
+  int64_t of(const For& f) {
+    times_ = tripsOf(f);
+    visit(f.body);
+    return found_;
+  }
+  using Visitor::visit;
+  void visit(const ExprP&) override {}
+
+ protected:
+  void visitFor(const For& l) override {
+    int64_t outer = times_;
+    times_ *= tripsOf(l);
+    Visitor::visitFor(l);
+    times_ = outer;
+  }
+  void visitReduce(const Reduce& r) override {
+    if (&r == target_) found_ = times_;
+  }
+
+ private:
+  const Stmt* target_;
+  int64_t times_ = 1, found_ = 0;
+};
 
 std::string fresh(std::set<std::string>& names, const std::string& base) {
   for (int k = 0;; ++k) {
@@ -219,7 +223,7 @@ class ParallelReductions : public Mutator {
     for (auto& o : box.offset)
       if (usesVar(o, f.var)) return false;
     int64_t size = box.elementCount() * bytes(declOf(r.tensor).dtype);
-    if (size > kMaxHeapArrayBytes || (size > kMaxStackArrayBytes && runsIn(f, &r) < box.elementCount())) return false;
+    if (size > kMaxHeapArrayBytes || (size > kMaxStackArrayBytes && RunsIn(&r).of(f) < box.elementCount())) return false;
     accs.push_back(Accumulator{fresh(names_, r.tensor), r.tensor, r.op, true, {}, box});
     return true;
   }
