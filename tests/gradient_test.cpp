@@ -8,6 +8,7 @@
 #include "autoschedule/auto_schedule_program.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "frontend/teil/teil.hpp"
+#include "ir/printer.hpp"
 #include "random_freeform_programs.hpp"
 #include "runtime/npy.hpp"
 #include "test_util.hpp"
@@ -215,6 +216,10 @@ TEST(Gradient, TheGradCommandWritesEachRequestedGradient) {
   EXPECT_NE(shown.out.find("A.grad: double[3, 4]"), std::string::npos) << shown.out;
   EXPECT_EQ(runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt Q --of C", mm).status, 1);
   EXPECT_EQ(runTeml("grad - --set N=3 --set K=4 --set M=2 --wrt A", mm).status, 2);
+  // emit with --wrt prints the program grad runs.
+  auto emitted = runTeml("emit - --set N=3 --set K=4 --set M=2 --wrt A --of C --emit ir", mm);
+  EXPECT_EQ(emitted.status, 0) << emitted.out;
+  EXPECT_NE(emitted.out.find("A.grad"), std::string::npos) << emitted.out;
 }
 
 // FreeTensor's Figure 15: t is cheap to compute again (one multiplication),
@@ -249,7 +254,7 @@ TEST(Gradient, Figure15RecomputesTUnderAutoAndStoresItUnderAll) {
   EXPECT_EQ(shown.status, 0) << shown.out;
   EXPECT_NE(shown.out.find(": stored in "), std::string::npos) << shown.out;
   auto recomputed = runTeml("grad " + file + " --wrt a,b --of y,z --random 1 -v");
-  EXPECT_NE(recomputed.out.find(": recomputed (2 operations for 1 element)"), std::string::npos) << recomputed.out;
+  EXPECT_NE(recomputed.out.find("t: recomputed (2 operations for 1 element; a tape of 8 versions"), std::string::npos) << recomputed.out;
 }
 
 TEST(Gradient, AutoStoresALocalThatIsCostlyToRecompute) {
@@ -266,6 +271,49 @@ def f(a: teml.Var[(4, 16), "float64"], y: teml.Var[(4,), "float64", "output"]):
   ASSERT_EQ(g.tapes.size(), 1u);
   EXPECT_TRUE(g.tapes.begin()->second.stored) << g.tapes.begin()->second.why;
   expectFiniteDifferences(p, {"a"}, {"y"});
+}
+
+// Free-form locals nest: each local's scope holds the next local's. Each
+// scope of the backward pass recomputes its own local and nothing else, so
+// a chain of n locals is recomputed in n statements, not n(n+1)/2.
+TEST(Gradient, EachLocalOfAChainIsRecomputedOnce) {
+  std::string body;
+  for (int k = 0; k < 10; ++k)
+    body += "        t" + std::to_string(k) + " = " + (k ? "t" + std::to_string(k - 1) : std::string("a[i]")) + " * a[i] + 1\n";
+  auto p = asWritten("import teml\n@teml.transform\n"
+                     "def f(a: teml.Var[(5,), \"float64\"], y: teml.Var[(5,), \"float64\", \"output\"]):\n"
+                     "    for i in range(5):\n" + body + "        y[i] = t9 * t9\n");
+  auto g = autodiff::gradient(p, {{"a"}, {"y"}, autodiff::TapeMode::None});
+  int writes = 0;
+  for (auto& nest : g.program.nests)
+    ir::forEachStmt(nest, [&](const ir::StmtP& s) {
+      if (s->kind != ir::StmtKind::Store) return;
+      const std::string& t = static_cast<const ir::Store&>(*s).tensor;
+      writes += t[0] == 't' && t.find('.') == std::string::npos;  // not t0.grad
+    });
+  EXPECT_EQ(writes, 20) << "each local written once forward, once recomputed";
+  expectFiniteDifferences(p, {"a"}, {"y"}, {}, autodiff::TapeMode::None);
+}
+
+// The adjoint of a subexpression above several elements with a gradient is
+// computed once into a scalar: sigmoid's derivative, s * (1 - s), appears
+// once in the backward pass, not once per operand below it.
+TEST(Gradient, ASharedAdjointIsComputedOnce) {
+  auto p = asWritten(R"(import teml
+@teml.transform
+def f(a: teml.Var[(5,), "float64"], b: teml.Var[(5,), "float64"], c: teml.Var[(5,), "float64"],
+      y: teml.Var[(5,), "float64", "output"]):
+    for i in range(5):
+        y[i] = teml.sigmoid(a[i] * b[i] + c[i])
+)");
+  auto g = autodiff::gradient(p, {{"a", "b", "c"}, {"y"}});
+  int sigmoids = 0;
+  for (auto& nest : g.program.nests)
+    ir::forEachExprIn(nest, [&](const ir::ExprP& e) {
+      sigmoids += e->kind == ir::ExprKind::Unary && static_cast<const ir::Unary&>(*e).op == ir::UnaryOp::Sigmoid;
+    });
+  EXPECT_EQ(sigmoids, 3) << "the forward's and the two of its derivative\n" << ir::toString(g.program, true);
+  expectFiniteDifferences(p, {"a", "b", "c"}, {"y"});
 }
 
 // A window over tokens, per head: the backward pass adds into k.grad at

@@ -1,6 +1,7 @@
 #include "autodiff/backward.hpp"
 
 #include "autodiff/partials.hpp"
+#include "autodiff/recompute.hpp"
 #include "analysis/legality.hpp"
 #include "ir/accesses.hpp"
 #include "ir/functor.hpp"
@@ -26,52 +27,6 @@ StmtP seqOf(std::vector<StmtP> stmts) {
   std::erase(stmts, nullptr);
   return stmts.empty() ? nullptr : makeSeq(std::move(stmts));
 }
-
-// The statements of a scope that write tensors in `locals` (and tensors
-// defined inside it), as copies with their identity left to retagging.
-class Recompute : public StmtFunctor<StmtP(const std::set<std::string>&)> {
-  using Locals = const std::set<std::string>&;
-  StmtP visitSeq(const Seq& q, Locals locals) override {
-    std::vector<StmtP> out;
-    for (auto& x : q.stmts) out.push_back(dispatch(x, locals));
-    return seqOf(std::move(out));
-  }
-  StmtP visitFor(const For& f, Locals locals) override {
-    StmtP body = dispatch(f.body, locals);
-    if (!body) return nullptr;
-    return std::make_shared<For>(f.id + ".again", f.var, f.begin, f.end, f.step, LoopKind{}, body,
-                                 Provenance{f.made.loc, "gradient", f.id});
-  }
-  StmtP visitIf(const If& i, Locals locals) override {
-    StmtP then = dispatch(i.then, locals), otherwise = i.otherwise ? dispatch(i.otherwise, locals) : nullptr;
-    if (!then && !otherwise) return nullptr;
-    return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
-  }
-  StmtP visitAssert(const Assert& a, Locals locals) override {
-    StmtP body = dispatch(a.body, locals);
-    return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;
-  }
-  // A tensor defined inside is recomputed here only when the scope also
-  // writes one of `locals` (it may read it); else its own backward scope
-  // recomputes it (a chain of scopes, as free-form locals nest, would
-  // otherwise recompute each inner one again for every scope around it).
-  StmtP visitVarDef(const VarDef& v, Locals locals) override {
-    std::set<std::string> inner = locals;
-    inner.insert(v.decl.name);
-    StmtP body = dispatch(v.body, inner);
-    if (!body) return nullptr;
-    bool needed = false;
-    for (auto& t : tensorsWritten(body)) needed = needed || locals.count(t);
-    return needed ? makeVarDef(v.decl, body) : nullptr;
-  }
-  StmtP visitStore(const Store& st, Locals locals) override {
-    return locals.count(st.tensor) ? makeStore(st.tensor, st.indices, st.value, st.loc) : nullptr;
-  }
-  StmtP visitReduce(const Reduce& r, Locals locals) override {
-    return locals.count(r.tensor) ? makeReduce(r.op, r.tensor, r.indices, r.value, r.loc) : nullptr;
-  }
-  StmtP visitLibCall(const LibCall&, Locals) override { return nullptr; }  // writes a program tensor
-};
 
 class Backward : public StmtFunctor<StmtP()> {
  public:
@@ -162,15 +117,22 @@ class Backward : public StmtFunctor<StmtP()> {
     auto tape = tapes_.find(t);
     if (tape != tapes_.end() && tape->second.stored)
       return makeVarDef(v.decl, seqOf({loadFromTape(v.decl, tape->second), adjoints}));
-    return makeVarDef(v.decl, seqOf({Recompute()(v.body, {t}), adjoints}));
+    return makeVarDef(v.decl, seqOf({recomputation(v.body, t), adjoints}));
   }
 
-  // x.grad[J] += contribution for every load x[J] of `value` that carries a gradient.
-  std::vector<StmtP> accumulate(const ExprP& value, const ExprP& seed, SourceLoc loc) {
-    std::vector<StmtP> out;
-    for (auto& p : partials(value, seed))
-      if (active(p.at->tensor))
-        out.push_back(makeReduce(ReduceOp::Add, gradientName(p.at->tensor), p.at->indices, p.contribution, loc));
+  // x.grad[J] += contribution for every load x[J] of `value` that carries a
+  // gradient, inside the scopes of the adjoints they share.
+  StmtP accumulate(const ExprP& value, const ExprP& seed, SourceLoc loc, const std::string& gradient) {
+    auto carries = [&](const Load& l) { return active(l.tensor); };
+    auto fresh = [&] { return gradient + ".adj" + std::to_string(++sharedAdjoints_); };
+    Partials p = partials(value, seed, carries, fresh);
+    std::vector<StmtP> updates;
+    for (auto& x : p.partials)
+      if (active(x.at->tensor))
+        updates.push_back(makeReduce(ReduceOp::Add, gradientName(x.at->tensor), x.at->indices, x.contribution, loc));
+    StmtP out = seqOf(std::move(updates));
+    for (auto it = p.shared.rbegin(); out && it != p.shared.rend(); ++it)
+      out = makeVarDef(it->scalar, makeSeq({makeStore(it->scalar.name, {}, it->value, loc), out}));
     return out;
   }
 
@@ -180,36 +142,31 @@ class Backward : public StmtFunctor<StmtP()> {
     const std::string g = gradientName(st.tensor);
     ExprP here = load(g, st.indices, t);
     StmtP reset = makeStore(g, st.indices, floatConst(0, t), st.loc);
-    if (!reads(st.value, st.tensor)) {
-      std::vector<StmtP> out = accumulate(st.value, here, st.loc);
-      out.push_back(reset);
-      return seqOf(std::move(out));
-    }
+    if (!reads(st.value, st.tensor)) return seqOf({accumulate(st.value, here, st.loc, g), reset});
     // y[I] = f(y[J]): the gradient that reached y[I] is taken before y.grad[I]
     // is reset, since the updates may add to y.grad[J] == y.grad[I].
     TensorDecl seed{g + ".seed", t, {}};
     ExprP taken = load(seed.name, {}, t);
-    std::vector<StmtP> body = {makeStore(seed.name, {}, here, st.loc), reset};
-    for (auto& s : accumulate(st.value, taken, st.loc)) body.push_back(s);
-    return makeVarDef(seed, makeSeq(std::move(body)));
+    return makeVarDef(seed, seqOf({makeStore(seed.name, {}, here, st.loc), reset, accumulate(st.value, taken, st.loc, g)}));
   }
 
   StmtP visitReduce(const Reduce& r) override {
     if (!active(r.tensor)) return nullptr;
-    ExprP here = load(gradientName(r.tensor), r.indices, r.value->dtype);
-    if (r.op == ReduceOp::Add) return seqOf(accumulate(r.value, here, r.loc));
+    const std::string g = gradientName(r.tensor);
+    ExprP here = load(g, r.indices, r.value->dtype);
+    if (r.op == ReduceOp::Add) return accumulate(r.value, here, r.loc, g);
     if (r.op == ReduceOp::Mul)
       throw UserError(r.loc, "gradient: a `*=` reduction into '" + r.tensor +
                                  "' has no adjoint yet (`=`, `+=`, `max=` and `min=` are differentiated)");
     // max= / min=: y's final value came from the term equal to it; that term
     // takes y.grad[I] (the last such term of the forward pass on a tie) and
     // uses it up, so neither other terms nor y's starting value get it.
-    std::vector<StmtP> taken = accumulate(r.value, here, r.loc);
-    taken.push_back(makeStore(gradientName(r.tensor), r.indices, floatConst(0, r.value->dtype), r.loc));
-    return makeIf(binary(BinOp::Eq, r.value, load(r.tensor, r.indices, r.value->dtype)), seqOf(std::move(taken)), nullptr);
+    StmtP taken = seqOf({accumulate(r.value, here, r.loc, g), makeStore(g, r.indices, floatConst(0, r.value->dtype), r.loc)});
+    return makeIf(binary(BinOp::Eq, r.value, load(r.tensor, r.indices, r.value->dtype)), taken, nullptr);
   }
 
   StmtP nest_;  // the forward nest
+  int sharedAdjoints_ = 0;
   const std::set<std::string>& active_;
   const std::map<std::string, std::string>& gradientOf_;
   const std::map<std::string, TapeChoice>& tapes_;

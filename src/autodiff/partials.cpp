@@ -1,6 +1,7 @@
 #include "autodiff/partials.hpp"
 
 #include "ir/functor.hpp"
+#include "ir/mutator.hpp"
 
 namespace teml::autodiff {
 
@@ -24,17 +25,25 @@ ExprP constant(double v, DType t) { return floatConst(v, t); }
 
 class Reverse : public ExprFunctor<void(const ExprP&)> {
  public:
-  std::vector<Partial> out;
+  Reverse(const std::function<bool(const Load&)>& carries, const std::function<std::string()>& freshName)
+      : carries_(carries), freshName_(freshName) {}
+  Partials out;
 
   void visit(const ExprP& e, const ExprP& seed) {
-    if (isFloat(e->dtype)) dispatch(e, seed);  // integers and booleans carry no gradient
+    if (!isFloat(e->dtype)) return;  // integers and booleans carry no gradient
+    if (!isLeaf(seed) && carriers(e) > 1) {
+      TensorDecl scalar{freshName_(), seed->dtype, {}};
+      out.shared.push_back({scalar, seed});
+      return dispatch(e, load(scalar.name, {}, scalar.dtype));
+    }
+    dispatch(e, seed);
   }
 
  private:
   void visitIntConst(const IntConst&, const ExprP&) override {}
   void visitFloatConst(const FloatConst&, const ExprP&) override {}
   void visitVar(const Var&, const ExprP&) override {}
-  void visitLoad(const Load& l, const ExprP& seed) override { out.push_back({&l, cast(l.dtype, seed)}); }
+  void visitLoad(const Load& l, const ExprP& seed) override { out.partials.push_back({&l, cast(l.dtype, seed)}); }
   void visitCast(const Cast& c, const ExprP& seed) override {
     if (isFloat(c.a->dtype)) visit(c.a, cast(c.a->dtype, seed));
   }
@@ -100,12 +109,29 @@ class Reverse : public ExprFunctor<void(const ExprP&)> {
       default: return;  // floor division and comparisons are flat
     }
   }
+
+  static bool isLeaf(const ExprP& e) {
+    return e->kind == ExprKind::Load || e->kind == ExprKind::Var || e->kind == ExprKind::FloatConst ||
+           e->kind == ExprKind::IntConst;
+  }
+  // The elements below e that carry a gradient.
+  int carriers(const ExprP& e) const {
+    int n = 0;
+    forEachExpr(e, [&](const ExprP& x) {
+      n += x->kind == ExprKind::Load && isFloat(x->dtype) && carries_(static_cast<const Load&>(*x));
+    });
+    return n;
+  }
+
+  const std::function<bool(const Load&)>& carries_;
+  const std::function<std::string()>& freshName_;
 };
 
 }  // namespace
 
-std::vector<Partial> partials(const ExprP& e, const ExprP& seed) {
-  Reverse r;
+Partials partials(const ExprP& e, const ExprP& seed, const std::function<bool(const Load&)>& carries,
+                  const std::function<std::string()>& freshName) {
+  Reverse r(carries, freshName);
   r.visit(e, seed);
   return std::move(r.out);
 }

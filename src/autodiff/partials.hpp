@@ -4,10 +4,18 @@
 // down). Integer and boolean values carry no gradient: indices, conditions,
 // casts from integers and comparisons contribute nothing. min, max and
 // select pass the seed to the side they take (the first operand on a tie).
+// The adjoint of a subexpression with more than one element below it that
+// carries a gradient is computed once, into a scalar of its own (reverse
+// mode's intermediate adjoints), and the partials below read that scalar:
+// the chain-rule products would otherwise repeat in every partial, and
+// compilers keep common conditions as boolean values they cannot vectorize.
 #pragma once
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ir/expr.hpp"
+#include "ir/program.hpp"
 
 namespace teml::autodiff {
 
@@ -16,6 +24,19 @@ struct Partial {
   ir::ExprP contribution;   // seed * d(expression) / d(element), in the element's type
 };
 
-std::vector<Partial> partials(const ir::ExprP& e, const ir::ExprP& seed);
+struct SharedAdjoint {
+  ir::TensorDecl scalar;  // a fresh scalar
+  ir::ExprP value;        // may read the scalars before it
+};
+
+struct Partials {
+  std::vector<SharedAdjoint> shared;  // to compute first, in order
+  std::vector<Partial> partials;
+};
+
+// `carries`: whether a load's element carries a gradient; `freshName`: a name
+// for a new scalar.
+Partials partials(const ir::ExprP& e, const ir::ExprP& seed, const std::function<bool(const ir::Load&)>& carries,
+                  const std::function<std::string()>& freshName);
 
 }  // namespace teml::autodiff

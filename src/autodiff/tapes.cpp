@@ -11,6 +11,13 @@ using namespace ir;
 namespace {
 
 constexpr double kMaxTapeBytes = 1 << 30;
+// What a byte of tape costs in operations: it is written by the forward pass
+// and read back by the backward pass. A tape that stays in the caches costs
+// about one operation per byte; a larger one costs memory traffic, about 3
+// operations per byte on the machines we measure (205 GFLOP/s, i.e. about
+// 100 G vector operations, against 36 GB/s).
+constexpr double kCachedTapeBytes = 1 << 20;
+constexpr double kOpsPerCachedByte = 1, kOpsPerMemoryByte = 3;
 
 int64_t operationsIn(const ExprP& e) {
   int64_t n = 0;
@@ -76,7 +83,6 @@ class Chooser : public Visitor {
     std::string cost = std::to_string(static_cast<int64_t>(work)) + " operations for " + std::to_string(elements) + " element" +
                        (elements == 1 ? "" : "s");
     if (mode_ == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
-    if (mode_ == TapeMode::Auto && work <= 4.0 * static_cast<double>(elements)) return {false, "", {}, "recomputed (" + cost + ")"};
     double versions = 1;
     for (auto* f : loops_) {
       int64_t b, e;
@@ -88,16 +94,24 @@ class Chooser : public Visitor {
     }
     // A tape is memory the forward pass fills for the whole backward pass.
     double bytes = versions * static_cast<double>(elements) * ir::bytes(v.decl.dtype);
+    std::string size = std::to_string(static_cast<int64_t>(versions)) + " version" + (versions == 1 ? "" : "s") + ", " +
+                       std::to_string(static_cast<int64_t>(bytes / 1024)) + " KiB";
     if (bytes > kMaxTapeBytes)
       return {false, "", {}, "recomputed (its tape would take " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
                                  " MiB; " + cost + ")"};
+    // Stored when recomputing a version costs more than writing and reading
+    // it back. An element narrower than a float costs as much as one in
+    // vector code (a lane: widened on load, packed on store).
+    double perByte = bytes <= kCachedTapeBytes ? kOpsPerCachedByte : kOpsPerMemoryByte;
+    double lane = std::max<double>(4, ir::bytes(v.decl.dtype));
+    double traffic = perByte * 2 * static_cast<double>(elements) * lane;
+    std::string against = "; a tape of " + size + " costs " + std::to_string(static_cast<int64_t>(traffic)) + " per version";
+    if (mode_ == TapeMode::Auto && work <= traffic) return {false, "", {}, "recomputed (" + cost + against + ")"};
     c.stored = true;
     c.tape = v.decl.name + ".tape";
     while (names_.count(c.tape)) c.tape += "_";
     names_.insert(c.tape);
-    c.why = "stored in " + c.tape + " (" + std::to_string(static_cast<int64_t>(versions)) + " version" +
-            (versions == 1 ? "" : "s") +
-            "; recomputing: " + cost + ")";
+    c.why = "stored in " + c.tape + " (" + size + "; recomputing: " + cost + ")";
     return c;
   }
 

@@ -5,8 +5,10 @@
 // leading dimension per loop around the definition (the versions), and
 // loaded back. `none` recomputes every such tensor, `all` stores every one
 // whose loops have constant trip counts, `auto` stores one only when
-// recomputing it costs more than 4 operations per element (the traffic of
-// storing and loading an element back). No tape takes more than 1 GiB.
+// recomputing a version costs more operations than writing it to the tape
+// and reading it back (about 1 operation per byte for a tape that stays in
+// the caches, 3 per byte beyond; an element counts at least a float's 4
+// bytes). No tape takes more than 1 GiB.
 #pragma once
 #include <map>
 #include <string>

@@ -284,6 +284,66 @@ Compiled compile(const Options& o) {
   return c;
 }
 
+namespace {
+
+bool isGradientName(const std::string& tensor) {
+  return tensor.size() > 5 && tensor.compare(tensor.size() - 5, 5, ".grad") == 0;
+}
+
+// The program and its backward program as one program, scheduled and
+// lowered (what `grad` runs and `bench --wrt` times).
+Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
+  if (o.wrt.empty()) throw UsageError("grad needs --wrt X[,Y...]: the tensors to differentiate with respect to");
+  if (o.of.empty()) throw UsageError("grad needs --of OUT[,...]: the results to differentiate");
+  // The forward program sees only its own tensors.
+  Options forward = o;
+  std::erase_if(forward.inputs, [](auto& in) { return isGradientName(in.first); });
+  std::erase_if(forward.outputs, [](auto& out) { return isGradientName(out.first); });
+  // A free-form entry is differentiated as written (its schedules describe
+  // the forward program's loops, not the backward's).
+  forward.noSchedule = true;
+  forward.autoSchedule = false;
+  forward.autoRequested = false;
+  Compiled c = lower(forward);
+  if (std::string broken = ir::verify(c.program); !broken.empty())
+    throw InternalError("the front end produced ill-formed IR: " + broken);
+  auto t = Clock::now();
+  autodiff::TapeMode tapes = o.tapes == "all"    ? autodiff::TapeMode::All
+                             : o.tapes == "none" ? autodiff::TapeMode::None
+                                                 : autodiff::TapeMode::Auto;
+  g = autodiff::gradient(c.program, {o.wrt, o.of, tapes});
+  c.program = g.program;
+  if (std::string broken = ir::verify(c.program); !broken.empty())
+    throw InternalError("the gradient is ill-formed IR: " + broken);
+  c.stages.push_back({"gradient", since(t)});
+  c.target = target::hostCpu(threadCount(o));
+  // The forward and backward nests are scheduled like any program's: a
+  // free-form entry by default, others with --auto (heuristics: the nests
+  // read indices that random inputs cannot stand in for).
+  bool automatic = extensionOf(o.programPath) == ".py" ? o.autoSchedule : o.autoRequested;
+  if (automatic) {
+    t = Clock::now();
+    auto chosen = autoschedule::autoScheduleProgram(c.program, c.target, nullptr, analysisCacheFor(o));
+    c.program = chosen.program;
+    c.autoScheduled = true;
+    bool freeform = extensionOf(o.programPath) == ".py";
+    for (size_t k = 0; k < chosen.steps.size(); ++k) {
+      if (freeform)
+        for (auto& step : chosen.steps[k]) c.autoSteps.push_back(autoschedule::freeformText(step));
+      else
+        for (auto& line : autoschedule::temlLines(chosen.steps[k], "nest" + std::to_string(k + 1)))
+          c.autoSteps.push_back(line);
+    }
+    c.stages.push_back({"(auto-schedule)", since(t)});
+  }
+  t = Clock::now();
+  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
+  c.stages.push_back({"lowering", since(t)});
+  return c;
+}
+
+}  // namespace
+
 int commandCheck(const Options& o, std::ostream& out, std::ostream& err) {
   Compiled c = compile(o);
   if (o.verbose) printStages(c, err);
@@ -291,7 +351,8 @@ int commandCheck(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
-  Compiled c = compile(o);
+  autodiff::GradientProgram g;
+  Compiled c = o.wrt.empty() && o.of.empty() ? compile(o) : compileGradient(o, g);
   std::string text;
   if (o.emit == "c") {
     auto t = Clock::now();
@@ -387,10 +448,6 @@ std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::ve
   return {ok ? 0 : 3, runTime};
 }
 
-bool isGradientName(const std::string& tensor) {
-  return tensor.size() > 5 && tensor.compare(tensor.size() - 5, 5, ".grad") == 0;
-}
-
 }  // namespace
 
 int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
@@ -410,62 +467,6 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   }
   return status;
 }
-
-namespace {
-
-// The program and its backward program as one program, scheduled and
-// lowered (what `grad` runs and `bench --wrt` times).
-Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
-  if (o.wrt.empty()) throw UsageError("grad needs --wrt X[,Y...]: the tensors to differentiate with respect to");
-  if (o.of.empty()) throw UsageError("grad needs --of OUT[,...]: the results to differentiate");
-  // The forward program sees only its own tensors.
-  Options forward = o;
-  std::erase_if(forward.inputs, [](auto& in) { return isGradientName(in.first); });
-  std::erase_if(forward.outputs, [](auto& out) { return isGradientName(out.first); });
-  // A free-form entry is differentiated as written (its schedules describe
-  // the forward program's loops, not the backward's).
-  forward.noSchedule = true;
-  forward.autoSchedule = false;
-  forward.autoRequested = false;
-  Compiled c = lower(forward);
-  if (std::string broken = ir::verify(c.program); !broken.empty())
-    throw InternalError("the front end produced ill-formed IR: " + broken);
-  auto t = Clock::now();
-  autodiff::TapeMode tapes = o.tapes == "all"    ? autodiff::TapeMode::All
-                             : o.tapes == "none" ? autodiff::TapeMode::None
-                                                 : autodiff::TapeMode::Auto;
-  g = autodiff::gradient(c.program, {o.wrt, o.of, tapes});
-  c.program = g.program;
-  if (std::string broken = ir::verify(c.program); !broken.empty())
-    throw InternalError("the gradient is ill-formed IR: " + broken);
-  c.stages.push_back({"gradient", since(t)});
-  c.target = target::hostCpu(threadCount(o));
-  // The forward and backward nests are scheduled like any program's: a
-  // free-form entry by default, others with --auto (heuristics: the nests
-  // read indices that random inputs cannot stand in for).
-  bool automatic = extensionOf(o.programPath) == ".py" ? o.autoSchedule : o.autoRequested;
-  if (automatic) {
-    t = Clock::now();
-    auto chosen = autoschedule::autoScheduleProgram(c.program, c.target, nullptr, analysisCacheFor(o));
-    c.program = chosen.program;
-    c.autoScheduled = true;
-    bool freeform = extensionOf(o.programPath) == ".py";
-    for (size_t k = 0; k < chosen.steps.size(); ++k) {
-      if (freeform)
-        for (auto& step : chosen.steps[k]) c.autoSteps.push_back(autoschedule::freeformText(step));
-      else
-        for (auto& line : autoschedule::temlLines(chosen.steps[k], "nest" + std::to_string(k + 1)))
-          c.autoSteps.push_back(line);
-    }
-    c.stages.push_back({"(auto-schedule)", since(t)});
-  }
-  t = Clock::now();
-  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
-  c.stages.push_back({"lowering", since(t)});
-  return c;
-}
-
-}  // namespace
 
 int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
   autodiff::GradientProgram g;
