@@ -116,7 +116,7 @@ class Backward : public StmtFunctor<StmtP()> {
     }
     auto tape = tapes_.find(t);
     if (tape != tapes_.end() && tape->second.stored)
-      return makeVarDef(v.decl, seqOf({loadFromTape(v.decl, tape->second), adjoints}));
+      return withTape(v.decl, tape->second, adjoints);
     return makeVarDef(v.decl, seqOf({recomputation(v.body, t), adjoints}));
   }
 

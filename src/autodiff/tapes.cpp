@@ -1,6 +1,7 @@
 #include "autodiff/tapes.hpp"
 
 #include "ir/mutator.hpp"
+#include "ir/rename_tensor.hpp"
 #include "ir/visitor.hpp"
 #include "ir/unique_statement_ids.hpp"
 
@@ -142,6 +143,22 @@ StmtP copyNest(const TensorDecl& local, const TapeChoice& c, bool intoTape) {
   return s;
 }
 
+// tape[e..] = 0: the start of a local that lives in its tape (the caller may
+// run the program again on the same tensors).
+StmtP zeroed(const TensorDecl& local, const TapeChoice& c) {
+  std::vector<ExprP> element;
+  std::vector<std::string> vars;
+  for (size_t d = 0; d < local.shape.size(); ++d) {
+    vars.push_back(c.tape + ".e" + std::to_string(d));
+    element.push_back(var(vars.back()));
+  }
+  StmtTag tag{c.tape + ".zero", vars, element};
+  StmtP s = makeStore(c.tape, element, cast(local.dtype, intConst(0)), {}, tag);
+  for (size_t d = local.shape.size(); d-- > 0;)
+    s = makeFor(vars[d], vars[d], intConst(0), intConst(local.shape[d]), 1, LoopKind{}, s);
+  return s;
+}
+
 class Record : public Mutator {
  public:
   explicit Record(const std::map<std::string, TapeChoice>& tapes) : tapes_(tapes) {}
@@ -152,6 +169,7 @@ class Record : public Mutator {
     auto& v = static_cast<const VarDef&>(*inner);
     auto c = tapes_.find(v.decl.name);
     if (c == tapes_.end() || !c->second.stored) return inner;
+    if (c->second.inPlace()) return makeSeq({zeroed(v.decl, c->second), renameTensor(v.body, v.decl.name, c->second.tape)});
     return std::make_shared<VarDef>(v.decl, makeSeq({v.body, copyNest(v.decl, c->second, true)}), v.loopLocal, v.id,
                                     v.made);
   }
@@ -193,6 +211,9 @@ Program recordTapes(const Program& p, const std::map<std::string, TapeChoice>& t
   return out;
 }
 
-StmtP loadFromTape(const TensorDecl& local, const TapeChoice& choice) { return copyNest(local, choice, false); }
+StmtP withTape(const TensorDecl& local, const TapeChoice& choice, const StmtP& adjoints) {
+  if (choice.inPlace()) return renameTensor(adjoints, local.name, choice.tape);
+  return makeVarDef(local, makeSeq({copyNest(local, choice, false), adjoints}));
+}
 
 }  // namespace teml::autodiff

@@ -30,17 +30,22 @@ struct TapeChoice {
   std::string tape;             // the program tensor holding the versions (stored)
   std::vector<TapeLoop> loops;  // around the definition, outermost first
   std::string why;              // for -v
+  // A tensor outside every loop has one version: it lives in its tape in
+  // both passes, with no copies.
+  bool inPlace() const { return stored && loops.empty(); }
 };
 
 // One choice per tensor defined inside the program, by name.
 std::map<std::string, TapeChoice> chooseTapes(const ir::Program& p, TapeMode mode);
 
 // The forward program that also fills the tapes (each stored tensor copied
-// into its tape at the end of its scope), with the tape tensors declared.
+// into its tape at the end of its scope, or kept there: inPlace), with the
+// tape tensors declared.
 ir::Program recordTapes(const ir::Program& p, const std::map<std::string, TapeChoice>& tapes);
 
-// The copy back from the tape, for the scope of `local` in the backward pass
-// (the loops around it have the forward's iterators).
-ir::StmtP loadFromTape(const ir::TensorDecl& local, const TapeChoice& choice);
+// The scope of `local` in the backward pass, around `adjoints`: the copy back
+// from the tape (the loops around it have the forward's iterators), or the
+// adjoints reading the tape itself (inPlace).
+ir::StmtP withTape(const ir::TensorDecl& local, const TapeChoice& choice, const ir::StmtP& adjoints);
 
 }  // namespace teml::autodiff

@@ -5,6 +5,7 @@
 #include "analysis/local_box.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "ir/rename_tensor.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -14,38 +15,6 @@ namespace teml::schedule {
 using namespace ir;
 
 namespace {
-
-// Renames every access of one tensor.
-class Rename : public Mutator {
- public:
-  Rename(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
-
- protected:
-  ExprP mutateLoad(const ExprP& e) override {
-    auto& l = static_cast<const Load&>(*e);
-    bool changed = false;
-    auto idx = mutateAll(l.indices, &changed);
-    if (l.tensor == from_) return load(to_, std::move(idx), l.dtype);
-    return changed ? load(l.tensor, std::move(idx), l.dtype) : e;
-  }
-  StmtP mutateStore(const StmtP& s) override {
-    auto& st = static_cast<const Store&>(*s);
-    StmtP m = Mutator::mutateStore(s);
-    if (st.tensor != from_) return m;
-    auto& n = static_cast<const Store&>(*m);
-    return makeStore(to_, n.indices, n.value, n.loc, n.tag);
-  }
-  StmtP mutateReduce(const StmtP& s) override {
-    auto& r = static_cast<const Reduce&>(*s);
-    StmtP m = Mutator::mutateReduce(s);
-    if (r.tensor != from_) return m;
-    auto& n = static_cast<const Reduce&>(*m);
-    return makeReduce(n.op, to_, n.indices, n.value, n.loc, n.tag);
-  }
-
- private:
-  std::string from_, to_;
-};
 
 struct Uses {
   bool reads = false, stores = false;
@@ -134,7 +103,7 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   bool overwritten = !reduce && !u.reads && u.reduces.empty() && analysis::storeCoversBox(f, t, box, tensor.shape);
   std::vector<StmtP> body;
   if (!reduce && !overwritten && !zeroed) body.push_back(copyNest(box, tensor, cacheName, t, std::nullopt, id + ".in", taken, outer, chain));
-  body.push_back(Rename(t, cacheName).mutate(loopBody(f)));
+  body.push_back(renameTensor(loopBody(f), t, cacheName));
   if (reduce) body.push_back(copyNest(box, tensor, t, cacheName, *u.reduces.begin(), id + ".out", taken, outer, chain));
   else if (u.stores || !u.reduces.empty()) body.push_back(copyNest(box, tensor, t, cacheName, std::nullopt, id + ".out", taken, outer, chain));
   std::vector<LocalTensor> locals = localsOf(f);
