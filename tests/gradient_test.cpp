@@ -177,17 +177,102 @@ def f(x: teml.Var[(3, 5), "float64"], y: teml.Var[(3, 5), "float64", "output"],
   expectFiniteDifferences(p, {"x"}, {"y", "z", "s"});
 }
 
-TEST(Gradient, AValueOverwrittenAfterItIsReadIsRefused) {
+// Values overwritten after the backward pass's statements read them are
+// kept in versions (autodiff/versions): each overwriting instance saves the
+// element into a tape indexed by its loops' iterators, and the backward
+// pass puts it back before the adjoint. A product recurrence (`y = y * x`,
+// a `*=`), a program tensor rewritten while a loop reads it, a local
+// overwritten inside its scope, and a tensor the next nest overwrites.
+TEST(Gradient, OverwrittenValuesAreKeptInVersions) {
+  const char* programs[] = {R"(import teml
+@teml.transform
+def f(x: teml.Var[(5,), "float64"], y: teml.Var[(), "float64", "output"]):
+    y[()] = 1.0
+    for i in range(5):
+        y[()] = y * x[i]
+)",
+                            R"(import teml
+@teml.transform
+def f(x: teml.Var[(5,), "float64"], y: teml.Var[(2,), "float64", "output"], z: teml.Var[(5,), "float64", "output"]):
+    y[0] = x[0]
+    for i in range(5):
+        z[i] = teml.sin(y[0]) * x[i]
+        y[0] = y[0] * 0.5 + x[i] * x[i]
+        y[1] *= x[i] + 1
+)",
+                            R"(import teml
+@teml.transform
+def f(a: teml.Var[(4, 3), "float64"], y: teml.Var[(4,), "float64", "output"], z: teml.Var[(4,), "float64", "output"]):
+    for i in range(4):
+        t = a[i, 0]
+        y[i] = t * t
+        for j in range(3):
+            t = teml.exp(t * a[i, j])
+        z[i] = t
+)",
+                            R"(import teml
+@teml.transform
+def f(a: teml.Var[(6,), "float64"], h: teml.Var[(6,), "float64", "output"], y: teml.Var[(6,), "float64", "output"]):
+    for i in range(6):
+        h[i] = teml.tanh(a[i])
+    for i in range(6):
+        y[i] = h[i] * h[(i + 1) % 6]
+    for i in range(6):
+        h[i] = h[i] * a[i]
+)"};
+  for (const char* source : programs) {
+    auto p = asWritten(source);
+    std::vector<std::string> wrt = {p.tensors[0].name};
+    std::vector<std::string> of;
+    for (size_t k = 1; k < p.tensors.size(); ++k) of.push_back(p.tensors[k].name);
+    for (auto mode : {autodiff::TapeMode::Auto, autodiff::TapeMode::All, autodiff::TapeMode::None}) {
+      auto g = autodiff::gradient(p, {wrt, of, mode});
+      EXPECT_NE(ir::toString(g.program, false).find(".old1"), std::string::npos) << source;
+      expectFiniteDifferences(p, wrt, of, {}, mode);
+    }
+  }
+}
+
+// The backward pass rewinds its own copy of a program tensor: the forward
+// pass's results are what the program alone computes.
+TEST(Gradient, RewindingLeavesTheForwardResults) {
   auto p = asWritten(R"(import teml
 @teml.transform
-def f(x: teml.Var[(4,), "float64"], y: teml.Var[(), "float64", "output"]):
+def f(x: teml.Var[(5,), "float64"], y: teml.Var[(), "float64", "output"]):
     y[()] = 1.0
-    for i in range(4):
+    for i in range(5):
         y[()] = y * x[i]
 )");
-  EXPECT_NE(refusal(p, {"x"}, {"y"}).find("reads 'y', which the statement at line 6 overwrites afterwards"),
+  auto g = autodiff::gradient(p, {{"x"}, {"y"}});
+  runtime::BufferMap inputs = randomInputs(g.program, 3);
+  inputs.at("y").fill(0);
+  runtime::BufferMap alone = inputs;
+  interp::run(p, alone);
+  runtime::BufferMap both = runJit(g.program, inputs, 2);
+  EXPECT_EQ(both.at("y").get(0), alone.at("y").get(0));
+}
+
+TEST(Gradient, VersionsThatCannotBeIndexedAreRefused) {
+  auto overwrittenMaximum = asWritten(R"(import teml
+@teml.transform
+def f(x: teml.Var[(4,), "float64"], y: teml.Var[(4,), "float64", "output"], m: teml.Var[(), "float64", "output"]):
+    for i in range(4):
+        y[i] = m * x[i]
+        m[()] = max(m, x[i])
+)");
+  EXPECT_NE(refusal(overwrittenMaximum, {"x"}, {"y"}).find("which the max= or min= reduction at line 6 changes afterwards"),
             std::string::npos)
-      << refusal(p, {"x"}, {"y"});
+      << refusal(overwrittenMaximum, {"x"}, {"y"});
+  auto dataBounds = asWritten(R"(import teml
+@teml.transform
+def f(ptr: teml.Var[(3,), "int32"], x: teml.Var[(8,), "float64"], y: teml.Var[(2,), "float64", "output"]):
+    for i in range(2):
+        y[i] = 1.0
+        for p in range(ptr[i], ptr[i + 1]):
+            y[i] = y[i] * x[p]
+)");
+  EXPECT_NE(refusal(dataBounds, {"x"}, {"y"}).find("the loop 'p' around it has no constant trip count"), std::string::npos)
+      << refusal(dataBounds, {"x"}, {"y"});
 }
 
 TEST(Gradient, NamesThatAreNotFloatTensorsOfTheProgramAreRefused) {

@@ -31,8 +31,8 @@ StmtP seqOf(std::vector<StmtP> stmts) {
 class Backward : public StmtFunctor<StmtP()> {
  public:
   Backward(const StmtP& nest, const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
-           const std::map<std::string, TapeChoice>& tapes)
-      : nest_(nest), active_(active), gradientOf_(gradientOf), tapes_(tapes) {}
+           const std::map<std::string, TapeChoice>& tapes, const std::map<std::string, SavedWrite>& saves)
+      : nest_(nest), active_(active), gradientOf_(gradientOf), tapes_(tapes), saves_(saves) {}
 
   StmtP reverse(const StmtP& s) { return dispatch(s); }
 
@@ -88,6 +88,7 @@ class Backward : public StmtFunctor<StmtP()> {
     std::set<std::string> summed, read;
     forEachStmt(f.body, [&](const StmtP& s) {
       if (s->kind == StmtKind::Store || s->kind == StmtKind::VarDef || s->kind == StmtKind::LibCall) sumsOnly = false;
+      if (saves_.count(s->id)) sumsOnly = false;  // its restores must come in reverse
       if (s->kind == StmtKind::Reduce) {
         auto& r = static_cast<const Reduce&>(*s);
         sumsOnly = sumsOnly && r.op == ReduceOp::Add;
@@ -136,28 +137,40 @@ class Backward : public StmtFunctor<StmtP()> {
     return out;
   }
 
+  // The element a saved statement overwrote, put back (autodiff/versions)
+  // before its adjoint reads the values its forward instance saw.
+  StmtP restored(const Stmt& w, const std::vector<ExprP>& indices) const {
+    auto it = saves_.find(w.id);
+    return it == saves_.end() ? nullptr : restore(it->second, indices);
+  }
+
   StmtP visitStore(const Store& st) override {
-    if (!active(st.tensor)) return nullptr;
+    StmtP back = restored(st, st.indices);
+    if (!active(st.tensor)) return back;
     DType t = st.value->dtype;
     const std::string g = gradientName(st.tensor);
     ExprP here = load(g, st.indices, t);
     StmtP reset = makeStore(g, st.indices, floatConst(0, t), st.loc);
-    if (!reads(st.value, st.tensor)) return seqOf({accumulate(st.value, here, st.loc, g), reset});
+    if (!reads(st.value, st.tensor)) return seqOf({back, accumulate(st.value, here, st.loc, g), reset});
     // y[I] = f(y[J]): the gradient that reached y[I] is taken before y.grad[I]
     // is reset, since the updates may add to y.grad[J] == y.grad[I].
     TensorDecl seed{g + ".seed", t, {}};
     ExprP taken = load(seed.name, {}, t);
-    return makeVarDef(seed, seqOf({makeStore(seed.name, {}, here, st.loc), reset, accumulate(st.value, taken, st.loc, g)}));
+    return makeVarDef(seed, seqOf({makeStore(seed.name, {}, here, st.loc), reset, back, accumulate(st.value, taken, st.loc, g)}));
   }
 
   StmtP visitReduce(const Reduce& r) override {
-    if (!active(r.tensor)) return nullptr;
+    StmtP back = restored(r, r.indices);
+    if (!active(r.tensor)) return back;
     const std::string g = gradientName(r.tensor);
-    ExprP here = load(g, r.indices, r.value->dtype);
-    if (r.op == ReduceOp::Add) return accumulate(r.value, here, r.loc, g);
+    DType t = r.value->dtype;
+    ExprP here = load(g, r.indices, t);
+    if (r.op == ReduceOp::Add) return seqOf({back, accumulate(r.value, here, r.loc, g)});
+    // y[I] *= e with y[I] back at its value before: e's operands take
+    // y.grad[I] * y[I], the earlier y[I] takes y.grad[I] * e.
     if (r.op == ReduceOp::Mul)
-      throw UserError(r.loc, "gradient: a `*=` reduction into '" + r.tensor +
-                                 "' has no adjoint yet (`=`, `+=`, `max=` and `min=` are differentiated)");
+      return seqOf({back, accumulate(r.value, mul(here, load(r.tensor, r.indices, t)), r.loc, g),
+                    makeStore(g, r.indices, mul(here, r.value), r.loc)});
     // max= / min=: y's final value came from the term equal to it; that term
     // takes y.grad[I] (the last such term of the forward pass on a tie) and
     // uses it up, so neither other terms nor y's starting value get it.
@@ -170,6 +183,7 @@ class Backward : public StmtFunctor<StmtP()> {
   const std::set<std::string>& active_;
   const std::map<std::string, std::string>& gradientOf_;
   const std::map<std::string, TapeChoice>& tapes_;
+  const std::map<std::string, SavedWrite>& saves_;
 };
 
 // Every store and reduction of the backward nest gets an identity of its
@@ -205,8 +219,9 @@ class Retag : public Mutator {
 }  // namespace
 
 StmtP backwardNest(const StmtP& nest, const std::set<std::string>& active,
-                   const std::map<std::string, std::string>& gradientOf, const std::map<std::string, TapeChoice>& tapes) {
-  StmtP back = Backward(nest, active, gradientOf, tapes).reverse(nest);
+                   const std::map<std::string, std::string>& gradientOf, const std::map<std::string, TapeChoice>& tapes,
+                   const std::map<std::string, SavedWrite>& saves) {
+  StmtP back = Backward(nest, active, gradientOf, tapes, saves).reverse(nest);
   return back ? uniqueStatementIds(Retag().mutate(back)) : nullptr;
 }
 

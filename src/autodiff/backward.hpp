@@ -10,14 +10,16 @@
 // statements that write it again (and the tensors defined inside), or
 // loads its version from the tape the forward pass stored it in
 // (autodiff/tapes), then the adjoints, with its own gradient defined there. The forward values read
-// are the forward pass's final ones (autodiff/overwritten_reads checks that
-// they are the values the statements saw).
+// are the forward pass's final ones, rewound: each statement that
+// overwrote an element the backward pass reads puts it back before its
+// adjoint (autodiff/versions).
 #pragma once
 #include <map>
 #include <set>
 #include <string>
 
 #include "autodiff/tapes.hpp"
+#include "autodiff/versions.hpp"
 #include "ir/stmt.hpp"
 
 namespace teml::autodiff {
@@ -26,6 +28,7 @@ namespace teml::autodiff {
 // gradient tensor. Null when the nest contributes nothing.
 ir::StmtP backwardNest(const ir::StmtP& nest, const std::set<std::string>& active,
                        const std::map<std::string, std::string>& gradientOf,
-                       const std::map<std::string, TapeChoice>& tapes);
+                       const std::map<std::string, TapeChoice>& tapes,
+                       const std::map<std::string, SavedWrite>& saves);
 
 }  // namespace teml::autodiff

@@ -6,8 +6,11 @@
 #include "autodiff/backward.hpp"
 #include "autodiff/overwritten_reads.hpp"
 #include "autodiff/running_reductions.hpp"
+#include "autodiff/versions.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
+#include "ir/rename_tensor.hpp"
+#include "ir/unique_statement_ids.hpp"
 
 namespace teml::autodiff {
 
@@ -36,6 +39,43 @@ std::set<std::string> definedInside(const Program& p) {
   return out;
 }
 
+// The tensors the backward pass rewinds that outlive it (the program's, and
+// locals living in their tapes) get a copy of their own, taken when the
+// backward pass starts: the forward's results stay, and a second backward
+// pass over the same forward pass starts from them again.
+void rewindCopies(Program& p, size_t forwardNests, const SavedWrites& saves, const std::map<std::string, TapeChoice>& tapes,
+                  std::set<std::string>& names) {
+  std::set<std::string> rewound;
+  for (auto& nest : saves)
+    for (auto& [id, s] : nest) {
+      auto tape = tapes.find(s.tensor);
+      if (tape == tapes.end()) rewound.insert(s.tensor);
+      else if (tape->second.inPlace()) rewound.insert(tape->second.tape);
+    }
+  if (rewound.empty()) return;
+  std::vector<StmtP> copies;
+  for (auto& x : rewound) {
+    TensorDecl decl = *p.find(x);
+    std::string copy = x + ".rewound";
+    while (!names.insert(copy).second) copy += "_";
+    for (size_t k = forwardNests; k < p.nests.size(); ++k) p.nests[k] = renameTensor(p.nests[k], x, copy);
+    std::vector<ExprP> element;
+    std::vector<std::string> vars;
+    for (size_t d = 0; d < decl.shape.size(); ++d) {
+      vars.push_back(copy + ".e" + std::to_string(d));
+      element.push_back(var(vars.back()));
+    }
+    StmtP s = makeStore(copy, element, load(x, element, decl.dtype), {}, StmtTag{copy + ".in", vars, element});
+    for (size_t d = decl.shape.size(); d-- > 0;)
+      s = makeFor(vars[d], vars[d], intConst(0), intConst(decl.shape[d]), 1, LoopKind{}, s);
+    copies.push_back(s);
+    decl.name = copy;
+    p.tensors.push_back(decl);
+    p.temporaries.insert(copy);
+  }
+  p.nests.insert(p.nests.begin() + static_cast<long>(forwardNests), uniqueStatementIds(makeSeq(std::move(copies))));
+}
+
 }  // namespace
 
 GradientProgram gradient(const Program& original, const GradientRequest& request) {
@@ -47,12 +87,18 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
   std::set<std::string> locals = definedInside(forward);
   std::set<std::string> needed = locals;
   needed.insert(active.begin(), active.end());
-  refuseOverwrittenReads(forward, needed);
+  Overwrites overwrites = findOverwrites(forward, needed);
+  std::set<std::string> mustStore;
+  for (auto& t : overwrites.readersWrite)
+    if (locals.count(t)) mustStore.insert(t);
 
   GradientProgram g;
-  g.tapes = chooseTapes(forward, request.tapes);
-  g.program = recordTapes(original, g.tapes);
-  std::set<std::string> names;
+  g.tapes = chooseTapes(forward, request.tapes, mustStore);
+  std::set<std::string> names = locals;
+  for (auto& t : original.tensors) names.insert(t.name);
+  for (auto& [t, c] : g.tapes) names.insert(c.tape);
+  SavedWrites saves = saveWrites(forward, overwrites.writers, names);
+  g.program = recordTapes(recordSaves(original, saves), g.tapes);
   for (auto& t : g.program.tensors) names.insert(t.name);
   for (auto& t : active) {
     std::string name = t + ".grad";
@@ -69,8 +115,10 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     g.program.initialValues[name] = among(request.of) ? 1 : 0;
     if (!among(request.wrt)) g.program.temporaries.insert(name);
   }
-  for (auto it = forward.nests.rbegin(); it != forward.nests.rend(); ++it)
-    if (StmtP back = backwardNest(*it, active, g.gradientOf, g.tapes)) g.program.nests.push_back(back);
+  size_t forwardNests = g.program.nests.size();
+  for (size_t k = forward.nests.size(); k-- > 0;)
+    if (StmtP back = backwardNest(forward.nests[k], active, g.gradientOf, g.tapes, saves[k])) g.program.nests.push_back(back);
+  rewindCopies(g.program, forwardNests, saves, g.tapes, names);
   return g;
 }
 

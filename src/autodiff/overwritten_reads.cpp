@@ -7,6 +7,8 @@
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 
+#include <map>
+
 namespace teml::autodiff {
 
 using namespace ir;
@@ -44,10 +46,19 @@ std::string where(const Occurrence& o) {
 
 }  // namespace
 
-void refuseOverwrittenReads(const Program& forward, const std::set<std::string>& needed) {
+Overwrites findOverwrites(const Program& forward, const std::set<std::string>& needed) {
+  Overwrites out;
+  out.writers.resize(forward.nests.size());
   std::vector<StmtP> nests;
   for (size_t k = 0; k < forward.nests.size(); ++k) nests.push_back(NestPrefixedTags(k).mutate(forward.nests[k]));
-  if (nests.empty()) return;
+  if (nests.empty()) return out;
+  // The nest of each (prefixed) statement tag, and the statement's own id.
+  std::map<std::string, std::pair<size_t, std::string>> origin;
+  for (size_t k = 0; k < nests.size(); ++k)
+    forEachStmt(nests[k], [&](const StmtP& s) {
+      if (s->kind == StmtKind::Store) origin[static_cast<const Store&>(*s).tag.id] = {k, s->id};
+      if (s->kind == StmtKind::Reduce) origin[static_cast<const Reduce&>(*s).tag.id] = {k, s->id};
+    });
   Ctx ctx = boundedContext();
   try {
     std::vector<Occurrence> occ = occurrences(makeSeq(nests));
@@ -60,8 +71,10 @@ void refuseOverwrittenReads(const Program& forward, const std::set<std::string>&
       reads.insert(reads.end(), reader.controlReads.begin(), reader.controlReads.end());
       // A max= or min= reduction is differentiated against its target's
       // final value: only writes other than the reduction itself change it.
+      // A *= reduction needs the value it multiplies.
       bool extremum = reader.isReduce && (reader.op == ReduceOp::Max || reader.op == ReduceOp::Min);
-      if (extremum) reads.push_back(reader.write);
+      bool product = reader.isReduce && reader.op == ReduceOp::Mul;
+      if (extremum || product) reads.push_back(reader.write);
       for (auto& r : reads) {
         UMap readRel = accessRelation(ctx.get(), reader, r);
         for (auto& writer : occ) {
@@ -69,10 +82,15 @@ void refuseOverwrittenReads(const Program& forward, const std::set<std::string>&
           if (extremum && writer.node == reader.node && &r == &reads.back()) continue;
           UMap later = intersect(meet(readRel, accessRelation(ctx.get(), writer, writer.write)), notBefore);
           if (isEmpty(later)) continue;
-          throw UserError(SourceLoc{}, "gradient: the statement at " + where(reader) + " reads '" + r.tensor +
-                                           "', which the statement at " + where(writer) +
-                                           " overwrites afterwards; the backward pass would need the value from "
-                                           "before (keeping versions of an overwritten tensor is not built yet)");
+          if (writer.isReduce && (writer.op == ReduceOp::Max || writer.op == ReduceOp::Min))
+            throw UserError(SourceLoc{}, "gradient: the statement at " + where(reader) + " reads '" + r.tensor +
+                                             "', which the max= or min= reduction at " + where(writer) +
+                                             " changes afterwards; the backward pass would need the value from "
+                                             "before (versions are kept for stores and sums, not for maxima)");
+          auto [nest, id] = origin.at(writer.tag.id);
+          out.writers[nest].insert(id);
+          // Recomputing the reader's target replays its own overwrites, not others'.
+          if (r.tensor != reader.write.tensor) out.readersWrite.insert(reader.write.tensor);
         }
       }
     }
@@ -80,6 +98,7 @@ void refuseOverwrittenReads(const Program& forward, const std::set<std::string>&
     throw UserError(SourceLoc{}, "gradient: the dependence analysis cannot tell whether the values the backward pass "
                                  "reads are overwritten (too complex for isl's budget)");
   }
+  return out;
 }
 
 }  // namespace teml::autodiff

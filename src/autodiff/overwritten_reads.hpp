@@ -1,21 +1,33 @@
-// The backward pass reads the forward pass's values after the forward pass
-// has finished: the operands of every statement it differentiates or
-// recomputes, the indices and the conditions and loop bounds around them.
-// That is right only where no later forward statement instance changes the
-// element read (isl decides, instance by instance, over the whole program
-// in its order). A read that is overwritten needs that element's versions
-// kept, which is not built yet: the gradient is refused, naming both.
+// The backward pass reads the forward pass's values: the operands of every
+// statement it differentiates or recomputes, the indices and the conditions
+// and loop bounds around them. Where a later forward statement instance
+// overwrites an element after such a read (isl decides, instance by
+// instance, over the whole program in its order), the element's earlier
+// value must be kept (autodiff/versions): the overwriting statements are
+// found here. A `*=` reduction reads the value it overwrites itself.
 #pragma once
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/program.hpp"
 
 namespace teml::autodiff {
 
-// Throws UserError when a read of a statement writing one of `needed`
-// (tensors whose statements the backward pass differentiates or recomputes)
-// may see a value that a later instance overwrites, or when isl cannot tell.
-void refuseOverwrittenReads(const ir::Program& forward, const std::set<std::string>& needed);
+struct Overwrites {
+  // Per nest: the ids of the statements whose instances overwrite values
+  // the backward pass reads.
+  std::vector<std::set<std::string>> writers;
+  // The tensors written by the statements whose reads are overwritten (a
+  // local among them cannot be recomputed in the backward pass: it would
+  // read the values after the overwrite).
+  std::set<std::string> readersWrite;
+};
+
+// `needed`: tensors whose statements the backward pass differentiates or
+// recomputes. Throws UserError when isl cannot tell, or when a `max=` or
+// `min=` reduction overwrites a value that is read (its adjoint takes the
+// target's final value, not a version).
+Overwrites findOverwrites(const ir::Program& forward, const std::set<std::string>& needed);
 
 }  // namespace teml::autodiff

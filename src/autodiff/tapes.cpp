@@ -1,5 +1,6 @@
 #include "autodiff/tapes.hpp"
 
+#include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "ir/rename_tensor.hpp"
 #include "ir/visitor.hpp"
@@ -58,7 +59,8 @@ class RecomputeWork : public StmtFunctor<double(const std::string&)> {
 
 class Chooser : public Visitor {
  public:
-  Chooser(TapeMode mode, std::set<std::string> names) : mode_(mode), names_(std::move(names)) {}
+  Chooser(TapeMode mode, std::set<std::string> names, const std::set<std::string>& mustStore)
+      : mode_(mode), names_(std::move(names)), mustStore_(mustStore) {}
   std::map<std::string, TapeChoice> out;
   std::map<std::string, int> seen;
   using Visitor::visit;
@@ -72,26 +74,37 @@ class Chooser : public Visitor {
   }
   void visitVarDef(const VarDef& v) override {
     if (++seen[v.decl.name] == 1) out[v.decl.name] = choose(v);
+    else if (mustStore_.count(v.decl.name))
+      throw UserError(SourceLoc{}, "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
+                                       "cannot be recomputed, and it is defined in more than one place (one tape each is not built)");
     else out[v.decl.name] = {false, "", {}, "recomputed (defined in more than one place)"};
     Visitor::visitVarDef(v);
   }
 
  private:
   TapeChoice choose(const VarDef& v) {
+    TapeChoice c = chooseFreely(v);
+    if (mustStore_.count(v.decl.name) && !c.stored)
+      throw UserError(SourceLoc{}, "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
+                                       "cannot be recomputed, and it cannot be stored: " + c.why);
+    return c;
+  }
+
+  TapeChoice chooseFreely(const VarDef& v) {
     TapeChoice c;
+    TapeMode mode = mustStore_.count(v.decl.name) ? TapeMode::All : mode_;
     int64_t elements = std::max<int64_t>(1, v.decl.elementCount());
     double work = RecomputeWork()(v.body, v.decl.name);
     std::string cost = std::to_string(static_cast<int64_t>(work)) + " operations for " + std::to_string(elements) + " element" +
                        (elements == 1 ? "" : "s");
-    if (mode_ == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
+    if (mode == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
     double versions = 1;
     for (auto* f : loops_) {
-      int64_t b, e;
-      if (!constValue(f->begin, &b) || !constValue(f->end, &e) || (f->step != 1 && f->step != -1))
+      TapeLoop l;
+      if (!tapeLoop(*f, &l))
         return {false, "", {}, "recomputed (loop '" + f->var + "' around it has no constant trip count; " + cost + ")"};
-      int64_t trips = std::max<int64_t>(0, (e - b) * f->step);
-      c.loops.push_back({f->var, b, f->step, trips});
-      versions *= static_cast<double>(trips);
+      c.loops.push_back(l);
+      versions *= static_cast<double>(l.trips);
     }
     // A tape is memory the forward pass fills for the whole backward pass.
     double bytes = versions * static_cast<double>(elements) * ir::bytes(v.decl.dtype);
@@ -107,7 +120,7 @@ class Chooser : public Visitor {
     double lane = std::max<double>(4, ir::bytes(v.decl.dtype));
     double traffic = perByte * 2 * static_cast<double>(elements) * lane;
     std::string against = "; a tape of " + size + " costs " + std::to_string(static_cast<int64_t>(traffic)) + " per version";
-    if (mode_ == TapeMode::Auto && work <= traffic) return {false, "", {}, "recomputed (" + cost + against + ")"};
+    if (mode == TapeMode::Auto && work <= traffic) return {false, "", {}, "recomputed (" + cost + against + ")"};
     c.stored = true;
     c.tape = v.decl.name + ".tape";
     while (names_.count(c.tape)) c.tape += "_";
@@ -118,14 +131,13 @@ class Chooser : public Visitor {
 
   TapeMode mode_;
   std::set<std::string> names_;
+  const std::set<std::string>& mustStore_;
   std::vector<const For*> loops_;
 };
 
 // tape[versions..][e..] = local[e..] (or the other way), over local's shape.
 StmtP copyNest(const TensorDecl& local, const TapeChoice& c, bool intoTape) {
-  std::vector<ExprP> element, versioned;
-  for (auto& l : c.loops)
-    versioned.push_back(l.step == 1 ? sub(var(l.var), intConst(l.begin)) : sub(intConst(l.begin), var(l.var)));
+  std::vector<ExprP> element, versioned = versionOf(c.loops);
   std::vector<std::string> vars;
   for (size_t d = 0; d < local.shape.size(); ++d) {
     vars.push_back(c.tape + ".e" + std::to_string(d));
@@ -180,10 +192,23 @@ class Record : public Mutator {
 
 }  // namespace
 
-std::map<std::string, TapeChoice> chooseTapes(const Program& p, TapeMode mode) {
+bool tapeLoop(const For& f, TapeLoop* out) {
+  int64_t b, e;
+  if (!constValue(f.begin, &b) || !constValue(f.end, &e) || (f.step != 1 && f.step != -1)) return false;
+  *out = {f.var, b, f.step, std::max<int64_t>(0, (e - b) * f.step)};
+  return true;
+}
+
+std::vector<ExprP> versionOf(const std::vector<TapeLoop>& loops) {
+  std::vector<ExprP> out;
+  for (auto& l : loops) out.push_back(l.step == 1 ? sub(var(l.var), intConst(l.begin)) : sub(intConst(l.begin), var(l.var)));
+  return out;
+}
+
+std::map<std::string, TapeChoice> chooseTapes(const Program& p, TapeMode mode, const std::set<std::string>& mustStore) {
   std::set<std::string> names;
   for (auto& t : p.tensors) names.insert(t.name);
-  Chooser c(mode, names);
+  Chooser c(mode, names, mustStore);
   for (auto& nest : p.nests) c.visit(nest);
   return c.out;
 }

@@ -11,6 +11,7 @@
 // bytes). No tape takes more than 1 GiB.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,19 @@ struct TapeChoice {
   bool inPlace() const { return stored && loops.empty(); }
 };
 
-// One choice per tensor defined inside the program, by name.
-std::map<std::string, TapeChoice> chooseTapes(const ir::Program& p, TapeMode mode);
+// The version a loop's iteration is: its iterator counted from the loop's
+// start. False for a loop whose trip count is not constant or whose step is
+// not 1 or -1.
+bool tapeLoop(const ir::For& f, TapeLoop* out);
+// The version the iterations of `loops` are, one index per loop.
+std::vector<ir::ExprP> versionOf(const std::vector<TapeLoop>& loops);
+
+// One choice per tensor defined inside the program, by name. A tensor in
+// `mustStore` is stored whatever the mode (its statements read values that
+// are overwritten afterwards: recomputing them would read the new values),
+// or refused when it cannot be.
+std::map<std::string, TapeChoice> chooseTapes(const ir::Program& p, TapeMode mode,
+                                              const std::set<std::string>& mustStore = {});
 
 // The forward program that also fills the tapes (each stored tensor copied
 // into its tape at the end of its scope, or kept there: inPlace), with the
