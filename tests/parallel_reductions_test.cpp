@@ -80,17 +80,20 @@ TEST(ParallelReductions, SmallTargetsArePrivateArraysOnTheStackLargeOnesOnTheHea
             std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a private accumulator "
                                      "'y_acc' (float[64], stack)"});
   // 16384 floats are 64 KiB, more than a thread keeps on its stack, and
-  // each is updated 50 times: every thread allocates its own copy and adds
-  // it into the accumulator, one thread at a time (no reduction clause).
+  // each is updated 50 times: every thread but the first allocates its own
+  // copy of y and adds it into y, one thread at a time (no reduction
+  // clause); the first thread adds into y itself. No box: it would be all of y.
   Program large = freeformProgram(columnSum(50, 16384, "float32"));
   Program lowered = lowering::lower(large, target::hostCpu());
   EXPECT_EQ(lowering::decisions(lowered),
-            std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a private accumulator "
-                                     "'y_acc' (float[16384], heap)"});
+            std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a copy per thread (heap; the "
+                                     "first thread's is the tensor itself)"});
   std::string c = cSource(large);
   EXPECT_EQ(occurrences(c, "#pragma omp atomic"), 0) << c;
   EXPECT_EQ(occurrences(c, "#pragma omp critical"), 1) << c;
   EXPECT_EQ(occurrences(c, " reduction("), 0) << c;
+  EXPECT_EQ(occurrences(c, "y_acc"), 0) << c;
+  EXPECT_EQ(occurrences(c, "teml_thread() == 0 ? y :"), 1) << c;
   expectSameOnEveryThreadCount(large);
   expectSameOnEveryThreadCount(freeformProgram(columnSum(50, 64, "float32")));
 }
@@ -244,4 +247,58 @@ def sched(s):
   EXPECT_EQ(lowered.find("reduction("), std::string::npos) << lowered;
   EXPECT_EQ(occurrences(lowered, "atomic"), 2) << lowered;
   EXPECT_TRUE(expectSameOnEveryThreadCount(p));
+}
+
+// Two scatters in one loop, each into a tensor too large for a thread's
+// stack: each tensor is its own accumulator (no box copied in and out),
+// the first thread adds into it directly, every other one into a copy of
+// its own, added in afterwards. Integers: a lost or doubled update shows.
+TEST(ParallelReductions, ScattersIntoLargeTensorsUseTheTensorsThemselves) {
+  const char* source = R"(import teml
+
+@teml.transform
+def f(idx: teml.Var[(40000,), "int32"], x: teml.Var[(40000,), "int64"],
+      a: teml.Var[(16384,), "int64", "output"], b: teml.Var[(16384,), "int64", "output"]):
+    #! label: Li
+    for i in range(40000):
+        a[idx[i]] += x[i]
+        b[idx[i]] += 2 * x[i]
+
+@teml.schedule(f)
+def sched(s):
+    s.parallelize("Li")
+)";
+  Program p = freeformProgram(source);
+  EXPECT_EQ(lowering::decisions(lowering::lower(p, target::hostCpu())),
+            (std::vector<std::string>{
+                "parallel loop 'Li': reduction into 'a' (line 8) in a copy per thread (heap; the first thread's is the tensor itself)",
+                "parallel loop 'Li': reduction into 'b' (line 9) in a copy per thread (heap; the first thread's is the tensor itself)"}));
+  runtime::BufferMap in = runtime::allocateBuffers(p);
+  for (int64_t i = 0; i < 40000; ++i) {
+    in.at("idx").setInt(i, (i * 7919) % 16384);
+    in.at("x").setInt(i, i + 1);
+  }
+  auto want = runInterpreter(p, in);
+  for (int threads : {1, 2, 3, 4})
+    for (auto& out : runRepeatedly(p, in, threads, 5))
+      for (auto t : {"a", "b"})
+        for (int64_t k = 0; k < 16384; ++k) ASSERT_EQ(out.at(t).getInt(k), want.at(t).getInt(k)) << t << "[" << k << "]";
+  // A local of 64 KiB lives on the stack (an array, not a pointer) and is
+  // still too large for a copy on each thread's stack.
+  Program local = freeformProgram(R"(import teml
+
+@teml.transform
+def f(idx: teml.Var[(40000,), "int32"], x: teml.Var[(40000,), "int64"], a: teml.Var[(8192,), "int64", "output"]):
+    t = teml.zeros((8192,), "int64")
+    #! label: Li
+    for i in range(40000):
+        t[idx[i] % 8192] += x[i]
+    for k in range(8192):
+        a[k] = t[k]
+
+@teml.schedule(f)
+def sched(s):
+    s.parallelize("Li")
+)");
+  EXPECT_TRUE(expectSameOnEveryThreadCount(local));
 }

@@ -112,6 +112,8 @@ std::string emitC(const Program& program, const target::Target& target) {
         "TEML_SIMD double exp(double); TEML_SIMD double log(double); TEML_SIMD double sin(double);\n"
         "TEML_SIMD double cos(double); TEML_SIMD double tanh(double);\n"
         "#endif\n\n"
+        "#ifdef _OPENMP\nstatic inline int teml_thread(void) { return omp_get_thread_num(); }\n"
+        "#else\nstatic inline int teml_thread(void) { return 0; }\n#endif\n"
         "static inline long teml_min(long a, long b) { return a < b ? a : b; }\n"
         "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
         "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"

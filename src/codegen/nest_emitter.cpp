@@ -127,8 +127,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
   std::string clauses;
   std::vector<const ReductionClause*> onHeap;  // accumulators each thread copies itself (below)
   for (auto& r : f.loopKind.reductions) {
-    const TensorDecl* accumulator = view_.find(r.accumulator);
-    if (f.loopKind.threads() && accumulator && accumulator->mem == MemKind::Heap) {
+    if (f.loopKind.threads() && r.perThreadCopies) {
       onHeap.push_back(&r);
       continue;
     }
@@ -196,16 +195,19 @@ void NestEmitter::emitFor(const For& f, int indent) {
 
 // A thread's own copy of a heap accumulator, starting at the reduction's
 // identity (OpenMP's reduction clause would put it on the thread's stack).
+// The first thread updates the accumulator itself: one copy, and one
+// merge, fewer.
 void NestEmitter::privateCopyIn(const ReductionClause& r, const std::string& copy, int indent) {
   const TensorDecl& d = *view_.find(r.accumulator);
   int64_t count = std::max<int64_t>(1, d.elementCount());
   std::string type = elementType(d.dtype), pointer = tensorNames_.at(r.accumulator);
-  line(indent, "__typeof__(" + pointer + ") " + copy + " = aligned_alloc(64, " +
+  line(indent, "__typeof__(&(" + pointer + ")[0]) " + copy + " = teml_thread() == 0 ? " + pointer + " : aligned_alloc(64, " +
                    std::to_string((count * ir::bytes(d.dtype) + 63) / 64 * 64) + ");");
   line(indent, "if (!" + copy + ") abort();");
   std::string z = names_.claim("z");
-  line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) ((" + type + " *)" +
-                   copy + ")[" + z + "] = " + floatLiteral(reduceIdentity(r.op), d.dtype == DType::F32) + ";");
+  line(indent, "if (" + copy + " != " + pointer + ")");
+  line(indent + 1, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) ((" + type + " *)" +
+                       copy + ")[" + z + "] = " + floatLiteral(reduceIdentity(r.op), d.dtype == DType::F32) + ";");
   names_.release(z);
 }
 
@@ -221,11 +223,14 @@ void NestEmitter::privateCopyOut(const ReductionClause& r, const std::string& co
                          : r.op == ReduceOp::Mul ? a + " * " + b
                          : r.op == ReduceOp::Max ? "(" + a + " > " + b + " ? " + a + " : " + b + ")"
                                                  : "(" + a + " < " + b + " ? " + a + " : " + b + ")";
-  line(indent, "#pragma omp critical");
-  line(indent, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) " + a + " = " +
-                   combined + ";");
+  // After the loop's barrier: the first thread's updates are in.
+  line(indent, "if (" + copy + " != " + tensorNames_.at(r.accumulator) + ") {");
+  line(indent + 1, "#pragma omp critical");
+  line(indent + 1, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) " + a + " = " +
+                       combined + ";");
+  line(indent + 1, "free(" + copy + ");");
+  line(indent, "}");
   names_.release(z);
-  line(indent, "free(" + copy + ");");
 }
 
 std::string NestEmitter::bodyFunction(const For& f) {

@@ -88,7 +88,8 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
         os << "(" << threadScheduleName(f.loopKind.schedule) << ")";
       if (f.loopKind.lanes()) os << " vector";
       for (auto& r : f.loopKind.reductions)
-        os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of << ")";
+        os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of
+           << (r.perThreadCopies ? ", copies per thread" : "") << ")";
       if (f.loopKind.carriesDependence) os << " carries-dependence";
       for (size_t k = 0; k < f.loopKind.registerSums.size(); ++k)
         os << (k ? ", " : " register-sums(") << f.loopKind.registerSums[k] << (k + 1 == f.loopKind.registerSums.size() ? ")" : "");

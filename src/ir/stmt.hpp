@@ -35,11 +35,15 @@ enum class ReduceOp { Add, Mul, Max, Min };
 // the reduction's identity, combined into the accumulator with `op` when the
 // loop ends (OpenMP's reduction clause). `accumulator` is a tensor defined
 // around the loop (a VarDef) standing for the elements of `of` that the
-// loop's reductions update.
+// loop's reductions update, or `of` itself. With `perThreadCopies` (arrays
+// too large for a thread's stack) the generated code allocates the
+// threads' copies itself, except the first thread's, which updates the
+// accumulator directly, and adds them in one thread at a time.
 struct ReductionClause {
   ReduceOp op = ReduceOp::Add;
   std::string accumulator;
   std::string of;
+  bool perThreadCopies = false;
   bool operator==(const ReductionClause&) const = default;
 };
 

@@ -49,9 +49,14 @@ class Decisions : public Visitor {
         auto& red = static_cast<const Reduce&>(*s);
         for (std::string t = red.tensor;; t = of_.at(t)) {
           if (t == r.accumulator) lines.insert(red.loc.line);
-          if (t == r.accumulator || !of_.count(t)) break;
+          if (t == r.accumulator || !of_.count(t) || of_.at(t) == t) break;
         }
       });
+      if (r.accumulator == r.of) {
+        out_.push_back(where(f) + ": reduction into '" + user(r.of) + "' (" + linesOf(lines) +
+                       ") in a copy per thread (heap; the first thread's is the tensor itself)");
+        continue;
+      }
       std::string shape;
       for (auto it = decls_.rbegin(); it != decls_.rend(); ++it)
         if (it->name == r.accumulator) {
@@ -80,7 +85,7 @@ class Decisions : public Visitor {
 
  private:
   std::string user(std::string t) const {
-    while (of_.count(t)) t = of_.at(t);
+    while (of_.count(t) && of_.at(t) != t) t = of_.at(t);
     return t;
   }
 

@@ -25,7 +25,9 @@ namespace {
 // up to 32 KiB (OpenMP's reduction clause), on the heap up to 16 MiB (the
 // emitter allocates and merges the copies), where the loop updates the
 // array at least as many times as it has elements (zeroing and merging a
-// copy costs about that; atomic updates cost far more each).
+// copy costs about that; atomic updates cost far more each). A heap
+// accumulator for a whole tensor is the tensor itself: copying the tensor
+// into a box of the same size and back would only add traffic.
 constexpr int64_t kMaxStackArrayBytes = 32 * 1024;
 constexpr int64_t kMaxHeapArrayBytes = 16 << 20;
 
@@ -106,6 +108,8 @@ struct Accumulator {
   bool array = false;
   std::vector<ExprP> indices;  // scalar: the element
   analysis::LocalBox box;      // array: the elements one iteration updates
+  bool heap = false;           // array: copies per thread on the heap
+  bool inPlace() const { return name == tensor; }
 };
 
 class RedirectReductions : public Mutator {
@@ -118,6 +122,7 @@ class RedirectReductions : public Mutator {
     auto& r = static_cast<const Reduce&>(*s);
     for (auto& a : accs_) {
       if (a.tensor != r.tensor || a.op != r.op) continue;
+      if (a.inPlace()) return s;
       if (a.array) {
         std::vector<ExprP> idx;
         for (size_t d = 0; d < r.indices.size(); ++d) idx.push_back(sub(r.indices[d], a.box.offset[d]));
@@ -168,8 +173,8 @@ class ParallelReductions : public Mutator {
     StmtP body = RedirectReductions(accs, atomic).mutate(f.body);
     LoopKind kind = f.loopKind;
     for (auto& a : accs) {
-      kind.reductions.push_back({a.op, a.name, a.tensor});
-      decls_[a.name] = declOf(a);
+      kind.reductions.push_back({a.op, a.name, a.tensor, a.heap});
+      if (!a.inPlace()) decls_[a.name] = declOf(a);
     }
     // Loops inside see the accumulators as shared tensors and get their own strategies.
     StmtP loop = inside(f, std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, body, f.made));
@@ -224,7 +229,11 @@ class ParallelReductions : public Mutator {
       if (usesVar(o, f.var)) return false;
     int64_t size = box.elementCount() * bytes(declOf(r.tensor).dtype);
     if (size > kMaxHeapArrayBytes || (size > kMaxStackArrayBytes && RunsIn(&r).of(f) < box.elementCount())) return false;
-    accs.push_back(Accumulator{fresh(names_, r.tensor), r.tensor, r.op, true, {}, box});
+    bool heap = size > kMaxStackArrayBytes;
+    bool whole = box.extent == declOf(r.tensor).shape;
+    int64_t at;
+    for (auto& o : box.offset) whole = whole && constValue(o, &at) && at == 0;
+    accs.push_back(Accumulator{heap && whole ? r.tensor : fresh(names_, r.tensor), r.tensor, r.op, true, {}, box, heap});
     return true;
   }
 
@@ -238,6 +247,7 @@ class ParallelReductions : public Mutator {
   // var acc { acc = target; loop; target = acc } for each accumulator.
   StmtP wrap(const std::vector<Accumulator>& accs, StmtP loop) {
     for (auto& a : accs) {
+      if (a.inPlace()) continue;
       const TensorDecl& t = declOf(a.tensor);
       TensorDecl decl = declOf(a);
       // The elements the accumulator stands for: one, or its box's.
