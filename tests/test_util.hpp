@@ -173,23 +173,40 @@ inline int occurrences(const std::string& text, const std::string& what) {
 
 // What -v prints of the lowering stage's decisions for p is what the C it
 // becomes does: as many atomic updates and reduction clauses, each clause
-// on an accumulator that -v names.
+// on an accumulator that -v names; as many accumulators copied per thread
+// (each merged in a critical section); a prefetching loop for each loop
+// whose code prefetches, and as many prefetches as its loops list.
 inline void expectDecisionsAreTheCodes(const ir::Program& p) {
   ir::Program lowered = lowering::lower(p, target::hostCpu());
   std::string c = backend::backendFor(target::hostCpu())->emit(lowered);
-  int atomics = 0, clauses = 0;
+  int atomics = 0, clauses = 0, copies = 0, prefetchingLoops = 0;
   for (auto& line : lowering::decisions(lowered)) {
     if (line.find(") by atomic updates") != std::string::npos) {
       ++atomics;
-      continue;
+    } else if (line.find(": prefetches ") != std::string::npos) {
+      ++prefetchingLoops;
+    } else if (line.find("in a copy per thread") != std::string::npos || line.find(", heap)") != std::string::npos) {
+      ++copies;
+    } else {
+      size_t at = line.find("accumulator '") + 13;
+      std::string name = line.substr(at, line.find('\'', at) - at);
+      EXPECT_NE(c.find(":" + name + ")"), std::string::npos) << line << "\n" << c;
+      ++clauses;
     }
-    size_t at = line.find("accumulator '") + 13;
-    std::string name = line.substr(at, line.find('\'', at) - at);
-    EXPECT_NE(c.find(":" + name + ")"), std::string::npos) << line << "\n" << c;
-    ++clauses;
   }
-  EXPECT_EQ(atomics, occurrences(c, "#pragma omp atomic") + occurrences(c, "#pragma omp critical")) << c;
+  EXPECT_EQ(atomics + copies, occurrences(c, "#pragma omp atomic") + occurrences(c, "#pragma omp critical")) << c;
+  EXPECT_EQ(copies, occurrences(c, "teml_thread() == 0 ?")) << c;
   EXPECT_EQ(clauses, occurrences(c, " reduction(")) << c;
+  int loops = 0, prefetches = 0;
+  for (auto& n : lowered.nests)
+    ir::forEachStmt(n, [&](const ir::StmtP& s) {
+      if (s->kind != ir::StmtKind::For) return;
+      size_t k = static_cast<const ir::For&>(*s).loopKind.prefetches.size();
+      loops += k > 0;
+      prefetches += static_cast<int>(k);
+    });
+  EXPECT_EQ(prefetchingLoops, loops);
+  EXPECT_EQ(prefetches, occurrences(c, "__builtin_prefetch(")) << c;
 }
 
 // The program's results from compiled code equal the interpreter's.

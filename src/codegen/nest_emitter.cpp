@@ -185,12 +185,25 @@ void NestEmitter::emitFor(const For& f, int indent) {
   }
   if ((!f.loopKind.threads() || f.loopKind.lanes()) && !explicitVector) {
     line(indent, loopHeader(f, cvar));
+    emitPrefetches(f, indent + 1);
     emitStmt(f.body, indent + 1);
     if (f.loopKind.carriesDependence) line(indent + 1, "__asm__ __volatile__(\"\" ::: \"memory\");");
     line(indent, "}");
   }
   iterNames_.pop_back();
   names_.release(cvar);
+}
+
+// The elements an iteration prefetchAhead iterations later touches through
+// indices read from data, while that iteration is in the loop's range.
+void NestEmitter::emitPrefetches(const For& f, int indent) {
+  if (f.loopKind.prefetches.empty()) return;
+  ExprP ahead = add(var(f.var), intConst(f.step * f.loopKind.prefetchAhead));
+  line(indent, "if (" + expr(ahead, 0, false, false) + (f.step > 0 ? " < " : " > ") + expr(f.end, 3, true, false) + ") {");
+  for (auto& p : f.loopKind.prefetches)
+    line(indent + 1, "__builtin_prefetch(&" + expr(substitute(p.at, {{f.var, ahead}}), 0, false, false) + ", " +
+                         (p.write ? "1" : "0") + ", 3);");
+  line(indent, "}");
 }
 
 // A thread's own copy of a heap accumulator, starting at the reduction's

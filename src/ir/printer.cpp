@@ -94,6 +94,10 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       for (size_t k = 0; k < f.loopKind.registerSums.size(); ++k)
         os << (k ? ", " : " register-sums(") << f.loopKind.registerSums[k] << (k + 1 == f.loopKind.registerSums.size() ? ")" : "");
       if (f.loopKind.factorSums) os << " factor-sums";
+      for (size_t k = 0; k < f.loopKind.prefetches.size(); ++k)
+        os << (k ? ", " : " prefetch(+" + std::to_string(f.loopKind.prefetchAhead) + ": ")
+           << toString(f.loopKind.prefetches[k].at) << (f.loopKind.prefetches[k].write ? " for writing" : "")
+           << (k + 1 == f.loopKind.prefetches.size() ? ")" : "");
       for (size_t k = 0; k < f.loopKind.factoredSums.size(); ++k)
         os << (k ? ", " : " factored(") << f.loopKind.factoredSums[k].id << (k + 1 == f.loopKind.factoredSums.size() ? ")" : "");
       if (auto& c = f.loopKind.copy; c.form != CopyForm::Loops) {

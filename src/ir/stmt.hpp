@@ -106,6 +106,17 @@ struct FactoredSum {
   bool operator==(const FactoredSum&) const = default;
 };
 
+// Written by the lowering stage (lowering/indirect_prefetches): an element
+// that an iteration `prefetchAhead` iterations later touches through an
+// index read from data (a gather x[idx[p]], or a scatter into it): no
+// hardware prefetcher can guess its address, so the loop fetches it into
+// the cache at the top of each iteration.
+struct Prefetch {
+  ExprP at;            // a Load, in terms of this iteration's iterator
+  bool write = false;  // the element is updated
+  bool operator==(const Prefetch&) const = default;
+};
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
@@ -133,6 +144,8 @@ struct LoopKind {
   bool factorSums = false;
   std::vector<FactoredSum> factoredSums;
   CopyPlan copy;  // of a copy nest's outermost loop
+  std::vector<Prefetch> prefetches;
+  int64_t prefetchAhead = 0;
   bool operator==(const LoopKind&) const = default;
 };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="

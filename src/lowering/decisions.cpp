@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/mutator.hpp"
+#include "ir/printer.hpp"
 #include "ir/scoped_visitor.hpp"
 
 namespace teml::lowering {
@@ -71,6 +72,12 @@ class Decisions : public Visitor {
         }
       out_.push_back(where(f) + ": reduction into '" + user(r.of) + "' (" + linesOf(lines) + ") in a private accumulator '" +
                      r.accumulator + "' (" + shape + ")");
+    }
+    if (!f.loopKind.prefetches.empty()) {
+      std::string what;
+      for (auto& p : f.loopKind.prefetches) what += (what.empty() ? "" : ", ") + toString(p.at) + (p.write ? " for writing" : "");
+      out_.push_back("loop '" + f.id + "': prefetches " + std::to_string(f.loopKind.prefetchAhead) +
+                     " iterations ahead what it reads or updates through indices from data: " + what);
     }
     const For* outer = threaded_;
     if (f.loopKind.threads()) threaded_ = &f;

@@ -6,6 +6,7 @@
 #include "ir/verify.hpp"
 #include "lowering/carried_dependences.hpp"
 #include "lowering/copy_plans.hpp"
+#include "lowering/indirect_prefetches.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/memory_kinds.hpp"
 #include "lowering/parallel_reductions.hpp"
@@ -36,6 +37,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     n = uniqueStatementIds(n);  // the statements lowering added; the plans name statements by id
     n = planVectorLoops(n, p, target);
     n = planCopies(n, p, target);
+    n = addIndirectPrefetches(n);
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);

@@ -1,0 +1,100 @@
+// Prefetches for gathers and scatters through indices read from data
+// (lowering/indirect_prefetches): a serial loop over edges fetches the rows
+// the iteration kPrefetchAhead later touches, one address per cache line;
+// -v says so; results are the interpreter's; and no prefetch is made whose
+// address could read an index out of bounds.
+#include "frontend/freeform/freeform.hpp"
+#include "lowering/decisions.hpp"
+#include "lowering/indirect_prefetches.hpp"
+#include "lowering/lower.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+// As written: no loop on threads, no accumulators.
+ir::Program freeformProgram(const std::string& source) {
+  freeform::FreeformOptions o;
+  o.autoSchedule = false;
+  return freeform::compileFreeform(source, o).program;
+}
+
+std::vector<std::string> prefetchDecisions(const ir::Program& p) {
+  std::vector<std::string> out;
+  for (auto& d : lowering::decisions(lowering::lower(p, target::hostCpu())))
+    if (d.find("prefetches") != std::string::npos) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
+TEST(IndirectPrefetches, ALoopOverEdgesFetchesTheRowsOfLaterEdges) {
+  // Per node, its edges' rows of h (32 int64: four cache lines) are summed,
+  // and each edge adds into el through the same index.
+  auto p = freeformProgram(R"(import teml
+
+@teml.transform
+def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(16, 32), "int64"],
+      y: teml.Var[(8, 32), "int64", "output"], el: teml.Var[(16,), "int64", "output"]):
+    for i in range(8):
+        #! label: Le
+        for p in range(ptr[i], ptr[i + 1]):
+            y[i] += h[idx[p]]
+            el[idx[p]] += i
+)");
+  EXPECT_EQ(prefetchDecisions(p),
+            std::vector<std::string>{"loop 'Le': prefetches 4 iterations ahead what it reads or updates through indices "
+                                     "from data: h[int64(idx[p])][0], h[int64(idx[p])][8], h[int64(idx[p])][16], "
+                                     "h[int64(idx[p])][24], el[int64(idx[p])] for writing"});
+  std::string c = cSource(p);
+  EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 5) << c;
+  EXPECT_NE(c.find("if (p + 4 < "), std::string::npos) << c;
+  runtime::BufferMap in = runtime::allocateBuffers(p);
+  for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k * 5);  // 5 edges a node: the last 4 of each prefetch nothing
+  for (int k = 0; k < 40; ++k) in.at("idx").setInt(k, (k * 7) % 16);
+  for (int64_t k = 0; k < 16 * 32; ++k) in.at("h").setInt(k, k * 3 + 1);
+  auto want = runInterpreter(p, in);
+  for (int threads : {1, 2, 4}) {
+    auto got = runJit(p, in, threads);
+    for (auto t : {"y", "el"})
+      for (int64_t k = 0; k < want.at(t).size(); ++k) ASSERT_EQ(got.at(t).getInt(k), want.at(t).getInt(k)) << t << k;
+  }
+}
+
+TEST(IndirectPrefetches, NoneWhoseAddressCouldReadAnIndexOutOfBounds) {
+  // h[idx[q[p]]]: computing its address four iterations ahead would read
+  // idx at q[p + 4], which is checked only when that iteration runs. The
+  // address of idx[q[p + 4]] reads only q (a prefetch itself never faults).
+  auto twoLevels = freeformProgram(R"(import teml
+
+@teml.transform
+def f(q: teml.Var[(8,), "int32"], idx: teml.Var[(8,), "int32"], h: teml.Var[(8,), "float64"],
+      y: teml.Var[(8,), "float64", "output"]):
+    for p in range(8):
+        y[p] = h[idx[q[p]]]
+)");
+  EXPECT_EQ(prefetchDecisions(twoLevels),
+            std::vector<std::string>{"loop 'L6': prefetches 4 iterations ahead what it reads or updates through "
+                                     "indices from data: idx[int64(q[p])]"});
+  // The loop writes its index tensor.
+  auto written = freeformProgram(R"(import teml
+
+@teml.transform
+def f(idx: teml.Var[(8,), "int32", "inout"], h: teml.Var[(8,), "float64"], y: teml.Var[(8,), "float64", "output"]):
+    for p in range(8):
+        idx[p] = (idx[p] + 1) % 8
+        y[p] = h[idx[p]]
+)");
+  EXPECT_TRUE(prefetchDecisions(written).empty());
+  // An affine gather needs none: hardware prefetchers follow it.
+  auto affine = freeformProgram(R"(import teml
+
+@teml.transform
+def f(h: teml.Var[(16,), "float64"], y: teml.Var[(8,), "float64", "output"]):
+    for p in range(8):
+        y[p] = h[2 * p]
+)");
+  EXPECT_TRUE(prefetchDecisions(affine).empty());
+}
