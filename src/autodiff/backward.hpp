@@ -4,6 +4,8 @@
 //   y[I] = e    ->  x.grad[J] += y.grad[I] * de/dx[J] for each load x[J] of e,
 //                   then y.grad[I] = 0 (the value before the store did not reach y)
 //   y[I] += e   ->  x.grad[J] += y.grad[I] * de/dx[J]
+//   y[I] *= e   ->  x.grad[J] += y.grad[I] * y[I] * de/dx[J] (y[I] put back as it was),
+//                   then y.grad[I] = y.grad[I] * e
 // Guards keep their conditions, checks stay in front of what they guard.
 // A tensor defined inside the program (a VarDef) is available where the
 // backward pass needs it: its scope in the backward program first runs the
