@@ -59,16 +59,10 @@ void rewindCopies(Program& p, size_t forwardNests, const SavedWrites& saves, con
     std::string copy = x + ".rewound";
     while (!names.insert(copy).second) copy += "_";
     for (size_t k = forwardNests; k < p.nests.size(); ++k) p.nests[k] = renameTensor(p.nests[k], x, copy);
-    std::vector<ExprP> element;
-    std::vector<std::string> vars;
-    for (size_t d = 0; d < decl.shape.size(); ++d) {
-      vars.push_back(copy + ".e" + std::to_string(d));
-      element.push_back(var(vars.back()));
-    }
-    StmtP s = makeStore(copy, element, load(x, element, decl.dtype), {}, StmtTag{copy + ".in", vars, element});
-    for (size_t d = decl.shape.size(); d-- > 0;)
-      s = makeFor(vars[d], vars[d], intConst(0), intConst(decl.shape[d]), 1, LoopKind{}, s);
-    copies.push_back(s);
+    copies.push_back(overElements(copy, decl.shape, [&](const std::vector<ExprP>& element, StmtTag tag) {
+      tag.id += ".in";
+      return makeStore(copy, element, load(x, element, decl.dtype), {}, tag);
+    }));
     decl.name = copy;
     p.tensors.push_back(decl);
     p.temporaries.insert(copy);

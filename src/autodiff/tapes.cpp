@@ -3,7 +3,7 @@
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "ir/rename_tensor.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 #include "ir/unique_statement_ids.hpp"
 
 namespace teml::autodiff {
@@ -57,7 +57,7 @@ class RecomputeWork : public StmtFunctor<double(const std::string&)> {
   double visitLibCall(const LibCall&, const std::string&) override { return 0; }
 };
 
-class Chooser : public Visitor {
+class Chooser : public ScopedVisitor {
  public:
   Chooser(TapeMode mode, std::set<std::string> names, const std::set<std::string>& mustStore)
       : mode_(mode), names_(std::move(names)), mustStore_(mustStore) {}
@@ -67,18 +67,13 @@ class Chooser : public Visitor {
   void visit(const ExprP&) override {}
 
  protected:
-  void visitFor(const For& f) override {
-    loops_.push_back(&f);
-    Visitor::visitFor(f);
-    loops_.pop_back();
-  }
   void visitVarDef(const VarDef& v) override {
     if (++seen[v.decl.name] == 1) out[v.decl.name] = choose(v);
     else if (mustStore_.count(v.decl.name))
       throw UserError(SourceLoc{}, "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
                                        "cannot be recomputed, and it is defined in more than one place (one tape each is not built)");
     else out[v.decl.name] = {false, "", {}, "recomputed (defined in more than one place)"};
-    Visitor::visitVarDef(v);
+    ScopedVisitor::visitVarDef(v);
   }
 
  private:
@@ -99,7 +94,7 @@ class Chooser : public Visitor {
                        (elements == 1 ? "" : "s");
     if (mode == TapeMode::None) return {false, "", {}, "recomputed (--tapes none; " + cost + ")"};
     double versions = 1;
-    for (auto* f : loops_) {
+    for (auto* f : loops()) {
       TapeLoop l;
       if (!tapeLoop(*f, &l))
         return {false, "", {}, "recomputed (loop '" + f->var + "' around it has no constant trip count; " + cost + ")"};
@@ -132,43 +127,30 @@ class Chooser : public Visitor {
   TapeMode mode_;
   std::set<std::string> names_;
   const std::set<std::string>& mustStore_;
-  std::vector<const For*> loops_;
 };
 
 // tape[versions..][e..] = local[e..] (or the other way), over local's shape.
 StmtP copyNest(const TensorDecl& local, const TapeChoice& c, bool intoTape) {
-  std::vector<ExprP> element, versioned = versionOf(c.loops);
-  std::vector<std::string> vars;
-  for (size_t d = 0; d < local.shape.size(); ++d) {
-    vars.push_back(c.tape + ".e" + std::to_string(d));
-    element.push_back(var(vars.back()));
-    versioned.push_back(var(vars.back()));
-  }
-  StmtTag tag{c.tape + (intoTape ? ".in" : ".out"), {}, {}};
-  for (auto& l : c.loops) tag.names.push_back(l.var);
-  tag.names.insert(tag.names.end(), vars.begin(), vars.end());
-  for (auto& n : tag.names) tag.origin.push_back(var(n));
-  StmtP s = intoTape ? makeStore(c.tape, versioned, load(local.name, element, local.dtype), {}, tag)
-                     : makeStore(local.name, element, load(c.tape, versioned, local.dtype), {}, tag);
-  for (size_t d = local.shape.size(); d-- > 0;)
-    s = makeFor(vars[d], vars[d], intConst(0), intConst(local.shape[d]), 1, LoopKind{}, s);
-  return s;
+  return overElements(c.tape, local.shape, [&](const std::vector<ExprP>& element, StmtTag tag) {
+    std::vector<ExprP> versioned = versionOf(c.loops);
+    versioned.insert(versioned.end(), element.begin(), element.end());
+    tag.id += intoTape ? ".in" : ".out";
+    for (size_t k = c.loops.size(); k-- > 0;) {
+      tag.names.insert(tag.names.begin(), c.loops[k].var);
+      tag.origin.insert(tag.origin.begin(), var(c.loops[k].var));
+    }
+    return intoTape ? makeStore(c.tape, versioned, load(local.name, element, local.dtype), {}, tag)
+                    : makeStore(local.name, element, load(c.tape, versioned, local.dtype), {}, tag);
+  });
 }
 
 // tape[e..] = 0: the start of a local that lives in its tape (the caller may
 // run the program again on the same tensors).
 StmtP zeroed(const TensorDecl& local, const TapeChoice& c) {
-  std::vector<ExprP> element;
-  std::vector<std::string> vars;
-  for (size_t d = 0; d < local.shape.size(); ++d) {
-    vars.push_back(c.tape + ".e" + std::to_string(d));
-    element.push_back(var(vars.back()));
-  }
-  StmtTag tag{c.tape + ".zero", vars, element};
-  StmtP s = makeStore(c.tape, element, cast(local.dtype, intConst(0)), {}, tag);
-  for (size_t d = local.shape.size(); d-- > 0;)
-    s = makeFor(vars[d], vars[d], intConst(0), intConst(local.shape[d]), 1, LoopKind{}, s);
-  return s;
+  return overElements(c.tape, local.shape, [&](const std::vector<ExprP>& element, StmtTag tag) {
+    tag.id += ".zero";
+    return makeStore(c.tape, element, cast(local.dtype, intConst(0)), {}, tag);
+  });
 }
 
 class Record : public Mutator {
@@ -191,6 +173,21 @@ class Record : public Mutator {
 };
 
 }  // namespace
+
+StmtP overElements(const std::string& prefix, const std::vector<int64_t>& shape,
+                   const std::function<StmtP(const std::vector<ExprP>&, StmtTag)>& body) {
+  std::vector<ExprP> element;
+  StmtTag tag{prefix, {}, {}};
+  for (size_t d = 0; d < shape.size(); ++d) {
+    tag.names.push_back(prefix + ".e" + std::to_string(d));
+    element.push_back(var(tag.names.back()));
+  }
+  tag.origin = element;
+  StmtP s = body(element, tag);
+  for (size_t d = shape.size(); d-- > 0;)
+    s = makeFor(tag.names[d], tag.names[d], intConst(0), intConst(shape[d]), 1, LoopKind{}, s);
+  return s;
+}
 
 bool tapeLoop(const For& f, TapeLoop* out) {
   int64_t b, e;

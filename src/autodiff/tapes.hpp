@@ -10,6 +10,7 @@
 // the caches, 3 per byte beyond; an element counts at least a float's 4
 // bytes). No tape takes more than 1 GiB.
 #pragma once
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -35,6 +36,12 @@ struct TapeChoice {
   // both passes, with no copies.
   bool inPlace() const { return stored && loops.empty(); }
 };
+
+// for e0 in [0, shape[0]) ...: body(element, tag) -- a nest over every
+// element of a tensor of `shape`, its iterators `prefix.e0`, ...; the tag
+// names them (its id is `prefix`).
+ir::StmtP overElements(const std::string& prefix, const std::vector<int64_t>& shape,
+                       const std::function<ir::StmtP(const std::vector<ir::ExprP>&, ir::StmtTag)>& body);
 
 // The version a loop's iteration is: its iterator counted from the loop's
 // start. False for a loop whose trip count is not constant or whose step is

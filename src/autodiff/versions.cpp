@@ -2,7 +2,7 @@
 
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 
 namespace teml::autodiff {
 
@@ -11,28 +11,23 @@ using namespace ir;
 namespace {
 
 // The loops around each overwriting statement of a nest.
-class Locate : public Visitor {
+class Locate : public ScopedVisitor {
  public:
-  Locate(const std::set<std::string>& writers, const std::map<std::string, DType>& dtypes, std::set<std::string>& names,
+  Locate(const Program& p, const std::set<std::string>& writers, std::set<std::string>& names,
          std::map<std::string, SavedWrite>& out)
-      : writers_(writers), dtypes_(dtypes), names_(names), out_(out) {}
+      : ScopedVisitor(p.tensors), writers_(writers), names_(names), out_(out) {}
   using Visitor::visit;
   void visit(const ExprP&) override {}
 
  protected:
-  void visitFor(const For& f) override {
-    loops_.push_back(&f);
-    Visitor::visitFor(f);
-    loops_.pop_back();
-  }
   void visitStore(const Store& st) override { save(st, st.tensor, st.loc); }
   void visitReduce(const Reduce& r) override { save(r, r.tensor, r.loc); }
 
  private:
   void save(const Stmt& w, const std::string& tensor, SourceLoc loc) {
     if (!writers_.count(w.id)) return;
-    SavedWrite s{tensor, dtypes_.at(tensor), "", {}};
-    for (auto* f : loops_) {
+    SavedWrite s{tensor, this->tensor(tensor)->dtype, "", {}};
+    for (auto* f : loops()) {
       TapeLoop l;
       if (!tapeLoop(*f, &l))
         throw UserError(loc, "gradient: this statement overwrites '" + tensor +
@@ -50,10 +45,8 @@ class Locate : public Visitor {
   }
 
   const std::set<std::string>& writers_;
-  const std::map<std::string, DType>& dtypes_;
   std::set<std::string>& names_;
   std::map<std::string, SavedWrite>& out_;
-  std::vector<const For*> loops_;
 };
 
 // tape[version] = X[I] in front of each saved statement.
@@ -88,14 +81,8 @@ class Save : public Mutator {
 
 SavedWrites saveWrites(const Program& forward, const std::vector<std::set<std::string>>& writers,
                        std::set<std::string>& names) {
-  std::map<std::string, DType> dtypes;
-  for (auto& t : forward.tensors) dtypes[t.name] = t.dtype;
-  for (auto& nest : forward.nests)
-    forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::VarDef) dtypes[static_cast<const VarDef&>(*s).decl.name] = static_cast<const VarDef&>(*s).decl.dtype;
-    });
   SavedWrites out(forward.nests.size());
-  for (size_t k = 0; k < forward.nests.size(); ++k) Locate(writers.at(k), dtypes, names, out[k]).visit(forward.nests[k]);
+  for (size_t k = 0; k < forward.nests.size(); ++k) Locate(forward, writers.at(k), names, out[k]).visit(forward.nests[k]);
   return out;
 }
 
