@@ -10,6 +10,7 @@
 #include "frontend/teil/teil.hpp"
 #include "ir/printer.hpp"
 #include "random_freeform_programs.hpp"
+#include "random_teil_programs.hpp"
 #include "runtime/npy.hpp"
 #include "test_util.hpp"
 
@@ -137,6 +138,39 @@ TEST(Gradient, TeilContractionMatchesFiniteDifferences) {
                                 {{"l", 3}, {"m", 4}, {"n", 2}});
   auto p = teil::lowerTeil(teil::liftContractions(teil::rewriteTeil(parsed)));
   expectFiniteDifferences(p, {"A", "B"}, {"C"});
+}
+
+// Random well-typed TeIL programs (contractions, products, sums, diagonals
+// and transpositions of random shapes, statements that may overwrite what
+// an earlier one read): the gradients of every tensor's starting values,
+// of the sum of every tensor a statement writes, agree with finite
+// differences under every --tapes setting.
+TEST(Gradient, RandomTeilProgramsAgreeWithFiniteDifferences) {
+  Generator gen(2031);
+  const autodiff::TapeMode modes[] = {autodiff::TapeMode::Auto, autodiff::TapeMode::All, autodiff::TapeMode::None};
+  int accepted = 0;
+  const int total = randomSequenceCount(8);
+  for (int n = 0; n < total; ++n) {
+    std::string text = gen.program();
+    SCOPED_TRACE(text);
+    auto p = teil::lowerTeil(teil::liftContractions(teil::rewriteTeil(teil::parseTeil(text, {}))));
+    std::vector<std::string> wrt, of;
+    for (auto& t : p.tensors)
+      if (!p.temporaries.count(t.name) && ir::isFloat(t.dtype)) wrt.push_back(t.name);
+    for (auto& nest : p.nests)
+      for (auto& t : ir::tensorsWritten(nest))
+        if (std::find(of.begin(), of.end(), t) == of.end() && !p.temporaries.count(t)) of.push_back(t);
+    if (wrt.empty() || of.empty()) continue;
+    std::string why = refusal(p, wrt, of);
+    if (!why.empty()) {
+      EXPECT_EQ(why.rfind("gradient: ", 0), 0u) << why;
+      continue;
+    }
+    ++accepted;
+    expectFiniteDifferences(p, wrt, of, {}, modes[n % 3]);
+  }
+  std::cout << total << " random TeIL programs: " << accepted << " differentiated\n";
+  EXPECT_GT(accepted, total / 2);
 }
 
 TEST(Gradient, FreeformBranchesIndirectIndicesLocalsAndRecurrences) {
