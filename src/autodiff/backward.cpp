@@ -15,19 +15,6 @@ using namespace ir;
 
 namespace {
 
-bool reads(const ExprP& e, const std::string& tensor) {
-  bool found = false;
-  forEachExpr(e, [&](const ExprP& x) {
-    found = found || (x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor);
-  });
-  return found;
-}
-
-StmtP seqOf(std::vector<StmtP> stmts) {
-  std::erase(stmts, nullptr);
-  return stmts.empty() ? nullptr : makeSeq(std::move(stmts));
-}
-
 class Backward : public StmtFunctor<StmtP()> {
  public:
   Backward(const StmtP& nest, const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
@@ -40,7 +27,7 @@ class Backward : public StmtFunctor<StmtP()> {
   StmtP visitSeq(const Seq& q) override {
     std::vector<StmtP> out;
     for (auto it = q.stmts.rbegin(); it != q.stmts.rend(); ++it) out.push_back(reverse(*it));
-    return seqOf(std::move(out));
+    return makeSeqOfPresent(std::move(out));
   }
   StmtP visitIf(const If& i) override {
     StmtP then = reverse(i.then), otherwise = i.otherwise ? reverse(i.otherwise) : nullptr;
@@ -118,7 +105,7 @@ class Backward : public StmtFunctor<StmtP()> {
     auto tape = tapes_.find(t);
     if (tape != tapes_.end() && tape->second.stored)
       return withTape(v.decl, tape->second, adjoints);
-    return makeVarDef(v.decl, seqOf({recomputation(v.body, t), adjoints}));
+    return makeVarDef(v.decl, makeSeqOfPresent({recomputation(v.body, t), adjoints}));
   }
 
   // x.grad[J] += contribution for every load x[J] of `value` that carries a
@@ -131,7 +118,7 @@ class Backward : public StmtFunctor<StmtP()> {
     for (auto& x : p.partials)
       if (active(x.at->tensor))
         updates.push_back(makeReduce(ReduceOp::Add, gradientName(x.at->tensor), x.at->indices, x.contribution, loc));
-    StmtP out = seqOf(std::move(updates));
+    StmtP out = makeSeqOfPresent(std::move(updates));
     for (auto it = p.shared.rbegin(); out && it != p.shared.rend(); ++it)
       out = makeVarDef(it->scalar, makeSeq({makeStore(it->scalar.name, {}, it->value, loc), out}));
     return out;
@@ -151,12 +138,12 @@ class Backward : public StmtFunctor<StmtP()> {
     const std::string g = gradientName(st.tensor);
     ExprP here = load(g, st.indices, t);
     StmtP reset = makeStore(g, st.indices, floatConst(0, t), st.loc);
-    if (!reads(st.value, st.tensor)) return seqOf({back, accumulate(st.value, here, st.loc, g), reset});
+    if (!reads(st.value, st.tensor)) return makeSeqOfPresent({back, accumulate(st.value, here, st.loc, g), reset});
     // y[I] = f(y[J]): the gradient that reached y[I] is taken before y.grad[I]
     // is reset, since the updates may add to y.grad[J] == y.grad[I].
     TensorDecl seed{g + ".seed", t, {}};
     ExprP taken = load(seed.name, {}, t);
-    return makeVarDef(seed, seqOf({makeStore(seed.name, {}, here, st.loc), reset, back, accumulate(st.value, taken, st.loc, g)}));
+    return makeVarDef(seed, makeSeqOfPresent({makeStore(seed.name, {}, here, st.loc), reset, back, accumulate(st.value, taken, st.loc, g)}));
   }
 
   StmtP visitReduce(const Reduce& r) override {
@@ -165,16 +152,16 @@ class Backward : public StmtFunctor<StmtP()> {
     const std::string g = gradientName(r.tensor);
     DType t = r.value->dtype;
     ExprP here = load(g, r.indices, t);
-    if (r.op == ReduceOp::Add) return seqOf({back, accumulate(r.value, here, r.loc, g)});
+    if (r.op == ReduceOp::Add) return makeSeqOfPresent({back, accumulate(r.value, here, r.loc, g)});
     // y[I] *= e with y[I] back at its value before: e's operands take
     // y.grad[I] * y[I], the earlier y[I] takes y.grad[I] * e.
     if (r.op == ReduceOp::Mul)
-      return seqOf({back, accumulate(r.value, mul(here, load(r.tensor, r.indices, t)), r.loc, g),
+      return makeSeqOfPresent({back, accumulate(r.value, mul(here, load(r.tensor, r.indices, t)), r.loc, g),
                     makeStore(g, r.indices, mul(here, r.value), r.loc)});
     // max= / min=: y's final value came from the term equal to it; that term
     // takes y.grad[I] (the last such term of the forward pass on a tie) and
     // uses it up, so neither other terms nor y's starting value get it.
-    StmtP taken = seqOf({accumulate(r.value, here, r.loc, g), makeStore(g, r.indices, floatConst(0, r.value->dtype), r.loc)});
+    StmtP taken = makeSeqOfPresent({accumulate(r.value, here, r.loc, g), makeStore(g, r.indices, floatConst(0, r.value->dtype), r.loc)});
     return makeIf(binary(BinOp::Eq, r.value, load(r.tensor, r.indices, r.value->dtype)), taken, nullptr);
   }
 

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/accesses.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
@@ -50,9 +51,7 @@ class Definitions : public Visitor {
 
  private:
   static void readsOf(const ExprP& e, std::vector<std::string>& into) {
-    forEachExpr(e, [&](const ExprP& x) {
-      if (x->kind == ExprKind::Load) into.push_back(static_cast<const Load&>(*x).tensor);
-    });
+    for (auto& a : ir::readsOf(e)) into.push_back(a.tensor);
   }
   void define(const std::string& tensor, const std::vector<ExprP>& indices, const ExprP& value) {
     std::vector<std::string> reads = context_;
@@ -86,14 +85,10 @@ class Recompute : public StmtFunctor<StmtP()> {
   explicit Recompute(std::set<std::string> needed) : needed_(std::move(needed)) {}
 
  private:
-  static StmtP seqOf(std::vector<StmtP> stmts) {
-    std::erase(stmts, nullptr);
-    return stmts.empty() ? nullptr : makeSeq(std::move(stmts));
-  }
   StmtP visitSeq(const Seq& q) override {
     std::vector<StmtP> out;
     for (auto& x : q.stmts) out.push_back(dispatch(x));
-    return seqOf(std::move(out));
+    return makeSeqOfPresent(std::move(out));
   }
   StmtP visitFor(const For& f) override {
     StmtP body = dispatch(f.body);

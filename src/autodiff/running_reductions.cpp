@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::autodiff {
@@ -17,14 +18,6 @@ bool isTarget(const ExprP& e, const Store& st) {
   for (size_t k = 0; k < l.indices.size(); ++k)
     if (!equal(l.indices[k], st.indices[k])) return false;
   return true;
-}
-
-bool reads(const ExprP& e, const std::string& tensor) {
-  bool found = false;
-  forEachExpr(e, [&](const ExprP& x) {
-    found = found || (x->kind == ExprKind::Load && static_cast<const Load&>(*x).tensor == tensor);
-  });
-  return found;
 }
 
 class AsReductions : public Mutator {

@@ -87,4 +87,10 @@ std::vector<Access> readsOf(const ExprP& e, const Stmt* stmt, bool loadsInSubscr
   return out;
 }
 
+bool reads(const ExprP& e, const std::string& tensor) {
+  for (auto& a : readsOf(e))
+    if (a.tensor == tensor) return true;
+  return false;
+}
+
 }  // namespace teml::ir

@@ -32,5 +32,7 @@ std::vector<Access> accessesOf(const StmtP& s, AccessOptions options = {});
 
 // The reads of evaluating `e` (loads inside subscripts included when asked).
 std::vector<Access> readsOf(const ExprP& e, const Stmt* stmt = nullptr, bool loadsInSubscripts = true);
+// Whether evaluating `e` reads `tensor`.
+bool reads(const ExprP& e, const std::string& tensor);
 
 }  // namespace teml::ir

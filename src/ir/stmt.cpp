@@ -121,6 +121,11 @@ StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, Ex
                                   atomic);
 }
 
+StmtP makeSeqOfPresent(std::vector<StmtP> stmts) {
+  std::erase(stmts, nullptr);
+  return stmts.empty() ? nullptr : makeSeq(std::move(stmts));
+}
+
 StmtP makeSeq(std::vector<StmtP> stmts) {
   std::vector<StmtP> flat;
   for (auto& s : stmts) {

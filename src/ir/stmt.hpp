@@ -314,6 +314,8 @@ StmtP makeReduce(ReduceOp op, std::string tensor, std::vector<ExprP> indices, Ex
                  SourceLoc loc, StmtTag tag = {}, bool atomic = false);
 // A sequence; nested sequences are flattened and a single statement is returned as is.
 StmtP makeSeq(std::vector<StmtP> stmts);
+// The statements that are not null, in sequence; null when none is.
+StmtP makeSeqOfPresent(std::vector<StmtP> stmts);
 StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise);
 
 // A copy of `s` with another id and provenance (everything else the same).

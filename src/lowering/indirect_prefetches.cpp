@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
@@ -16,11 +17,7 @@ namespace {
 constexpr int64_t kLineBytes = 64;
 constexpr size_t kMaxPrefetches = 8;
 
-bool hasLoad(const ExprP& e) {
-  bool found = false;
-  forEachExpr(e, [&](const ExprP& x) { found = found || x->kind == ExprKind::Load; });
-  return found;
-}
+bool hasLoad(const ExprP& e) { return !readsOf(e).empty(); }
 
 // The elements the iterations of loop `f` touch through indices read from data.
 class Candidates : public Visitor {
