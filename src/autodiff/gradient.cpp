@@ -5,6 +5,7 @@
 #include "autodiff/activity.hpp"
 #include "autodiff/backward.hpp"
 #include "autodiff/overwritten_reads.hpp"
+#include "autodiff/recompute.hpp"
 #include "autodiff/running_reductions.hpp"
 #include "autodiff/versions.hpp"
 #include "diag/diagnostics.hpp"
@@ -70,6 +71,34 @@ void rewindCopies(Program& p, size_t forwardNests, const SavedWrites& saves, con
   p.nests.insert(p.nests.begin() + static_cast<long>(forwardNests), uniqueStatementIds(makeSeq(std::move(copies))));
 }
 
+// The locals that cannot be recomputed: those whose statements read values
+// overwritten afterwards (recomputing would read the new values), and those
+// whose recomputation runs again such a local's statements (a local nested
+// in their scope that their value depends on: it would read them too).
+std::set<std::string> mustBeStored(const Program& p, const std::set<std::string>& locals,
+                                   const std::set<std::string>& readOverwritten) {
+  std::set<std::string> out;
+  for (auto& t : readOverwritten)
+    if (locals.count(t)) out.insert(t);
+  std::vector<const VarDef*> defs;
+  for (auto& nest : p.nests)
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::VarDef) defs.push_back(static_cast<const VarDef*>(s.get()));
+    });
+  for (bool grew = !out.empty(); grew;) {
+    grew = false;
+    for (auto* v : defs) {
+      if (out.count(v->decl.name)) continue;
+      for (auto& t : recomputedWith(v->body, v->decl.name))
+        if (out.count(t)) {
+          grew |= out.insert(v->decl.name).second;
+          break;
+        }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 GradientProgram gradient(const Program& original, const GradientRequest& request) {
@@ -82,9 +111,7 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
   std::set<std::string> needed = locals;
   needed.insert(active.begin(), active.end());
   Overwrites overwrites = findOverwrites(forward, needed);
-  std::set<std::string> mustStore;
-  for (auto& t : overwrites.readersWrite)
-    if (locals.count(t)) mustStore.insert(t);
+  std::set<std::string> mustStore = mustBeStored(forward, locals, overwrites.readersWrite);
 
   GradientProgram g;
   g.tapes = chooseTapes(forward, request.tapes, mustStore);

@@ -123,6 +123,8 @@ class Recompute : public StmtFunctor<StmtP()> {
 
 }  // namespace
 
+std::set<std::string> recomputedWith(const StmtP& scope, const std::string& local) { return slice(scope, local); }
+
 StmtP recomputation(const StmtP& scope, const std::string& local) {
   return Recompute(slice(scope, local))(scope);
 }

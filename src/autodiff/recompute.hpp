@@ -6,6 +6,7 @@
 // the scope, never the locals of the scopes within it, which recompute
 // themselves.
 #pragma once
+#include <set>
 #include <string>
 
 #include "ir/stmt.hpp"
@@ -15,5 +16,9 @@ namespace teml::autodiff {
 // The statements of `scope` (the body of `local`'s VarDef) that `local`'s
 // value depends on, as copies; null when none writes it.
 ir::StmtP recomputation(const ir::StmtP& scope, const std::string& local);
+
+// The tensors defined inside `scope` whose statements that recomputation
+// runs again (`local` itself included).
+std::set<std::string> recomputedWith(const ir::StmtP& scope, const std::string& local);
 
 }  // namespace teml::autodiff

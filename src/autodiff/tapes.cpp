@@ -120,7 +120,8 @@ class Chooser : public ScopedVisitor {
     c.tape = v.decl.name + ".tape";
     while (names_.count(c.tape)) c.tape += "_";
     names_.insert(c.tape);
-    c.why = "stored in " + c.tape + " (" + size + "; recomputing: " + cost + ")";
+    c.why = "stored in " + c.tape + " (" + size + "; recomputing: " + cost +
+            (mustStore_.count(v.decl.name) ? "; recomputing would read values overwritten afterwards)" : ")");
     return c;
   }
 

@@ -20,28 +20,61 @@ class Locate : public ScopedVisitor {
   void visit(const ExprP&) override {}
 
  protected:
-  void visitStore(const Store& st) override { save(st, st.tensor, st.loc); }
-  void visitReduce(const Reduce& r) override { save(r, r.tensor, r.loc); }
+  void visitStore(const Store& st) override { save(st, st.tensor, st.indices, st.loc); }
+  void visitReduce(const Reduce& r) override { save(r, r.tensor, r.indices, r.loc); }
 
  private:
-  void save(const Stmt& w, const std::string& tensor, SourceLoc loc) {
+  void save(const Stmt& w, const std::string& tensor, const std::vector<ExprP>& indices, SourceLoc loc) {
     if (!writers_.count(w.id)) return;
-    SavedWrite s{tensor, this->tensor(tensor)->dtype, "", {}};
+    const TensorDecl* decl = this->tensor(tensor);
+    SavedWrite s{tensor, decl->dtype, "", {}, {}, "", {}, loc, ""};
     for (auto* f : loops()) {
+      s.around.push_back(f->var);
       TapeLoop l;
-      if (!tapeLoop(*f, &l))
-        throw UserError(loc, "gradient: this statement overwrites '" + tensor +
-                                 "' where the backward pass needs the earlier values, and the loop '" + f->var +
-                                 "' around it has no constant trip count or a step other than 1 or -1, so its "
-                                 "versions cannot be kept");
-      s.loops.push_back(l);
+      if (tapeLoop(*f, &l)) s.loops.push_back(l);
+      else if (s.dataLoop.empty()) s.dataLoop = f->var;
     }
-    for (int k = 1;; ++k)
-      if (names_.insert(tensor + ".old" + std::to_string(k)).second) {
-        s.tape = tensor + ".old" + std::to_string(k);
-        break;
-      }
+    if (!s.dataLoop.empty()) byElement(s, *decl, indices);
+    s.tape = fresh(tensor + ".old");
     out_[w.id] = s;
+  }
+
+  // Versions by element: every loop around W must move the element it
+  // writes, itself or through the bounds of a loop inside whose trip count
+  // data decide (CSR rows: `for k in range(ptr[i], ptr[i + 1])` moves with
+  // i). Else its instances write one element again: refused now rather than
+  // failing the run-time check.
+  void byElement(SavedWrite& s, const TensorDecl& decl, const std::vector<ExprP>& indices) {
+    const std::vector<const For*>& around = loops();
+    auto moves = [&](const std::string& v) {
+      for (auto& i : indices)
+        if (usesVar(i, v)) return true;
+      return false;
+    };
+    for (size_t k = 0; k < around.size(); ++k) {
+      const For& f = *around[k];
+      TapeLoop l;
+      bool single = tapeLoop(f, &l) && l.trips <= 1;
+      bool moved = single || moves(f.var);
+      for (size_t inner = k + 1; inner < around.size() && !moved; ++inner) {
+        const For& g = *around[inner];
+        moved = !tapeLoop(g, &l) && moves(g.var) && (usesVar(g.begin, f.var) || usesVar(g.end, f.var));
+      }
+      if (!moved)
+        throw UserError(s.loc, "gradient: this statement overwrites '" + s.tensor +
+                                   "' where the backward pass needs the earlier values; inside the loop '" + s.dataLoop +
+                                   "', whose trip count data decide, they are kept by the element written, but the "
+                                   "iterations of the loop '" + f.var + "' write the same elements, so its versions "
+                                   "cannot be told apart");
+    }
+    s.loops.clear();
+    s.shape = decl.shape;
+    s.once = fresh(s.tensor + ".once");
+  }
+
+  std::string fresh(const std::string& stem) {
+    for (int k = 1;; ++k)
+      if (names_.insert(stem + std::to_string(k)).second) return stem + std::to_string(k);
   }
 
   const std::set<std::string>& writers_;
@@ -63,13 +96,25 @@ class Save : public Mutator {
     auto it = saves_.find(w->id);
     if (it == saves_.end()) return w;
     const SavedWrite& save = it->second;
-    return makeSeq({makeStore(save.tape, versionOf(save.loops), load(save.tensor, indices, save.dtype), {}, tag(save)), w});
+    StmtP saving = makeStore(save.tape, versionOf(save, indices), load(save.tensor, indices, save.dtype), {}, tag(save));
+    if (!save.once.empty()) saving = checkedOnce(save, indices, saving);
+    return makeSeq({saving, w});
   }
-  static StmtTag tag(const SavedWrite& save) {
-    StmtTag t{save.tape + ".save", {}, {}};
-    for (auto& l : save.loops) {
-      t.names.push_back(l.var);
-      t.origin.push_back(var(l.var));
+  // assert not once[I]; once[I] = true; then the saving.
+  static StmtP checkedOnce(const SavedWrite& save, const std::vector<ExprP>& indices, const StmtP& saving) {
+    ExprP flat = intConst(0);
+    for (size_t d = 0; d < indices.size(); ++d) flat = add(mul(flat, intConst(save.shape[d])), indices[d]);
+    std::string message = "gradient: element {} of '" + save.tensor + "' is written twice by this statement inside the loop '" +
+                          save.dataLoop + "' (trip count decided by data); its earlier values are kept by element, "
+                          "one version each, so the gradient cannot be computed";
+    return makeAssert(unary(UnaryOp::Not, load(save.once, indices, DType::Bool)), message, flat, save.loc,
+                      makeSeq({makeStore(save.once, indices, boolConst(true), {}, tag(save, ".once")), saving}));
+  }
+  static StmtTag tag(const SavedWrite& save, const std::string& suffix = ".save") {
+    StmtTag t{save.tape + suffix, {}, {}};
+    for (auto& v : save.around) {
+      t.names.push_back(v);
+      t.origin.push_back(var(v));
     }
     return t;
   }
@@ -90,19 +135,32 @@ Program recordSaves(const Program& p, const SavedWrites& saves) {
   Program out = p;
   for (size_t k = 0; k < out.nests.size(); ++k) {
     if (saves[k].empty()) continue;
-    out.nests[k] = Save(saves[k]).mutate(out.nests[k]);
+    std::vector<StmtP> cleared;
     for (auto& [id, s] : saves[k]) {
-      TensorDecl tape{s.tape, s.dtype, {}};
+      TensorDecl tape{s.tape, s.dtype, s.shape};
       for (auto& l : s.loops) tape.shape.push_back(l.trips);
       out.tensors.push_back(tape);
       out.temporaries.insert(s.tape);
+      if (s.once.empty()) continue;
+      out.tensors.push_back(TensorDecl{s.once, DType::Bool, s.shape});
+      out.temporaries.insert(s.once);
+      cleared.push_back(overElements(s.once, s.shape, [&](const std::vector<ExprP>& element, StmtTag tag) {
+        tag.id += ".clear";
+        return makeStore(s.once, element, boolConst(false), {}, tag);
+      }));
     }
+    cleared.push_back(Save(saves[k]).mutate(out.nests[k]));
+    out.nests[k] = makeSeq(std::move(cleared));
   }
   return out;
 }
 
+std::vector<ExprP> versionOf(const SavedWrite& save, const std::vector<ExprP>& indices) {
+  return save.once.empty() ? versionOf(save.loops) : indices;
+}
+
 StmtP restore(const SavedWrite& save, const std::vector<ExprP>& indices) {
-  return makeStore(save.tensor, indices, load(save.tape, versionOf(save.loops), save.dtype), {});
+  return makeStore(save.tensor, indices, load(save.tape, versionOf(save, indices), save.dtype), {});
 }
 
 }  // namespace teml::autodiff

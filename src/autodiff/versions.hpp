@@ -21,24 +21,38 @@ struct SavedWrite {
   std::string tensor;           // the tensor W writes
   ir::DType dtype = ir::DType::F64;
   std::string tape;             // the program tensor holding the saved elements
-  std::vector<TapeLoop> loops;  // around W, outermost first
+  std::vector<TapeLoop> loops;  // around W, outermost first (versions by iteration)
+  std::vector<std::string> around;  // the iterators of every loop around W
+  // Versions by the element written, where a loop around W has a trip count
+  // that data decide (`for k in range(ptr[i], ptr[i + 1])`): the tape has
+  // the tensor's shape, indexed by W's indices, and `once` (bools of that
+  // shape, cleared when W's nest starts) checks at run time that no two
+  // instances of W write one element. Empty: versions by iteration.
+  std::string once;
+  std::vector<int64_t> shape;   // the tensor's (versions by element)
+  SourceLoc loc;
+  std::string dataLoop;         // the loop whose trip count data decide
 };
 
 // Per nest: statement id -> its saved write.
 using SavedWrites = std::vector<std::map<std::string, SavedWrite>>;
 
-// Throws UserError when a loop around an overwriting statement has no
-// constant trip count or a step other than 1 or -1. `names` holds the
-// program's names; the tapes' are added.
+// Versions by iteration where every loop around an overwriting statement
+// has a constant trip count and a step of 1 or -1, else by element. Throws
+// UserError when versions by element cannot be told apart: a loop around the
+// statement whose iterator its indices do not use (its instances would write
+// one element again). `names` holds the program's names; the tapes' are added.
 SavedWrites saveWrites(const ir::Program& forward, const std::vector<std::set<std::string>>& writers,
                        std::set<std::string>& names);
 
-// The program with each saving statement in front of its W, and the tapes
-// declared (temporaries).
+// The program with each saving statement in front of its W (with the
+// run-time check of versions by element, whose bools are cleared when the
+// nest starts), and the tapes declared (temporaries).
 ir::Program recordSaves(const ir::Program& p, const SavedWrites& saves);
 
 // X[I] = tape[version]: W's element back as it was (the loops around have
-// the forward's iterators).
+// the forward's iterators; by element, the version is I).
+std::vector<ir::ExprP> versionOf(const SavedWrite& save, const std::vector<ir::ExprP>& indices);
 ir::StmtP restore(const SavedWrite& save, const std::vector<ir::ExprP>& indices);
 
 }  // namespace teml::autodiff
