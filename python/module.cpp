@@ -141,6 +141,7 @@ class CompiledGradient {
       params_.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, role));
     }
     for (auto& [tensor, choice] : g.tapes) tapes_.push_back(tensor + ": " + choice.why);
+    tapes_.insert(tapes_.end(), g.versions.begin(), g.versions.end());
     gradientOf_ = g.gradientOf;
   }
 

@@ -99,18 +99,38 @@ std::set<std::string> mustBeStored(const Program& p, const std::set<std::string>
   return out;
 }
 
+bool writtenAsStore(const StmtP& nest, const std::string& id) {
+  bool store = false;
+  forEachStmt(nest, [&](const StmtP& s) { store = store || (s->id == id && s->kind == StmtKind::Store); });
+  return store;
+}
+
 }  // namespace
 
 GradientProgram gradient(const Program& original, const GradientRequest& request) {
   checkNamed(original, request.wrt, "--wrt");
   checkNamed(original, request.of, "--of");
   // What the backward pass is derived from; the forward pass runs as written.
-  Program forward = runningReductionsAsReductions(original);
-  std::set<std::string> active = activeTensors(forward, request.wrt, request.of);
-  std::set<std::string> locals = definedInside(forward);
-  std::set<std::string> needed = locals;
-  needed.insert(active.begin(), active.end());
-  Overwrites overwrites = findOverwrites(forward, needed);
+  // Running maxima and minima become reductions, except those that
+  // overwrite values read before them: they stay stores, with versions.
+  std::vector<std::set<std::string>> keep(original.nests.size());
+  Program forward;
+  std::set<std::string> active, locals, needed;
+  Overwrites overwrites;
+  for (;;) {
+    forward = runningReductionsAsReductions(original, keep);
+    active = activeTensors(forward, request.wrt, request.of);
+    locals = definedInside(forward);
+    needed = locals;
+    needed.insert(active.begin(), active.end());
+    overwrites = findOverwrites(forward, needed);
+    if (overwrites.extremumRefusal.empty()) break;
+    bool grew = false;
+    for (size_t k = 0; k < original.nests.size(); ++k)
+      for (auto& id : overwrites.extremaWriters[k])
+        if (writtenAsStore(original.nests[k], id)) grew |= keep[k].insert(id).second;
+    if (!grew) throw UserError(SourceLoc{}, overwrites.extremumRefusal);
+  }
   std::set<std::string> mustStore = mustBeStored(forward, locals, overwrites.readersWrite);
 
   GradientProgram g;
@@ -118,7 +138,9 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
   std::set<std::string> names = locals;
   for (auto& t : original.tensors) names.insert(t.name);
   for (auto& [t, c] : g.tapes) names.insert(c.tape);
-  SavedWrites saves = saveWrites(forward, overwrites.writers, names);
+  SavedWrites saves = saveWrites(forward, overwrites.writers, metAsLeft(forward, overwrites.writers), names);
+  for (auto& nest : saves)
+    for (auto& [id, s] : nest) g.versions.push_back(s.tensor + ": " + s.why);
   g.program = recordTapes(recordSaves(original, saves), g.tapes);
   for (auto& t : g.program.tensors) names.insert(t.name);
   for (auto& t : active) {

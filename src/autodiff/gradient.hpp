@@ -26,6 +26,9 @@ struct GradientProgram {
   std::map<std::string, std::string> gradientOf;
   // For each tensor defined inside the program: stored or recomputed, and why.
   std::map<std::string, TapeChoice> tapes;
+  // For each statement that overwrites values the backward pass reads: its
+  // update undone in place, or the values kept in a tape, and why (-v).
+  std::vector<std::string> versions;
 };
 
 // Throws UserError naming a tensor that is not the program's, is not

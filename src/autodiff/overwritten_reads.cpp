@@ -44,24 +44,64 @@ std::string where(const Occurrence& o) {
   return o.loc.line > 0 ? "line " + std::to_string(o.loc.line) : "statement " + o.tag.id;
 }
 
+// The program's nests as one sequence for isl, and the nest and own id of
+// each (prefixed) statement tag.
+struct WholeProgram {
+  std::vector<StmtP> nests;
+  std::map<std::string, std::pair<size_t, std::string>> origin;
+  explicit WholeProgram(const Program& p) {
+    for (size_t k = 0; k < p.nests.size(); ++k) nests.push_back(NestPrefixedTags(k).mutate(p.nests[k]));
+    for (size_t k = 0; k < nests.size(); ++k)
+      forEachStmt(nests[k], [&](const StmtP& s) {
+        if (s->kind == StmtKind::Store) origin[static_cast<const Store&>(*s).tag.id] = {k, s->id};
+        if (s->kind == StmtKind::Reduce) origin[static_cast<const Reduce&>(*s).tag.id] = {k, s->id};
+      });
+  }
+};
+
+const char* const kTooComplex =
+    "gradient: the dependence analysis cannot tell whether the values the backward pass reads are overwritten (too "
+    "complex for isl's budget)";
+
 }  // namespace
+
+std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::vector<std::set<std::string>>& writers) {
+  std::vector<std::set<std::string>> out(forward.nests.size());
+  WholeProgram whole(forward);
+  if (whole.nests.empty()) return out;
+  Ctx ctx = boundedContext();
+  try {
+    std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
+    UMap time = schedule(ctx.get(), occ);
+    UMap after = check(isl_union_map_lex_lt_union_map(time.copy(), time.copy()));
+    auto saved = [&](const Occurrence& o) {
+      auto& [nest, id] = whole.origin.at(o.tag.id);
+      return writers[nest].count(id) > 0;
+    };
+    for (auto& w : occ) {
+      if (!saved(w)) continue;
+      bool met = true;
+      for (auto& later : occ)
+        if (met && later.write.tensor == w.write.tensor && !saved(later))
+          met = isEmpty(intersect(meet(accessRelation(ctx.get(), w, w.write), accessRelation(ctx.get(), later, later.write)), after));
+      if (met) out[whole.origin.at(w.tag.id).first].insert(whole.origin.at(w.tag.id).second);
+    }
+  } catch (const IslFailure&) {
+    throw UserError(SourceLoc{}, kTooComplex);
+  }
+  return out;
+}
 
 Overwrites findOverwrites(const Program& forward, const std::set<std::string>& needed) {
   Overwrites out;
   out.writers.resize(forward.nests.size());
-  std::vector<StmtP> nests;
-  for (size_t k = 0; k < forward.nests.size(); ++k) nests.push_back(NestPrefixedTags(k).mutate(forward.nests[k]));
-  if (nests.empty()) return out;
-  // The nest of each (prefixed) statement tag, and the statement's own id.
-  std::map<std::string, std::pair<size_t, std::string>> origin;
-  for (size_t k = 0; k < nests.size(); ++k)
-    forEachStmt(nests[k], [&](const StmtP& s) {
-      if (s->kind == StmtKind::Store) origin[static_cast<const Store&>(*s).tag.id] = {k, s->id};
-      if (s->kind == StmtKind::Reduce) origin[static_cast<const Reduce&>(*s).tag.id] = {k, s->id};
-    });
+  out.extremaWriters.resize(forward.nests.size());
+  WholeProgram whole(forward);
+  if (whole.nests.empty()) return out;
+  auto& origin = whole.origin;
   Ctx ctx = boundedContext();
   try {
-    std::vector<Occurrence> occ = occurrences(makeSeq(nests));
+    std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
     UMap time = schedule(ctx.get(), occ);
     // Instance pairs (read, write) with the write at the read's time or later.
     UMap notBefore = check(isl_union_map_lex_le_union_map(time.copy(), time.copy()));
@@ -82,12 +122,16 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
           if (extremum && writer.node == reader.node && &r == &reads.back()) continue;
           UMap later = intersect(meet(readRel, accessRelation(ctx.get(), writer, writer.write)), notBefore);
           if (isEmpty(later)) continue;
-          if (writer.isReduce && (writer.op == ReduceOp::Max || writer.op == ReduceOp::Min))
-            throw UserError(SourceLoc{}, "gradient: the statement at " + where(reader) + " reads '" + r.tensor +
-                                             "', which the max= or min= reduction at " + where(writer) +
-                                             " changes afterwards; the backward pass would need the value from "
-                                             "before (versions are kept for stores and sums, not for maxima)");
           auto [nest, id] = origin.at(writer.tag.id);
+          if (writer.isReduce && (writer.op == ReduceOp::Max || writer.op == ReduceOp::Min)) {
+            out.extremaWriters[nest].insert(id);
+            if (out.extremumRefusal.empty())
+              out.extremumRefusal = "gradient: the statement at " + where(reader) + " reads '" + r.tensor +
+                                    "', which the max= or min= reduction at " + where(writer) +
+                                    " changes afterwards; the backward pass would need the value from "
+                                    "before (versions are kept for stores and sums, not for maxima)";
+            continue;
+          }
           out.writers[nest].insert(id);
           // Recomputing the reader's target replays its own overwrites, not others'.
           if (r.tensor != reader.write.tensor) out.readersWrite.insert(reader.write.tensor);
@@ -95,8 +139,7 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
       }
     }
   } catch (const IslFailure&) {
-    throw UserError(SourceLoc{}, "gradient: the dependence analysis cannot tell whether the values the backward pass "
-                                 "reads are overwritten (too complex for isl's budget)");
+    throw UserError(SourceLoc{}, kTooComplex);
   }
   return out;
 }

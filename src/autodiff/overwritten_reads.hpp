@@ -22,12 +22,22 @@ struct Overwrites {
   // local among them cannot be recomputed in the backward pass: it would
   // read the values after the overwrite).
   std::set<std::string> readersWrite;
+  // Per nest: the max= and min= reductions that overwrite values read
+  // before them (their adjoint compares against the final value, so they
+  // cannot be put back), with the message that refuses them.
+  std::vector<std::set<std::string>> extremaWriters;
+  std::string extremumRefusal;
 };
 
 // `needed`: tensors whose statements the backward pass differentiates or
-// recomputes. Throws UserError when isl cannot tell, or when a `max=` or
-// `min=` reduction overwrites a value that is read (its adjoint takes the
-// target's final value, not a version).
+// recomputes. Throws UserError when isl cannot tell.
 Overwrites findOverwrites(const ir::Program& forward, const std::set<std::string>& needed);
+
+// Per nest, those of `writers` whose elements are written again afterwards
+// only by `writers` (whose values the backward pass puts back): the
+// backward pass meets each element as the writer left it, so an invertible
+// update (`+=`, `*=` by a nonzero constant) can be undone in place instead
+// of keeping the value it overwrote. Throws UserError when isl cannot tell.
+std::vector<std::set<std::string>> metAsLeft(const ir::Program& forward, const std::vector<std::set<std::string>>& writers);
 
 }  // namespace teml::autodiff

@@ -21,9 +21,13 @@ bool isTarget(const ExprP& e, const Store& st) {
 }
 
 class AsReductions : public Mutator {
+ public:
+  explicit AsReductions(const std::set<std::string>& keep) : keep_(keep) {}
+
  protected:
   StmtP mutateStore(const StmtP& s) override {
     auto& st = static_cast<const Store&>(*s);
+    if (keep_.count(st.id)) return s;
     if (st.value->kind != ExprKind::Binary || !isFloat(st.value->dtype)) return s;
     auto& b = static_cast<const Binary&>(*st.value);
     std::optional<ReduceOp> op;
@@ -37,13 +41,17 @@ class AsReductions : public Mutator {
     if (!other || reads(other, st.tensor)) return s;
     return std::make_shared<Reduce>(*op, st.tensor, st.indices, other, st.loc, st.tag, false, st.id, st.made);
   }
+
+ private:
+  const std::set<std::string>& keep_;
 };
 
 }  // namespace
 
-Program runningReductionsAsReductions(const Program& p) {
+Program runningReductionsAsReductions(const Program& p, const std::vector<std::set<std::string>>& keep) {
   Program out = p;
-  for (auto& nest : out.nests) nest = AsReductions().mutate(nest);
+  const std::set<std::string> none;
+  for (size_t k = 0; k < out.nests.size(); ++k) out.nests[k] = AsReductions(k < keep.size() ? keep[k] : none).mutate(out.nests[k]);
   return out;
 }
 

@@ -4,12 +4,19 @@
 // order. Written as a reduction, the backward pass needs no value of y from
 // before the update (for a sum none at all; for max and min only y's final
 // value), so a running maximum or sum is differentiated without keeping
-// y's versions.
+// y's versions. A running max or min whose values in between are read by
+// other statements (and overwritten by it afterwards) stays a store, whose
+// overwritten values are kept like any store's: `keep` names those
+// statements, per nest.
 #pragma once
+#include <set>
+#include <string>
+#include <vector>
+
 #include "ir/program.hpp"
 
 namespace teml::autodiff {
 
-ir::Program runningReductionsAsReductions(const ir::Program& p);
+ir::Program runningReductionsAsReductions(const ir::Program& p, const std::vector<std::set<std::string>>& keep = {});
 
 }  // namespace teml::autodiff

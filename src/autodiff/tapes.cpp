@@ -21,14 +21,6 @@ constexpr double kMaxTapeBytes = 1 << 30;
 constexpr double kCachedTapeBytes = 1 << 20;
 constexpr double kOpsPerCachedByte = 1, kOpsPerMemoryByte = 3;
 
-int64_t operationsIn(const ExprP& e) {
-  int64_t n = 0;
-  forEachExpr(e, [&](const ExprP& x) {
-    n += x->kind == ExprKind::Binary || x->kind == ExprKind::Unary || x->kind == ExprKind::Select;
-  });
-  return n;
-}
-
 // The work of the statements that write `t`, each counted once per
 // iteration of the loops around it (16 for a loop whose trip count data
 // decide).
@@ -109,11 +101,8 @@ class Chooser : public ScopedVisitor {
       return {false, "", {}, "recomputed (its tape would take " + std::to_string(static_cast<int64_t>(bytes / (1 << 20))) +
                                  " MiB; " + cost + ")"};
     // Stored when recomputing a version costs more than writing and reading
-    // it back. An element narrower than a float costs as much as one in
-    // vector code (a lane: widened on load, packed on store).
-    double perByte = bytes <= kCachedTapeBytes ? kOpsPerCachedByte : kOpsPerMemoryByte;
-    double lane = std::max<double>(4, ir::bytes(v.decl.dtype));
-    double traffic = perByte * 2 * static_cast<double>(elements) * lane;
+    // it back.
+    double traffic = tapeTraffic(bytes, elements, v.decl.dtype);
     std::string against = "; a tape of " + size + " costs " + std::to_string(static_cast<int64_t>(traffic)) + " per version";
     if (mode == TapeMode::Auto && work <= traffic) return {false, "", {}, "recomputed (" + cost + against + ")"};
     c.stored = true;
@@ -174,6 +163,21 @@ class Record : public Mutator {
 };
 
 }  // namespace
+
+int64_t operationsIn(const ExprP& e) {
+  int64_t n = 0;
+  forEachExpr(e, [&](const ExprP& x) {
+    n += x->kind == ExprKind::Binary || x->kind == ExprKind::Unary || x->kind == ExprKind::Select;
+  });
+  return n;
+}
+
+// An element narrower than a float costs as much as one in vector code (a
+// lane: widened on load, packed on store).
+double tapeTraffic(double tapeBytes, int64_t elements, DType dtype) {
+  double perByte = tapeBytes <= kCachedTapeBytes ? kOpsPerCachedByte : kOpsPerMemoryByte;
+  return perByte * 2 * static_cast<double>(elements) * std::max<double>(4, ir::bytes(dtype));
+}
 
 StmtP overElements(const std::string& prefix, const std::vector<int64_t>& shape,
                    const std::function<StmtP(const std::vector<ExprP>&, StmtTag)>& body) {

@@ -50,6 +50,12 @@ bool tapeLoop(const ir::For& f, TapeLoop* out);
 // The version the iterations of `loops` are, one index per loop.
 std::vector<ir::ExprP> versionOf(const std::vector<TapeLoop>& loops);
 
+// The operations an expression costs (arithmetic, selections).
+int64_t operationsIn(const ir::ExprP& e);
+// What writing one version of `elements` elements of `dtype` to a tape of
+// `tapeBytes` and reading it back costs, in operations.
+double tapeTraffic(double tapeBytes, int64_t elements, ir::DType dtype);
+
 // One choice per tensor defined inside the program, by name. A tensor in
 // `mustStore` is stored whatever the mode (its statements read values that
 // are overwritten afterwards: recomputing them would read the new values),

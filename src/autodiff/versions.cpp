@@ -1,7 +1,9 @@
 #include "autodiff/versions.hpp"
 
 #include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "ir/printer.hpp"
 #include "ir/scoped_visitor.hpp"
 
 namespace teml::autodiff {
@@ -13,30 +15,72 @@ namespace {
 // The loops around each overwriting statement of a nest.
 class Locate : public ScopedVisitor {
  public:
-  Locate(const Program& p, const std::set<std::string>& writers, std::set<std::string>& names,
-         std::map<std::string, SavedWrite>& out)
-      : ScopedVisitor(p.tensors), writers_(writers), names_(names), out_(out) {}
+  Locate(const Program& p, const std::set<std::string>& writers, const std::set<std::string>& undoable,
+         const std::set<std::string>& written, std::set<std::string>& names, std::map<std::string, SavedWrite>& out)
+      : ScopedVisitor(p.tensors), writers_(writers), undoable_(undoable), written_(written), names_(names), out_(out) {}
   using Visitor::visit;
   void visit(const ExprP&) override {}
 
  protected:
-  void visitStore(const Store& st) override { save(st, st.tensor, st.indices, st.loc); }
-  void visitReduce(const Reduce& r) override { save(r, r.tensor, r.indices, r.loc); }
+  void visitStore(const Store& st) override { save(st, st.tensor, st.indices, st.loc, nullptr); }
+  void visitReduce(const Reduce& r) override { save(r, r.tensor, r.indices, r.loc, &r); }
 
  private:
-  void save(const Stmt& w, const std::string& tensor, const std::vector<ExprP>& indices, SourceLoc loc) {
+  void save(const Stmt& w, const std::string& tensor, const std::vector<ExprP>& indices, SourceLoc loc,
+            const Reduce* update) {
     if (!writers_.count(w.id)) return;
     const TensorDecl* decl = this->tensor(tensor);
-    SavedWrite s{tensor, decl->dtype, "", {}, {}, "", {}, loc, ""};
+    SavedWrite s{tensor, decl->dtype, "", {}, {}, "", {}, loc, "", nullptr, ""};
+    double versions = 1;
     for (auto* f : loops()) {
       s.around.push_back(f->var);
       TapeLoop l;
-      if (tapeLoop(*f, &l)) s.loops.push_back(l);
+      if (tapeLoop(*f, &l)) s.loops.push_back(l), versions *= static_cast<double>(l.trips);
       else if (s.dataLoop.empty()) s.dataLoop = f->var;
+    }
+    if (!s.dataLoop.empty()) versions = static_cast<double>(decl->elementCount());
+    std::string what = (update ? std::string("the ") + reduceOpName(update->op) : std::string("the store")) +
+                       (loc.line > 0 ? " at line " + std::to_string(loc.line) : "");
+    double bytes = versions * ir::bytes(s.dtype);
+    std::string size = std::to_string(static_cast<int64_t>(versions)) + " version" + (versions == 1 ? "" : "s") + ", " +
+                       std::to_string(static_cast<int64_t>(bytes / 1024)) + " KiB";
+    if (ExprP inverse = update && undoable_.count(w.id) ? inverseOf(*update) : nullptr) {
+      int64_t operations = 1 + operationsIn(update->value);
+      double traffic = tapeTraffic(bytes, 1, s.dtype);
+      // A loop whose trip count data decide would need versions by element.
+      if (!s.dataLoop.empty() || operations <= traffic) {
+        s.inverse = inverse;
+        s.why = what + " undone in place (" + toString(inverse) + ": " + std::to_string(operations) + " operation" +
+                (operations == 1 ? "" : "s") + "; a tape of " + size + " costs " + std::to_string(static_cast<int64_t>(traffic)) +
+                " per version)";
+        out_[w.id] = s;
+        return;
+      }
     }
     if (!s.dataLoop.empty()) byElement(s, *decl, indices);
     s.tape = fresh(tensor + ".old");
+    s.why = "the values " + what + " overwrites kept in " + s.tape + " (" + size +
+            (s.once.empty() ? ")" : ", by element: inside the loop '" + s.dataLoop + "', whose trip count data decide)");
     out_[w.id] = s;
+  }
+
+  // X[I] - e for X[I] += e where e reads nothing the program writes (the
+  // backward pass computes it again); X[I] / c for X[I] *= c, c a nonzero
+  // constant. Null for anything else.
+  ExprP inverseOf(const Reduce& r) const {
+    ExprP now = load(r.tensor, r.indices, r.value->dtype);
+    if (r.op == ReduceOp::Add) {
+      for (auto& a : readsOf(r.value))
+        if (written_.count(a.tensor)) return nullptr;
+      return sub(now, r.value);
+    }
+    ExprP c = r.value;
+    while (c->kind == ExprKind::Cast) c = static_cast<const Cast&>(*c).a;
+    double v = c->kind == ExprKind::FloatConst ? static_cast<const FloatConst&>(*c).value
+               : c->kind == ExprKind::IntConst ? static_cast<double>(static_cast<const IntConst&>(*c).value)
+                                               : 0;
+    if (r.op == ReduceOp::Mul && v != 0) return binary(BinOp::Div, now, r.value);
+    return nullptr;
   }
 
   // Versions by element: every loop around W must move the element it
@@ -78,6 +122,8 @@ class Locate : public ScopedVisitor {
   }
 
   const std::set<std::string>& writers_;
+  const std::set<std::string>& undoable_;
+  const std::set<std::string>& written_;
   std::set<std::string>& names_;
   std::map<std::string, SavedWrite>& out_;
 };
@@ -94,7 +140,7 @@ class Save : public Mutator {
  private:
   StmtP withSave(const StmtP& w, const std::vector<ExprP>& indices) {
     auto it = saves_.find(w->id);
-    if (it == saves_.end()) return w;
+    if (it == saves_.end() || it->second.inverse) return w;
     const SavedWrite& save = it->second;
     StmtP saving = makeStore(save.tape, versionOf(save, indices), load(save.tensor, indices, save.dtype), {}, tag(save));
     if (!save.once.empty()) saving = checkedOnce(save, indices, saving);
@@ -125,9 +171,13 @@ class Save : public Mutator {
 }  // namespace
 
 SavedWrites saveWrites(const Program& forward, const std::vector<std::set<std::string>>& writers,
-                       std::set<std::string>& names) {
+                       const std::vector<std::set<std::string>>& undoable, std::set<std::string>& names) {
+  std::set<std::string> written;
+  for (auto& nest : forward.nests)
+    for (auto& t : tensorsWritten(nest)) written.insert(t);
   SavedWrites out(forward.nests.size());
-  for (size_t k = 0; k < forward.nests.size(); ++k) Locate(forward, writers.at(k), names, out[k]).visit(forward.nests[k]);
+  for (size_t k = 0; k < forward.nests.size(); ++k)
+    Locate(forward, writers.at(k), undoable.at(k), written, names, out[k]).visit(forward.nests[k]);
   return out;
 }
 
@@ -137,6 +187,7 @@ Program recordSaves(const Program& p, const SavedWrites& saves) {
     if (saves[k].empty()) continue;
     std::vector<StmtP> cleared;
     for (auto& [id, s] : saves[k]) {
+      if (s.inverse) continue;
       TensorDecl tape{s.tape, s.dtype, s.shape};
       for (auto& l : s.loops) tape.shape.push_back(l.trips);
       out.tensors.push_back(tape);
@@ -160,6 +211,7 @@ std::vector<ExprP> versionOf(const SavedWrite& save, const std::vector<ExprP>& i
 }
 
 StmtP restore(const SavedWrite& save, const std::vector<ExprP>& indices) {
+  if (save.inverse) return makeStore(save.tensor, indices, save.inverse, {});
   return makeStore(save.tensor, indices, load(save.tape, versionOf(save, indices), save.dtype), {});
 }
 

@@ -32,6 +32,12 @@ struct SavedWrite {
   std::vector<int64_t> shape;   // the tensor's (versions by element)
   SourceLoc loc;
   std::string dataLoop;         // the loop whose trip count data decide
+  // An invertible update (`+=`, `*=` by a nonzero constant) that the
+  // backward pass meets as it left its element is undone in place, X[I] =
+  // inverse, when that costs fewer operations than the tape's traffic: no
+  // tape then. Null: kept in the tape.
+  ir::ExprP inverse;
+  std::string why;              // for -v: undone or kept, and the costs
 };
 
 // Per nest: statement id -> its saved write.
@@ -42,8 +48,10 @@ using SavedWrites = std::vector<std::map<std::string, SavedWrite>>;
 // UserError when versions by element cannot be told apart: a loop around the
 // statement whose iterator its indices do not use (its instances would write
 // one element again). `names` holds the program's names; the tapes' are added.
+// `undoable`: per nest, the writers autodiff/overwritten_reads's metAsLeft
+// finds.
 SavedWrites saveWrites(const ir::Program& forward, const std::vector<std::set<std::string>>& writers,
-                       std::set<std::string>& names);
+                       const std::vector<std::set<std::string>>& undoable, std::set<std::string>& names);
 
 // The program with each saving statement in front of its W (with the
 // run-time check of versions by element, whose bools are cleared when the

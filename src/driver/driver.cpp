@@ -479,6 +479,7 @@ int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
     for (auto& [tensor, name] : g.gradientOf) err << " " << tensor;
     err << "\n";
     for (auto& [tensor, choice] : g.tapes) err << "teml: gradient: " << tensor << ": " << choice.why << "\n";
+    for (auto& line : g.versions) err << "teml: gradient: " << line << "\n";
     printStages(c, err);
   }
   return status;
