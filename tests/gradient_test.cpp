@@ -596,6 +596,15 @@ TEST(Gradient, EachLocalOfAChainIsRecomputedOnce) {
   expectFiniteDifferences(p, {"a"}, {"y"});
 }
 
+int countUnary(const ir::Program& p, ir::UnaryOp op) {
+  int n = 0;
+  for (auto& nest : p.nests)
+    ir::forEachExprIn(nest, [&](const ir::ExprP& e) {
+      n += e->kind == ir::ExprKind::Unary && static_cast<const ir::Unary&>(*e).op == op;
+    });
+  return n;
+}
+
 // The adjoint of a subexpression above several elements with a gradient is
 // computed once into a scalar: sigmoid's derivative, s * (1 - s), appears
 // once in the backward pass, not once per operand below it.
@@ -605,16 +614,41 @@ TEST(Gradient, ASharedAdjointIsComputedOnce) {
 def f(a: teml.Var[(5,), "float64"], b: teml.Var[(5,), "float64"], c: teml.Var[(5,), "float64"],
       y: teml.Var[(5,), "float64", "output"]):
     for i in range(5):
-        y[i] = teml.sigmoid(a[i] * b[i] + c[i])
+        y[i] = teml.sigmoid(a[i] * b[i] + c[i]) * 2.0
 )");
   auto g = autodiff::gradient(p, {{"a", "b", "c"}, {"y"}});
-  int sigmoids = 0;
-  for (auto& nest : g.program.nests)
-    ir::forEachExprIn(nest, [&](const ir::ExprP& e) {
-      sigmoids += e->kind == ir::ExprKind::Unary && static_cast<const ir::Unary&>(*e).op == ir::UnaryOp::Sigmoid;
-    });
-  EXPECT_EQ(sigmoids, 3) << "the forward's and the two of its derivative\n" << ir::toString(g.program, true);
+  EXPECT_EQ(countUnary(g.program, ir::UnaryOp::Sigmoid), 3) << "the forward's and the two of its derivative\n"
+                                                            << ir::toString(g.program, true);
   expectFiniteDifferences(p, {"a", "b", "c"}, {"y"});
+}
+
+// y[i] = exp(u) leaves exp(u) in y[i]: where the backward pass meets y[i]
+// as the store left it (isl: every later write of it is put back first),
+// u's partial reads y[i] instead of computing exp(u) again. Not where a
+// later write that is not put back changed it.
+TEST(Gradient, APartialReadsTheForwardResultWhereItIsUnchanged) {
+  auto kept = asWritten(R"(import teml
+@teml.transform
+def f(a: teml.Var[(5,), "float64"], b: teml.Var[(5,), "float64"], y: teml.Var[(5,), "float64", "output"],
+      z: teml.Var[(5,), "float64", "output"]):
+    for i in range(5):
+        y[i] = teml.exp(a[i] * b[i])
+        z[i] = teml.sigmoid(y[i] - b[i])
+        y[i] = y[i] * 0.5
+)");
+  auto g = autodiff::gradient(kept, {{"a", "b"}, {"y", "z"}});
+  EXPECT_EQ(countUnary(g.program, ir::UnaryOp::Exp), 1) << ir::toString(g.program, true);
+  EXPECT_EQ(countUnary(g.program, ir::UnaryOp::Sigmoid), 1) << ir::toString(g.program, true);
+  expectFiniteDifferences(kept, {"a", "b"}, {"y", "z"});
+  auto changed = asWritten(R"(import teml
+@teml.transform
+def f(a: teml.Var[(5,), "float64"], y: teml.Var[(5,), "float64", "output"]):
+    for i in range(5):
+        y[i] = teml.exp(a[i])
+        y[i] = a[i] * 2.0
+)");
+  EXPECT_EQ(countUnary(autodiff::gradient(changed, {{"a"}, {"y"}}).program, ir::UnaryOp::Exp), 2);
+  expectFiniteDifferences(changed, {"a"}, {"y"});
 }
 
 // A tensor defined outside every loop has one version: a stored one lives

@@ -3,11 +3,15 @@
 (`teml bench --wrt ... --of ...`: the program and its gradient program,
 docs/autodiff.md) against PyTorch autograd through the PyTorch layers
 (torch_layers.py --grad), same inputs, 2 threads, in turns: PyTorch, teml
-with --tapes auto, teml with --tapes all, and again; under glibc's default
+with --tapes auto, all and none, and again; under glibc's default
 malloc and with huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), both
 sides alike. Peak memory is each process's own growth while the layers ran.
 
     /usr/bin/python3 bench/freetensor/grad.py [--data DIR] [--turns N] [--out FILE.md] [--only NAME]
+                                              [--programs as_written]
+
+--programs as_written times the programs as FreeTensor's users write them
+(examples/freetensor/as_written) instead of those written for speed.
 
 Writes a markdown table (default bench/freetensor_grad.md), the raw times
 next to it (.json) and a plot of the speed-ups (.png)."""
@@ -35,9 +39,12 @@ def option(name, default):
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
+PROGRAMS = ROOT / "examples" / "freetensor" / (sys.argv[sys.argv.index("--programs") + 1] if "--programs" in sys.argv else "")
+
+
 def teml_time(name, data, env, tapes):
     result, wrt = WORKLOADS[name]
-    cmd = [TEML, "bench", str(ROOT / "examples" / "freetensor" / f"{name}.py"), "--json", "--threads", "2",
+    cmd = [TEML, "bench", str(PROGRAMS / f"{name}.py"), "--json", "--threads", "2",
            "--wrt", ",".join(wrt), "--of", result, "--tapes", tapes, "--runs", "3"]
     for f in sorted((data / name).glob("*.npy")):
         cmd += ["--input", f"{f.stem}={f}"]
@@ -58,6 +65,7 @@ VARIANTS = {
     "torch autograd": torch_time,
     "teml, tapes auto": lambda name, data, env: teml_time(name, data, env, "auto"),
     "teml, tapes all": lambda name, data, env: teml_time(name, data, env, "all"),
+    "teml, tapes none": lambda name, data, env: teml_time(name, data, env, "none"),
 }
 
 
@@ -68,7 +76,8 @@ def main():
     names = [option("--only", "")] if "--only" in sys.argv else list(WORKLOADS)
     if not (data / "gat" / "weight.npy").exists():
         subprocess.run(["/usr/bin/python3", str(ROOT / "examples" / "freetensor" / "make_inputs.py"), str(data)], check=True)
-    record = {"date": datetime.date.today().isoformat(), "cpu": cpu_name(), "turns": turns, "workloads": {}}
+    record = {"date": datetime.date.today().isoformat(), "cpu": cpu_name(), "turns": turns,
+              "programs": str(PROGRAMS.relative_to(ROOT)), "workloads": {}}
     for name in names:
         results = {}
         for label, tunables in (("installed", None), ("huge pages", HUGE)):
@@ -105,14 +114,15 @@ def plot(record, png):
     values = {name: speedups(record["workloads"][name]) for name in names}
     fig, ax = plt.subplots(figsize=(7, 3.5))
     width = 0.38
-    for k, variant in enumerate(["teml, tapes auto", "teml, tapes all"]):
-        ax.bar([i + (k - 0.5) * width for i in range(len(names))], [values[n][variant] for n in names], width,
+    width = 0.26
+    for k, variant in enumerate(["teml, tapes auto", "teml, tapes all", "teml, tapes none"]):
+        ax.bar([i + (k - 1) * width for i in range(len(names))], [values[n][variant] for n in names], width,
                label=variant)
     ax.axhline(5, color="grey", linestyle="--", linewidth=1, label="5x")
     ax.set_xticks(range(len(names)), names)
     ax.set_yscale("log")
     ax.set_ylabel("speed-up over PyTorch autograd")
-    ax.set_title(f"forward + backward, 2 threads ({record['cpu']})", fontsize=9)
+    ax.set_title(f"forward + backward, 2 threads, {record['programs']} ({record['cpu']})", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
@@ -129,6 +139,7 @@ def table(record):
     med = statistics.median
     s = lambda x: f"{x:.3f} s"
     lines = ["# Gradients of the free-form workloads against PyTorch autograd", "",
+             f"Programs: `{record['programs']}`. "
              f"Machine: {record['cpu']}, {record['date']}; 2 threads on both sides. Each time is one forward and "
              "one backward pass (teml: `teml bench PROGRAM --wrt ... --of ...`, the program and its gradient "
              "program, auto-scheduled; PyTorch: the layer written for autograd and `.sum().backward()`), a median "
@@ -136,18 +147,18 @@ def table(record):
              "setting against teml with huge pages. Memory: the process's own high-water mark of resident memory "
              "(getrusage RUSAGE_SELF, not a parent's: inputs, outputs, gradients, tapes and intermediates, and for "
              "PyTorch its library), the larger of the two settings.", "",
-             "| workload | PyTorch autograd | PyTorch, huge pages | teml tapes auto | teml tapes all | "
-             "speed-up (auto) | auto / all | memory PyTorch | memory teml auto | memory teml all |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| workload | PyTorch autograd | PyTorch, huge pages | teml tapes auto | teml tapes all | teml tapes none | "
+             "speed-up (auto) | all / auto | none / auto | memory PyTorch | memory teml auto | memory teml all | memory teml none |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in record["workloads"].items():
         t = {label: {v: med(x for x, _ in runs) for v, runs in r[label].items()} for label in r}
         mem = {v: max(max(m for _, m in r[label][v]) for label in r) for v in VARIANTS}
         torch_best = min(t["installed"]["torch autograd"], t["huge pages"]["torch autograd"])
-        auto, full = t["huge pages"]["teml, tapes auto"], t["huge pages"]["teml, tapes all"]
+        auto, full, none = (t["huge pages"][f"teml, tapes {x}"] for x in ("auto", "all", "none"))
         lines.append(f"| {name} | {s(t['installed']['torch autograd'])} | {s(t['huge pages']['torch autograd'])} | "
-                     f"{s(auto)} | {s(full)} | **{torch_best / auto:.2f}x** | {full / auto:.2f}x | "
-                     f"{mem['torch autograd']:.0f} MB | {mem['teml, tapes auto']:.0f} MB | "
-                     f"{mem['teml, tapes all']:.0f} MB |")
+                     f"{s(auto)} | {s(full)} | {s(none)} | **{torch_best / auto:.2f}x** | {full / auto:.2f}x | "
+                     f"{none / auto:.2f}x | {mem['torch autograd']:.0f} MB | {mem['teml, tapes auto']:.0f} MB | "
+                     f"{mem['teml, tapes all']:.0f} MB | {mem['teml, tapes none']:.0f} MB |")
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,7 @@
 #include "autodiff/backward.hpp"
 
+#include <optional>
+
 #include "autodiff/partials.hpp"
 #include "autodiff/recompute.hpp"
 #include "analysis/legality.hpp"
@@ -18,8 +20,9 @@ namespace {
 class Backward : public StmtFunctor<StmtP()> {
  public:
   Backward(const StmtP& nest, const std::set<std::string>& active, const std::map<std::string, std::string>& gradientOf,
-           const std::map<std::string, TapeChoice>& tapes, const std::map<std::string, SavedWrite>& saves)
-      : nest_(nest), active_(active), gradientOf_(gradientOf), tapes_(tapes), saves_(saves) {}
+           const std::map<std::string, TapeChoice>& tapes, const std::map<std::string, SavedWrite>& saves,
+           const std::set<std::string>& resultsKept)
+      : nest_(nest), active_(active), gradientOf_(gradientOf), tapes_(tapes), saves_(saves), resultsKept_(resultsKept) {}
 
   StmtP reverse(const StmtP& s) { return dispatch(s); }
 
@@ -138,12 +141,29 @@ class Backward : public StmtFunctor<StmtP()> {
     const std::string g = gradientName(st.tensor);
     ExprP here = load(g, st.indices, t);
     StmtP reset = makeStore(g, st.indices, floatConst(0, t), st.loc);
-    if (!reads(st.value, st.tensor)) return makeSeqOfPresent({back, accumulate(st.value, here, st.loc, g), reset});
-    // y[I] = f(y[J]): the gradient that reached y[I] is taken before y.grad[I]
-    // is reset, since the updates may add to y.grad[J] == y.grad[I].
-    TensorDecl seed{g + ".seed", t, {}};
-    ExprP taken = load(seed.name, {}, t);
-    return makeVarDef(seed, makeSeqOfPresent({makeStore(seed.name, {}, here, st.loc), reset, back, accumulate(st.value, taken, st.loc, g)}));
+    // y[I] = exp(u) with y[I] as the store left it: u's partials read y[I]
+    // (taken before y[I] is put back) instead of computing exp(u) again.
+    ExprP value = st.value, factor;
+    std::optional<TensorDecl> result;
+    if (resultsKept_.count(st.id)) {
+      result = TensorDecl{g + ".result", t, {}};
+      factor = partialOfResult(st.value, load(result->name, {}, t));
+      value = static_cast<const Unary&>(*st.value).a;
+    }
+    auto seeded = [&](const ExprP& seed) { return factor ? mul(seed, factor) : seed; };
+    StmtP out;
+    if (!reads(st.value, st.tensor)) {
+      out = makeSeqOfPresent({back, accumulate(value, seeded(here), st.loc, g), reset});
+    } else {
+      // y[I] = f(y[J]): the gradient that reached y[I] is taken before
+      // y.grad[I] is reset, since the updates may add to y.grad[J] == y.grad[I].
+      TensorDecl seed{g + ".seed", t, {}};
+      ExprP taken = load(seed.name, {}, t);
+      out = makeVarDef(seed, makeSeqOfPresent({makeStore(seed.name, {}, here, st.loc), reset, back,
+                                               accumulate(value, seeded(taken), st.loc, g)}));
+    }
+    if (!result) return out;
+    return makeVarDef(*result, makeSeq({makeStore(result->name, {}, load(st.tensor, st.indices, t), st.loc), out}));
   }
 
   StmtP visitReduce(const Reduce& r) override {
@@ -171,6 +191,7 @@ class Backward : public StmtFunctor<StmtP()> {
   const std::map<std::string, std::string>& gradientOf_;
   const std::map<std::string, TapeChoice>& tapes_;
   const std::map<std::string, SavedWrite>& saves_;
+  const std::set<std::string>& resultsKept_;
 };
 
 // Every store and reduction of the backward nest gets an identity of its
@@ -207,8 +228,8 @@ class Retag : public Mutator {
 
 StmtP backwardNest(const StmtP& nest, const std::set<std::string>& active,
                    const std::map<std::string, std::string>& gradientOf, const std::map<std::string, TapeChoice>& tapes,
-                   const std::map<std::string, SavedWrite>& saves) {
-  StmtP back = Backward(nest, active, gradientOf, tapes, saves).reverse(nest);
+                   const std::map<std::string, SavedWrite>& saves, const std::set<std::string>& resultsKept) {
+  StmtP back = Backward(nest, active, gradientOf, tapes, saves, resultsKept).reverse(nest);
   return back ? uniqueStatementIds(Retag().mutate(back)) : nullptr;
 }
 

@@ -28,9 +28,13 @@ namespace teml::autodiff {
 
 // `active`: tensors that carry a gradient; `gradientOf` names each one's
 // gradient tensor. Null when the nest contributes nothing.
+// `resultsKept`: the stores y[I] = exp(u) (sigmoid, tanh, sqrt) whose
+// element the backward pass meets as they left it (autodiff/
+// overwritten_reads's metAsLeft): the partial reads y[I] back instead of
+// computing exp(u) again.
 ir::StmtP backwardNest(const ir::StmtP& nest, const std::set<std::string>& active,
                        const std::map<std::string, std::string>& gradientOf,
                        const std::map<std::string, TapeChoice>& tapes,
-                       const std::map<std::string, SavedWrite>& saves);
+                       const std::map<std::string, SavedWrite>& saves, const std::set<std::string>& resultsKept);
 
 }  // namespace teml::autodiff

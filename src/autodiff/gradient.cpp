@@ -5,6 +5,7 @@
 #include "autodiff/activity.hpp"
 #include "autodiff/backward.hpp"
 #include "autodiff/overwritten_reads.hpp"
+#include "autodiff/partials.hpp"
 #include "autodiff/recompute.hpp"
 #include "autodiff/running_reductions.hpp"
 #include "autodiff/versions.hpp"
@@ -99,6 +100,19 @@ std::set<std::string> mustBeStored(const Program& p, const std::set<std::string>
   return out;
 }
 
+// Per nest, the stores of y = exp(u), sigmoid(u) or tanh(u) into a tensor
+// with a gradient: their partials are functions of y.
+std::vector<std::set<std::string>> resultsWithKnownPartials(const Program& p, const std::set<std::string>& active) {
+  std::vector<std::set<std::string>> out(p.nests.size());
+  for (size_t k = 0; k < p.nests.size(); ++k)
+    forEachStmt(p.nests[k], [&](const StmtP& s) {
+      if (s->kind != StmtKind::Store) return;
+      auto& st = static_cast<const Store&>(*s);
+      if (active.count(st.tensor) && partialOfResult(st.value, floatConst(0))) out[k].insert(st.id);
+    });
+  return out;
+}
+
 bool writtenAsStore(const StmtP& nest, const std::string& id) {
   bool store = false;
   forEachStmt(nest, [&](const StmtP& s) { store = store || (s->id == id && s->kind == StmtKind::Store); });
@@ -138,7 +152,7 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
   std::set<std::string> names = locals;
   for (auto& t : original.tensors) names.insert(t.name);
   for (auto& [t, c] : g.tapes) names.insert(c.tape);
-  SavedWrites saves = saveWrites(forward, overwrites.writers, metAsLeft(forward, overwrites.writers), names);
+  SavedWrites saves = saveWrites(forward, overwrites.writers, metAsLeft(forward, overwrites.writers, overwrites.writers), names);
   for (auto& nest : saves)
     for (auto& [id, s] : nest) g.versions.push_back(s.tensor + ": " + s.why);
   g.program = recordTapes(recordSaves(original, saves), g.tapes);
@@ -158,9 +172,11 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     g.program.initialValues[name] = among(request.of) ? 1 : 0;
     if (!among(request.wrt)) g.program.temporaries.insert(name);
   }
+  std::vector<std::set<std::string>> reusable = metAsLeft(forward, resultsWithKnownPartials(forward, active), overwrites.writers);
   size_t forwardNests = g.program.nests.size();
   for (size_t k = forward.nests.size(); k-- > 0;)
-    if (StmtP back = backwardNest(forward.nests[k], active, g.gradientOf, g.tapes, saves[k])) g.program.nests.push_back(back);
+    if (StmtP back = backwardNest(forward.nests[k], active, g.gradientOf, g.tapes, saves[k], reusable[k]))
+      g.program.nests.push_back(back);
   rewindCopies(g.program, forwardNests, saves, g.tapes, names);
   return g;
 }

@@ -65,7 +65,8 @@ const char* const kTooComplex =
 
 }  // namespace
 
-std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::vector<std::set<std::string>>& writers) {
+std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::vector<std::set<std::string>>& candidates,
+                                             const std::vector<std::set<std::string>>& restored) {
   std::vector<std::set<std::string>> out(forward.nests.size());
   WholeProgram whole(forward);
   if (whole.nests.empty()) return out;
@@ -74,15 +75,15 @@ std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::
     std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
     UMap time = schedule(ctx.get(), occ);
     UMap after = check(isl_union_map_lex_lt_union_map(time.copy(), time.copy()));
-    auto saved = [&](const Occurrence& o) {
+    auto among = [&](const std::vector<std::set<std::string>>& ids, const Occurrence& o) {
       auto& [nest, id] = whole.origin.at(o.tag.id);
-      return writers[nest].count(id) > 0;
+      return ids[nest].count(id) > 0;
     };
     for (auto& w : occ) {
-      if (!saved(w)) continue;
+      if (!among(candidates, w)) continue;
       bool met = true;
       for (auto& later : occ)
-        if (met && later.write.tensor == w.write.tensor && !saved(later))
+        if (met && later.write.tensor == w.write.tensor && !among(restored, later))
           met = isEmpty(intersect(meet(accessRelation(ctx.get(), w, w.write), accessRelation(ctx.get(), later, later.write)), after));
       if (met) out[whole.origin.at(w.tag.id).first].insert(whole.origin.at(w.tag.id).second);
     }

@@ -33,11 +33,14 @@ struct Overwrites {
 // recomputes. Throws UserError when isl cannot tell.
 Overwrites findOverwrites(const ir::Program& forward, const std::set<std::string>& needed);
 
-// Per nest, those of `writers` whose elements are written again afterwards
-// only by `writers` (whose values the backward pass puts back): the
-// backward pass meets each element as the writer left it, so an invertible
-// update (`+=`, `*=` by a nonzero constant) can be undone in place instead
-// of keeping the value it overwrote. Throws UserError when isl cannot tell.
-std::vector<std::set<std::string>> metAsLeft(const ir::Program& forward, const std::vector<std::set<std::string>>& writers);
+// Per nest, those of `candidates` whose elements are written again
+// afterwards only by `restored` (the writers whose values the backward pass
+// puts back): the backward pass meets each element as the candidate left
+// it. So an invertible update (`+=`, `*=` by a nonzero constant) can be
+// undone in place instead of keeping the value it overwrote, and the
+// partial of y = exp(u) can read y instead of computing exp(u) again.
+// Throws UserError when isl cannot tell.
+std::vector<std::set<std::string>> metAsLeft(const ir::Program& forward, const std::vector<std::set<std::string>>& candidates,
+                                             const std::vector<std::set<std::string>>& restored);
 
 }  // namespace teml::autodiff

@@ -129,6 +129,18 @@ class Reverse : public ExprFunctor<void(const ExprP&)> {
 
 }  // namespace
 
+ExprP partialOfResult(const ExprP& e, const ExprP& result) {
+  if (e->kind != ExprKind::Unary) return nullptr;
+  DType t = e->dtype;
+  switch (static_cast<const Unary&>(*e).op) {
+    case UnaryOp::Exp: return result;
+    case UnaryOp::Sigmoid: return mul(result, sub(constant(1, t), result));
+    case UnaryOp::Tanh: return sub(constant(1, t), mul(result, result));
+    case UnaryOp::Sqrt: return binary(BinOp::Div, constant(1, t), mul(constant(2, t), result));
+    default: return nullptr;
+  }
+}
+
 Partials partials(const ExprP& e, const ExprP& seed, const std::function<bool(const Load&)>& carries,
                   const std::function<std::string()>& freshName) {
   Reverse r(carries, freshName);

@@ -39,4 +39,10 @@ struct Partials {
 Partials partials(const ir::ExprP& e, const ir::ExprP& seed, const std::function<bool(const ir::Load&)>& carries,
                   const std::function<std::string()>& freshName);
 
+// For e = exp(u), sigmoid(u), tanh(u) or sqrt(u): de/du written in terms of
+// `result`, e's value (exp: result; sigmoid: result * (1 - result); ...),
+// so that a backward pass that still has e's value need not compute it
+// again. Null for any other e.
+ir::ExprP partialOfResult(const ir::ExprP& e, const ir::ExprP& result);
+
 }  // namespace teml::autodiff

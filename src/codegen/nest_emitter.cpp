@@ -195,14 +195,34 @@ void NestEmitter::emitFor(const For& f, int indent) {
 }
 
 // The elements an iteration prefetchAhead iterations later touches through
-// indices read from data, while that iteration is in the loop's range.
+// indices read from data, wherever the indices it reads are in their
+// tensors' bounds: past the loop's end too, so that a short loop (a CSR
+// row) fetches for the rows after it. A prefetch never faults; the loads of
+// the indices would.
 void NestEmitter::emitPrefetches(const For& f, int indent) {
   if (f.loopKind.prefetches.empty()) return;
   ExprP ahead = add(var(f.var), intConst(f.step * f.loopKind.prefetchAhead));
-  line(indent, "if (" + expr(ahead, 0, false, false) + (f.step > 0 ? " < " : " > ") + expr(f.end, 3, true, false) + ") {");
-  for (auto& p : f.loopKind.prefetches)
-    line(indent + 1, "__builtin_prefetch(&" + expr(substitute(p.at, {{f.var, ahead}}), 0, false, false) + ", " +
-                         (p.write ? "1" : "0") + ", 3);");
+  std::vector<ExprP> at;
+  std::set<std::string> guards;
+  for (auto& p : f.loopKind.prefetches) {
+    at.push_back(substitute(p.at, {{f.var, ahead}}));
+    forEachExpr(at.back(), [&](const ExprP& x) {
+      if (x->kind != ExprKind::Load || x == at.back()) return;
+      auto& l = static_cast<const Load&>(*x);
+      const TensorDecl* d = view_.find(l.tensor);
+      for (size_t k = 0; d && k < l.indices.size(); ++k) {
+        if (!usesVar(l.indices[k], f.var)) continue;
+        std::string i = expr(l.indices[k], 0, false, false);
+        guards.insert("(" + i + ") >= 0 && (" + i + ") < " + std::to_string(d->shape[k]));
+      }
+    });
+  }
+  std::string cond;
+  for (auto& g : guards) cond += (cond.empty() ? "" : " && ") + g;
+  line(indent, "if (" + (cond.empty() ? "0" : cond) + ") {");
+  for (size_t k = 0; k < at.size(); ++k)
+    line(indent + 1, "__builtin_prefetch(&" + expr(at[k], 0, false, false) + ", " +
+                         (f.loopKind.prefetches[k].write ? "1" : "0") + ", 3);");
   line(indent, "}");
 }
 

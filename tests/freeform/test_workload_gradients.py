@@ -2,7 +2,10 @@
 PyTorch autograd's through the PyTorch baselines (bench/freetensor/
 torch_layers.py), at small sizes: SubdivNet with respect to its features
 and weights, Longformer to Q, K and V, SoftRas to the vertices, GAT to the
-features, the weight and the attention vectors."""
+features, the weight and the attention vectors. Both the programs written
+for speed (examples/freetensor) and the programs as FreeTensor's users
+write them (examples/freetensor/as_written: in-place softmaxes, locals
+written in branches of helpers), the latter under every --tapes setting."""
 import importlib.util
 
 import numpy as np
@@ -26,11 +29,10 @@ WORKLOADS = [
 ]
 
 
-@pytest.mark.parametrize("name,output,wrt", WORKLOADS)
-def test_gradients_equal_pytorch_autograd(teml, name, output, wrt):
+def expect_pytorch_gradients(teml, program, name, output, wrt, extra=()):
     inputs = make_inputs.WORKLOADS[name](np.random.default_rng(5), small=True)
-    got = teml.run(EXAMPLES / f"{name}.py", inputs, [f"{x}.grad" for x in wrt], command="grad",
-                   extra=["--wrt", ",".join(wrt), "--of", output])
+    got = teml.run(program, inputs, [f"{x}.grad" for x in wrt], command="grad",
+                   extra=["--wrt", ",".join(wrt), "--of", output, *extra])
     tensors = {k: torch.from_numpy(v).long() if v.dtype == np.int32 else torch.from_numpy(v).clone() for k, v in inputs.items()}
     for x in wrt:
         tensors[x].requires_grad_(True)
@@ -40,3 +42,14 @@ def test_gradients_equal_pytorch_autograd(teml, name, output, wrt):
         want = tensors[x].grad.numpy()
         scale = max(np.abs(want).max(), 1e-6)
         np.testing.assert_allclose(got[f"{x}.grad"] / scale, want / scale, atol=2e-4, err_msg=f"{name}: {x}.grad")
+
+
+@pytest.mark.parametrize("name,output,wrt", WORKLOADS)
+def test_gradients_equal_pytorch_autograd(teml, name, output, wrt):
+    expect_pytorch_gradients(teml, EXAMPLES / f"{name}.py", name, output, wrt)
+
+
+@pytest.mark.parametrize("tapes", ["all", "none", "auto"])
+@pytest.mark.parametrize("name,output,wrt", WORKLOADS)
+def test_gradients_as_users_write_them_equal_pytorch_autograd(teml, name, output, wrt, tapes):
+    expect_pytorch_gradients(teml, EXAMPLES / "as_written" / f"{name}.py", name, output, wrt, ["--tapes", tapes])
