@@ -61,6 +61,29 @@ def torch_time(name, data, env):
     return r["median_s"], r["peak_rss_mb"]
 
 
+def gradient_differences(name, data, scratch):
+    """The largest difference of each --tapes setting's gradients from PyTorch autograd's, relative to the
+    largest PyTorch gradient of that input, at full size: the gradients are checked where they are timed."""
+    import numpy as np
+    result, wrt = WORKLOADS[name]
+    scratch.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["/usr/bin/python3", str(HERE / "torch_layers.py"), name, str(data / name), "--runs", "1",
+                    "--grad", ",".join(wrt), "--grad-out", str(scratch)], capture_output=True, check=True)
+    want = {x: np.load(scratch / f"{x}.grad.npy") for x in wrt}
+    out = {}
+    for tapes in ("auto", "all", "none"):
+        cmd = [TEML, "grad", str(PROGRAMS / f"{name}.py"), "--threads", "2", "--wrt", ",".join(wrt), "--of", result,
+               "--tapes", tapes]
+        for f in sorted((data / name).glob("*.npy")):
+            cmd += ["--input", f"{f.stem}={f}"]
+        for x in wrt:
+            cmd += ["--output", f"{x}.grad={scratch / f'{x}.teml.npy'}"]
+        subprocess.run(cmd, capture_output=True, check=True)
+        out[tapes] = max(float(np.abs(np.load(scratch / f"{x}.teml.npy") - want[x]).max() / max(np.abs(want[x]).max(), 1e-30))
+                         for x in wrt)
+    return out
+
+
 VARIANTS = {
     "torch autograd": torch_time,
     "teml, tapes auto": lambda name, data, env: teml_time(name, data, env, "auto"),
@@ -92,6 +115,8 @@ def main():
             print(name, label, {v: round(statistics.median(t for t, _ in r), 4) for v, r in results[label].items()},
                   flush=True)
         record["workloads"][name] = results
+        record.setdefault("gradient_differences", {})[name] = gradient_differences(name, data, pathlib.Path("/tmp/teml-grad-check") / name)
+        print(name, "gradients against PyTorch autograd:", record["gradient_differences"][name], flush=True)
     out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     out.write_text(table(record))
     plot(record, out.with_suffix(".png"))
@@ -159,6 +184,11 @@ def table(record):
                      f"{s(auto)} | {s(full)} | {s(none)} | **{torch_best / auto:.2f}x** | {full / auto:.2f}x | "
                      f"{none / auto:.2f}x | {mem['torch autograd']:.0f} MB | {mem['teml, tapes auto']:.0f} MB | "
                      f"{mem['teml, tapes all']:.0f} MB | {mem['teml, tapes none']:.0f} MB |")
+    lines += ["", "Gradients at these sizes against PyTorch autograd's (the largest difference over the inputs, "
+              "relative to the largest PyTorch gradient of that input; float32 on both sides):", "",
+              "| workload | tapes auto | tapes all | tapes none |", "|---|---|---|---|"]
+    for name, d in record.get("gradient_differences", {}).items():
+        lines.append(f"| {name} | {d['auto']:.1e} | {d['all']:.1e} | {d['none']:.1e} |")
     return "\n".join(lines) + "\n"
 
 

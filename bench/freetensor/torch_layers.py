@@ -156,6 +156,9 @@ def main():
             if run:
                 times.append(time.perf_counter() - start)
         out = out.detach()
+        if "--grad-out" in sys.argv:  # each gradient as DIR/X.grad.npy
+            for x in wrt:
+                np.save(pathlib.Path(sys.argv[sys.argv.index("--grad-out") + 1]) / f"{x}.grad.npy", inputs[x].grad.numpy())
     else:
         layer = globals()[name]
         with torch.no_grad():

@@ -1,8 +1,8 @@
 """Longformer's sliding-window attention as FreeTensor's users write it:
 for each head and token, the scores of the window in a local, softmaxed in
 place (the maximum, then dot[t] = exp(dot[t] - top), then dot[t] /= total),
-then the weighted sum of V. The dilation is 4 on the first two heads and 1
-on the others."""
+then the weighted sum of V's rows (FreeTensor's Figures 5 and 8). The
+dilation is 4 on the first two heads and 1 on the others."""
 from __future__ import annotations  # size names in annotations need not exist in Python
 
 import teml
@@ -38,8 +38,6 @@ def longformer(q: teml.Var[(N_HEADS, seq_len, feat_len), "float32"],
                 total[()] += dot[t]
             for t in range(2 * W + 1):
                 dot[t] /= total[()]
-            for p in range(feat_len):
-                y[h, j, p] = 0
-                for t in range(2 * W + 1):
-                    if 0 <= j + (t - W) * d < seq_len:
-                        y[h, j, p] += dot[t] * v[h, j + (t - W) * d, p]
+            for t in range(2 * W + 1):
+                if 0 <= j + (t - W) * d < seq_len:
+                    y[h, j] += dot[t] * v[h, j + (t - W) * d]
