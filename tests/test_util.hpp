@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "backend/backend.hpp"
@@ -22,6 +23,7 @@
 #include "driver/driver.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "interp/interpreter.hpp"
+#include "ir/csr_rows.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
 #include "ir/mutator.hpp"
@@ -77,7 +79,9 @@ inline ir::Program compile(const std::string& source, std::map<std::string, int6
   return teml_lang::compileTeml(source, o);
 }
 
-// Random values for every tensor no nest writes; zeros (or init values) elsewhere.
+// Random values for every tensor no nest writes; zeros (or init values)
+// elsewhere. A row array of CSR loops (ir/csr_rows) gets its random values
+// in order, as the program checks.
 inline runtime::BufferMap randomInputs(const ir::Program& p, uint64_t seed = 7) {
   runtime::BufferMap b = runtime::allocateBuffers(p);
   auto written = driver::writtenTensors(p);
@@ -87,6 +91,16 @@ inline runtime::BufferMap randomInputs(const ir::Program& p, uint64_t seed = 7) 
     if (p.initialValues.count(t.name)) continue;
     if (std::find(written.begin(), written.end(), t.name) != written.end()) continue;
     b.at(t.name).fillRandom(seed * 31 + salt);
+  }
+  std::set<std::string> rowArrays;
+  for (auto& nest : p.nests)
+    for (auto& [id, row] : ir::checkedRowLoops(nest)) rowArrays.insert(row.second.rows);
+  for (auto& r : rowArrays) {
+    runtime::Buffer& rows = b.at(r);
+    std::vector<int64_t> v;
+    for (int64_t k = 0; k < rows.size(); ++k) v.push_back(rows.getInt(k));
+    std::sort(v.begin(), v.end());
+    for (int64_t k = 0; k < rows.size(); ++k) rows.setInt(k, v[k]);
   }
   return b;
 }

@@ -178,7 +178,7 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     // A loop-local tensor keeps the whole tensor's indices, and its elements
     // stay within one iteration (analysis/locals.hpp): the whole tensor. A
     // cache's copy is refilled in every iteration: each has its own.
-    if (!v.loopLocal || v.loopLocal->isCopy) ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + v.decl.name, ctx.vars};
+    if (!v.loopLocal || v.loopLocal->isCopy) ctx.scoped[v.decl.name] = {"V" + std::to_string(++varDefs_) + "_" + tupleName(v.decl.name), ctx.vars};
     collect(v.body, std::move(ctx));
   }
   void visitIf(const If& i, Occurrence ctx) override {
@@ -290,7 +290,7 @@ UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
 
 UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a) {
   std::vector<std::string> idx;
-  std::string tuple = "A_" + a.tensor;
+  std::string tuple = "A_" + tupleName(a.tensor);  // "x.grad" is no isl name
   if (auto s = o.scoped.find(a.tensor); s != o.scoped.end()) {
     tuple = s->second.tuple;
     idx = s->second.prefix;

@@ -1,7 +1,10 @@
 #include "analysis/legality.hpp"
 
+#include "ir/csr_rows.hpp"
+
 #include <isl/map.h>
 #include <isl/set.h>
+#include <isl/union_set.h>
 
 #include <cstdlib>
 #include <functional>
@@ -66,7 +69,7 @@ Legality undecided() {
 }
 
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-6";
+constexpr const char* kAnalysisVersion = "teml-legality-7";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
@@ -204,6 +207,56 @@ Legality checkWithIsl(const StmtP& before, const StmtP& after) {
 
 namespace {
 
+// A statement inside a loop over a CSR row (ir/csr_rows) that checks its
+// row array does not decrease: the row r and the entry k its instances are
+// at.
+struct InRow {
+  const Occurrence* occurrence;
+  std::string rows;
+  ExprP row;
+  std::string entry;
+};
+
+// The statements of `inside` in rows (the innermost row loop of each)
+// inside the loop `loopId`.
+std::vector<InRow> inRows(const StmtP& nest, const std::string& loopId, const std::vector<Occurrence>& inside) {
+  const For* outer = nullptr;
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For && s->id == loopId) outer = static_cast<const For*>(s.get());
+  });
+  if (!outer) return {};
+  auto rowLoops = checkedRowLoops(outer->body);
+  std::vector<InRow> out;
+  for (auto& o : inside) {
+    const std::pair<const For*, CsrRow>* innermost = nullptr;
+    size_t depth = 0;
+    for (auto& [id, loop] : rowLoops)
+      if (o.loopPos.count(id) && o.loopPos.at(id) >= depth) depth = o.loopPos.at(id), innermost = &loop;
+    if (innermost) out.push_back({&o, innermost->second.rows, innermost->second.row, innermost->first->var});
+  }
+  return out;
+}
+
+// Each instance of a statement in rows of `rows`: R[row, entry].
+UMap rowEntries(isl_ctx* ctx, const std::vector<InRow>& in, const std::string& rows) {
+  UMap at = empty(ctx);
+  for (auto& x : in)
+    if (x.rows == rows) {
+      std::vector<std::string> where = {x.occurrence->texter.expr(x.row), x.occurrence->texter.expr(var(x.entry))};
+      at = unite(at, read(ctx, relation(*x.occurrence, "R", where)));
+    }
+  return at;
+}
+
+// Whether instance pairs of statements in rows (`at`: rowEntries) can meet:
+// as the rows do not decrease, rows r1 < r2 hold entries k1 < k2, so two
+// instances in different rows are never at one entry.
+bool meetInRows(isl_ctx* ctx, const UMap& pairs, const UMap& at) {
+  UMap rowPairs = check(isl_union_map_apply_range(isl_union_map_apply_domain(pairs.copy(), at.copy()), at.copy()));
+  UMap possible = read(ctx, "{ R[r1, k1] -> R[r2, k2] : r1 = r2 or (r1 < r2 and k1 < k2) or (r1 > r2 and k1 > k2) }");
+  return !isEmpty(intersect(rowPairs, possible));
+}
+
 bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
   Ctx ctx = boundedContext();
   try {
@@ -236,6 +289,11 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
         for (auto& o : inside) inLoop |= o.loopPos.count(f.id) && o.loopPos.at(f.id) > p;
       if (inLoop)
         for (auto& l : localsOf(f)) tensors.erase(l.decl.name);
+      // So are the tensors defined in the loop's body.
+      if (f.id == loopId)
+        forEachStmt(f.body, [&](const StmtP& d) {
+          if (d->kind == StmtKind::VarDef) tensors.erase(static_cast<const VarDef&>(*d).decl.name);
+        });
     });
     // Same time before the loop's iterator, a different value of it.
     std::vector<std::string> t, u, eqs;
@@ -249,19 +307,30 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
     UMap across = read(ctx.get(), "{ T[" + join(t, ", ") + "] -> T[" + join(u, ", ") + "] : " + join(eqs, " and ") + " }");
     UMap acrossInstances = check(isl_union_map_apply_range(
         isl_union_map_apply_range(time.copy(), across.copy()), isl_union_map_reverse(time.copy())));
+    // Statements in the rows of one row array meet each other only where rowOrder says.
+    std::vector<InRow> in = inRows(nest, loopId, inside);
+    std::set<const Stmt*> inRowsOfOne;
+    for (auto& x : in)
+      if (x.rows == in[0].rows) inRowsOfOne.insert(x.occurrence->node);
+    UMap at = in.empty() ? empty(ctx.get()) : rowEntries(ctx.get(), in, in[0].rows);
     for (auto& tn : tensors) {
-      UMap writes = empty(ctx.get()), any = empty(ctx.get());
+      UMap writes[2] = {empty(ctx.get()), empty(ctx.get())}, any[2] = {empty(ctx.get()), empty(ctx.get())};
       for (auto& o : inside) {
+        int rows = inRowsOfOne.count(o.node) ? 1 : 0;
         auto rel = [&](const Access& a) { return accessRelation(ctx.get(), o, a); };
         if (o.write.tensor == tn) {
-          writes = unite(writes, rel(o.write));
-          any = unite(any, rel(o.write));
+          writes[rows] = unite(writes[rows], rel(o.write));
+          any[rows] = unite(any[rows], rel(o.write));
         }
         for (auto& r : o.reads)
-          if (r.tensor == tn) any = unite(any, rel(r));
+          if (r.tensor == tn) any[rows] = unite(any[rows], rel(r));
       }
-      UMap conflicts = unite(meet(writes, any), meet(any, writes));
+      UMap all = unite(any[0], any[1]);
+      // Pairs with a statement outside the rows, then pairs within them.
+      UMap conflicts = unite(unite(meet(writes[0], all), meet(all, writes[0])), unite(meet(writes[1], any[0]), meet(any[0], writes[1])));
       if (!isEmpty(intersect(conflicts, acrossInstances))) return false;
+      UMap inRowConflicts = unite(meet(writes[1], any[1]), meet(any[1], writes[1]));
+      if (meetInRows(ctx.get(), intersect(inRowConflicts, acrossInstances), at)) return false;
     }
     return true;
   } catch (const IslFailure&) {
@@ -279,6 +348,8 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::
   try {
     std::vector<Occurrence> occ = occurrences(nest);
     key = problemText(occ, {}) + "|independent " + loopId + "\n";
+    for (auto& x : inRows(nest, loopId, occ))  // rows checked to be in order
+      key += "in rows: " + x.occurrence->tag.id + " " + x.rows + "[" + x.occurrence->texter.expr(x.row) + "] " + x.entry + "\n";
     for (auto& o : occ) key += std::to_string(o.loopPos.count(loopId) ? static_cast<long>(o.loopPos.at(loopId)) : -1L) + " ";
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind != StmtKind::For) return;

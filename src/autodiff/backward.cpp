@@ -56,7 +56,10 @@ class Backward : public StmtFunctor<StmtP()> {
     // floor((b - e - 1) / |s|) counting down), then back to b.
     int64_t s = f.step;
     ExprP begin, end;
-    if (s > 0) {
+    if (s == 1) {
+      begin = sub(f.end, intConst(1));
+      end = sub(f.begin, intConst(1));
+    } else if (s > 0) {
       begin = add(f.begin, mul(floorDiv(sub(sub(f.end, f.begin), intConst(1)), intConst(s)), intConst(s)));
       end = sub(f.begin, intConst(1));
     } else {

@@ -4,6 +4,7 @@
 
 #include "frontend/freeform/lowerer.hpp"
 #include "frontend/freeform/hoist_checks.hpp"
+#include "frontend/freeform/row_order_checks.hpp"
 #include "ir/unique_statement_ids.hpp"
 #include "libop_source.hpp"
 
@@ -247,7 +248,7 @@ FreeformProgram Lowerer::run() {
   declareParameters(entry);
   std::vector<StmtP> body = block(entry.kids);
   if (frames_.back().returned) fail(entry.loc, "the entry function '" + entry.text + "' must not return a value");
-  StmtP nest = uniqueStatementIds(hoistInvariantChecks(makeSeq(body)));
+  StmtP nest = uniqueStatementIds(withRowOrderChecks(hoistInvariantChecks(makeSeq(body)), program_.tensors));
   FreeformProgram out;
   out.entry = entry.text;
   runSchedules(entry.text, nest, &out);
