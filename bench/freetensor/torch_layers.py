@@ -88,7 +88,10 @@ def gat(ptr, idx, feat, weight, attn_l, attn_r, slope=0.2):
     w = torch.exp_(score - top.repeat_interleave(degree))
     total = torch.segment_reduce(w, "sum", lengths=degree, unsafe=True)
     # the public constructor refuses repeated neighbours (a multigraph): skip its check
-    a = torch._sparse_csr_tensor_unsafe(ptr, idx, w, (n, n))
+    if hasattr(torch, "_sparse_csr_tensor_unsafe"):
+        a = torch._sparse_csr_tensor_unsafe(ptr, idx, w, (n, n))
+    else:  # PyTorch 2.11 and later
+        a = torch.sparse_csr_tensor(ptr, idx, w, (n, n), check_invariants=False)
     return (a @ h).div_(total.clamp_(min=1)[:, None])  # total >= 1 (its top edge gives exp(0)); 0 for no edges
 
 
