@@ -76,6 +76,34 @@ TEST(CsrRows, RowsOutOfOrderStopTheRun) {
     }
 }
 
+TEST(CsrRows, RowsThatNeverRunAreCheckedToo) {
+  // Row 1 decreases and is skipped by the branch: rows 0 and 2 overlap at
+  // entries 3 and 4, which checks of the rows that run alone would miss.
+  const char* guarded = R"(import teml
+@teml.transform
+def f(ptr: teml.Var[(4,), "int32"], on: teml.Var[(3,), "int32"], y: teml.Var[(8,), "int64", "output"]):
+    #! label: Lnode
+    for i in range(3):
+        if on[i] > 0:
+            for k in range(ptr[i], ptr[i + 1]):
+                y[k] += i + 1
+@teml.schedule(f)
+def s(s):
+    s.parallelize("Lnode")
+)";
+  ir::Program p = asWritten(guarded);
+  runtime::BufferMap in = runtime::allocateBuffers(p);
+  std::vector<int> ptr = {0, 5, 3, 8}, on = {1, 0, 1};
+  for (int k = 0; k < 4; ++k) in.at("ptr").setInt(k, ptr[k]);
+  for (int k = 0; k < 3; ++k) in.at("on").setInt(k, on[k]);
+  for (bool compiled : {false, true}) try {
+      compiled ? runJit(p, in, 2) : runInterpreter(p, in);
+      ADD_FAILURE() << "the run should stop";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("the rows of 'ptr' decrease after row 1"), std::string::npos) << e.what();
+    }
+}
+
 TEST(CsrRows, RowsNotCheckedAreNotTakenApart) {
   // The same loop built without the checks: writes of edge[k] from
   // different iterations may meet.

@@ -49,6 +49,14 @@ bool conflictFree(const StmtP& nest, const For& f) {
   return !strategy || analysis::loopIsIndependent(nest, f.id);
 }
 
+// A nest that writes nothing (the checks the front end puts before a
+// nest) is not worth a parallel region.
+bool writesNothing(const For& f) {
+  bool writes = false;
+  forEachStmt(f.body, [&](const StmtP& s) { writes = writes || s->kind == StmtKind::Store || s->kind == StmtKind::Reduce; });
+  return !writes;
+}
+
 }  // namespace
 
 void autoParallelize(AutoState& state) {
@@ -60,7 +68,7 @@ void autoParallelize(AutoState& state) {
     forEachStmt(o->body, [&](const StmtP& s) {
       threaded = threaded || (s->kind == StmtKind::For && static_cast<const For&>(*s).loopKind.threads());
     });
-    if (threaded || o->loopKind.threads()) continue;
+    if (threaded || o->loopKind.threads() || writesNothing(*o)) continue;
     auto chain = perfectChain(state.body, outer);
     for (size_t k = 0; k < chain.size(); ++k) {
       const std::string& id = chain[k];

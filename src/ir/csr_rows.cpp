@@ -64,6 +64,12 @@ StmtP rowOrderCheck(const std::string& rows, DType dtype, const ExprP& row, Sour
                     row, loc, loop);
 }
 
+StmtP wholeRowOrderCheck(const std::string& rows, DType dtype, int64_t length, SourceLoc loc) {
+  std::string r = rows + ".row";
+  StmtP check = rowOrderCheck(rows, dtype, var(r), loc, makeSeq({}));
+  return makeFor(rows + ".rows", r, intConst(0), intConst(std::max<int64_t>(length - 1, 0)), 1, LoopKind{}, check);
+}
+
 std::map<std::string, std::pair<const For*, CsrRow>> checkedRowLoops(const StmtP& s) {
   std::map<std::string, std::pair<const For*, CsrRow>> out;
   forEachStmt(s, [&](const StmtP& x) {

@@ -30,6 +30,9 @@ std::optional<CsrRow> csrRowOf(const For& k);
 // assert P[row] <= P[row + 1] around `loop`, naming P and the row.
 StmtP rowOrderCheck(const std::string& rows, DType dtype, const ExprP& row, SourceLoc loc, const StmtP& loop);
 
+// The same check for every row of P (of `length` entries), as a loop.
+StmtP wholeRowOrderCheck(const std::string& rows, DType dtype, int64_t length, SourceLoc loc);
+
 // The row loops of `s` inside their row order check, by id.
 std::map<std::string, std::pair<const For*, CsrRow>> checkedRowLoops(const StmtP& s);
 
