@@ -65,6 +65,37 @@ TEST(CsrRows, ALoopWritingItsRowsEntriesInPlaceRunsOnThreads) {
   }
 }
 
+TEST(CsrRows, ALoopWritingItsRowsAndScatteringToNeighboursRunsOnThreads) {
+  // The shape of GAT's backward node loop: the row's entries written in
+  // place, and sums into the neighbours (z[idx[k]]) that other rows share.
+  // The sums get a copy per thread or atomic updates, the rows none.
+  const char* scatter = R"(import teml
+@teml.transform
+def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(20,), "int32"], x: teml.Var[(8,), "int64"],
+      z: teml.Var[(8,), "int64", "output"], edge: teml.Var[(20,), "int64", "output"]):
+    #! label: Lnode
+    for i in range(8):
+        for k in range(ptr[i], ptr[i + 1]):
+            edge[k] = x[idx[k]] * (i + 1)
+        for k in range(ptr[i], ptr[i + 1]):
+            edge[k] += edge[k] % 7
+            z[idx[k]] += edge[k] * x[i]
+)";
+  for (const char* schedule : {"@teml.schedule(f)\ndef s(s):\n    s.parallelize(\"Lnode\")\n",
+                               "@teml.schedule(f)\ndef s(s):\n    b, _ = s.split(\"Lnode\", 3)\n    s.parallelize(b, \"dynamic\")\n"}) {
+    SCOPED_TRACE(schedule);
+    ir::Program p = asWritten(scatter, schedule);
+    ASSERT_TRUE(hasParallelLoop(p));
+    runtime::BufferMap in = rows(p, {0, 3, 3, 7, 9, 14, 15, 15, 20});
+    auto want = runInterpreter(asWritten(scatter), in);
+    for (int threads : {1, 2, 4}) {
+      auto got = runJit(p, in, threads);
+      for (auto t : {"z", "edge"})
+        for (int64_t k = 0; k < want.at(t).size(); ++k) ASSERT_EQ(got.at(t).getInt(k), want.at(t).getInt(k)) << t << k;
+    }
+  }
+}
+
 TEST(CsrRows, RowsOutOfOrderStopTheRun) {
   ir::Program p = asWritten(kRowsInPlace, "@teml.schedule(f)\ndef s(s):\n    s.parallelize(\"Lnode\")\n");
   runtime::BufferMap in = rows(p, {0, 3, 6, 4, 9, 14, 15, 15, 20});  // rows 2 and 3 overlap

@@ -245,7 +245,7 @@ void setStrategy(ConcurrencyReport& rep, const Reduce* r, ReduceStrategy s) {
 
 }  // namespace
 
-ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
+ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd, const std::set<std::string>& apart) {
   ConcurrencyReport rep;
   std::vector<Access> acc;
   // Tensors local to this loop are private to one iteration, as those
@@ -256,7 +256,7 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
   for (size_t i = 0; i < acc.size(); ++i) {
     if (!acc[i].stmt) continue;  // pairs start from a write
     for (size_t j = 0; j < acc.size(); ++j) {
-      if (acc[j].tensor != acc[i].tensor) continue;
+      if (acc[j].tensor != acc[i].tensor || apart.count(acc[i].tensor)) continue;
       if (j < i && acc[j].stmt) continue;  // write pairs are seen once
       // Which iterations race does not depend on their order: the step's size counts.
       if (separated(acc[i], acc[j], loop.var, loop.step > 0 ? loop.step : -loop.step)) continue;
@@ -301,6 +301,28 @@ ConcurrencyReport analyzeConcurrentLoop(const For& loop, bool simd) {
     }
   }
   return rep;
+}
+
+std::set<std::string> tensorsOnlyReduced(const For& loop) {
+  std::vector<Access> acc;
+  AccessCollector(loop.var, acc).visit(loop.body);
+  std::map<std::string, std::set<int>> ops;  // -1: a read or a store
+  for (auto& a : acc) ops[a.tensor].insert(a.isReduce ? static_cast<int>(a.op) : -1);
+  std::set<std::string> out;
+  for (auto& [tensor, o] : ops)
+    if (o.size() == 1 && *o.begin() != -1) out.insert(tensor);
+  return out;
+}
+
+std::set<std::string> tensorsMet(const For& loop) {
+  std::vector<Access> acc;
+  AccessCollector(loop.var, acc).visit(loop.body);
+  std::set<std::string> out;
+  for (size_t i = 0; i < acc.size(); ++i)
+    for (size_t j = 0; acc[i].stmt && j < acc.size(); ++j)
+      if (acc[j].tensor == acc[i].tensor && !separated(acc[i], acc[j], loop.var, loop.step > 0 ? loop.step : -loop.step))
+        out.insert(acc[i].tensor);
+  return out;
 }
 
 }  // namespace teml::analysis

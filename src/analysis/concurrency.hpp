@@ -6,6 +6,7 @@
 // atomic update (threads only).
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +25,16 @@ struct ConcurrencyReport {
   std::vector<std::pair<const ir::Reduce*, ReduceStrategy>> reduces;
 };
 
-// `simd`: lanes instead of threads (no atomics available).
-ConcurrencyReport analyzeConcurrentLoop(const ir::For& loop, bool simd);
+// `simd`: lanes instead of threads (no atomics available). `apart`: tensors
+// known (from isl) never to be touched at one element by two iterations,
+// whatever the affine test sees.
+ConcurrencyReport analyzeConcurrentLoop(const ir::For& loop, bool simd, const std::set<std::string>& apart = {});
+
+// The shared tensors the loop's body only reduces into, by one operator
+// (the candidates for a private copy or atomic updates).
+std::set<std::string> tensorsOnlyReduced(const ir::For& loop);
+// The shared tensors of which the affine test cannot tell that two
+// iterations never touch one element with a write.
+std::set<std::string> tensorsMet(const ir::For& loop);
 
 }  // namespace teml::analysis

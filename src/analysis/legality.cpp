@@ -257,9 +257,61 @@ bool meetInRows(isl_ctx* ctx, const UMap& pairs, const UMap& at) {
   return !isEmpty(intersect(rowPairs, possible));
 }
 
-bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
+// Whether two instances in different iterations of the loop (at position
+// p of their times) touch one element of `tn` with a write. Only the
+// statements touching tn take part: a smaller problem than the whole body.
+bool tensorApart(const StmtP& nest, const std::string& loopId, const std::vector<Occurrence>& inside, size_t p,
+                 const std::string& tn) {
   Ctx ctx = boundedContext();
+  std::vector<Occurrence> touching;
+  for (auto& o : inside) {
+    bool touches = o.write.tensor == tn;
+    for (auto& r : o.reads) touches |= r.tensor == tn;
+    if (touches) touching.push_back(o);
+  }
+  UMap time = schedule(ctx.get(), touching);
+  size_t len = 0;
+  for (auto& o : touching) len = std::max(len, o.time.size());
+  // Same time before the loop's iterator, a different value of it.
+  std::vector<std::string> t, u, eqs;
+  for (size_t k = 0; k < len; ++k) {
+    t.push_back("t" + std::to_string(k));
+    u.push_back("u" + std::to_string(k));
+    if (k < p) eqs.push_back(t.back() + " = " + u.back());
+  }
+  eqs.push_back("(t" + std::to_string(p) + " < u" + std::to_string(p) + " or t" + std::to_string(p) + " > u" +
+                std::to_string(p) + ")");
+  UMap across = read(ctx.get(), "{ T[" + join(t, ", ") + "] -> T[" + join(u, ", ") + "] : " + join(eqs, " and ") + " }");
+  UMap acrossInstances = check(isl_union_map_apply_range(isl_union_map_apply_range(time.copy(), across.copy()),
+                                                         isl_union_map_reverse(time.copy())));
+  // Statements in the rows of one row array meet each other only where rowOrder says.
+  std::vector<InRow> in = inRows(nest, loopId, touching);
+  std::set<const Stmt*> inRowsOfOne;
+  for (auto& x : in)
+    if (x.rows == in[0].rows) inRowsOfOne.insert(x.occurrence->node);
+  UMap at = in.empty() ? empty(ctx.get()) : rowEntries(ctx.get(), in, in[0].rows);
+  UMap writes[2] = {empty(ctx.get()), empty(ctx.get())}, any[2] = {empty(ctx.get()), empty(ctx.get())};
+  for (auto& o : touching) {
+    int rows = inRowsOfOne.count(o.node) ? 1 : 0;
+    auto rel = [&](const Access& a) { return accessRelation(ctx.get(), o, a); };
+    if (o.write.tensor == tn) {
+      writes[rows] = unite(writes[rows], rel(o.write));
+      any[rows] = unite(any[rows], rel(o.write));
+    }
+    for (auto& r : o.reads)
+      if (r.tensor == tn) any[rows] = unite(any[rows], rel(r));
+  }
+  UMap all = unite(any[0], any[1]);
+  // Pairs with a statement outside the rows, then pairs within them.
+  UMap conflicts = unite(unite(meet(writes[0], all), meet(all, writes[0])), unite(meet(writes[1], any[0]), meet(any[0], writes[1])));
+  if (!isEmpty(intersect(conflicts, acrossInstances))) return false;
+  UMap inRowConflicts = unite(meet(writes[1], any[1]), meet(any[1], writes[1]));
+  return !meetInRows(ctx.get(), intersect(inRowConflicts, acrossInstances), at);
+}
+
+bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std::set<std::string>& only) {
   try {
+    // Untagged statements cannot be described to isl: no verdict.
     bool untagged = false;
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind == StmtKind::Store) untagged |= !static_cast<const Store&>(*s).tag.known();
@@ -270,16 +322,17 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
     for (auto& o : occurrences(nest))
       if (o.loopPos.count(loopId)) inside.push_back(o);
     if (inside.empty()) return true;
-    // Untagged statements cannot be described to isl: no verdict.
     size_t p = inside[0].loopPos.at(loopId);
-    UMap time = schedule(ctx.get(), inside);
-    size_t len = 0;
-    for (auto& o : inside) len = std::max(len, o.time.size());
     std::set<std::string> tensors;
     for (auto& o : inside) {
       tensors.insert(o.write.tensor);
       for (auto& r : o.reads) tensors.insert(r.tensor);
     }
+    // A tensor asked about that the loop does not touch means the question
+    // was asked of another nest: no verdict.
+    for (auto& tn : only)
+      if (!tensors.count(tn)) return false;
+    if (!only.empty()) tensors = only;
     // Tensors local to the loop or to loops inside it are private to one iteration.
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind != StmtKind::For) return;
@@ -295,43 +348,8 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
           if (d->kind == StmtKind::VarDef) tensors.erase(static_cast<const VarDef&>(*d).decl.name);
         });
     });
-    // Same time before the loop's iterator, a different value of it.
-    std::vector<std::string> t, u, eqs;
-    for (size_t k = 0; k < len; ++k) {
-      t.push_back("t" + std::to_string(k));
-      u.push_back("u" + std::to_string(k));
-      if (k < p) eqs.push_back(t.back() + " = " + u.back());
-    }
-    eqs.push_back("(t" + std::to_string(p) + " < u" + std::to_string(p) + " or t" + std::to_string(p) + " > u" +
-                  std::to_string(p) + ")");
-    UMap across = read(ctx.get(), "{ T[" + join(t, ", ") + "] -> T[" + join(u, ", ") + "] : " + join(eqs, " and ") + " }");
-    UMap acrossInstances = check(isl_union_map_apply_range(
-        isl_union_map_apply_range(time.copy(), across.copy()), isl_union_map_reverse(time.copy())));
-    // Statements in the rows of one row array meet each other only where rowOrder says.
-    std::vector<InRow> in = inRows(nest, loopId, inside);
-    std::set<const Stmt*> inRowsOfOne;
-    for (auto& x : in)
-      if (x.rows == in[0].rows) inRowsOfOne.insert(x.occurrence->node);
-    UMap at = in.empty() ? empty(ctx.get()) : rowEntries(ctx.get(), in, in[0].rows);
-    for (auto& tn : tensors) {
-      UMap writes[2] = {empty(ctx.get()), empty(ctx.get())}, any[2] = {empty(ctx.get()), empty(ctx.get())};
-      for (auto& o : inside) {
-        int rows = inRowsOfOne.count(o.node) ? 1 : 0;
-        auto rel = [&](const Access& a) { return accessRelation(ctx.get(), o, a); };
-        if (o.write.tensor == tn) {
-          writes[rows] = unite(writes[rows], rel(o.write));
-          any[rows] = unite(any[rows], rel(o.write));
-        }
-        for (auto& r : o.reads)
-          if (r.tensor == tn) any[rows] = unite(any[rows], rel(r));
-      }
-      UMap all = unite(any[0], any[1]);
-      // Pairs with a statement outside the rows, then pairs within them.
-      UMap conflicts = unite(unite(meet(writes[0], all), meet(all, writes[0])), unite(meet(writes[1], any[0]), meet(any[0], writes[1])));
-      if (!isEmpty(intersect(conflicts, acrossInstances))) return false;
-      UMap inRowConflicts = unite(meet(writes[1], any[1]), meet(any[1], writes[1]));
-      if (meetInRows(ctx.get(), intersect(inRowConflicts, acrossInstances), at)) return false;
-    }
+    for (auto& tn : tensors)
+      if (!tensorApart(nest, loopId, inside, p, tn)) return false;
     return true;
   } catch (const IslFailure&) {
     return false;
@@ -340,14 +358,16 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId) {
 
 }  // namespace
 
-bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::string& cacheDir) {
-  if (cacheDir.empty()) return independentWithIsl(nest, loopId);
+bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::string& cacheDir,
+                       const std::set<std::string>& only) {
+  if (cacheDir.empty()) return independentWithIsl(nest, loopId, only);
   // The question: every statement as checkReordering sees it, where each
   // stands relative to the loop, and the tensors local to the nest's loops.
   std::string key;
   try {
     std::vector<Occurrence> occ = occurrences(nest);
     key = problemText(occ, {}) + "|independent " + loopId + "\n";
+    for (auto& tn : only) key += "only " + tn + "\n";
     for (auto& x : inRows(nest, loopId, occ))  // rows checked to be in order
       key += "in rows: " + x.occurrence->tag.id + " " + x.rows + "[" + x.occurrence->texter.expr(x.row) + "] " + x.entry + "\n";
     for (auto& o : occ) key += std::to_string(o.loopPos.count(loopId) ? static_cast<long>(o.loopPos.at(loopId)) : -1L) + " ";
@@ -357,10 +377,10 @@ bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::
       for (auto& l : localsOf(static_cast<const For&>(*s))) key += " " + l.decl.name;
     });
   } catch (const IslFailure&) {
-    return independentWithIsl(nest, loopId);
+    return independentWithIsl(nest, loopId, only);
   }
   if (std::optional<Legality> answer = keptLegality(cacheDir, 'i', key)) return answer->legal;
-  bool independent = independentWithIsl(nest, loopId);
+  bool independent = independentWithIsl(nest, loopId, only);
   keepAnswer(cacheDir, 'i', key, answerText(Legality{independent, ""}));
   return independent;
 }

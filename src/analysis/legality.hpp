@@ -3,6 +3,7 @@
 // their tags (ir::StmtTag), so `before` and `after` may differ by any
 // reordering, copying or renaming of loops.
 #pragma once
+#include <set>
 #include <string>
 
 #include "ir/stmt.hpp"
@@ -35,7 +36,9 @@ namespace teml::analysis {
 // threads or SIMD lanes with no synchronization at all. Exact for affine
 // subscripts including / and mod (e.g. merged loops); false when isl cannot
 // decide or a statement is untagged. Answers are kept in `cacheDir` as
-// checkReordering's are ("": not kept).
-bool loopIsIndependent(const ir::StmtP& nest, const std::string& loopId, const std::string& cacheDir = "");
+// checkReordering's are ("": not kept). With `only`, the question is
+// asked of those tensors alone.
+bool loopIsIndependent(const ir::StmtP& nest, const std::string& loopId, const std::string& cacheDir = "",
+                       const std::set<std::string>& only = {});
 
 }  // namespace teml::analysis

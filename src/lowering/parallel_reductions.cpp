@@ -5,8 +5,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/concurrency.hpp"
-#include "analysis/legality.hpp"
+#include "analysis/concurrency_with_isl.hpp"
 #include "analysis/local_box.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -151,14 +150,12 @@ class ParallelReductions : public Mutator {
     auto& f = static_cast<const For&>(*s);
     if (!(f.loopKind.threads() || f.loopKind.lanes()) || f.loopKind.independent) return inside(f, s);
     bool simd = f.loopKind.lanes();  // a loop in threads and lanes must be safe for lanes
-    auto rep = analysis::analyzeConcurrentLoop(f, simd);
+    // The affine test is conservative: isl decides whether iterations meet at all.
+    auto c = analysis::concurrencyOf(scheduled_, f, simd, true, cacheDir_);
+    if (!c.report.ok) throw InternalError("lowering: " + c.report.reason);
+    const auto& rep = c.report;
     bool anyStrategy = false;
     for (auto& [r, strategy] : rep.reduces) anyStrategy |= strategy != ReduceStrategy::Plain;
-    // The affine test is conservative: isl decides whether iterations meet at all.
-    if (!rep.ok || anyStrategy) {
-      if (analysis::loopIsIndependent(scheduled_, f.id, cacheDir_)) return inside(f, s);
-      if (!rep.ok) throw InternalError("lowering: " + rep.reason);
-    }
     if (!anyStrategy) return inside(f, s);
 
     std::vector<Accumulator> accs;

@@ -1,5 +1,4 @@
-#include "analysis/concurrency.hpp"
-#include "analysis/legality.hpp"
+#include "analysis/concurrency_with_isl.hpp"
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 #include "schedule/nest_path.hpp"
@@ -48,12 +47,9 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule 
   if (parallel) kind.schedule = schedule;
   auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
-  auto report = analysis::analyzeConcurrentLoop(*marked, kind.lanes());
-  if (!report.ok) {
-    // The affine test is conservative (it does not see through / and mod);
-    // isl decides exactly whether iterations are independent.
-    if (!analysis::loopIsIndependent(nest, f.id))
-      throw ScheduleError(std::string(what) + ": " + report.reason, Refusal::Illegal);
+  auto c = analysis::concurrencyOf(nest, *marked, kind.lanes(), false);
+  if (!c.report.ok) throw ScheduleError(std::string(what) + ": " + c.report.reason, Refusal::Illegal);
+  if (c.independent) {
     kind.independent = true;
     marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   }

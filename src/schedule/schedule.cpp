@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "analysis/concurrency.hpp"
+#include "analysis/concurrency_with_isl.hpp"
 #include "analysis/legality.hpp"
 #include "analysis/locals.hpp"
 #include "diag/diagnostics.hpp"
@@ -118,11 +118,10 @@ void Schedule::admit(const StmtP& nest) {
     if (s->kind != StmtKind::For) return;
     auto& f = static_cast<const For&>(*s);
     if (!f.loopKind.threads() && !f.loopKind.lanes()) return;
-    auto rep = analysis::analyzeConcurrentLoop(f, f.loopKind.lanes());
-    // Loops proven independent by isl are proven again on the final nest:
-    // later transformations may have changed what they carry.
-    if (!rep.ok && !(f.loopKind.independent && analysis::loopIsIndependent(nest, f.id)))
-      throw ScheduleError("codegen: " + rep.reason, Refusal::Illegal);
+    // Loops proven by isl are proven again on the final nest: later
+    // transformations may have changed what they carry.
+    auto c = analysis::concurrencyOf(nest, f, f.loopKind.lanes(), false);
+    if (!c.report.ok) throw ScheduleError("codegen: " + c.report.reason, Refusal::Illegal);
   });
   // A local tensor has no values outside its loop: no other nest may use it,
   // and its initial value is the one it had when it was made local.
