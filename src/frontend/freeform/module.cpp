@@ -248,7 +248,8 @@ FreeformProgram Lowerer::run() {
   declareParameters(entry);
   std::vector<StmtP> body = block(entry.kids);
   if (frames_.back().returned) fail(entry.loc, "the entry function '" + entry.text + "' must not return a value");
-  StmtP nest = uniqueStatementIds(withRowOrderChecks(hoistInvariantChecks(makeSeq(body)), program_.tensors));
+  // Row checks first: those that do not depend on a loop move out of it too.
+  StmtP nest = uniqueStatementIds(hoistInvariantChecks(withRowOrderChecks(makeSeq(body), program_.tensors)));
   FreeformProgram out;
   out.entry = entry.text;
   runSchedules(entry.text, nest, &out);
