@@ -1,5 +1,8 @@
 #include "codegen/nest_emitter.hpp"
 
+#include <climits>
+#include <optional>
+
 #include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
@@ -55,6 +58,21 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
   return s;
 }
 
+namespace {
+// Computing e cannot fault: it loads only scalars and divides no integers.
+bool withoutTraps(const ExprP& e) {
+  bool safe = true;
+  forEachExpr(e, [&](const ExprP& x) {
+    if (x->kind == ExprKind::Load) safe = safe && static_cast<const Load&>(*x).indices.empty();
+    if (x->kind == ExprKind::Binary) {
+      auto op = static_cast<const Binary&>(*x).op;
+      safe = safe && !(x->isInt() && (op == BinOp::Div || op == BinOp::FloorDiv || op == BinOp::Mod));
+    }
+  });
+  return safe;
+}
+}  // namespace
+
 class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
  public:
   explicit ScalarExpr(NestEmitter& e) : e_(e) {}
@@ -83,6 +101,12 @@ class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)>
                          : (b.op == BinOp::Min ? (f32 ? "teml_minf" : "teml_mind") : (f32 ? "teml_maxf" : "teml_maxd")));
       default: break;
     }
+    // Both sides of `and`/`or` computed, as bitwise & and |, where the right
+    // one is safe to compute always: no branch then, so a loop testing
+    // several conditions (SoftRas's inside test) stays in SIMD lanes.
+    if ((b.op == BinOp::And || b.op == BinOp::Or) && b.a->dtype == DType::Bool && b.b->dtype == DType::Bool &&
+        withoutTraps(b.b))
+      return "((" + of(b.a, 0, false, single) + (b.op == BinOp::And ? ") & (" : ") | (") + of(b.b, 0, false, single) + "))";
     int p = precedence(b.op);
     std::string s = of(b.a, p, false, single) + " " + binOpName(b.op) + " " + of(b.b, p, true, single);
     return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
@@ -99,6 +123,13 @@ class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)>
     }
   }
   std::string visitCast(const Cast& c, int, bool, bool single) override {
+    // A 64-bit integer known to fit in 32 bits goes to floats through int:
+    // AVX2 converts int32 lanes to floats, not int64 ones, so a pixel's
+    // coordinate computed from its iterator keeps its loop in SIMD lanes.
+    analysis::Interval range;
+    if (isFloat(c.dtype) && c.a->dtype == DType::I64 && analysis::bounds(c.a, e_.iterRanges_, &range) &&
+        range.lo >= INT32_MIN && range.hi <= INT32_MAX)
+      return "((" + std::string(cType(c.dtype)) + ")(int)(" + of(c.a, 0, false, single) + "))";
     return "((" + std::string(cType(c.dtype)) + ")(" + of(c.a, 0, false, single) + "))";
   }
   std::string visitSelect(const Select& s, int, bool, bool single) override {
@@ -139,6 +170,13 @@ void NestEmitter::emitFor(const For& f, int indent) {
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
+  int64_t first, end;
+  std::optional<analysis::Interval> outerRange;
+  if (iterRanges_.count(f.var)) outerRange = iterRanges_.at(f.var);
+  if (constValue(f.begin, &first) && constValue(f.end, &end) && f.step == 1 && first < end)
+    iterRanges_[f.var] = {first, end - 1};
+  else
+    iterRanges_.erase(f.var);
   bool explicitVector = f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma;
   if (explicitVector && vectorType_) throw InternalError("code generation: a vector plan inside another");
   if (f.loopKind.threads() && f.loopKind.lanes()) {
@@ -191,6 +229,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
     line(indent, "}");
   }
   iterNames_.pop_back();
+  if (outerRange) iterRanges_[f.var] = *outerRange; else iterRanges_.erase(f.var);
   names_.release(cvar);
 }
 

@@ -4,6 +4,7 @@
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
 #include "ir/verify.hpp"
+#include "lowering/branches_to_selects.hpp"
 #include "lowering/carried_dependences.hpp"
 #include "lowering/copy_plans.hpp"
 #include "lowering/indirect_prefetches.hpp"
@@ -27,7 +28,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (auto& n : p.nests) {
-    n = uniqueStatementIds(n);  // nests of front ends that no primitive touched
+    n = uniqueStatementIds(branchesToSelects(n));  // nests of front ends that no primitive touched
     const StmtP asScheduled = n;
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
