@@ -2,6 +2,7 @@
 // ones are refused with the transformation's line and the dependence. The
 // cases follow the FreeTensor paper's Figures 11-13 where TeML can express them.
 #include "analysis/legality.hpp"
+#include "frontend/freeform/freeform.hpp"
 #include "schedule/transforms.hpp"
 #include "test_util.hpp"
 
@@ -121,4 +122,56 @@ TEST(Legality, BlendInterleavesOnlyWhenDependencesAllow) {
   auto verdict = analysis::checkReordering(fused, schedule::blend(fused, 1));
   EXPECT_FALSE(verdict.legal);
   EXPECT_NE(verdict.violation.find("'t'"), std::string::npos) << verdict.violation;
+}
+
+namespace {
+
+// Two loops write a row's entries in place, a third reads them in a loop
+// over features; the checks of the rows wrap the loops, so the feature
+// loop's body is a sequence inside a check inside the node loop's sequence.
+const char* kRowsThenFeatures = R"(import teml
+@teml.transform
+def f(ptr: teml.Var[(9,), "int32"], x: teml.Var[(20,), "float64"], y: teml.Var[(8, 4), "float64", "output"]):
+    edge = teml.empty((20,), "float64")
+    #! label: Li
+    for i in range(8):
+        for k in range(ptr[i], ptr[i + 1]):
+            edge[k] = x[k] * 2
+        for k in range(ptr[i], ptr[i + 1]):
+            edge[k] = edge[k] + 1
+        #! label: Lj
+        for j in range(4):
+            y[i, j] = 0
+            for k in range(ptr[i], ptr[i + 1]):
+                y[i, j] += edge[k] * (j + 1)
+)";
+
+ir::Program withSchedule(const std::string& steps) {
+  freeform::FreeformOptions o;
+  o.autoSchedule = false;
+  std::string schedule = steps.empty() ? "" : "@teml.schedule(f)\ndef s(s):\n" + steps;
+  return freeform::compileFreeform(kRowsThenFeatures + schedule, o).program;
+}
+
+}  // namespace
+
+TEST(Legality, AStatementInASequenceInsideACheckKeepsItsPlace) {
+  // The sequence inside the check once took the outer sequence's position:
+  // the feature loop's statements seemed to run with the first row loop's,
+  // and splitting the feature loop was refused as reversing a dependence.
+  ir::Program split = withSchedule("    s.fission(\"Lj\", 1)\n");
+  runtime::BufferMap in = runtime::allocateBuffers(split);
+  std::vector<int> ptr = {0, 3, 3, 7, 9, 14, 15, 15, 20};
+  for (int k = 0; k < 9; ++k) in.at("ptr").setInt(k, ptr[k]);
+  for (int k = 0; k < 20; ++k) in.at("x").set(k, k * 0.5);
+  auto want = runInterpreter(withSchedule(""), in);
+  auto got = runJit(split, in);
+  for (int64_t k = 0; k < 32; ++k) EXPECT_EQ(got.at("y").get(k), want.at("y").get(k)) << k;
+  // Reading the entries before the loop that last writes them stays refused.
+  try {
+    withSchedule("    s.swap(\"Li\", 2, 3)\n");
+    ADD_FAILURE() << "the swap should be refused";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("swap would reverse a dependence"), std::string::npos) << e.what();
+  }
 }

@@ -157,9 +157,16 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
       ctx.constraints.push_back("(" + x + " - " + b + ") mod " + std::to_string(down ? -f.step : f.step) + " = 0");
     ctx.time.push_back(down ? "-" + x : x);
     ctx.time.push_back("0");
+    ctx.slotFree = true;
     collect(f.body, std::move(ctx));
   }
+  // The position in the nearest loop's or branch's body; a sequence inside
+  // an item of another (through a check or a scoped tensor) takes a
+  // dimension of its own, or its first item would take the outer item's
+  // place.
   void visitSeq(const Seq& q, Occurrence ctx) override {
+    if (!ctx.slotFree) ctx.time.push_back("0");
+    ctx.slotFree = false;
     for (size_t k = 0; k < q.stmts.size(); ++k) {
       Occurrence c = ctx;
       c.time.back() = std::to_string(k);
@@ -187,12 +194,14 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     if (std::string c = t.texter.cond(i.cond, true); !c.empty()) t.constraints.push_back(c);
     t.time.push_back("0");
     t.time.push_back("0");
+    t.slotFree = true;
     collect(i.then, std::move(t));
     if (i.otherwise) {
       Occurrence o = ctx;
       if (std::string c = o.texter.cond(i.cond, false); !c.empty()) o.constraints.push_back(c);
       o.time.push_back("1");
       o.time.push_back("0");
+      o.slotFree = true;
       collect(i.otherwise, std::move(o));
     }
   }

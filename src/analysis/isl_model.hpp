@@ -99,6 +99,7 @@ struct Occurrence {
   std::vector<std::string> vars;          // x0, x1, ... of enclosing loops
   std::vector<std::string> constraints;   // domain
   std::vector<std::string> time;          // schedule vector
+  bool slotFree = true;                   // time's last entry is the position a Seq here sets
   std::map<std::string, size_t> loopPos;  // loop id -> position of its iterator in `time`
   // Tensors defined by a VarDef around the statement: the isl tuple of that
   // definition and the iterators of the loops around it, which prefix its

@@ -69,7 +69,7 @@ Legality undecided() {
 }
 
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-7";
+constexpr const char* kAnalysisVersion = "teml-legality-8";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
