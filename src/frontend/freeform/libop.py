@@ -142,6 +142,17 @@ def _matmul_into(c, a, b):
                 c[i] += a[i, k] * b[k]
 
 
+def _matvec_into(y, a, b):
+    # y[..] += a[.., k] * b[k], a row at a time: each row's sum runs along
+    # the row (contiguous), not down the columns
+    if a.ndim > 1:
+        for n in range(a.shape(0)):
+            _matvec_into(y[n], a[n], b)
+    else:
+        for k in range(b.shape(0)):
+            y[()] += a[k] * b[k]
+
+
 def matmul(a, b):
     dtype = teml.result_type(a, b)
     if a.ndim == 1 and b.ndim == 1:
@@ -156,8 +167,7 @@ def matmul(a, b):
         return y
     if b.ndim == 1:
         y = teml.zeros(a.shape[:-1], dtype)
-        for k in range(b.shape(0)):
-            y[()] += a[_all(a.ndim - 1) + (k,)] * b[k]
+        _matvec_into(y, a, b)
         return y
     batch = _batch_shape(a.shape[:-2], b.shape[:-2])
     y = teml.zeros(batch + (a.shape(-2), b.shape(-1)), dtype)
