@@ -1,8 +1,5 @@
 #include "codegen/nest_emitter.hpp"
 
-#include <climits>
-#include <optional>
-
 #include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
@@ -123,13 +120,6 @@ class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)>
     }
   }
   std::string visitCast(const Cast& c, int, bool, bool single) override {
-    // A 64-bit integer known to fit in 32 bits goes to floats through int:
-    // AVX2 converts int32 lanes to floats, not int64 ones, so a pixel's
-    // coordinate computed from its iterator keeps its loop in SIMD lanes.
-    analysis::Interval range;
-    if (isFloat(c.dtype) && c.a->dtype == DType::I64 && analysis::bounds(c.a, e_.iterRanges_, &range) &&
-        range.lo >= INT32_MIN && range.hi <= INT32_MAX)
-      return "((" + std::string(cType(c.dtype)) + ")(int)(" + of(c.a, 0, false, single) + "))";
     return "((" + std::string(cType(c.dtype)) + ")(" + of(c.a, 0, false, single) + "))";
   }
   std::string visitSelect(const Select& s, int, bool, bool single) override {
@@ -170,13 +160,6 @@ void NestEmitter::emitFor(const For& f, int indent) {
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
-  int64_t first, end;
-  std::optional<analysis::Interval> outerRange;
-  if (iterRanges_.count(f.var)) outerRange = iterRanges_.at(f.var);
-  if (constValue(f.begin, &first) && constValue(f.end, &end) && f.step == 1 && first < end)
-    iterRanges_[f.var] = {first, end - 1};
-  else
-    iterRanges_.erase(f.var);
   bool explicitVector = f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma;
   if (explicitVector && vectorType_) throw InternalError("code generation: a vector plan inside another");
   if (f.loopKind.threads() && f.loopKind.lanes()) {
@@ -229,7 +212,6 @@ void NestEmitter::emitFor(const For& f, int indent) {
     line(indent, "}");
   }
   iterNames_.pop_back();
-  if (outerRange) iterRanges_[f.var] = *outerRange; else iterRanges_.erase(f.var);
   names_.release(cvar);
 }
 

@@ -4,7 +4,6 @@
 // for planned vector loops (nest_emitter_vector.cpp). c_emitter.cpp puts the
 // nests of a program together.
 #pragma once
-#include "analysis/affine.hpp"
 #include <map>
 #include <memory>
 #include <optional>
@@ -159,9 +158,6 @@ class NestEmitter {
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
-  // The values of the iterators of loops with constant bounds around the
-  // code being emitted (for conversions of iterators to floats).
-  analysis::Ranges iterRanges_;
   std::map<std::string, Register> registers_;  // scalars in registers in scope
   std::string nestName_;
   const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop

@@ -10,6 +10,7 @@
 #include "lowering/indirect_prefetches.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/memory_kinds.hpp"
+#include "lowering/narrow_float_conversions.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
 #include "lowering/vector_plans.hpp"
@@ -28,7 +29,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (auto& n : p.nests) {
-    n = uniqueStatementIds(branchesToSelects(n));  // nests of front ends that no primitive touched
+    n = uniqueStatementIds(narrowFloatConversions(branchesToSelects(n)));  // nests of front ends that no primitive touched
     const StmtP asScheduled = n;
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
