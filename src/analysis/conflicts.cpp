@@ -124,8 +124,10 @@ std::string pairRelation(const Use& x, const Use& y, const std::set<std::string>
   quantified.insert(quantified.end(), b.quantified.begin(), b.quantified.end());
   std::string body = join(eqs, " and ");
   if (!quantified.empty()) body = "exists (" + join(quantified, ", ") + " : " + body + ")";
-  return "{ " + tupleName(x.o->tag.id) + "[" + join(in, ", ") + "] -> " + tupleName(y.o->tag.id) + "[" +
-         join(out, ", ") + "] : " + body + " }";
+  std::set<std::string> params = x.o->texter.params;
+  params.insert(y.o->texter.params.begin(), y.o->texter.params.end());
+  return withParams(params, "{ " + tupleName(x.o->tag.id) + "[" + join(in, ", ") + "] -> " + tupleName(y.o->tag.id) +
+                                "[" + join(out, ", ") + "] : " + body + " }");
 }
 
 bool loadsConstant(const Use& u, const std::set<std::string>& constant) {

@@ -46,17 +46,17 @@ namespace {
 // An integer expression in isl's syntax; loads (not affine) and others fail.
 class IslText : public ExprFunctor<std::string()> {
  public:
-  IslText(const std::map<std::string, std::string>& names, std::vector<std::string>& unknowns,
-          std::vector<LoadedValue>& loads)
-      : names_(names), unknowns_(unknowns), loads_(loads) {}
+  IslText(const std::map<std::string, std::string>& names, std::set<std::string>& params,
+          std::vector<std::string>& unknowns, std::vector<LoadedValue>& loads)
+      : names_(names), params_(params), unknowns_(unknowns), loads_(loads) {}
   std::string of(const ExprP& e) { return dispatch(e); }
 
  private:
   std::string visitIntConst(const IntConst& c) override { return std::to_string(c.value); }
   std::string visitVar(const Var& v) override {
     auto it = names_.find(v.name);
-    if (it == names_.end()) throw IslFailure{};
-    return it->second;
+    if (it != names_.end()) return it->second;
+    return *params_.insert("P" + tupleName(v.name)).first;
   }
   std::string visitFloatConst(const FloatConst&) override { throw IslFailure{}; }
   std::string visitLoad(const Load& l) override {
@@ -95,12 +95,13 @@ class IslText : public ExprFunctor<std::string()> {
   }
 
   const std::map<std::string, std::string>& names_;
+  std::set<std::string>& params_;
   std::vector<std::string>& unknowns_;
   std::vector<LoadedValue>& loads_;
 };
 }  // namespace
 
-std::string Texter::expr(const ExprP& e) const { return IslText(names, unknowns, loads).of(e); }
+std::string Texter::expr(const ExprP& e) const { return IslText(names, params, unknowns, loads).of(e); }
 
 std::string Texter::cond(const ExprP& e, bool positive) const {
   try {
@@ -275,7 +276,13 @@ std::string relation(const Occurrence& o, const std::string& rhsTuple, const std
   std::vector<std::string> quantified = o.vars;
   quantified.insert(quantified.end(), o.texter.unknowns.begin(), o.texter.unknowns.end());
   if (!quantified.empty()) body = "exists (" + join(quantified, ", ") + " : " + body + ")";
-  return "{ " + tupleName(o.tag.id) + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" + join(rv, ", ") + "] : " + body + " }";
+  return withParams(o.texter.params, "{ " + tupleName(o.tag.id) + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" +
+                                          join(rv, ", ") + "] : " + body + " }");
+}
+
+std::string withParams(const std::set<std::string>& params, const std::string& map) {
+  if (params.empty()) return map;
+  return "[" + join(std::vector<std::string>(params.begin(), params.end()), ", ") + "] -> " + map;
 }
 
 UMap read(isl_ctx* ctx, const std::string& text) {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,13 @@ struct LoadedValue {
 // which is what the legality and locality questions need (sound, "may
 // depend"). Loads are also recorded (`loads`), so that the legality check
 // can tell two loads of one element of an unwritten tensor equal.
+// An iterator of no loop inside what is described (a loop around the
+// statement asked about) is an isl parameter, P<name>: one value for every
+// instance of a relation, as it has for one run of the statement.
 class Texter {
  public:
   std::map<std::string, std::string> names;
+  mutable std::set<std::string> params;
   mutable std::vector<std::string> unknowns;
   mutable std::vector<LoadedValue> loads;
   std::string expr(const ir::ExprP& e) const;
@@ -124,6 +129,8 @@ std::vector<Occurrence> occurrences(const ir::StmtP& nest);
 std::string join(const std::vector<std::string>& v, const std::string& sep);
 // A statement id as an isl tuple name (ids hold dots, which isl's names cannot).
 std::string tupleName(const std::string& id);
+// "[P...] -> " + map: a map's text with the parameters it uses.
+std::string withParams(const std::set<std::string>& params, const std::string& map);
 // { Sid[origin] -> <rhsTuple>[values] : the occurrence's domain }
 std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values);
 // Instance -> element of `tensor` for access a of occurrence o.

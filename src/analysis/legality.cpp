@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -69,7 +70,7 @@ Legality undecided() {
 }
 
 // Changes whenever the analysis or its messages change, so old answers are not reused.
-constexpr const char* kAnalysisVersion = "teml-legality-8";
+constexpr const char* kAnalysisVersion = "teml-legality-9";
 
 // The problem as text (every relation the check reads), the key of the cache.
 std::string problemText(const std::vector<Occurrence>& occB, const std::vector<Occurrence>& occA) {
@@ -260,15 +261,9 @@ bool meetInRows(isl_ctx* ctx, const UMap& pairs, const UMap& at) {
 // Whether two instances in different iterations of the loop (at position
 // p of their times) touch one element of `tn` with a write. Only the
 // statements touching tn take part: a smaller problem than the whole body.
-bool tensorApart(const StmtP& nest, const std::string& loopId, const std::vector<Occurrence>& inside, size_t p,
-                 const std::string& tn) {
+bool tensorApartWithIsl(const std::vector<Occurrence>& touching, const std::vector<InRow>& in, size_t p,
+                        const std::string& tn) {
   Ctx ctx = boundedContext();
-  std::vector<Occurrence> touching;
-  for (auto& o : inside) {
-    bool touches = o.write.tensor == tn;
-    for (auto& r : o.reads) touches |= r.tensor == tn;
-    if (touches) touching.push_back(o);
-  }
   UMap time = schedule(ctx.get(), touching);
   size_t len = 0;
   for (auto& o : touching) len = std::max(len, o.time.size());
@@ -285,7 +280,6 @@ bool tensorApart(const StmtP& nest, const std::string& loopId, const std::vector
   UMap acrossInstances = check(isl_union_map_apply_range(isl_union_map_apply_range(time.copy(), across.copy()),
                                                          isl_union_map_reverse(time.copy())));
   // Statements in the rows of one row array meet each other only where rowOrder says.
-  std::vector<InRow> in = inRows(nest, loopId, touching);
   std::set<const Stmt*> inRowsOfOne;
   for (auto& x : in)
     if (x.rows == in[0].rows) inRowsOfOne.insert(x.occurrence->node);
@@ -307,6 +301,37 @@ bool tensorApart(const StmtP& nest, const std::string& loopId, const std::vector
   if (!isEmpty(intersect(conflicts, acrossInstances))) return false;
   UMap inRowConflicts = unite(meet(writes[1], any[1]), meet(any[1], writes[1]));
   return !meetInRows(ctx.get(), intersect(inRowConflicts, acrossInstances), at);
+}
+
+// tensorApartWithIsl for the statements of `inside` that touch tn; none
+// writing it, none meet. Answers are kept for the process: a loop is asked
+// about again as its nest is scheduled, checked and lowered, and about the
+// same tensor among different sets of them.
+bool tensorApart(const StmtP& nest, const std::string& loopId, const std::vector<Occurrence>& inside, size_t p,
+                 const std::string& tn) {
+  std::vector<Occurrence> touching;
+  bool written = false;
+  for (auto& o : inside) {
+    bool touches = o.write.tensor == tn;
+    written |= touches;
+    for (auto& r : o.reads) touches |= r.tensor == tn;
+    if (touches) touching.push_back(o);
+  }
+  if (!written) return true;
+  std::vector<InRow> in = inRows(nest, loopId, touching);
+  std::string key = problemText(touching, {}) + "|apart " + tn + " at " + std::to_string(p) + "\n";
+  for (auto& x : in)
+    key += "in rows: " + x.occurrence->tag.id + " " + x.rows + "[" + x.occurrence->texter.expr(x.row) + "] " + x.entry + "\n";
+  static std::mutex mutex;
+  static std::map<std::string, bool> answers;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = answers.find(key); it != answers.end()) return it->second;
+  }
+  bool apart = tensorApartWithIsl(touching, in, p, tn);
+  std::lock_guard<std::mutex> lock(mutex);
+  answers.emplace(key, apart);
+  return apart;
 }
 
 bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std::set<std::string>& only) {
@@ -356,10 +381,22 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std:
   }
 }
 
+// The loop `id` of `nest`: isl is asked about it alone, with the iterators
+// of the loops around it as constants (the iterations of one run of the
+// loop are what may run at once): a smaller question than the whole nest.
+StmtP loopIn(const StmtP& nest, const std::string& id) {
+  StmtP found;
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (!found && s->kind == StmtKind::For && s->id == id) found = s;
+  });
+  return found ? found : nest;
+}
+
 }  // namespace
 
-bool loopIsIndependent(const StmtP& nest, const std::string& loopId, const std::string& cacheDir,
+bool loopIsIndependent(const StmtP& whole, const std::string& loopId, const std::string& cacheDir,
                        const std::set<std::string>& only) {
+  StmtP nest = loopIn(whole, loopId);
   if (cacheDir.empty()) return independentWithIsl(nest, loopId, only);
   // The question: every statement as checkReordering sees it, where each
   // stands relative to the loop, and the tensors local to the nest's loops.

@@ -27,12 +27,14 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
-                      const std::function<StmtP()>& transform) {
+                      const std::function<StmtP()>& transform, const StmtP* reorderedFrom,
+                      const StmtP* reorderedTo) {
   StmtP result = recordProvenance(what, inputs, uniqueStatementIds(uniqueIterators(transform())));
   keepsLocals(what, inputs, result);
   if (std::string broken = verify(result, program_.tensors); !broken.empty())
     throw InternalError(what + " produced ill-formed IR: " + broken);
-  if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
+  if (reorders && reorderedFrom) checkReordering(what, *reorderedFrom, *reorderedTo);
+  else if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
   localsStaySound(what, result);
   return result;
 }

@@ -108,9 +108,12 @@ class Schedule {
  private:
   // Runs the primitive `what` (`transform`) on `inputs`, then verifies and
   // checks its result; `reorders`: compare the order of its instances with
-  // the inputs' (taken as one sequence).
+  // the inputs' (taken as one sequence), or, with `reorderedFrom`, only
+  // those of the part that changed: `*reorderedFrom` became `*reorderedTo`
+  // (filled in by `transform`), everything around it kept.
   ir::StmtP apply(const std::string& what, const std::vector<ir::StmtP>& inputs, bool reorders,
-                  const std::function<ir::StmtP()>& transform);
+                  const std::function<ir::StmtP()>& transform, const ir::StmtP* reorderedFrom = nullptr,
+                  const ir::StmtP* reorderedTo = nullptr);
   // apply() to `nest`, a statement of `top`, replaced by what fn returns.
   Applied onNest(const std::string& what, const ir::StmtP& top, const ir::StmtP& nest, bool reorders,
                  const std::function<ir::StmtP()>& fn);

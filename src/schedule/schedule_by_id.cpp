@@ -19,7 +19,17 @@ using namespace ir;
 
 Schedule::Applied Schedule::onNest(const std::string& what, const StmtP& top, const StmtP& nest, bool reorders,
                                    const std::function<StmtP()>& fn) {
-  StmtP result = apply(what, {top}, reorders, [&] { return replaceStmt(top, nest, fn()); });
+  // Only `nest` changes: the order of its instances is all there is to
+  // check, with the iterators of the loops around it as constants (a far
+  // smaller question than the whole program, and an equivalent one).
+  StmtP changed;
+  StmtP result = apply(
+      what, {top}, reorders,
+      [&] {
+        changed = fn();
+        return replaceStmt(top, nest, changed);
+      },
+      &nest, &changed);
   auto before = loopIds(top);
   std::set<std::string> old(before.begin(), before.end());
   Applied out{result, {}};
