@@ -1,5 +1,6 @@
 #include "autoschedule/auto_schedule.hpp"
 
+#include "autoschedule/auto_loop_order.hpp"
 #include "autoschedule/auto_parallelize.hpp"
 #include "autoschedule/auto_register_blocks.hpp"
 #include "autoschedule/auto_vectorize.hpp"
@@ -14,6 +15,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
   // the front end's Schedule then takes the steps chosen.
   AutoState search = state.checks() ? state : state.fork(true);
   autoRegisterBlocks(search);
+  autoLoopOrder(search);
   autoParallelize(search);
   autoVectorize(search);
   if (state.checks()) return {search.body, search.steps};  // the same Schedule took them

@@ -21,6 +21,11 @@ const std::map<std::string, Primitive>& primitives() {
       {"split",
        {"split", "stripmine",
         [](Schedule& s, const ir::StmtP& t, const Step& p) { return s.split(t, p.loops.at(0), p.numbers.at(0)); }}},
+      {"fission",
+       {"fission", "fission",
+        [](Schedule& s, const ir::StmtP& t, const Step& p) {
+          return s.fission(t, p.loops.at(0), static_cast<int>(p.numbers.at(0)));
+        }}},
       {"reorder", {"reorder", "reorder", [](Schedule& s, const ir::StmtP& t, const Step& p) { return s.reorder(t, p.loops); }}},
       {"parallelize",
        {"parallelize", "parallelize",

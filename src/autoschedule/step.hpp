@@ -12,11 +12,13 @@
 namespace teml::autoschedule {
 
 struct Step {
-  // split, reorder, parallelize, vectorize, unroll_and_jam, unroll, hoist_product, factor_sum,
+  // split, fission, reorder, parallelize, vectorize, unroll_and_jam, unroll, hoist_product, factor_sum,
   // separate_tail, cache, cache_zeroed, local, var_reorder, prefetch
   std::string primitive = {};
   std::vector<std::string> loops = {};  // ids of the loops it names
-  std::vector<int64_t> numbers = {};  // split: factor; unroll_and_jam / unroll: factor; var_reorder: the order
+  // split: factor; fission: the statements kept in the first loop;
+  // unroll_and_jam / unroll: factor; var_reorder: the order
+  std::vector<int64_t> numbers = {};
   std::string word = {};  // parallelize: "dynamic" or ""; cache, local, var_reorder: the tensor; prefetch: the copy
   // The iterator of each loop in `loops` when the step was taken (TeML
   // names loops by iterator), and the loops it made.

@@ -1,6 +1,7 @@
 #include "lowering/lower.hpp"
 
 #include "diag/diagnostics.hpp"
+#include "ir/hoist_invariant_checks.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
 #include "ir/verify.hpp"
@@ -29,7 +30,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (auto& n : p.nests) {
-    n = uniqueStatementIds(narrowFloatConversions(branchesToSelects(n)));  // nests of front ends that no primitive touched
+    n = uniqueStatementIds(narrowFloatConversions(branchesToSelects(hoistInvariantChecks(n))));  // nests of front ends that no primitive touched
     const StmtP asScheduled = n;
     n = initLocalsAtFirstReduction(n);
     n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them

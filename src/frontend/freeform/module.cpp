@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "frontend/freeform/lowerer.hpp"
-#include "frontend/freeform/hoist_checks.hpp"
 #include "frontend/freeform/row_order_checks.hpp"
+#include "ir/hoist_invariant_checks.hpp"
 #include "ir/unique_statement_ids.hpp"
 #include "libop_source.hpp"
 

@@ -1,13 +1,11 @@
-#include "frontend/freeform/hoist_checks.hpp"
+#include "ir/hoist_invariant_checks.hpp"
 
 #include <set>
 
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 
-namespace teml::freeform {
-
-using namespace ir;
+namespace teml::ir {
 
 namespace {
 
@@ -71,4 +69,4 @@ class Hoist : public Mutator {
 
 StmtP hoistInvariantChecks(const StmtP& s) { return Hoist().mutate(s); }
 
-}  // namespace teml::freeform
+}  // namespace teml::ir
