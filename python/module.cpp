@@ -10,11 +10,11 @@
 #include <set>
 
 #include "autodiff/gradient.hpp"
-#include "autoschedule/auto_schedule_program.hpp"
 #include "backend/backend.hpp"
 #include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
+#include "driver/gradient_pipeline.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "frontend/freeform/value.hpp"
 #include "ir/printer.hpp"
@@ -25,6 +25,13 @@ namespace py = pybind11;
 using namespace teml;
 
 namespace {
+
+// The package's target, made once: this machine, OpenMP's default threads
+// (each run names its own count).
+const target::Target& pythonTarget() {
+  static const target::Target t = driver::machineTarget(0);
+  return t;
+}
 
 const char* accessName(freeform::Access a) {
   switch (a) {
@@ -51,8 +58,8 @@ class Compiled {
     return out;
   }
   std::string ir() const { return ir::toString(program_.program, true); }
-  std::string loweredIr() const { return ir::toString(lowering::lower(program_.program, target::hostCpu()), true); }
-  std::string cSource() const { return backend::emitFor(program_.program, target::hostCpu()); }
+  std::string loweredIr() const { return ir::toString(lowering::lower(program_.program, target_), true); }
+  std::string cSource() const { return backend::emitFor(program_.program, target_); }
 
   // Runs on one buffer per parameter (checked by the Python layer).
   void run(const std::vector<py::array>& arrays, int threads) {
@@ -68,12 +75,13 @@ class Compiled {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!kernel_) {
       py::gil_scoped_release unlocked;  // the C compiler may take a while
-      kernel_ = backend::buildFor(program_.program, target::hostCpu(), jit_);
+      kernel_ = backend::buildFor(program_.program, target_, jit_);
     }
     return *kernel_;
   }
 
   freeform::FreeformProgram program_;
+  target::Target target_ = pythonTarget();
   runtime::JitOptions jit_;
   std::unique_ptr<backend::Kernel> kernel_;
   std::mutex mutex_;
@@ -89,6 +97,7 @@ freeform::FreeformOptions freeformOptions(const std::string& entry, const std::m
   o.checkIndices = checkIndices;
   o.applySchedules = applySchedules;
   o.autoSchedule = autoSchedule;
+  o.target = pythonTarget();
   return o;
 }
 
@@ -115,16 +124,9 @@ class CompiledGradient {
   CompiledGradient(const freeform::FreeformProgram& p, const std::vector<std::string>& wrt,
                    const std::vector<std::string>& of, const std::string& tapes, runtime::JitOptions jit)
       : jit_(std::move(jit)) {
-    autodiff::TapeMode mode = tapes == "all" ? autodiff::TapeMode::All
-                              : tapes == "none" ? autodiff::TapeMode::None
-                                                : autodiff::TapeMode::Auto;
-    if (tapes != "auto" && tapes != "all" && tapes != "none")
-      throw UsageError("tapes must be \"auto\", \"all\" or \"none\", not '" + tapes + "'");
-    autodiff::GradientProgram g = autodiff::gradient(p.program, {wrt, of, mode});
-    if (std::string broken = ir::verify(g.program); !broken.empty())
-      throw InternalError("the gradient is ill-formed IR: " + broken);
-    // Scheduled as `teml grad` schedules it (heuristics; one nest for each nest).
-    g.program = autoschedule::autoScheduleProgram(g.program, target::hostCpu(), nullptr, "").program;
+    // Differentiated and scheduled as `teml grad` does it.
+    autodiff::GradientProgram g =
+        driver::differentiate(p.program, {wrt, of, autodiff::tapeModeNamed(tapes)}, pythonTarget(), true, "").gradient;
     size_t forwardNests = p.program.nests.size();
     forward_ = backward_ = g.program;
     forward_.nests.resize(forwardNests);
@@ -160,7 +162,7 @@ class CompiledGradient {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!k) {
         py::gil_scoped_release unlocked;
-        k = backend::buildFor(pass == "forward" ? forward_ : backward_, target::hostCpu(), jit_);
+        k = backend::buildFor(pass == "forward" ? forward_ : backward_, pythonTarget(), jit_);
       }
     }
     std::vector<void*> ptrs;
@@ -196,7 +198,7 @@ class LoadedProgram {
   LoadedProgram(const std::string& path, const std::map<std::string, int64_t>& sizes, const std::string& cacheDir) {
     driver::Options o;
     o.programPath = path;
-    o.sizes = driver::withTargetSizes(sizes);
+    o.sizes = driver::withTargetSizes(sizes, pythonTarget());
     o.jit.cacheDir = cacheDir;
     compiled_ = driver::compile(o);
     jit_ = o.jit;
@@ -219,14 +221,14 @@ class LoadedProgram {
   }
   std::string ir() const { return ir::toString(compiled_.program, true); }
   std::string loweredIr() const { return ir::toString(compiled_.lowered, true); }
-  std::string cSource() const { return backend::emitFor(compiled_.program, target::hostCpu()); }
+  std::string cSource() const { return backend::emitFor(compiled_.program, pythonTarget()); }
 
   void run(const std::vector<py::array>& arrays, int threads) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!kernel_) {
         py::gil_scoped_release unlocked;
-        kernel_ = backend::buildFor(compiled_.program, target::hostCpu(), jit_);
+        kernel_ = backend::buildFor(compiled_.program, pythonTarget(), jit_);
       }
     }
     std::vector<void*> ptrs;

@@ -38,7 +38,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(20,), "int32"], h: teml.Var[(
 }
 
 freeform::FreeformProgram compiled(const std::string& source, bool autoSchedule) {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = autoSchedule;
   return freeform::compileFreeform(source, o);
 }

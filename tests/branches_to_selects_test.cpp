@@ -13,7 +13,7 @@ using namespace teml::testing;
 namespace {
 
 ir::Program program(const std::string& source, std::map<std::string, int64_t> sizes) {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = std::move(sizes);
   return freeform::compileFreeform(source, o).program;
 }

@@ -29,7 +29,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(20,), "int32"], x: teml.Var[(
 )";
 
 ir::Program asWritten(const std::string& source, const std::string& schedule = "") {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = false;
   return freeform::compileFreeform(source + schedule, o).program;
 }

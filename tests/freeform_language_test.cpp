@@ -15,7 +15,7 @@ namespace {
 
 freeform::FreeformProgram ff(const std::string& source, std::map<std::string, int64_t> sizes = {},
                              bool checkIndices = true) {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = std::move(sizes);
   o.checkIndices = checkIndices;
   return freeform::compileFreeform(source, o);
@@ -319,7 +319,7 @@ TEST(FreeformLanguage, ConstructsOutsideTheSubsetAreRefusedWhereTheyAre) {
 
 TEST(FreeformLanguage, SizesComeFromSetOrFromInputs) {
   expectRefused(kMeshGather, 4, 30, "size 'F' of 'x' is not bound");
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.inputShapes = {{"x", {10, 4}}, {"adj", {10, 3}}};
   auto p = freeform::compileFreeform(kMeshGather, o);
   EXPECT_EQ(p.program.tensors[2].shape, (std::vector<int64_t>{10, 4}));

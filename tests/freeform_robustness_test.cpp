@@ -19,7 +19,7 @@ TEST(FreeformRobustness, MutatedWorkloadsNeverCrashTheFrontEnd) {
     text << in.rdbuf();
     programs.push_back(text.str());
   }
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = {{"n_faces", 12}, {"seq_len", 40}, {"feat_len", 8}, {"n_nodes", 10}, {"n_edges", 30}};
   std::mt19937 rng(4242);
   int accepted = 0, refused = 0;

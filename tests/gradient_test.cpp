@@ -21,7 +21,7 @@ using namespace teml::testing;
 namespace {
 
 ir::Program asWritten(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = std::move(sizes);
   o.autoSchedule = false;
   return freeform::compileFreeform(source, o).program;

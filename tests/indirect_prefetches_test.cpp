@@ -16,7 +16,7 @@ namespace {
 
 // As written: no loop on threads, no accumulators.
 ir::Program freeformProgram(const std::string& source) {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = false;
   return freeform::compileFreeform(source, o).program;
 }

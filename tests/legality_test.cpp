@@ -147,7 +147,7 @@ def f(ptr: teml.Var[(9,), "int32"], x: teml.Var[(20,), "float64"], y: teml.Var[(
 )";
 
 ir::Program withSchedule(const std::string& steps) {
-  freeform::FreeformOptions o;
+  freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = false;
   std::string schedule = steps.empty() ? "" : "@teml.schedule(f)\ndef s(s):\n" + steps;
   return freeform::compileFreeform(kRowsThenFeatures + schedule, o).program;
@@ -174,4 +174,40 @@ TEST(Legality, AStatementInASequenceInsideACheckKeepsItsPlace) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("swap would reverse a dependence"), std::string::npos) << e.what();
   }
+}
+
+TEST(Legality, AStepInsideALoopIsCheckedWithTheOuterIteratorsFixed) {
+  // Only the loops the step rewrites are asked about, the loops around
+  // them fixed (isl parameters): a dependence within one iteration of the
+  // outer loop still refuses the step, one that only crosses its
+  // iterations does not.
+  auto program = [](const std::string& body, const std::string& steps) {
+    freeform::FreeformOptions o = hostFreeformOptions();
+    o.autoSchedule = false;
+    return freeform::compileFreeform(R"(import teml
+@teml.transform
+def f(a: teml.Var[(16, 9), "int64", "inout"]):
+    for i in range(8):
+        #! label: Lj
+        for j in range(1, 8):
+            #! label: Lk
+            for k in range(8):
+)" + body + (steps.empty() ? "" : "@teml.schedule(f)\ndef s(s):\n" + steps),
+                                     o)
+        .program;
+  };
+  try {
+    program("                a[i + j, k] = a[i + j - 1, k + 1] * 3 + i\n", "    s.reorder([\"Lk\", \"Lj\"])\n");
+    ADD_FAILURE() << "the reorder should be refused: (j, k) -> (j + 1, k - 1) within one i";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("reorder would reverse"), std::string::npos) << e.what();
+  }
+  // Within one i, each k sums into a[i + 8, k] along j, and the order
+  // along j is all that matters: the loops may trade places.
+  ir::Program swapped = program("                a[i + 8, k] = a[i + 8, k] + a[i, k] * j\n", "    s.reorder([\"Lk\", \"Lj\"])\n");
+  runtime::BufferMap in = runtime::allocateBuffers(swapped);
+  for (int64_t k = 0; k < in.at("a").size(); ++k) in.at("a").setInt(k, (k * 7) % 11 - 5);
+  auto want = runInterpreter(program("                a[i + 8, k] = a[i + 8, k] + a[i, k] * j\n", ""), in);
+  auto got = runJit(swapped, in);
+  for (int64_t k = 0; k < want.at("a").size(); ++k) ASSERT_EQ(got.at("a").getInt(k), want.at("a").getInt(k)) << k;
 }

@@ -14,7 +14,7 @@ namespace {
 const target::Target kAvx{target::Kind::Cpu, "avx", 32, 2};
 
 std::string lowered(const std::string& source) {
-  ir::Program p = freeform::compileFreeform(source, {}).program;
+  ir::Program p = freeform::compileFreeform(source, hostFreeformOptions()).program;
   std::string text = ir::toString(lowering::lower(p, kAvx), true);
   return text.substr(text.find("# nest 1"));
 }
@@ -141,7 +141,7 @@ def h(x: teml.Var[(64,), "float32"], y: teml.Var[(64,), "float32", "output"]):
         y[i] = d * d
 )";
   EXPECT_NE(lowered(source).find("var d : float[] register"), std::string::npos) << lowered(source);
-  std::string c = cSource(freeform::compileFreeform(source, {}).program);
+  std::string c = cSource(freeform::compileFreeform(source, hostFreeformOptions()).program);
   EXPECT_NE(c.find("float d = 0;"), std::string::npos) << c;
   EXPECT_EQ(c.find("memset(d"), std::string::npos) << c;
 }

@@ -29,7 +29,7 @@ std::string columnSum(int64_t k, int64_t n, const char* dtype) {
          "@teml.schedule(colsum)\ndef sched(s):\n    s.parallelize(\"Lk\")\n    s.vectorize(\"Lj\")\n";
 }
 
-Program freeformProgram(const std::string& source) { return freeform::compileFreeform(source, {}).program; }
+Program freeformProgram(const std::string& source) { return freeform::compileFreeform(source, hostFreeformOptions()).program; }
 
 // Runs p `times` times on `threads` threads from the same inputs.
 std::vector<runtime::BufferMap> runRepeatedly(const Program& p, const runtime::BufferMap& inputs, int threads,

@@ -66,10 +66,10 @@ TEST(RandomAutoSchedules, FreeformProgramsAgreeWithTheInterpreterOnEveryThreadCo
   for (int n = 0; n < randomSequenceCount(12); ++n) {
     std::string source = randomFreeformProgram(rng);
     SCOPED_TRACE(source);
-    freeform::FreeformOptions asWritten;
+    freeform::FreeformOptions asWritten = hostFreeformOptions();
     asWritten.autoSchedule = false;
     ir::Program original = freeform::compileFreeform(source, asWritten).program;
-    auto scheduled = freeform::compileFreeform(source, {});
+    auto scheduled = freeform::compileFreeform(source, hostFreeformOptions());
     ASSERT_TRUE(scheduled.autoScheduled);
     // Integers, so that a lost or doubled update shows (index tensors hold 0..7).
     expectSameOnOneTwoAndFourThreads(scheduled.program, original, integerInputs(original, n));
@@ -100,7 +100,7 @@ TEST(RandomAutoSchedules, TemlProgramsAgreeWithTheInterpreterOnEveryThreadCount)
                  " K=" + std::to_string(sizes["K"]));
     ir::Program original = compile(source, sizes);
     teml_lang::TemlOptions o;
-    o.sizes = driver::withTargetSizes(sizes);
+    o.sizes = driver::withTargetSizes(sizes, target::hostCpu());
     o.autoSchedule = true;
     o.target = target::hostCpu();
     ir::Program scheduled = teml_lang::compileTeml(source, o);

@@ -26,7 +26,7 @@ TEST(RandomFreeformSchedules, AcceptedSequencesPreserveResults) {
   for (int n = 0; n < total; ++n) {
     std::string source = randomFreeformProgram(rng);
     SCOPED_TRACE(source);
-    checkRandomSequence(rng, freeform::compileFreeform(source, {}).program, n, n % 8 == 0, 1e-9, counts);
+    checkRandomSequence(rng, freeform::compileFreeform(source, hostFreeformOptions()).program, n, n % 8 == 0, 1e-9, counts);
   }
   std::cout << total << " random free-form programs: " << counts.accepted << " steps accepted, " << counts.refused
             << " refused, " << counts.compiled << " programs compiled, " << counts.threaded

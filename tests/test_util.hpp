@@ -21,6 +21,7 @@
 #include "lowering/decisions.hpp"
 #include "lowering/lower.hpp"
 #include "driver/driver.hpp"
+#include "frontend/freeform/freeform.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/csr_rows.hpp"
@@ -75,8 +76,15 @@ inline int randomSequenceCount(int fallback) {
 
 inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
   teml_lang::TemlOptions o;
-  o.sizes = driver::withTargetSizes(std::move(sizes));
+  o.sizes = driver::withTargetSizes(std::move(sizes), target::hostCpu());
   return teml_lang::compileTeml(source, o);
+}
+
+// A free-form entry's options, automatic schedules for this machine.
+inline freeform::FreeformOptions hostFreeformOptions() {
+  freeform::FreeformOptions o;
+  o.target = target::hostCpu();
+  return o;
 }
 
 // Random values for every tensor no nest writes; zeros (or init values)

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "backend/backend.hpp"
+#include "driver/driver.hpp"
 #include "frontend/teil/teil.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/jit.hpp"
@@ -99,7 +100,7 @@ const Compiled& compiled(const std::string& text) {
   teil::checkTeil(p);
   auto c = std::make_unique<Compiled>();
   c->program = teil::lowerTeil(p);
-  c->kernel = backend::buildFor(c->program, target::hostCpu(), runtime::JitOptions{});
+  c->kernel = backend::buildFor(c->program, driver::machineTarget(0), runtime::JitOptions{});
   return *done.emplace(text, std::move(c)).first->second;
 }
 

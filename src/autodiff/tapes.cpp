@@ -8,6 +8,13 @@
 
 namespace teml::autodiff {
 
+TapeMode tapeModeNamed(const std::string& name) {
+  if (name == "auto") return TapeMode::Auto;
+  if (name == "all") return TapeMode::All;
+  if (name == "none") return TapeMode::None;
+  throw UsageError("tapes must be auto, all or none, not '" + name + "'");
+}
+
 using namespace ir;
 
 namespace {

@@ -21,6 +21,8 @@
 namespace teml::autodiff {
 
 enum class TapeMode { Auto, All, None };
+// "auto", "all" or "none" (--tapes; teml.grad(tapes=...)); UsageError otherwise.
+TapeMode tapeModeNamed(const std::string& name);
 
 struct TapeLoop {
   std::string var;

@@ -27,6 +27,7 @@ const char* kUsage =
     "  --threads N             threads for parallel loops\n"
     "  --cc PATH, --cflags S   C compiler and flags for JIT compilation\n"
     "  --cache-dir DIR         where compiled kernels are kept\n"
+    "  --dump-passes DIR       write the IR after each stage and lowering pass that changed it\n"
     "  --random SEED           fill float tensors the program only reads with random values\n"
     "  --verify                also run the reference interpreter and compare (run)\n"
     "  --interp                execute with the reference interpreter (run, bench)\n"
@@ -83,6 +84,8 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.jit.cc = value();
     } else if (a == "--cflags") {
       o.jit.cflags = value();
+    } else if (a == "--dump-passes") {
+      o.dumpPasses = value();
     } else if (a == "--cache-dir") {
       o.jit.cacheDir = value();
     } else if (a == "--emit") {

@@ -21,6 +21,7 @@
 #include "autoschedule/auto_schedule_program.hpp"
 #include "autoschedule/step.hpp"
 #include "diag/diagnostics.hpp"
+#include "driver/gradient_pipeline.hpp"
 #include "driver/measured_tuner.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "frontend/teil/teil.hpp"
@@ -33,6 +34,7 @@
 #include "ir/verify.hpp"
 #include "lowering/decisions.hpp"
 #include "lowering/lower.hpp"
+#include "lowering/pass_log.hpp"
 #include "runtime/npy.hpp"
 #include "schedule/transforms.hpp"
 
@@ -152,12 +154,20 @@ std::vector<std::string> writtenTensors(const ir::Program& program) {
   return out;
 }
 
-std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes) {
-  sizes.emplace("VLEN", target::hostCpu().lanes(ir::DType::F64));
+target::Target machineTarget(int threads) { return target::hostCpu(threads); }
+
+target::Target targetFor(const Options& o) { return machineTarget(threadCount(o)); }
+
+std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target) {
+  sizes.emplace("VLEN", target.lanes(ir::DType::F64));
   return sizes;
 }
 
 namespace {
+
+std::unique_ptr<lowering::PassLog> passLogFor(const Options& o) {
+  return o.dumpPasses.empty() ? nullptr : std::make_unique<lowering::PassLog>(o.dumpPasses);
+}
 
 std::string analysisCacheFor(const Options& o) {
   std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
@@ -175,7 +185,7 @@ std::unique_ptr<MeasuredTuner> tunerFor(const Options& o, const target::Target& 
                                          TuningOptions{o.tuneBudget, !o.json}, std::cerr);
 }
 
-Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c) {
+Compiled lowerFreeform(const Options& o, const target::Target& target, const std::string& source, Compiled& c) {
   auto t = Clock::now();
   freeform::FreeformOptions f;
   f.entry = o.entry;
@@ -184,7 +194,7 @@ Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c)
   f.checkIndices = !o.uncheckedIndices;
   f.applySchedules = !o.noSchedule;
   f.autoSchedule = o.autoSchedule;
-  f.threads = o.threads;
+  f.target = target;
   f.checkLegality = !o.noCheck;
   f.analysisCacheDir = analysisCacheFor(o);
   freeform::FreeformProgram p = freeform::compileFreeform(source, f);
@@ -199,14 +209,14 @@ Compiled lowerFreeform(const Options& o, const std::string& source, Compiled& c)
 }
 
 // The program through its front end, as the loop IR.
-Compiled lower(const Options& o) {
+Compiled lower(const Options& o, const target::Target& target) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
   std::string ext = extensionOf(o.programPath);
   if (ext != ".teml" && ext != ".teil" && ext != ".til" && ext != ".py")
     throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml, .teil, .til or .py)");
   std::string source = readSource(o.programPath);
-  if (ext == ".py") return lowerFreeform(o, source, c);
+  if (ext == ".py") return lowerFreeform(o, target, source, c);
   if (ext == ".til") source = til::tilToTeml(source);  // TeML, line for line
   if (ext == ".teil") {
     auto t = Clock::now();
@@ -230,7 +240,6 @@ Compiled lower(const Options& o) {
     c.stages.push_back({"lower", since(t)});
     if (o.autoRequested) {  // TeIL has no schedule of its own: every nest is scheduled
       t = Clock::now();
-      target::Target target = target::hostCpu(threadCount(o));
       auto tuner = tunerFor(o, target);
       auto chosen = autoschedule::autoScheduleProgram(c.program, target, tuner.get(), analysisCacheFor(o));
       c.program = chosen.program;
@@ -248,11 +257,11 @@ Compiled lower(const Options& o) {
   t = Clock::now();
   teml_lang::TemlStats stats;
   teml_lang::TemlOptions options;
-  options.sizes = withTargetSizes(o.sizes);
+  options.sizes = withTargetSizes(o.sizes, target);
   options.checkLegality = !o.noCheck;
   options.analysisCacheDir = analysisCacheFor(o);
   options.autoSchedule = o.autoRequested;
-  options.target = target::hostCpu(threadCount(o));
+  options.target = target;
   auto tuner = tunerFor(o, options.target);
   options.tuner = tuner.get();
   for (auto& [tensor, file] : o.inputs) options.inputs.insert(tensor);
@@ -274,12 +283,14 @@ Compiled lower(const Options& o) {
 }  // namespace
 
 Compiled compile(const Options& o) {
-  Compiled c = lower(o);
+  const target::Target target = targetFor(o);
+  Compiled c = lower(o, target);
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
   auto t = Clock::now();
-  c.target = target::hostCpu(threadCount(o));
-  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
+  c.target = target;
+  std::unique_ptr<lowering::PassLog> log = passLogFor(o);
+  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o), log.get());
   c.stages.push_back({"lowering", since(t)});
   return c;
 }
@@ -304,40 +315,33 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
   forward.noSchedule = true;
   forward.autoSchedule = false;
   forward.autoRequested = false;
-  Compiled c = lower(forward);
-  if (std::string broken = ir::verify(c.program); !broken.empty())
-    throw InternalError("the front end produced ill-formed IR: " + broken);
-  auto t = Clock::now();
-  autodiff::TapeMode tapes = o.tapes == "all"    ? autodiff::TapeMode::All
-                             : o.tapes == "none" ? autodiff::TapeMode::None
-                                                 : autodiff::TapeMode::Auto;
-  g = autodiff::gradient(c.program, {o.wrt, o.of, tapes});
+  const target::Target target = targetFor(o);
+  Compiled c = lower(forward, target);
+  // Scheduled automatically: a free-form entry by default, others with --auto.
+  bool freeform = extensionOf(o.programPath) == ".py";
+  bool automatic = freeform ? o.autoSchedule : o.autoRequested;
+  ScheduledGradient d = differentiate(c.program, {o.wrt, o.of, autodiff::tapeModeNamed(o.tapes)}, target, automatic,
+                                      analysisCacheFor(o));
+  std::unique_ptr<lowering::PassLog> log = passLogFor(o);
+  if (log) log->record(d.autoScheduled ? "gradient+auto_schedule" : "gradient", c.program, d.gradient.program,
+                       d.gradientSeconds + d.scheduleSeconds);
+  g = d.gradient;
   c.program = g.program;
-  if (std::string broken = ir::verify(c.program); !broken.empty())
-    throw InternalError("the gradient is ill-formed IR: " + broken);
-  c.stages.push_back({"gradient", since(t)});
-  c.target = target::hostCpu(threadCount(o));
-  // The forward and backward nests are scheduled like any program's: a
-  // free-form entry by default, others with --auto (heuristics: the nests
-  // read indices that random inputs cannot stand in for).
-  bool automatic = extensionOf(o.programPath) == ".py" ? o.autoSchedule : o.autoRequested;
-  if (automatic) {
-    t = Clock::now();
-    auto chosen = autoschedule::autoScheduleProgram(c.program, c.target, nullptr, analysisCacheFor(o));
-    c.program = chosen.program;
+  c.stages.push_back({"gradient", d.gradientSeconds});
+  c.target = target;
+  if (d.autoScheduled) {
     c.autoScheduled = true;
-    bool freeform = extensionOf(o.programPath) == ".py";
-    for (size_t k = 0; k < chosen.steps.size(); ++k) {
+    for (size_t k = 0; k < d.steps.size(); ++k) {
       if (freeform)
-        for (auto& step : chosen.steps[k]) c.autoSteps.push_back(autoschedule::freeformText(step));
+        for (auto& step : d.steps[k]) c.autoSteps.push_back(autoschedule::freeformText(step));
       else
-        for (auto& line : autoschedule::temlLines(chosen.steps[k], "nest" + std::to_string(k + 1)))
+        for (auto& line : autoschedule::temlLines(d.steps[k], "nest" + std::to_string(k + 1)))
           c.autoSteps.push_back(line);
     }
-    c.stages.push_back({"(auto-schedule)", since(t)});
+    c.stages.push_back({"(auto-schedule)", d.scheduleSeconds});
   }
-  t = Clock::now();
-  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o));
+  auto t = Clock::now();
+  c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o), log.get());
   c.stages.push_back({"lowering", since(t)});
   return c;
 }

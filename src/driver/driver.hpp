@@ -36,6 +36,7 @@ struct Options {
   double tuneBudget = 3;          // seconds of tuning per nest, compiling and measuring (0: heuristics alone)
   std::vector<std::string> wrt, of;  // grad: differentiate the sum of `of` (weighted) with respect to `wrt`
   std::string tapes = "auto";          // grad: auto | all | none
+  std::string dumpPasses;  // a directory: the IR after each stage and lowering pass that changed it
   long randomSeed = -1;  // >= 0: fill float tensors the program only reads with random values (integers stay 0)
 };
 
@@ -55,11 +56,18 @@ struct Compiled {
 // Throws UserError/UsageError/InternalError.
 Compiled compile(const Options& options);
 
+// The target a compilation is for, made once and passed down to every
+// stage: this machine's vector unit (target::hostCpu; the only place it is
+// asked) with `threads` threads (0: OpenMP's default, the Python package's
+// choice). targetFor: with --threads, else OMP_NUM_THREADS, else every core.
+target::Target machineTarget(int threads);
+target::Target targetFor(const Options& options);
+
 // `sizes` plus the target's own size parameters where the program does not
-// set them: VLEN, the doubles in one vector register of this machine (8 with
+// set them: VLEN, the doubles in one vector register of the target (8 with
 // AVX-512, 4 with AVX2, 2 otherwise; TEML_VECTOR_BYTES changes it), so that a
 // schedule's register blocks can follow the machine (examples/mm/best.teml).
-std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes);
+std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target);
 
 int commandCheck(const Options& options, std::ostream& out, std::ostream& err);
 int commandEmit(const Options& options, std::ostream& out, std::ostream& err);

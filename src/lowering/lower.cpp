@@ -1,5 +1,7 @@
 #include "lowering/lower.hpp"
 
+#include <functional>
+
 #include "diag/diagnostics.hpp"
 #include "ir/hoist_invariant_checks.hpp"
 #include "ir/mutator.hpp"
@@ -12,6 +14,7 @@
 #include "lowering/local_boxes.hpp"
 #include "lowering/memory_kinds.hpp"
 #include "lowering/narrow_float_conversions.hpp"
+#include "lowering/pass_log.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
 #include "lowering/vector_plans.hpp"
@@ -20,7 +23,8 @@ namespace teml::lowering {
 
 using namespace ir;
 
-Program lower(const Program& scheduled, const target::Target& target, const std::string& analysisCacheDir) {
+Program lower(const Program& scheduled, const target::Target& target, const std::string& analysisCacheDir,
+              PassLog* log) {
   Program p = scheduled;
   std::set<std::string> names;
   for (auto& t : p.tensors) names.insert(t.name);
@@ -29,18 +33,26 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
       if (s->kind == StmtKind::VarDef) names.insert(static_cast<const VarDef&>(*s).decl.name);
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
-  for (auto& n : p.nests) {
-    n = uniqueStatementIds(narrowFloatConversions(branchesToSelects(hoistInvariantChecks(n))));  // nests of front ends that no primitive touched
+  for (size_t k = 0; k < p.nests.size(); ++k) {
+    StmtP& n = p.nests[k];
+    auto run = [&](const std::string& name, const std::function<StmtP(const StmtP&)>& pass) {
+      n = log ? log->run(name, static_cast<int>(k), n, pass) : pass(n);
+    };
+    run("hoist_invariant_checks", hoistInvariantChecks);
+    run("branches_to_selects", branchesToSelects);
+    run("narrow_float_conversions", narrowFloatConversions);
+    run("unique_statement_ids", uniqueStatementIds);  // nests of front ends that no primitive touched
     const StmtP asScheduled = n;
-    n = initLocalsAtFirstReduction(n);
-    n = markCarriedDependences(n);  // on the loops as scheduled, before accumulators rewrite them
-    n = makeParallelReductions(n, asScheduled, p.tensors, names, analysisCacheDir);
-    n = storeLocalBoxes(n, p.tensors);
-    n = chooseMemoryKinds(n);
-    n = uniqueStatementIds(n);  // the statements lowering added; the plans name statements by id
-    n = planVectorLoops(n, p, target);
-    n = planCopies(n, p, target);
-    n = addIndirectPrefetches(n);
+    run("reduction_init", initLocalsAtFirstReduction);
+    run("carried_dependences", markCarriedDependences);  // on the loops as scheduled, before accumulators rewrite them
+    run("parallel_reductions",
+        [&](const StmtP& s) { return makeParallelReductions(s, asScheduled, p.tensors, names, analysisCacheDir); });
+    run("local_boxes", [&](const StmtP& s) { return storeLocalBoxes(s, p.tensors); });
+    run("memory_kinds", chooseMemoryKinds);
+    run("unique_statement_ids", uniqueStatementIds);  // the statements lowering added; the plans name statements by id
+    run("vector_plans", [&](const StmtP& s) { return planVectorLoops(s, p, target); });
+    run("copy_plans", [&](const StmtP& s) { return planCopies(s, p, target); });
+    run("indirect_prefetches", addIndirectPrefetches);
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);

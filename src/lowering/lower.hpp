@@ -20,7 +20,11 @@
 
 namespace teml::lowering {
 
-// `analysisCacheDir`: where the dependence analysis keeps its answers ("": nowhere).
-ir::Program lower(const ir::Program& scheduled, const target::Target& target, const std::string& analysisCacheDir = "");
+class PassLog;
+
+// `analysisCacheDir`: where the dependence analysis keeps its answers ("": nowhere);
+// `log`: where each pass's result goes (lowering/pass_log; null: nowhere).
+ir::Program lower(const ir::Program& scheduled, const target::Target& target, const std::string& analysisCacheDir = "",
+                  PassLog* log = nullptr);
 
 }  // namespace teml::lowering

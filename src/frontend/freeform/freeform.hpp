@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/program.hpp"
+#include "target/target.hpp"
 
 namespace teml::freeform {
 
@@ -20,7 +21,7 @@ struct FreeformOptions {
   bool checkIndices = true;                                   // false: --unchecked-indices
   bool applySchedules = true;                                 // false: --no-schedule (the file's schedules ignored)
   bool autoSchedule = true;                                   // an entry with no schedule is scheduled automatically (--no-auto)
-  int threads = 0;                                            // the auto-scheduler's target (0: every core)
+  target::Target target;                                      // what the automatic schedule is for
   bool checkLegality = true;
   std::string analysisCacheDir;
 };

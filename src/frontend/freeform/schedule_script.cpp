@@ -237,7 +237,7 @@ class ScheduleScript {
 void Lowerer::runSchedules(const std::string& entry, StmtP& body, FreeformProgram* out) {
   schedule::Schedule sch(program_, schedule::ScheduleOptions{options_.checkLegality, options_.analysisCacheDir});
   bool scheduled = false;
-  const target::Target target = target::hostCpu(options_.threads);
+  const target::Target& target = options_.target;
   for (auto& s : module_->kids) {
     if (s->kind != NodeKind::FunctionDef || !options_.applySchedules) continue;
     for (auto& d : s->decorators) {

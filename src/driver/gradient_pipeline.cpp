@@ -1,0 +1,42 @@
+#include "driver/gradient_pipeline.hpp"
+
+#include <chrono>
+
+#include "autoschedule/auto_schedule_program.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/verify.hpp"
+
+namespace teml::driver {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::GradientRequest& request,
+                                const target::Target& target, bool autoSchedule, const std::string& analysisCacheDir) {
+  if (std::string broken = ir::verify(asWritten); !broken.empty())
+    throw InternalError("the front end produced ill-formed IR: " + broken);
+  ScheduledGradient out;
+  auto t = std::chrono::steady_clock::now();
+  out.gradient = autodiff::gradient(asWritten, request);
+  if (std::string broken = ir::verify(out.gradient.program); !broken.empty())
+    throw InternalError("the gradient is ill-formed IR: " + broken);
+  out.gradientSeconds = secondsSince(t);
+  if (!autoSchedule) return out;
+  // The forward and backward nests are scheduled like any program's, by
+  // the heuristics alone: the nests read indices that random inputs cannot
+  // stand in for.
+  t = std::chrono::steady_clock::now();
+  auto chosen = autoschedule::autoScheduleProgram(out.gradient.program, target, nullptr, analysisCacheDir);
+  out.gradient.program = chosen.program;
+  out.steps = chosen.steps;
+  out.autoScheduled = true;
+  out.scheduleSeconds = secondsSince(t);
+  return out;
+}
+
+}  // namespace teml::driver
