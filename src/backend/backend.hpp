@@ -33,6 +33,7 @@ class Backend {
   virtual std::unique_ptr<Kernel> build(const ir::Program& lowered, const runtime::JitOptions& jit) const = 0;
 };
 
+// The back end registered for the target's kind (backend/registry.cpp).
 std::unique_ptr<Backend> backendFor(const target::Target& target);
 
 // A scheduled program lowered for `target` and printed or built by its back end.

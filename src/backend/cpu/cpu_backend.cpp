@@ -1,9 +1,9 @@
 // The CPU back end: C with OpenMP (codegen::emitC), compiled by the system
 // C compiler and loaded with dlopen (runtime::Kernel), run on the target's
 // threads.
-#include "backend/backend.hpp"
+#include "backend/cpu/cpu_backend.hpp"
+
 #include "codegen/c_emitter.hpp"
-#include "lowering/lower.hpp"
 
 namespace teml::backend {
 
@@ -40,15 +40,6 @@ class CpuBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> backendFor(const target::Target& target) { return std::make_unique<CpuBackend>(target); }
-
-std::string emitFor(const ir::Program& scheduled, const target::Target& target) {
-  return backendFor(target)->emit(lowering::lower(scheduled, target));
-}
-
-std::unique_ptr<Kernel> buildFor(const ir::Program& scheduled, const target::Target& target,
-                                 const runtime::JitOptions& jit) {
-  return backendFor(target)->build(lowering::lower(scheduled, target), jit);
-}
+std::unique_ptr<Backend> makeCpuBackend(const target::Target& target) { return std::make_unique<CpuBackend>(target); }
 
 }  // namespace teml::backend
