@@ -53,7 +53,7 @@ bool mentionsAny(const Affine& a, const InnerVars& vars) {
 bool maxSpan(const ExprP& end, const ExprP& begin, int64_t* span) {
   if (constValue(sub(end, begin), span)) return true;
   if (end->kind != ExprKind::Binary) return false;
-  auto& b = static_cast<const Binary&>(*end);
+  auto& b = end->as<Binary>();
   int64_t k, x, y;
   if (b.op == BinOp::Sub && constValue(b.b, &k) && maxSpan(b.a, begin, &x)) {
     *span = x - k;

@@ -77,8 +77,8 @@ bool atLeast(const Affine& a, const Affine& high, int64_t extent) {
 // z + base >= min(high, extent), where z may be a min of such bounds (the
 // clamped end of a strip-mined loop).
 bool reaches(const ExprP& z, const Affine& base, const Affine& high, int64_t extent) {
-  if (z->kind == ExprKind::Binary && static_cast<const Binary&>(*z).op == BinOp::Min) {
-    auto& m = static_cast<const Binary&>(*z);
+  if (z->kind == ExprKind::Binary && z->as<Binary>().op == BinOp::Min) {
+    auto& m = z->as<Binary>();
     return reaches(m.a, base, high, extent) && reaches(m.b, base, high, extent);
   }
   Affine a;

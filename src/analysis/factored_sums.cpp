@@ -13,12 +13,12 @@ using namespace ir;
 namespace {
 
 bool isProduct(const ExprP& e) {
-  return e->kind == ExprKind::Binary && static_cast<const Binary&>(*e).op == BinOp::Mul && !isIntegral(e->dtype);
+  return e->kind == ExprKind::Binary && e->as<Binary>().op == BinOp::Mul && !isIntegral(e->dtype);
 }
 
 void factorsOf(const ExprP& e, std::vector<ExprP>& out) {
   if (!isProduct(e)) return out.push_back(e);
-  auto& b = static_cast<const Binary&>(*e);
+  auto& b = e->as<Binary>();
   factorsOf(b.a, out);
   factorsOf(b.b, out);
 }
@@ -35,7 +35,7 @@ std::optional<FactoredSum> factoredSum(const Reduce& r, const For& f) {
   if (r.op != ReduceOp::Add || !isProduct(r.value)) return std::nullopt;
   std::set<std::string> moving = {f.var};
   forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
+    if (s->kind == StmtKind::For) moving.insert(s->as<For>().var);
   });
   auto movesWithLoop = [&](const ExprP& e) {
     for (auto& v : moving)
@@ -49,7 +49,7 @@ std::optional<FactoredSum> factoredSum(const Reduce& r, const For& f) {
     if (movesWithLoop(factor)) return false;
     bool readsWritten = false;
     forEachExpr(factor, [&](const ExprP& x) {
-      readsWritten = readsWritten || (x->kind == ExprKind::Load && written.count(static_cast<const Load&>(*x).tensor));
+      readsWritten = readsWritten || (x->kind == ExprKind::Load && written.count(x->as<Load>().tensor));
     });
     return !readsWritten;
   };

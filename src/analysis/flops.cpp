@@ -26,10 +26,10 @@ bool controlUses(const StmtP& s, const std::string& v) {
   bool found = false;
   forEachStmt(s, [&](const StmtP& t) {
     if (t->kind == StmtKind::For) {
-      auto& f = static_cast<const For&>(*t);
+      auto& f = t->as<For>();
       found |= usesVar(f.begin, v) || usesVar(f.end, v);
     } else if (t->kind == StmtKind::If) {
-      found |= usesVar(static_cast<const If&>(*t).cond, v);
+      found |= usesVar(t->as<If>().cond, v);
     }
   });
   return found;

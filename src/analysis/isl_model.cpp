@@ -113,7 +113,7 @@ std::string Texter::cond(const ExprP& e, bool positive) const {
 
 std::string Texter::condOrThrow(const ExprP& e, bool positive) const {
     if (e->kind != ExprKind::Binary) throw IslFailure{};
-    auto& b = static_cast<const Binary&>(*e);
+    auto& b = e->as<Binary>();
     if (b.op == BinOp::And || b.op == BinOp::Or)
       return "(" + condOrThrow(b.a, positive) + ((b.op == BinOp::And) == positive ? " and " : " or ") +
              condOrThrow(b.b, positive) + ")";

@@ -339,8 +339,8 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std:
     // Untagged statements cannot be described to isl: no verdict.
     bool untagged = false;
     forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::Store) untagged |= !static_cast<const Store&>(*s).tag.known();
-      if (s->kind == StmtKind::Reduce) untagged |= !static_cast<const Reduce&>(*s).tag.known();
+      if (s->kind == StmtKind::Store) untagged |= !s->as<Store>().tag.known();
+      if (s->kind == StmtKind::Reduce) untagged |= !s->as<Reduce>().tag.known();
     });
     if (untagged) return false;
     std::vector<Occurrence> inside;
@@ -361,7 +361,7 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std:
     // Tensors local to the loop or to loops inside it are private to one iteration.
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind != StmtKind::For) return;
-      auto& f = static_cast<const For&>(*s);
+      auto& f = s->as<For>();
       bool inLoop = f.id == loopId;
       if (!inLoop)
         for (auto& o : inside) inLoop |= o.loopPos.count(f.id) && o.loopPos.at(f.id) > p;
@@ -370,7 +370,7 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std:
       // So are the tensors defined in the loop's body.
       if (f.id == loopId)
         forEachStmt(f.body, [&](const StmtP& d) {
-          if (d->kind == StmtKind::VarDef) tensors.erase(static_cast<const VarDef&>(*d).decl.name);
+          if (d->kind == StmtKind::VarDef) tensors.erase(d->as<VarDef>().decl.name);
         });
     });
     for (auto& tn : tensors)
@@ -411,7 +411,7 @@ bool loopIsIndependent(const StmtP& whole, const std::string& loopId, const std:
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind != StmtKind::For) return;
       key += "\n" + s->id + ":";
-      for (auto& l : localsOf(static_cast<const For&>(*s))) key += " " + l.decl.name;
+      for (auto& l : localsOf(s->as<For>())) key += " " + l.decl.name;
     });
   } catch (const IslFailure&) {
     return independentWithIsl(nest, loopId, only);

@@ -119,9 +119,9 @@ class Finder : StmtFunctor<bool(const Inner&)> {
     std::vector<ExprP> out = {e};
     for (size_t k = 0; k < out.size(); ++k) {
       ExprP x = out[k];  // a copy: push_back may move the vector
-      if (x->kind == ExprKind::Binary && static_cast<const Binary&>(*x).op == op) {
-        out.push_back(static_cast<const Binary&>(*x).a);
-        out.push_back(static_cast<const Binary&>(*x).b);
+      if (x->kind == ExprKind::Binary && x->as<Binary>().op == op) {
+        out.push_back(x->as<Binary>().a);
+        out.push_back(x->as<Binary>().b);
       }
     }
     return out;
@@ -140,10 +140,10 @@ class Finder : StmtFunctor<bool(const Inner&)> {
       return upper ? iv.hi : iv.lo;
     }
     if (e->kind != ExprKind::Binary) return std::nullopt;
-    auto& b = static_cast<const Binary&>(*e);
+    auto& b = e->as<Binary>();
     auto minMax = [](const ExprP& x) {
       return x->kind == ExprKind::Binary &&
-             (static_cast<const Binary&>(*x).op == BinOp::Min || static_cast<const Binary&>(*x).op == BinOp::Max);
+             (x->as<Binary>().op == BinOp::Min || x->as<Binary>().op == BinOp::Max);
     };
     switch (b.op) {
       case BinOp::Min:

@@ -14,7 +14,7 @@ using namespace ir;
 std::vector<const Reduce*> registerReductions(const For& f) {
   std::set<std::string> moving = {f.var};
   forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For) moving.insert(static_cast<const For&>(*s).var);
+    if (s->kind == StmtKind::For) moving.insert(s->as<For>().var);
   });
   std::vector<const Reduce*> reduces;
   std::map<std::string, int> otherUses;  // tensor -> accesses that are not such reductions
@@ -39,7 +39,7 @@ bool sumsStayInRegisters(const StmtP& body) {
   std::set<std::string> kept;  // ids
   forEachStmt(body, [&](const StmtP& s) {
     if (s->kind == StmtKind::For)
-      for (auto* r : registerReductions(static_cast<const For&>(*s))) kept.insert(r->id);
+      for (auto* r : registerReductions(s->as<For>())) kept.insert(r->id);
   });
   bool all = true;
   forEachStmt(body, [&](const StmtP& s) {

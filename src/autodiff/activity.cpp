@@ -19,14 +19,14 @@ std::vector<Flow> flowsOf(const Program& p) {
     if (!isFloat(value->dtype)) return;
     Flow f{t, {}};
     forEachExpr(value, [&](const ExprP& e) {
-      if (e->kind == ExprKind::Load && isFloat(e->dtype)) f.from.insert(static_cast<const Load&>(*e).tensor);
+      if (e->kind == ExprKind::Load && isFloat(e->dtype)) f.from.insert(e->as<Load>().tensor);
     });
     flows.push_back(std::move(f));
   };
   for (auto& nest : p.nests)
     forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::Store) add(static_cast<const Store&>(*s).tensor, static_cast<const Store&>(*s).value);
-      if (s->kind == StmtKind::Reduce) add(static_cast<const Reduce&>(*s).tensor, static_cast<const Reduce&>(*s).value);
+      if (s->kind == StmtKind::Store) add(s->as<Store>().tensor, s->as<Store>().value);
+      if (s->kind == StmtKind::Reduce) add(s->as<Reduce>().tensor, s->as<Reduce>().value);
     });
   return flows;
 }

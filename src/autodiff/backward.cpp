@@ -83,7 +83,7 @@ class Backward : public StmtFunctor<StmtP()> {
       if (s->kind == StmtKind::Store || s->kind == StmtKind::VarDef || s->kind == StmtKind::LibCall) sumsOnly = false;
       if (saves_.count(s->id)) sumsOnly = false;  // its restores must come in reverse
       if (s->kind == StmtKind::Reduce) {
-        auto& r = static_cast<const Reduce&>(*s);
+        auto& r = s->as<Reduce>();
         sumsOnly = sumsOnly && r.op == ReduceOp::Add;
         summed.insert(r.tensor);
       }
@@ -202,18 +202,18 @@ class Backward : public StmtFunctor<StmtP()> {
 class Retag : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     loops_.push_back(f.var);
     StmtP out = Mutator::mutateFor(s);
     loops_.pop_back();
     return out;
   }
   StmtP mutateStore(const StmtP& s) override {
-    auto& st = static_cast<const Store&>(*s);
+    auto& st = s->as<Store>();
     return std::make_shared<Store>(st.tensor, st.indices, st.value, st.loc, tag(), st.id, st.made);
   }
   StmtP mutateReduce(const StmtP& s) override {
-    auto& r = static_cast<const Reduce&>(*s);
+    auto& r = s->as<Reduce>();
     return std::make_shared<Reduce>(r.op, r.tensor, r.indices, r.value, r.loc, tag(), r.atomic, r.id, r.made);
   }
 

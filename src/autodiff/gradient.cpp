@@ -36,7 +36,7 @@ std::set<std::string> definedInside(const Program& p) {
   std::set<std::string> out;
   for (auto& nest : p.nests)
     forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::VarDef) out.insert(static_cast<const VarDef&>(*s).decl.name);
+      if (s->kind == StmtKind::VarDef) out.insert(s->as<VarDef>().decl.name);
     });
   return out;
 }
@@ -107,7 +107,7 @@ std::vector<std::set<std::string>> resultsWithKnownPartials(const Program& p, co
   for (size_t k = 0; k < p.nests.size(); ++k)
     forEachStmt(p.nests[k], [&](const StmtP& s) {
       if (s->kind != StmtKind::Store) return;
-      auto& st = static_cast<const Store&>(*s);
+      auto& st = s->as<Store>();
       if (active.count(st.tensor) && partialOfResult(st.value, floatConst(0))) out[k].insert(st.id);
     });
   return out;

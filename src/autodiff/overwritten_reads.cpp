@@ -24,11 +24,11 @@ class NestPrefixedTags : public Mutator {
 
  protected:
   StmtP mutateStore(const StmtP& s) override {
-    auto& st = static_cast<const Store&>(*s);
+    auto& st = s->as<Store>();
     return std::make_shared<Store>(st.tensor, st.indices, st.value, st.loc, renamed(st.tag), st.id, st.made);
   }
   StmtP mutateReduce(const StmtP& s) override {
-    auto& r = static_cast<const Reduce&>(*s);
+    auto& r = s->as<Reduce>();
     return std::make_shared<Reduce>(r.op, r.tensor, r.indices, r.value, r.loc, renamed(r.tag), r.atomic, r.id, r.made);
   }
 
@@ -53,8 +53,8 @@ struct WholeProgram {
     for (size_t k = 0; k < p.nests.size(); ++k) nests.push_back(NestPrefixedTags(k).mutate(p.nests[k]));
     for (size_t k = 0; k < nests.size(); ++k)
       forEachStmt(nests[k], [&](const StmtP& s) {
-        if (s->kind == StmtKind::Store) origin[static_cast<const Store&>(*s).tag.id] = {k, s->id};
-        if (s->kind == StmtKind::Reduce) origin[static_cast<const Reduce&>(*s).tag.id] = {k, s->id};
+        if (s->kind == StmtKind::Store) origin[s->as<Store>().tag.id] = {k, s->id};
+        if (s->kind == StmtKind::Reduce) origin[s->as<Reduce>().tag.id] = {k, s->id};
       });
   }
 };

@@ -10,7 +10,7 @@ using namespace ir;
 namespace {
 
 bool isFloatConst(const ExprP& e, double v) {
-  return e->kind == ExprKind::FloatConst && static_cast<const FloatConst&>(*e).value == v;
+  return e->kind == ExprKind::FloatConst && e->as<FloatConst>().value == v;
 }
 
 // Products and sums of a seed, without the 1 * x and 0 + x that a sum of
@@ -118,7 +118,7 @@ class Reverse : public ExprFunctor<void(const ExprP&)> {
   int carriers(const ExprP& e) const {
     int n = 0;
     forEachExpr(e, [&](const ExprP& x) {
-      n += x->kind == ExprKind::Load && isFloat(x->dtype) && carries_(static_cast<const Load&>(*x));
+      n += x->kind == ExprKind::Load && isFloat(x->dtype) && carries_(x->as<Load>());
     });
     return n;
   }
@@ -132,7 +132,7 @@ class Reverse : public ExprFunctor<void(const ExprP&)> {
 ExprP partialOfResult(const ExprP& e, const ExprP& result) {
   if (e->kind != ExprKind::Unary) return nullptr;
   DType t = e->dtype;
-  switch (static_cast<const Unary&>(*e).op) {
+  switch (e->as<Unary>().op) {
     case UnaryOp::Exp: return result;
     case UnaryOp::Sigmoid: return mul(result, sub(constant(1, t), result));
     case UnaryOp::Tanh: return sub(constant(1, t), mul(result, result));

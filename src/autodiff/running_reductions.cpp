@@ -13,7 +13,7 @@ namespace {
 
 bool isTarget(const ExprP& e, const Store& st) {
   if (e->kind != ExprKind::Load) return false;
-  auto& l = static_cast<const Load&>(*e);
+  auto& l = e->as<Load>();
   if (l.tensor != st.tensor || l.indices.size() != st.indices.size()) return false;
   for (size_t k = 0; k < l.indices.size(); ++k)
     if (!equal(l.indices[k], st.indices[k])) return false;
@@ -26,7 +26,7 @@ class AsReductions : public Mutator {
 
  protected:
   StmtP mutateStore(const StmtP& s) override {
-    auto& st = static_cast<const Store&>(*s);
+    auto& st = s->as<Store>();
     if (keep_.count(st.id)) return s;
     if (st.value->kind != ExprKind::Binary || !isFloat(st.value->dtype)) return s;
     auto& b = static_cast<const Binary&>(*st.value);

@@ -157,7 +157,7 @@ class Record : public Mutator {
  protected:
   StmtP mutateVarDef(const StmtP& s) override {
     StmtP inner = Mutator::mutateVarDef(s);
-    auto& v = static_cast<const VarDef&>(*inner);
+    auto& v = inner->as<VarDef>();
     auto c = tapes_.find(v.decl.name);
     if (c == tapes_.end() || !c->second.stored) return inner;
     if (c->second.inPlace()) return makeSeq({zeroed(v.decl, c->second), renameTensor(v.body, v.decl.name, c->second.tape)});
@@ -227,7 +227,7 @@ Program recordTapes(const Program& p, const std::map<std::string, TapeChoice>& t
   std::map<std::string, const TensorDecl*> locals;
   for (auto& nest : p.nests)
     forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::VarDef) locals[static_cast<const VarDef&>(*s).decl.name] = &static_cast<const VarDef&>(*s).decl;
+      if (s->kind == StmtKind::VarDef) locals[s->as<VarDef>().decl.name] = &s->as<VarDef>().decl;
     });
   for (auto& [name, c] : tapes) {
     if (!c.stored) continue;

@@ -75,9 +75,9 @@ class Locate : public ScopedVisitor {
       return sub(now, r.value);
     }
     ExprP c = r.value;
-    while (c->kind == ExprKind::Cast) c = static_cast<const Cast&>(*c).a;
-    double v = c->kind == ExprKind::FloatConst ? static_cast<const FloatConst&>(*c).value
-               : c->kind == ExprKind::IntConst ? static_cast<double>(static_cast<const IntConst&>(*c).value)
+    while (c->kind == ExprKind::Cast) c = c->as<Cast>().a;
+    double v = c->kind == ExprKind::FloatConst ? c->as<FloatConst>().value
+               : c->kind == ExprKind::IntConst ? static_cast<double>(c->as<IntConst>().value)
                                                : 0;
     if (r.op == ReduceOp::Mul && v != 0) return binary(BinOp::Div, now, r.value);
     return nullptr;
@@ -134,8 +134,8 @@ class Save : public Mutator {
   explicit Save(const std::map<std::string, SavedWrite>& saves) : saves_(saves) {}
 
  protected:
-  StmtP mutateStore(const StmtP& s) override { return withSave(s, static_cast<const Store&>(*s).indices); }
-  StmtP mutateReduce(const StmtP& s) override { return withSave(s, static_cast<const Reduce&>(*s).indices); }
+  StmtP mutateStore(const StmtP& s) override { return withSave(s, s->as<Store>().indices); }
+  StmtP mutateReduce(const StmtP& s) override { return withSave(s, s->as<Reduce>().indices); }
 
  private:
   StmtP withSave(const StmtP& w, const std::vector<ExprP>& indices) {

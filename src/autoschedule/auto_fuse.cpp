@@ -37,8 +37,8 @@ bool writtenAtElement(const StmtP& body, const std::string& tensor, const std::s
   bool ok = true;
   forEachStmt(body, [&](const StmtP& s) {
     const std::vector<ExprP>* at = nullptr;
-    if (s->kind == StmtKind::Store && static_cast<const Store&>(*s).tensor == tensor) at = &static_cast<const Store&>(*s).indices;
-    if (s->kind == StmtKind::Reduce && static_cast<const Reduce&>(*s).tensor == tensor) at = &static_cast<const Reduce&>(*s).indices;
+    if (s->kind == StmtKind::Store && s->as<Store>().tensor == tensor) at = &s->as<Store>().indices;
+    if (s->kind == StmtKind::Reduce && s->as<Reduce>().tensor == tensor) at = &s->as<Reduce>().indices;
     if (at) ok = ok && !at->empty() && isVar(at->front(), element);
   });
   return ok;
@@ -52,7 +52,7 @@ std::string streamedInput(const StmtP& body, const std::string& element, const P
   std::map<std::string, bool> plain;  // tensor -> every load indexes it [element][...]
   forEachExprIn(body, [&](const ExprP& e) {
     if (e->kind != ExprKind::Load) return;
-    auto& l = static_cast<const Load&>(*e);
+    auto& l = e->as<Load>();
     bool ok = !l.indices.empty() && isVar(l.indices[0], element);
     for (size_t k = 1; ok && k < l.indices.size(); ++k) ok = !usesVar(l.indices[k], element);
     auto [it, fresh] = plain.emplace(l.tensor, ok);

@@ -25,7 +25,7 @@ Walk walkOf(const std::vector<ExprP>& indices, const std::string& v) {
   const ExprP& last = indices.back();
   if (isVar(last, v)) return Walk::Contiguous;
   if (last->kind == ExprKind::Binary) {
-    auto& b = static_cast<const Binary&>(*last);
+    auto& b = last->as<Binary>();
     bool plusConstant = b.op == BinOp::Add && ((isVar(b.a, v) && !usesVar(b.b, v)) || (isVar(b.b, v) && !usesVar(b.a, v)));
     bool loads = false;
     forEachExpr(last, [&](const ExprP& e) { loads = loads || e->kind == ExprKind::Load; });
@@ -40,22 +40,22 @@ std::vector<std::vector<ExprP>> accessesIn(const StmtP& s) {
   std::vector<std::vector<ExprP>> out;
   auto loads = [&](const ExprP& e) {
     forEachExpr(e, [&](const ExprP& x) {
-      if (x->kind == ExprKind::Load) out.push_back(static_cast<const Load&>(*x).indices);
+      if (x->kind == ExprKind::Load) out.push_back(x->as<Load>().indices);
     });
   };
   forEachStmt(s, [&](const StmtP& t) {
     if (t->kind == StmtKind::Store) {
-      auto& st = static_cast<const Store&>(*t);
+      auto& st = t->as<Store>();
       out.push_back(st.indices);
       loads(st.value);
       for (auto& i : st.indices) loads(i);
     } else if (t->kind == StmtKind::Reduce) {
-      auto& r = static_cast<const Reduce&>(*t);
+      auto& r = t->as<Reduce>();
       out.push_back(r.indices);
       loads(r.value);
       for (auto& i : r.indices) loads(i);
     } else if (t->kind == StmtKind::If) {
-      loads(static_cast<const If&>(*t).cond);
+      loads(t->as<If>().cond);
     }
   });
   return out;
@@ -71,8 +71,8 @@ bool hasInnerLoop(const For& f) {
 // fission counts them).
 std::vector<StmtP> bodyItems(const For& f) {
   StmtP inner = f.body;
-  while (inner->kind == StmtKind::VarDef && !static_cast<const VarDef&>(*inner).loopLocal)
-    inner = static_cast<const VarDef&>(*inner).body;
+  while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal)
+    inner = inner->as<VarDef>().body;
   return items(inner);
 }
 

@@ -20,8 +20,8 @@ bool irregular(const For& f) {
   auto loads = [&](const ExprP& e) { forEachExpr(e, [&](const ExprP& x) { found = found || x->kind == ExprKind::Load; }); };
   forEachStmt(f.body, [&](const StmtP& s) {
     if (s->kind != StmtKind::For) return;
-    loads(static_cast<const For&>(*s).begin);
-    loads(static_cast<const For&>(*s).end);
+    loads(s->as<For>().begin);
+    loads(s->as<For>().end);
   });
   return found;
 }
@@ -66,7 +66,7 @@ void autoParallelize(AutoState& state) {
     bool threaded = false;
     const For* o = loopWithId(state.body, outer);
     forEachStmt(o->body, [&](const StmtP& s) {
-      threaded = threaded || (s->kind == StmtKind::For && static_cast<const For&>(*s).loopKind.threads());
+      threaded = threaded || (s->kind == StmtKind::For && s->as<For>().loopKind.threads());
     });
     if (threaded || o->loopKind.threads() || writesNothing(*o)) continue;
     auto chain = perfectChain(state.body, outer);

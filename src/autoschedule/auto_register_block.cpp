@@ -17,7 +17,7 @@ namespace {
 bool unitStride(const ExprP& e, const std::string& v) {
   if (isVar(e, v)) return true;
   if (e->kind != ExprKind::Binary) return false;
-  auto& b = static_cast<const Binary&>(*e);
+  auto& b = e->as<Binary>();
   if (b.op != BinOp::Add) return false;
   return (isVar(b.a, v) && !usesVar(b.b, v)) || (isVar(b.b, v) && !usesVar(b.a, v));
 }
@@ -49,8 +49,8 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   };
   std::vector<std::string> outputVars;
   for (auto& i : red.indices) {
-    if (i->kind != ExprKind::Var || !loopOf(static_cast<const Var&>(*i).name)) return std::nullopt;
-    outputVars.push_back(static_cast<const Var&>(*i).name);
+    if (i->kind != ExprKind::Var || !loopOf(i->as<Var>().name)) return std::nullopt;
+    outputVars.push_back(i->as<Var>().name);
   }
   Contraction c;
   c.lanes = target.lanes(red.value->dtype);
@@ -64,7 +64,7 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   bool indirect = false;
   forEachExpr(red.value, [&](const ExprP& e) {
     if (e->kind != ExprKind::Load) return;
-    auto& l = static_cast<const Load&>(*e);
+    auto& l = e->as<Load>();
     for (auto& i : l.indices) forEachExpr(i, [&](const ExprP& x) { indirect = indirect || x->kind == ExprKind::Load; });
     if (uses(l, column->var)) columnLoads.push_back(&l);
   });

@@ -17,7 +17,7 @@ void autoVectorize(AutoState& state) {
     const For* o = loopWithId(state.body, outer);
     bool vectorized = o->loopKind.lanes();
     forEachStmt(o->body, [&](const StmtP& s) {
-      vectorized = vectorized || (s->kind == StmtKind::For && static_cast<const For&>(*s).loopKind.lanes());
+      vectorized = vectorized || (s->kind == StmtKind::For && s->as<For>().loopKind.lanes());
     });
     if (vectorized) forEachStmt(o->self(), [&](const StmtP& t) { enclosed.insert(t->id); });
   }

@@ -37,7 +37,7 @@ std::vector<std::string> perfectChain(const StmtP& s, const std::string& loop) {
   for (const For* f = loopWithId(s, loop); f;) {
     chain.push_back(f->id);
     const Stmt* body = f->body.get();
-    while (body->kind == StmtKind::VarDef) body = static_cast<const VarDef&>(*body).body.get();
+    while (body->kind == StmtKind::VarDef) body = body->as<VarDef>().body.get();
     f = body->kind == StmtKind::For ? static_cast<const For*>(body) : nullptr;
   }
   return chain;
@@ -46,7 +46,7 @@ std::vector<std::string> perfectChain(const StmtP& s, const std::string& loop) {
 std::vector<std::string> innermostLoops(const StmtP& s) {
   std::vector<std::string> out;
   forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind == StmtKind::For && !hasLoop(static_cast<const For&>(*t).body)) out.push_back(t->id);
+    if (t->kind == StmtKind::For && !hasLoop(t->as<For>().body)) out.push_back(t->id);
   });
   return out;
 }
@@ -66,7 +66,7 @@ int64_t constantTrips(const For& f) {
 }
 
 bool isVar(const ExprP& e, const std::string& v) {
-  return e->kind == ExprKind::Var && static_cast<const Var&>(*e).name == v;
+  return e->kind == ExprKind::Var && e->as<Var>().name == v;
 }
 
 }  // namespace teml::autoschedule

@@ -60,9 +60,9 @@ namespace {
 bool withoutTraps(const ExprP& e) {
   bool safe = true;
   forEachExpr(e, [&](const ExprP& x) {
-    if (x->kind == ExprKind::Load) safe = safe && static_cast<const Load&>(*x).indices.empty();
+    if (x->kind == ExprKind::Load) safe = safe && x->as<Load>().indices.empty();
     if (x->kind == ExprKind::Binary) {
-      auto op = static_cast<const Binary&>(*x).op;
+      auto op = x->as<Binary>().op;
       safe = safe && !(x->isInt() && (op == BinOp::Div || op == BinOp::FloorDiv || op == BinOp::Mod));
     }
   });
@@ -229,7 +229,7 @@ void NestEmitter::emitPrefetches(const For& f, int indent) {
     at.push_back(substitute(p.at, {{f.var, ahead}}));
     forEachExpr(at.back(), [&](const ExprP& x) {
       if (x->kind != ExprKind::Load || x == at.back()) return;
-      auto& l = static_cast<const Load&>(*x);
+      auto& l = x->as<Load>();
       const TensorDecl* d = view_.find(l.tensor);
       for (size_t k = 0; d && k < l.indices.size(); ++k) {
         if (!usesVar(l.indices[k], f.var)) continue;

@@ -2,6 +2,7 @@
 // the helper functions at the bottom, which fold integer constants so that
 // the printed IR and generated C stay readable.
 #pragma once
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -66,6 +67,12 @@ struct Expr : std::enable_shared_from_this<Expr> {
   Expr(ExprKind k, DType t) : kind(k), dtype(t) {}
   virtual ~Expr() = default;
   ExprP self() const { return shared_from_this(); }
+  // The node as its kind's type, after a test of `kind`: e->as<Load>().
+  template <class T>
+  const T& as() const {
+    assert(dynamic_cast<const T*>(this) && "as<T>() on a node of another kind");
+    return static_cast<const T&>(*this);
+  }
   // True for integer and boolean values (index arithmetic, conditions).
   bool isInt() const { return isIntegral(dtype); }
 };

@@ -191,6 +191,12 @@ struct Stmt : std::enable_shared_from_this<Stmt> {
   explicit Stmt(StmtKind k, std::string i = {}, Provenance m = {}) : kind(k), id(std::move(i)), made(std::move(m)) {}
   virtual ~Stmt() = default;
   StmtP self() const { return shared_from_this(); }  // see Expr::self
+  // The node as its kind's type, after a test of `kind`: s->as<For>().
+  template <class T>
+  const T& as() const {
+    assert(dynamic_cast<const T*>(this) && "as<T>() on a node of another kind");
+    return static_cast<const T&>(*this);
+  }
 };
 
 // for (var = begin; var < end; var += step) { body }, or with a negative

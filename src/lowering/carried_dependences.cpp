@@ -12,10 +12,10 @@ namespace {
 class CarriedDependences : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     StmtP out = Mutator::mutateFor(s);
     if (f.loopKind.threads() || f.loopKind.lanes() || analysis::analyzeConcurrentLoop(f, false).ok) return out;
-    auto& g = static_cast<const For&>(*out);
+    auto& g = out->as<For>();
     LoopKind kind = g.loopKind;
     kind.carriesDependence = true;
     return std::make_shared<For>(g.id, g.var, g.begin, g.end, g.step, kind, g.body, g.made);

@@ -24,7 +24,7 @@ class CopyPlans : public Mutator {
 
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     // An explicit vector loop is written as vectors throughout.
     if (f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma) return s;
     CopyPlan plan = planOf(f);
@@ -37,7 +37,7 @@ class CopyPlans : public Mutator {
   }
   // A tensor the nest defines is in scope in its body (a loop-local one as its box).
   StmtP mutateVarDef(const StmtP& s) override {
-    auto& v = static_cast<const VarDef&>(*s);
+    auto& v = s->as<VarDef>();
     auto saved = decls_;
     auto savedLocals = locals_, savedPrefetching = prefetching_;
     decls_[v.decl.name] = v.decl;

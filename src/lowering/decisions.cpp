@@ -30,7 +30,7 @@ class Decisions : public Visitor {
     // for what the outermost stands for.
     forEachStmt(nest, [&](const StmtP& s) {
       if (s->kind == StmtKind::For)
-        for (auto& r : static_cast<const For&>(*s).loopKind.reductions) of_[r.accumulator] = r.of;
+        for (auto& r : s->as<For>().loopKind.reductions) of_[r.accumulator] = r.of;
     });
   }
   using Visitor::visit;
@@ -47,7 +47,7 @@ class Decisions : public Visitor {
       std::set<int> lines;  // of the reductions into this accumulator or one standing for it
       forEachStmt(f.body, [&](const StmtP& s) {
         if (s->kind != StmtKind::Reduce) return;
-        auto& red = static_cast<const Reduce&>(*s);
+        auto& red = s->as<Reduce>();
         for (std::string t = red.tensor;; t = of_.at(t)) {
           if (t == r.accumulator) lines.insert(red.loc.line);
           if (t == r.accumulator || !of_.count(t) || of_.at(t) == t) break;

@@ -24,9 +24,9 @@ class Candidates : public Visitor {
  public:
   explicit Candidates(const For& f) : var_(f.var) {
     forEachStmt(f.body, [&](const StmtP& s) {
-      if (s->kind == StmtKind::VarDef) inside_.insert(static_cast<const VarDef&>(*s).decl.name);
-      if (s->kind == StmtKind::Store) written_.insert(static_cast<const Store&>(*s).tensor);
-      if (s->kind == StmtKind::Reduce) written_.insert(static_cast<const Reduce&>(*s).tensor);
+      if (s->kind == StmtKind::VarDef) inside_.insert(s->as<VarDef>().decl.name);
+      if (s->kind == StmtKind::Store) written_.insert(s->as<Store>().tensor);
+      if (s->kind == StmtKind::Reduce) written_.insert(s->as<Reduce>().tensor);
       if (s->kind == StmtKind::LibCall) unsafe = true;
     });
   }
@@ -64,7 +64,7 @@ class Candidates : public Visitor {
     for (auto& i : indices)
       forEachExpr(i, [&](const ExprP& x) {
         if (x->kind != ExprKind::Load) return;
-        auto& l = static_cast<const Load&>(*x);
+        auto& l = x->as<Load>();
         if (inside_.count(l.tensor) || written_.count(l.tensor)) readable = false;
         for (auto& j : l.indices) {
           indirect = indirect || (isIntegral(l.dtype) && usesVar(j, var_));
@@ -119,7 +119,7 @@ class Prefetcher : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
-    auto& f = static_cast<const For&>(*m);
+    auto& f = m->as<For>();
     if (f.loopKind.concurrent() || (f.step != 1 && f.step != -1) || f.loopKind.copy.form != CopyForm::Loops) return m;
     Candidates c(f);
     c.visit(f.body);

@@ -18,7 +18,7 @@ std::string copiedTensor(const StmtP& body, const std::string& local) {
   std::string source;
   forEachStmt(body, [&](const StmtP& s) {
     if (!source.empty() || s->kind != StmtKind::Store) return;
-    auto& st = static_cast<const Store&>(*s);
+    auto& st = s->as<Store>();
     if (st.tensor == local && st.value->kind == ExprKind::Load) source = static_cast<const Load&>(*st.value).tensor;
   });
   return source;
@@ -50,7 +50,7 @@ class FindBoxes : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
-    auto& f = static_cast<const For&>(*m);
+    auto& f = m->as<For>();
     auto locals = localsOf(f);
     if (locals.empty()) return m;
     for (auto& l : locals) {
@@ -78,7 +78,7 @@ class FindBoxes : public Mutator {
 class ToBoxCoordinates : public Mutator {
  protected:
   StmtP mutateVarDef(const StmtP& s) override {
-    auto& v = static_cast<const VarDef&>(*s);
+    auto& v = s->as<VarDef>();
     if (!v.loopLocal) return Mutator::mutateVarDef(s);
     if (!v.loopLocal->box.used) return mutate(v.body);  // nothing stored
     auto saved = corners_;
@@ -91,20 +91,20 @@ class ToBoxCoordinates : public Mutator {
   }
   ExprP mutateLoad(const ExprP& e) override {
     ExprP m = Mutator::mutateLoad(e);
-    auto& l = static_cast<const Load&>(*m);
+    auto& l = m->as<Load>();
     auto c = corners_.find(l.tensor);
     return c == corners_.end() ? m : load(l.tensor, fromCorner(l.indices, c->second), l.dtype);
   }
   StmtP mutateStore(const StmtP& s) override {
     StmtP m = Mutator::mutateStore(s);
-    auto& st = static_cast<const Store&>(*m);
+    auto& st = m->as<Store>();
     auto c = corners_.find(st.tensor);
     if (c == corners_.end()) return m;
     return makeStore(st.tensor, fromCorner(st.indices, c->second), st.value, st.loc, st.tag);
   }
   StmtP mutateReduce(const StmtP& s) override {
     StmtP m = Mutator::mutateReduce(s);
-    auto& r = static_cast<const Reduce&>(*m);
+    auto& r = m->as<Reduce>();
     auto c = corners_.find(r.tensor);
     if (c == corners_.end()) return m;
     return makeReduce(r.op, r.tensor, fromCorner(r.indices, c->second), r.value, r.loc, r.tag, r.atomic);

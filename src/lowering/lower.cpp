@@ -30,7 +30,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
   for (auto& t : p.tensors) names.insert(t.name);
   for (auto& n : p.nests)
     forEachStmt(n, [&](const StmtP& s) {
-      if (s->kind == StmtKind::VarDef) names.insert(static_cast<const VarDef&>(*s).decl.name);
+      if (s->kind == StmtKind::VarDef) names.insert(s->as<VarDef>().decl.name);
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   for (size_t k = 0; k < p.nests.size(); ++k) {

@@ -11,7 +11,7 @@ namespace {
 class MemoryKinds : public Mutator {
  protected:
   StmtP mutateVarDef(const StmtP& s) override {
-    auto& v = static_cast<const VarDef&>(*s);
+    auto& v = s->as<VarDef>();
     StmtP body = mutate(v.body);
     if (v.decl.mem != MemKind::Auto) return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
     TensorDecl decl = v.decl;

@@ -15,7 +15,7 @@ namespace {
 class Narrow : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     std::optional<analysis::Interval> outer;
     if (ranges_.count(f.var)) outer = ranges_.at(f.var);
     int64_t first, end;
@@ -29,7 +29,7 @@ class Narrow : public Mutator {
   }
   ExprP mutateCast(const ExprP& e) override {
     ExprP out = Mutator::mutateCast(e);
-    auto& c = static_cast<const Cast&>(*out);
+    auto& c = out->as<Cast>();
     analysis::Interval range;
     if (isFloat(c.dtype) && c.a->dtype == DType::I64 && analysis::bounds(c.a, ranges_, &range) &&
         range.lo >= INT32_MIN && range.hi <= INT32_MAX)

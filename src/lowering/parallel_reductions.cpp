@@ -118,7 +118,7 @@ class RedirectReductions : public Mutator {
 
  protected:
   StmtP mutateReduce(const StmtP& s) override {
-    auto& r = static_cast<const Reduce&>(*s);
+    auto& r = s->as<Reduce>();
     for (auto& a : accs_) {
       if (a.tensor != r.tensor || a.op != r.op) continue;
       if (a.inPlace()) return s;
@@ -147,7 +147,7 @@ class ParallelReductions : public Mutator {
 
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     if (!(f.loopKind.threads() || f.loopKind.lanes()) || f.loopKind.independent) return inside(f, s);
     bool simd = f.loopKind.lanes();  // a loop in threads and lanes must be safe for lanes
     // The affine test is conservative: isl decides whether iterations meet at all.
@@ -281,7 +281,7 @@ class ParallelReductions : public Mutator {
 void collectDecls(const StmtP& nest, std::map<std::string, TensorDecl>& decls) {
   forEachStmt(nest, [&](const StmtP& s) {
     if (s->kind == StmtKind::VarDef) {
-      auto& v = static_cast<const VarDef&>(*s);
+      auto& v = s->as<VarDef>();
       decls[v.decl.name] = v.decl;
     }
   });

@@ -71,9 +71,9 @@ class FirstReductions {
     // Down every loop that moves an element, or holds one that does (the
     // block loop of a strip-mined pair).
     bool moves = false;
-    forEachStmt(s, [&](const StmtP& x) { moves |= x->kind == StmtKind::For && indexUses(static_cast<const For&>(*x).var); });
+    forEachStmt(s, [&](const StmtP& x) { moves |= x->kind == StmtKind::For && indexUses(x->as<For>().var); });
     if (s->kind == StmtKind::For && moves) {
-      auto& f = static_cast<const For&>(*s);
+      auto& f = s->as<For>();
       loops.push_back(&f);
       StmtP body;
       bool ok = visit(loopBody(f), loops, &body);
@@ -83,14 +83,14 @@ class FirstReductions {
     }
     std::set<std::string> innerVars;
     forEachStmt(s, [&](const StmtP& x) {
-      if (x->kind == StmtKind::For) innerVars.insert(static_cast<const For&>(*x).var);
+      if (x->kind == StmtKind::For) innerVars.insert(x->as<For>().var);
     });
     bool fixed = true;
     for (auto* i : idx) fixed = fixed && !usesAny(*i, innerVars);
     if (!fixed) {
       if (s->kind != StmtKind::Seq) return false;
       std::vector<StmtP> parts;
-      for (auto& item : static_cast<const Seq&>(*s).stmts) {
+      for (auto& item : s->as<Seq>().stmts) {
         parts.emplace_back();
         if (!visit(item, loops, &parts.back())) return false;
       }

@@ -100,7 +100,7 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
 class RegisterSums : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     std::vector<std::string> mine;
     std::vector<FactoredSum> factored;
     auto reduces = analysis::registerReductions(f);
@@ -139,7 +139,7 @@ class VectorPlans : public Mutator {
   VectorPlans(const StmtP& nest, const Program& program, const target::Target& target)
       : program_(program), view_(program), target_(target) {
     forEachStmt(nest, [&](const StmtP& s) {
-      if (s->kind == StmtKind::VarDef) defined_.insert(static_cast<const VarDef&>(*s).decl.name);
+      if (s->kind == StmtKind::VarDef) defined_.insert(s->as<VarDef>().decl.name);
     });
     for (auto& a : accessesOf(nest))
       if (a.kind != AccessKind::Store) read_.insert(a.tensor);
@@ -147,7 +147,7 @@ class VectorPlans : public Mutator {
 
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     if (!f.loopKind.lanes() || f.loopKind.threads() || !f.loopKind.reductions.empty() || hasLocals(f))
       return Mutator::mutateFor(s);
     VectorPlan plan = planOf(f);
@@ -159,7 +159,7 @@ class VectorPlans : public Mutator {
   }
   // A tensor the nest defines is in scope in its body (a loop-local one as its box).
   StmtP mutateVarDef(const StmtP& s) override {
-    view_.tensors.push_back(static_cast<const VarDef&>(*s).decl);
+    view_.tensors.push_back(s->as<VarDef>().decl);
     StmtP out = Mutator::mutateVarDef(s);
     view_.tensors.pop_back();
     return out;

@@ -6,7 +6,7 @@ using namespace ir;
 
 ExprP AccessRewrite::mutateLoad(const ExprP& e) {
   ExprP m = Mutator::mutateLoad(e);
-  auto& l = static_cast<const Load&>(*m);
+  auto& l = m->as<Load>();
   if (l.tensor != from_) return m;
   ++reads;
   return load(to_, map_(l.indices), l.dtype);
@@ -14,7 +14,7 @@ ExprP AccessRewrite::mutateLoad(const ExprP& e) {
 
 StmtP AccessRewrite::mutateStore(const StmtP& s) {
   StmtP m = Mutator::mutateStore(s);
-  auto& st = static_cast<const Store&>(*m);
+  auto& st = m->as<Store>();
   if (st.tensor != from_) return m;
   ++writes;
   return makeStore(to_, map_(st.indices), st.value, st.loc, st.tag);
@@ -22,7 +22,7 @@ StmtP AccessRewrite::mutateStore(const StmtP& s) {
 
 StmtP AccessRewrite::mutateReduce(const StmtP& s) {
   StmtP m = Mutator::mutateReduce(s);
-  auto& r = static_cast<const Reduce&>(*m);
+  auto& r = m->as<Reduce>();
   if (r.tensor != from_) return m;
   ++writes;
   return makeReduce(r.op, to_, map_(r.indices), r.value, r.loc, r.tag);
@@ -30,7 +30,7 @@ StmtP AccessRewrite::mutateReduce(const StmtP& s) {
 
 StmtP AccessRewrite::mutateVarDef(const StmtP& s) {
   StmtP m = Mutator::mutateVarDef(s);
-  auto& v = static_cast<const VarDef&>(*m);
+  auto& v = m->as<VarDef>();
   if (!v.loopLocal || v.decl.name != from_) return m;
   localFound = true;
   return std::make_shared<VarDef>(TensorDecl{to_, v.decl.dtype, shape_}, v.body, v.loopLocal);

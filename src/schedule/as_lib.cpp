@@ -35,7 +35,7 @@ StmtP asLib(const StmtP& nest, const Program& program) {
   }
   StmtP body = singleChild(loopBody(*chain[2]));
   if (body->kind != StmtKind::Reduce) notAProduct("the body must be one += statement");
-  auto& r = static_cast<const Reduce&>(*body);
+  auto& r = body->as<Reduce>();
   if (r.op != ReduceOp::Add || r.value->kind != ExprKind::Binary) notAProduct("the body must be one += statement");
   auto& mulE = static_cast<const Binary&>(*r.value);
   if (mulE.op != BinOp::Mul || mulE.a->kind != ExprKind::Load || mulE.b->kind != ExprKind::Load)

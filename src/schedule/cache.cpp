@@ -25,7 +25,7 @@ Uses usesOf(const StmtP& body, const std::string& t) {
   Uses u;
   forEachStmt(body, [&](const StmtP& s) {
     if (s->kind != StmtKind::LibCall) return;
-    auto& c = static_cast<const LibCall&>(*s);
+    auto& c = s->as<LibCall>();
     if (std::find(c.tensors.begin(), c.tensors.end(), t) != c.tensors.end())
       throw ScheduleError("cache: '" + t + "' is used by a library call");
   });

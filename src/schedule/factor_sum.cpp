@@ -19,7 +19,7 @@ StmtP factorSum(const StmtP& nest, int r) {
   const For& f = *chain[r - 1];
   bool any = false;
   forEachStmt(f.body, [&](const StmtP& s) {
-    any = any || (s->kind == StmtKind::Reduce && analysis::factoredSum(static_cast<const Reduce&>(*s), f));
+    any = any || (s->kind == StmtKind::Reduce && analysis::factoredSum(s->as<Reduce>(), f));
   });
   if (!any)
     throw ScheduleError("factor_sum: no sum over loop '" + f.var +

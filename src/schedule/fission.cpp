@@ -36,9 +36,9 @@ Cut cutOf(const std::vector<const For*>& chain, int r, int k) {
   const For& f = *chain[r - 1];
   Cut c{&f, {}, nullptr, nullptr};
   StmtP inner = loopBody(f);
-  while (inner->kind == StmtKind::VarDef && !static_cast<const VarDef&>(*inner).loopLocal) {
-    c.scoped.push_back({static_cast<const VarDef&>(*inner).decl, inner->id, inner->made});
-    inner = static_cast<const VarDef&>(*inner).body;
+  while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal) {
+    c.scoped.push_back({inner->as<VarDef>().decl, inner->id, inner->made});
+    inner = inner->as<VarDef>().body;
   }
   auto body = items(inner);
   if (body.size() < 2) throw ScheduleError("fission: the body of loop '" + f.var + "' holds a single statement");

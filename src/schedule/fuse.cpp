@@ -41,7 +41,7 @@ StmtP renameLoop(const StmtP& s, const std::string& from, const std::string& to)
 
    protected:
     StmtP mutateFor(const StmtP& s) override {
-      auto& f = static_cast<const For&>(*s);
+      auto& f = s->as<For>();
       if (f.var != from_) return Mutator::mutateFor(s);
       StmtP body = substitute(loopBody(f), {{from_, var(to_)}});
       return makeFor(f.id, to_, f.begin, f.end, f.step, f.loopKind, mutate(body), localsOf(f));
@@ -98,7 +98,7 @@ StmtP fuseInner(const StmtP& nest, int r) {
   for (auto& s : loops) {
     if (s->kind != StmtKind::For)
       throw ScheduleError("fuse_inner: level " + std::to_string(r) + " holds a statement that is not a loop");
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     for (auto& l : localsOf(f))
       if (std::find(locals.begin(), locals.end(), l) == locals.end()) locals.push_back(l);
     if (!first) {

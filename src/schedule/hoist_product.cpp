@@ -23,7 +23,7 @@ class HoistProduct : public Mutator {
 
  protected:
   ExprP mutateBinary(const ExprP& e) override {
-    auto& b = static_cast<const Binary&>(*e);
+    auto& b = e->as<Binary>();
     if (b.op != BinOp::Mul || isIntegral(b.dtype)) return Mutator::mutateBinary(e);
     std::vector<ExprP> factors;
     collect(e, factors);

@@ -12,7 +12,7 @@ using namespace ir;
 std::vector<std::string> loopIds(const StmtP& s) {
   std::vector<std::string> ids;
   forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind == StmtKind::For) ids.push_back(static_cast<const For&>(*t).id);
+    if (t->kind == StmtKind::For) ids.push_back(t->as<For>().id);
   });
   return ids;
 }
@@ -20,7 +20,7 @@ std::vector<std::string> loopIds(const StmtP& s) {
 StmtP findLoop(const StmtP& top, const std::string& id, const std::string& what) {
   StmtP found;
   forEachStmt(top, [&](const StmtP& t) {
-    if (!found && t->kind == StmtKind::For && static_cast<const For&>(*t).id == id) found = t;
+    if (!found && t->kind == StmtKind::For && t->as<For>().id == id) found = t;
   });
   if (found) return found;
   std::string known;
@@ -51,7 +51,7 @@ class ReplacePair : public Mutator {
 
  protected:
   StmtP mutateSeq(const StmtP& s) override {
-    auto& q = static_cast<const Seq&>(*s);
+    auto& q = s->as<Seq>();
     for (size_t k = 0; k + 1 < q.stmts.size(); ++k)
       if (q.stmts[k].get() == first_ && q.stmts[k + 1].get() == second_) {
         std::vector<StmtP> items(q.stmts.begin(), q.stmts.begin() + static_cast<long>(k));

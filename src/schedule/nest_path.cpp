@@ -9,7 +9,7 @@ using namespace ir;
 
 StmtP singleChild(const StmtP& s) {
   if (s->kind == StmtKind::Seq) {
-    auto& q = static_cast<const Seq&>(*s);
+    auto& q = s->as<Seq>();
     if (q.stmts.size() == 1) return singleChild(q.stmts[0]);
   }
   return s;
@@ -20,7 +20,7 @@ int perfectDepth(const StmtP& nest) {
   StmtP cur = singleChild(nest);
   while (cur->kind == StmtKind::For) {
     ++d;
-    cur = singleChild(loopBody(static_cast<const For&>(*cur)));
+    cur = singleChild(loopBody(cur->as<For>()));
   }
   return d;
 }
@@ -40,7 +40,7 @@ std::vector<const For*> loopsToLevel(const StmtP& nest, int depth, const std::st
       if (cur->kind == StmtKind::Seq)
         throw ScheduleError(what + ": level " + std::to_string(depth) + " is not reachable: the body of level " +
                             std::to_string(have) + " (loop '" + chain.back()->var + "') holds " +
-                            std::to_string(static_cast<const Seq&>(*cur).stmts.size()) +
+                            std::to_string(cur->as<Seq>().stmts.size()) +
                             " statements, so the nest is perfect only down to level " + std::to_string(have));
       throw ScheduleError(what + ": level " + std::to_string(depth) + " does not exist: the loop nest has " +
                           std::to_string(have) + " level" + (have == 1 ? "" : "s"));
@@ -61,7 +61,7 @@ StmtP replaceLevel(const std::vector<const For*>& chain, int level, StmtP replac
 std::set<std::string> boundVars(const StmtP& s) {
   std::set<std::string> vars;
   forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind == StmtKind::For) vars.insert(static_cast<const For&>(*t).var);
+    if (t->kind == StmtKind::For) vars.insert(t->as<For>().var);
   });
   return vars;
 }
@@ -69,7 +69,7 @@ std::set<std::string> boundVars(const StmtP& s) {
 std::set<std::string> namesIn(const StmtP& s) {
   std::set<std::string> names = boundVars(s);
   forEachExprIn(s, [&](const ExprP& e) {
-    if (e->kind == ExprKind::Var) names.insert(static_cast<const Var&>(*e).name);
+    if (e->kind == ExprKind::Var) names.insert(e->as<Var>().name);
   });
   return names;
 }
@@ -77,7 +77,7 @@ std::set<std::string> namesIn(const StmtP& s) {
 std::string freshLoopId(const StmtP& nest, const std::string& base) {
   std::set<std::string> ids;
   forEachStmt(nest, [&](const StmtP& t) {
-    if (t->kind == StmtKind::For) ids.insert(static_cast<const For&>(*t).id);
+    if (t->kind == StmtKind::For) ids.insert(t->as<For>().id);
   });
   return freshName(base, ids);
 }

@@ -17,7 +17,7 @@ std::string copiedFrom(const For& owner, const std::string& copy) {
   std::string source;
   forEachStmt(loopBody(owner), [&](const StmtP& s) {
     if (s->kind != StmtKind::Store) return;
-    auto& st = static_cast<const Store&>(*s);
+    auto& st = s->as<Store>();
     const std::string suffix = ".in";
     bool copyIn = st.tag.id.size() > suffix.size() && st.tag.id.compare(st.tag.id.size() - suffix.size(), suffix.size(), suffix) == 0;
     if (st.tensor == copy && copyIn && st.value->kind == ExprKind::Load) source = static_cast<const Load&>(*st.value).tensor;
@@ -34,7 +34,7 @@ class MarkPrefetch : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
-    auto& f = static_cast<const For&>(*m);
+    auto& f = m->as<For>();
     auto locals = localsOf(f);
     for (size_t i = 0; i < locals.size(); ++i) {
       if (locals[i].decl.name != copy_) continue;

@@ -118,7 +118,7 @@ void Schedule::admit(const StmtP& nest) {
   checkParallelNesting(nest, "codegen");
   forEachStmt(nest, [&](const StmtP& s) {
     if (s->kind != StmtKind::For) return;
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     if (!f.loopKind.threads() && !f.loopKind.lanes()) return;
     // Loops proven by isl are proven again on the final nest: later
     // transformations may have changed what they carry.

@@ -195,7 +195,7 @@ Schedule::Applied Schedule::cacheZeroed(const StmtP& top, const std::string& loo
       throw ScheduleError(what + ": an earlier nest writes '" + tensor + "', so it no longer holds zeros");
   if (top->kind != StmtKind::For || top->id != loop)
     throw ScheduleError(what + ": only at a nest's outermost loop (level 1), before anything else touches '" + tensor + "'");
-  auto& f = static_cast<const For&>(*top);
+  auto& f = top->as<For>();
   analysis::LocalBox box;
   std::string why;
   if (!analysis::localBox(loopBody(f), tensor, &box, &why)) throw ScheduleError(what + ": " + why);

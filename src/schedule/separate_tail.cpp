@@ -32,7 +32,7 @@ StmtP separateTail(const StmtP& nest, int r) {
   int64_t c = 0, d = 0;
   forEachStmt(loopBody(f), [&](const StmtP& s) {
     if (found || s->kind != StmtKind::For) return;
-    auto& g = static_cast<const For&>(*s);
+    auto& g = s->as<For>();
     if (g.end->kind != ExprKind::Binary) return;
     auto& m = static_cast<const Binary&>(*g.end);
     analysis::Affine a;

@@ -18,10 +18,10 @@ std::string shapeText(const std::vector<int64_t>& s) {
 ExprP convertTo(DType t, const ExprP& e) {
   if (e->dtype == t) return e;
   if (e->kind == ExprKind::IntConst) {
-    int64_t v = static_cast<const IntConst&>(*e).value;
+    int64_t v = e->as<IntConst>().value;
     return isFloat(t) ? floatConst(static_cast<double>(v), t) : t == DType::Bool ? boolConst(v != 0) : intConst(v, t);
   }
-  if (e->kind == ExprKind::FloatConst && isFloat(t)) return floatConst(static_cast<const FloatConst&>(*e).value, t);
+  if (e->kind == ExprKind::FloatConst && isFloat(t)) return floatConst(e->as<FloatConst>().value, t);
   return cast(t, e);
 }
 
@@ -152,7 +152,7 @@ std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& va
   bool aliased = false;
   forEachExpr(v, [&](const ExprP& e) {
     if (e->kind != ExprKind::Load) return;
-    auto& l = static_cast<const Load&>(*e);
+    auto& l = e->as<Load>();
     if (l.tensor != target.tensor) return;
     bool same = l.indices.size() == where.size();
     for (size_t k = 0; same && k < where.size(); ++k) same = equal(l.indices[k], where[k]);

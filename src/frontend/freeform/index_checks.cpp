@@ -24,7 +24,7 @@ struct IntervalOf {
     int64_t c;
     if (constValue(e, &c)) return std::make_pair(c, c);
     if (e->kind == ExprKind::Var) {
-      auto& name = static_cast<const Var&>(*e).name;
+      auto& name = e->as<Var>().name;
       if (!seen.insert(name).second) exact = false;
       for (auto it = iters.rbegin(); it != iters.rend(); ++it)
         if (it->var == name) {
@@ -33,9 +33,9 @@ struct IntervalOf {
         }
       return std::nullopt;
     }
-    if (e->kind == ExprKind::Cast) return of(static_cast<const Cast&>(*e).a);
+    if (e->kind == ExprKind::Cast) return of(e->as<Cast>().a);
     if (e->kind != ExprKind::Binary) return std::nullopt;
-    auto& b = static_cast<const Binary&>(*e);
+    auto& b = e->as<Binary>();
     auto x = of(b.a), y = of(b.b);
     if (!x || !y) return std::nullopt;
     switch (b.op) {
@@ -67,7 +67,7 @@ struct IntervalOf {
 
 void Lowerer::collectFacts(const ExprP& cond) {
   if (cond->kind != ExprKind::Binary) return;
-  auto& b = static_cast<const Binary&>(*cond);
+  auto& b = cond->as<Binary>();
   if (b.op == BinOp::And) {
     collectFacts(b.a);
     collectFacts(b.b);
@@ -86,7 +86,7 @@ void Lowerer::collectFacts(const ExprP& cond) {
       default: break;
     }
   };
-  auto strip = [](const ExprP& e) { return e->kind == ExprKind::Cast ? static_cast<const Cast&>(*e).a : e; };
+  auto strip = [](const ExprP& e) { return e->kind == ExprKind::Cast ? e->as<Cast>().a : e; };
   static const std::map<BinOp, BinOp> mirrored = {{BinOp::Ge, BinOp::Le}, {BinOp::Gt, BinOp::Lt}, {BinOp::Le, BinOp::Ge},
                                                   {BinOp::Lt, BinOp::Gt}, {BinOp::Eq, BinOp::Eq}};
   if (!mirrored.count(b.op)) return;
@@ -121,7 +121,7 @@ ExprP Lowerer::checkedIndex(ExprP index, int64_t extent, const std::string& tens
   // checked once, on the bounds, when the loop runs at all.
   if (index->kind == ExprKind::Var)
     for (auto it = iterators_.rbegin(); it != iterators_.rend(); ++it) {
-      if (it->var != static_cast<const Var&>(*index).name) continue;
+      if (it->var != index->as<Var>().name) continue;
       if (it->begin && it->branches == runtimeBranches_) {
         ExprP empty = binary(BinOp::Ge, it->begin, it->end);
         ExprP inside = binary(BinOp::And, binary(BinOp::Ge, it->begin, intConst(0)), binary(BinOp::Le, it->end, intConst(extent)));

@@ -275,7 +275,7 @@ namespace {
 ExprP widened(const ExprP& e) {
   if (e->dtype == DType::I64) return e;
   if (e->kind == ExprKind::Binary) {
-    auto& b = static_cast<const Binary&>(*e);
+    auto& b = e->as<Binary>();
     if (b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul) return binary(b.op, widened(b.a), widened(b.b));
   }
   return convertTo(DType::I64, e);

@@ -21,7 +21,7 @@ class CheckRows : public Mutator {
 
  protected:
   StmtP mutateFor(const StmtP& s) override {
-    auto& f = static_cast<const For&>(*s);
+    auto& f = s->as<For>();
     loops_.push_back(f.var);
     StmtP out = Mutator::mutateFor(s);
     loops_.pop_back();

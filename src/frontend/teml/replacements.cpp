@@ -12,13 +12,13 @@ using namespace ir;
 bool transpositionOf(const ExprP& value, const std::vector<std::string>& targetVars, std::string* old,
                      std::vector<int>* sigma) {
   if (value->kind != ExprKind::Load) return false;
-  auto& l = static_cast<const Load&>(*value);
+  auto& l = value->as<Load>();
   if (l.indices.size() != targetVars.size()) return false;
   std::vector<int> s;
   std::set<int> seen;
   for (auto& idx : l.indices) {
     if (idx->kind != ExprKind::Var) return false;
-    auto at = std::find(targetVars.begin(), targetVars.end(), static_cast<const Var&>(*idx).name);
+    auto at = std::find(targetVars.begin(), targetVars.end(), idx->as<Var>().name);
     if (at == targetVars.end() || !seen.insert(static_cast<int>(at - targetVars.begin())).second) return false;
     s.push_back(static_cast<int>(at - targetVars.begin()));
   }
