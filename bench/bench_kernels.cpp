@@ -87,7 +87,7 @@ std::unique_ptr<Variant> prepare(const std::string& path, const std::map<std::st
   driver::Options o = optionsFor(path, sizes, noLift, autoCache);
   v->compiled = driver::compile(o);
   const ir::Program& p = v->compiled.program;
-  v->kernel = backend::buildFor(p, target::hostCpu(), o.jit);
+  v->kernel = backend::buildFor(p, driver::machineTarget(), o.jit);
   v->buffers = runtime::allocateBuffers(p);
   v->written = driver::writtenTensors(p);
   uint64_t salt = 0;
@@ -146,7 +146,7 @@ std::string machine() {
   char date[16];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads, " +
-         std::to_string(target::hostCpu().vectorBytes) + "-byte vector registers, " + date;
+         std::to_string(driver::machineTarget().vectorBytes) + "-byte vector registers, " + date;
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include "driver/driver.hpp"
 #include "driver/gradient_pipeline.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
+#include "schedule/primitives.hpp"
 #include "frontend/freeform/value.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
@@ -113,7 +115,7 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
                                           bool checkIndices, bool applySchedules, const std::string& cacheDir,
                                           bool autoSchedule) {
   auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, applySchedules, autoSchedule);
-  return std::make_shared<Compiled>(freeform::compileFreeform(source, o), jitOptions(cacheDir));
+  return std::make_shared<Compiled>(pipeline::compileFreeform(source, o), jitOptions(cacheDir));
 }
 
 // A free-form entry and its gradient program (autodiff/), split into the
@@ -189,7 +191,7 @@ std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, con
                                                   const std::vector<std::string>& of, const std::string& tapes,
                                                   const std::string& cacheDir) {
   auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, false, false);
-  return std::make_shared<CompiledGradient>(freeform::compileFreeform(source, o), wrt, of, tapes, jitOptions(cacheDir));
+  return std::make_shared<CompiledGradient>(pipeline::compileFreeform(source, o), wrt, of, tapes, jitOptions(cacheDir));
 }
 
 // A .teml, .teil or .til program compiled by the driver, as `teml run` does.
@@ -245,6 +247,18 @@ class LoadedProgram {
   std::mutex mutex_;
 };
 
+// Each schedule primitive a free-form schedule has, by its spelling: the
+// fewest and most arguments, the loops it hands back, its usage (the methods
+// of teml.Schedule).
+py::dict schedulePrimitives() {
+  py::dict out;
+  for (auto& p : schedule::primitives()) {
+    if (p.freeform.empty() || out.contains(p.freeform)) continue;
+    out[py::str(p.freeform)] = py::make_tuple(p.params.size() - p.optional, p.params.size(), p.handles, p.freeformUsage);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_teml, m) {
@@ -287,6 +301,7 @@ PYBIND11_MODULE(_teml, m) {
   m.def("compile_gradient", &compileGradient, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices"), py::arg("wrt"), py::arg("of"), py::arg("tapes"),
         py::arg("cache_dir") = "");
+  m.def("schedule_primitives", &schedulePrimitives);
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,
         py::arg("cache_dir") = "", py::arg("auto_schedule") = true);

@@ -16,7 +16,7 @@ void expectGemm(const std::string& contraction, const std::string& shapes, bool 
   SCOPED_TRACE(src);
   auto p = compile(src, {{"M", 13}, {"N", 11}, {"K", 7}});
   EXPECT_NE(cSource(p).find(single ? "cblas_sgemm" : "cblas_dgemm"), std::string::npos);
-  auto flags = codegen::linkFlags(lowering::lower(p, target::hostCpu()));
+  auto flags = codegen::linkFlags(lowering::lower(p, driver::machineTarget()));
   EXPECT_NE(std::find(flags.begin(), flags.end(), "-lopenblas"), flags.end());
   expectJitMatchesInterpreter(p);
   expectSameResults(p, compile(plain, {{"M", 13}, {"N", 11}, {"K", 7}}));

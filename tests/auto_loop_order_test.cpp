@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/mutator.hpp"
 #include "lowering/lower.hpp"
 #include "test_util.hpp"
@@ -40,7 +41,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(20,), "int32"], h: teml.Var[(
 freeform::FreeformProgram compiled(const std::string& source, bool autoSchedule) {
   freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = autoSchedule;
-  return freeform::compileFreeform(source, o);
+  return pipeline::compileFreeform(source, o);
 }
 
 int stepsNamed(const freeform::FreeformProgram& p, const std::string& name) {
@@ -100,7 +101,7 @@ TEST(AutoLoopOrder, TheBoundsCheckOfAGatheredRowLeavesTheVectorLoop) {
   // (a call that reports a failure keeps a loop out of SIMD lanes).
   auto p = compiled(weightedSum(32), true);
   int vectorLoops = 0;
-  for (auto& nest : lowering::lower(p.program, target::hostCpu(2)).nests)
+  for (auto& nest : lowering::lower(p.program, driver::machineTarget(2)).nests)
     ir::forEachStmt(nest, [&](const ir::StmtP& s) {
       if (s->kind != ir::StmtKind::For || !static_cast<const ir::For&>(*s).loopKind.lanes()) return;
       auto& f = static_cast<const ir::For&>(*s);

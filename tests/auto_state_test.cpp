@@ -19,7 +19,7 @@ struct Fixture {
   explicit Fixture(const char* source) : program(compile(source, {{"N", 16}})), schedule(program, {}) {}
   ir::Program program;
   schedule::Schedule schedule;
-  target::Target target = target::hostCpu();
+  target::Target target = driver::machineTarget();
 };
 
 }  // namespace
@@ -68,7 +68,7 @@ TEST(AutoState, ACheckedForkRefusesWhatAnUncheckedScheduleWouldTake) {
       "a = eq(t, -> [i + 3, j + 1])\nl = build(a)\ncodegen(l)\n",
       {{"N", 8}});
   schedule::Schedule unchecked(program, schedule::ScheduleOptions{false, ""});
-  autoschedule::AutoState state(unchecked, program.nests[0], target::hostCpu());
+  autoschedule::AutoState state(unchecked, program.nests[0], driver::machineTarget());
   EXPECT_FALSE(state.checks());
   autoschedule::AutoState checked = state.fork(true);
   EXPECT_TRUE(checked.checks());

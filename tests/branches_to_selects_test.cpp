@@ -3,6 +3,7 @@
 // else run in SIMD lanes; a branch that guards an index read from data
 // stays a branch.
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/printer.hpp"
 #include "lowering/lower.hpp"
 #include "test_util.hpp"
@@ -15,12 +16,12 @@ namespace {
 ir::Program program(const std::string& source, std::map<std::string, int64_t> sizes) {
   freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = std::move(sizes);
-  return freeform::compileFreeform(source, o).program;
+  return pipeline::compileFreeform(source, o).program;
 }
 
 int branchesAfterLowering(const ir::Program& p) {
   int n = 0;
-  for (auto& nest : lowering::lower(p, target::hostCpu()).nests)
+  for (auto& nest : lowering::lower(p, driver::machineTarget()).nests)
     ir::forEachStmt(nest, [&](const ir::StmtP& s) { n += s->kind == ir::StmtKind::If; });
   return n;
 }

@@ -6,6 +6,7 @@
 // the analysis cannot see checked are not taken apart.
 #include "analysis/legality.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/csr_rows.hpp"
 #include "ir/printer.hpp"
 #include "test_util.hpp"
@@ -31,7 +32,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(20,), "int32"], x: teml.Var[(
 ir::Program asWritten(const std::string& source, const std::string& schedule = "") {
   freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = false;
-  return freeform::compileFreeform(source + schedule, o).program;
+  return pipeline::compileFreeform(source + schedule, o).program;
 }
 
 runtime::BufferMap rows(const ir::Program& p, const std::vector<int>& ptr) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/printer.hpp"
 #include "test_util.hpp"
 
@@ -18,7 +19,7 @@ freeform::FreeformProgram ff(const std::string& source, std::map<std::string, in
   freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = std::move(sizes);
   o.checkIndices = checkIndices;
-  return freeform::compileFreeform(source, o);
+  return pipeline::compileFreeform(source, o);
 }
 
 Failure ffError(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
@@ -321,10 +322,10 @@ TEST(FreeformLanguage, SizesComeFromSetOrFromInputs) {
   expectRefused(kMeshGather, 4, 30, "size 'F' of 'x' is not bound");
   freeform::FreeformOptions o = hostFreeformOptions();
   o.inputShapes = {{"x", {10, 4}}, {"adj", {10, 3}}};
-  auto p = freeform::compileFreeform(kMeshGather, o);
+  auto p = pipeline::compileFreeform(kMeshGather, o);
   EXPECT_EQ(p.program.tensors[2].shape, (std::vector<int64_t>{10, 4}));
   o.inputShapes["adj"] = {9, 3};
-  EXPECT_THROW(freeform::compileFreeform(kMeshGather, o), UsageError);
+  EXPECT_THROW(pipeline::compileFreeform(kMeshGather, o), UsageError);
 }
 
 TEST(FreeformSchedules, PrimitivesNameLoopsByLabelOrHandle) {

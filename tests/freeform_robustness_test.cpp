@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "mutate.hpp"
 #include "test_util.hpp"
 
@@ -26,7 +27,7 @@ TEST(FreeformRobustness, MutatedWorkloadsNeverCrashTheFrontEnd) {
   for (int n = 0; n < randomSequenceCount(1500); ++n) {
     std::string src = mutate(programs[rng() % programs.size()], rng);
     try {
-      auto p = freeform::compileFreeform(src, o);
+      auto p = pipeline::compileFreeform(src, o);
       ASSERT_EQ(ir::verify(p.program), "") << src;
       cSource(p.program);
       ++accepted;

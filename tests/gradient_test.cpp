@@ -7,6 +7,7 @@
 #include "autodiff/gradient.hpp"
 #include "autoschedule/auto_schedule_program.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "frontend/teil/teil.hpp"
 #include "ir/printer.hpp"
 #include "random_gradient_programs.hpp"
@@ -24,7 +25,7 @@ ir::Program asWritten(const std::string& source, std::map<std::string, int64_t> 
   freeform::FreeformOptions o = hostFreeformOptions();
   o.sizes = std::move(sizes);
   o.autoSchedule = false;
-  return freeform::compileFreeform(source, o).program;
+  return pipeline::compileFreeform(source, o).program;
 }
 
 // The weighted sum the gradient is of: sum over `of` of OUT * weights.
@@ -94,7 +95,7 @@ bool expectFiniteDifferences(const ir::Program& forward, const std::vector<std::
     }
     for (auto& [name, b] : forwardInputs) inputs.at(name) = b;  // the same inputs under every setting
     for (auto& o : of) inputs.at(g.gradientOf.at(o)) = weights.at(g.gradientOf.at(o));
-    ir::Program scheduled = autoschedule::autoScheduleProgram(g.program, target::hostCpu(), nullptr, "").program;
+    ir::Program scheduled = autoschedule::autoScheduleProgram(g.program, driver::machineTarget(), nullptr, "").program;
     parallel |= hasParallelLoop(scheduled);
     for (auto [program, threads] : {std::pair{&g.program, 1}, {&g.program, 4}, {&scheduled, 1}, {&scheduled, 4}}) {
       runtime::BufferMap got = runJit(*program, inputs, threads);
@@ -734,8 +735,8 @@ def f(q: teml.Var[(4, 16, 2), "float64"], k: teml.Var[(4, 16, 2), "float64"], y:
                     y[h, j] += q[h, j, p] * k[h, (j + t * (h + 1)) % 16, p]
 )");
   auto g = autodiff::gradient(p, {{"q", "k"}, {"y"}, autodiff::TapeMode::Auto});
-  ir::Program scheduled = autoschedule::autoScheduleProgram(g.program, target::hostCpu(2), nullptr, "").program;
-  auto decisions = lowering::decisions(lowering::lower(scheduled, target::hostCpu(2)));
+  ir::Program scheduled = autoschedule::autoScheduleProgram(g.program, driver::machineTarget(2), nullptr, "").program;
+  auto decisions = lowering::decisions(lowering::lower(scheduled, driver::machineTarget(2)));
   for (auto& d : decisions) EXPECT_EQ(d.find("reduction into 'k.grad'"), std::string::npos) << d;
   EXPECT_TRUE(expectFiniteDifferences(p, {"q", "k"}, {"y"}));
 }

@@ -4,8 +4,9 @@
 // -v says so; results are the interpreter's; and no prefetch is made whose
 // address could read an index out of bounds.
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "lowering/decisions.hpp"
-#include "lowering/indirect_prefetches.hpp"
+#include "lowering/cpu/indirect_prefetches.hpp"
 #include "lowering/lower.hpp"
 #include "test_util.hpp"
 
@@ -18,12 +19,12 @@ namespace {
 ir::Program freeformProgram(const std::string& source) {
   freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = false;
-  return freeform::compileFreeform(source, o).program;
+  return pipeline::compileFreeform(source, o).program;
 }
 
 std::vector<std::string> prefetchDecisions(const ir::Program& p) {
   std::vector<std::string> out;
-  for (auto& d : lowering::decisions(lowering::lower(p, target::hostCpu())))
+  for (auto& d : lowering::decisions(lowering::lower(p, driver::machineTarget())))
     if (d.find("prefetches") != std::string::npos) out.push_back(d);
   return out;
 }

@@ -3,6 +3,7 @@
 // cases follow the FreeTensor paper's Figures 11-13 where TeML can express them.
 #include "analysis/legality.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "schedule/transforms.hpp"
 #include "test_util.hpp"
 
@@ -42,8 +43,8 @@ TEST(Legality, Figure11InterchangeIsRefusedWithTheDependence) {
 }
 
 TEST(Legality, RefusedTransformationsCanBeForcedWithoutChecks) {
-  teml_lang::TemlOptions o{{{"N", 9}, {"M", 7}}, false, ""};
-  auto p = teml_lang::compileTeml(kFigure11 + "s = interchange(l, 1, 2)\ncodegen(s)\n", o);
+  pipeline::TemlOptions o{{{"N", 9}, {"M", 7}}, false, ""};
+  auto p = pipeline::compileTeml(kFigure11 + "s = interchange(l, 1, 2)\ncodegen(s)\n", o);
   EXPECT_EQ(p.nests.size(), 1u);
 }
 
@@ -115,10 +116,10 @@ TEST(Legality, BlendInterleavesOnlyWhenDependencesAllow) {
   const std::string rev = "a = tensor([N])\nt = tensor([N + 2])\nz = tensor([N])\nr = tensor([N])\n"
                           "w = vadd(t, z, [[i + 1], [i]])\nr = eq(w, -> [i])\nt = eq(a, [i] -> [i + 2])\n"
                           "l1 = build(r)\nl2 = build(t)\nf = fuse_outer(l1, l2, 1)\ncodegen(f)\n";
-  teml_lang::TemlOptions o;
+  pipeline::TemlOptions o;
   o.sizes = {{"N", 9}};
   o.checkLegality = false;
-  ir::StmtP fused = teml_lang::compileTeml(rev, o).nests.at(0);
+  ir::StmtP fused = pipeline::compileTeml(rev, o).nests.at(0);
   auto verdict = analysis::checkReordering(fused, schedule::blend(fused, 1));
   EXPECT_FALSE(verdict.legal);
   EXPECT_NE(verdict.violation.find("'t'"), std::string::npos) << verdict.violation;
@@ -150,7 +151,7 @@ ir::Program withSchedule(const std::string& steps) {
   freeform::FreeformOptions o = hostFreeformOptions();
   o.autoSchedule = false;
   std::string schedule = steps.empty() ? "" : "@teml.schedule(f)\ndef s(s):\n" + steps;
-  return freeform::compileFreeform(kRowsThenFeatures + schedule, o).program;
+  return pipeline::compileFreeform(kRowsThenFeatures + schedule, o).program;
 }
 
 }  // namespace
@@ -184,7 +185,7 @@ TEST(Legality, AStepInsideALoopIsCheckedWithTheOuterIteratorsFixed) {
   auto program = [](const std::string& body, const std::string& steps) {
     freeform::FreeformOptions o = hostFreeformOptions();
     o.autoSchedule = false;
-    return freeform::compileFreeform(R"(import teml
+    return pipeline::compileFreeform(R"(import teml
 @teml.transform
 def f(a: teml.Var[(16, 9), "int64", "inout"]):
     for i in range(8):

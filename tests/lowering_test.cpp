@@ -2,6 +2,7 @@
 // prints for a scheduled program, on a fixed target (AVX, 32-byte vectors),
 // so that every decision the C emitter will print is visible and pinned.
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/printer.hpp"
 #include "lowering/lower.hpp"
 #include "test_util.hpp"
@@ -14,7 +15,7 @@ namespace {
 const target::Target kAvx{target::Kind::Cpu, "avx", 32, 2};
 
 std::string lowered(const std::string& source) {
-  ir::Program p = freeform::compileFreeform(source, hostFreeformOptions()).program;
+  ir::Program p = pipeline::compileFreeform(source, hostFreeformOptions()).program;
   std::string text = ir::toString(lowering::lower(p, kAvx), true);
   return text.substr(text.find("# nest 1"));
 }
@@ -141,7 +142,7 @@ def h(x: teml.Var[(64,), "float32"], y: teml.Var[(64,), "float32", "output"]):
         y[i] = d * d
 )";
   EXPECT_NE(lowered(source).find("var d : float[] register"), std::string::npos) << lowered(source);
-  std::string c = cSource(freeform::compileFreeform(source, hostFreeformOptions()).program);
+  std::string c = cSource(pipeline::compileFreeform(source, hostFreeformOptions()).program);
   EXPECT_NE(c.find("float d = 0;"), std::string::npos) << c;
   EXPECT_EQ(c.find("memset(d"), std::string::npos) << c;
 }

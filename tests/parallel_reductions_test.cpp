@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/printer.hpp"
 #include "lowering/decisions.hpp"
 #include "test_util.hpp"
@@ -29,14 +30,14 @@ std::string columnSum(int64_t k, int64_t n, const char* dtype) {
          "@teml.schedule(colsum)\ndef sched(s):\n    s.parallelize(\"Lk\")\n    s.vectorize(\"Lj\")\n";
 }
 
-Program freeformProgram(const std::string& source) { return freeform::compileFreeform(source, hostFreeformOptions()).program; }
+Program freeformProgram(const std::string& source) { return pipeline::compileFreeform(source, hostFreeformOptions()).program; }
 
 // Runs p `times` times on `threads` threads from the same inputs.
 std::vector<runtime::BufferMap> runRepeatedly(const Program& p, const runtime::BufferMap& inputs, int threads,
                                               int times) {
   runtime::JitOptions o;
   o.cacheDir = cacheDir();
-  auto kernel = backend::buildFor(p, target::hostCpu(), o);
+  auto kernel = backend::buildFor(p, driver::machineTarget(), o);
   std::vector<runtime::BufferMap> out;
   for (int r = 0; r < times; ++r) {
     runtime::BufferMap b = inputs;
@@ -75,7 +76,7 @@ TEST(ParallelReductions, ColumnSumOverThreadsAndLanesIsExact) {
 }
 
 TEST(ParallelReductions, SmallTargetsArePrivateArraysOnTheStackLargeOnesOnTheHeap) {
-  Program small = lowering::lower(freeformProgram(columnSum(50, 64, "float32")), target::hostCpu());
+  Program small = lowering::lower(freeformProgram(columnSum(50, 64, "float32")), driver::machineTarget());
   EXPECT_EQ(lowering::decisions(small),
             std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a private accumulator "
                                      "'y_acc' (float[64], stack)"});
@@ -84,7 +85,7 @@ TEST(ParallelReductions, SmallTargetsArePrivateArraysOnTheStackLargeOnesOnTheHea
   // copy of y and adds it into y, one thread at a time (no reduction
   // clause); the first thread adds into y itself. No box: it would be all of y.
   Program large = freeformProgram(columnSum(50, 16384, "float32"));
-  Program lowered = lowering::lower(large, target::hostCpu());
+  Program lowered = lowering::lower(large, driver::machineTarget());
   EXPECT_EQ(lowering::decisions(lowered),
             std::vector<std::string>{"parallel loop 'Lk': reduction into 'y' (line 9) in a copy per thread (heap; the "
                                      "first thread's is the tensor itself)"});
@@ -133,7 +134,7 @@ TEST(ParallelReductions, MmBestScheduleNeedsNoAtomicUpdate) {
 TEST(ParallelReductions, TheLoweredProgramComputesWhatTheScheduledOneDoes) {
   for (auto& source : {columnSum(30, 20, "float64"), columnSum(30, 9000, "float32")}) {
     Program p = freeformProgram(source);
-    Program lowered = lowering::lower(p, target::hostCpu());
+    Program lowered = lowering::lower(p, driver::machineTarget());
     auto inputs = integerInputs(p);
     auto want = runInterpreter(p, inputs);
     auto got = runInterpreter(lowered, inputs);
@@ -196,7 +197,7 @@ def sched(s):
     s.parallelize("Li")
     s.vectorize("Lj")
 )");
-  EXPECT_EQ(lowering::decisions(lowering::lower(p, target::hostCpu())),
+  EXPECT_EQ(lowering::decisions(lowering::lower(p, driver::machineTarget())),
             (std::vector<std::string>{
                 "parallel loop 'Li': reduction into 's' (line 9) in a private accumulator 's_acc' (double, register)",
                 "vector loop 'Lj': reduction into 's' (line 9) in a private accumulator 's_acc_acc' (double, register)"}));
@@ -243,7 +244,7 @@ def sched(s):
     s.parallelize("Lp")
 )";
   Program p = freeformProgram(source);
-  std::string lowered = toString(lowering::lower(p, target::hostCpu()), true);
+  std::string lowered = toString(lowering::lower(p, driver::machineTarget()), true);
   EXPECT_EQ(lowered.find("reduction("), std::string::npos) << lowered;
   EXPECT_EQ(occurrences(lowered, "atomic"), 2) << lowered;
   EXPECT_TRUE(expectSameOnEveryThreadCount(p));
@@ -269,7 +270,7 @@ def sched(s):
     s.parallelize("Li")
 )";
   Program p = freeformProgram(source);
-  EXPECT_EQ(lowering::decisions(lowering::lower(p, target::hostCpu())),
+  EXPECT_EQ(lowering::decisions(lowering::lower(p, driver::machineTarget())),
             (std::vector<std::string>{
                 "parallel loop 'Li': reduction into 'a' (line 8) in a copy per thread (heap; the first thread's is the tensor itself)",
                 "parallel loop 'Li': reduction into 'b' (line 9) in a copy per thread (heap; the first thread's is the tensor itself)"}));

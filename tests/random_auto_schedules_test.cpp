@@ -8,6 +8,7 @@
 
 #include "autoschedule/auto_schedule_program.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "frontend/teil/teil.hpp"
 #include "random_freeform_programs.hpp"
 #include "random_teil_programs.hpp"
@@ -68,8 +69,8 @@ TEST(RandomAutoSchedules, FreeformProgramsAgreeWithTheInterpreterOnEveryThreadCo
     SCOPED_TRACE(source);
     freeform::FreeformOptions asWritten = hostFreeformOptions();
     asWritten.autoSchedule = false;
-    ir::Program original = freeform::compileFreeform(source, asWritten).program;
-    auto scheduled = freeform::compileFreeform(source, hostFreeformOptions());
+    ir::Program original = pipeline::compileFreeform(source, asWritten).program;
+    auto scheduled = pipeline::compileFreeform(source, hostFreeformOptions());
     ASSERT_TRUE(scheduled.autoScheduled);
     // Integers, so that a lost or doubled update shows (index tensors hold 0..7).
     expectSameOnOneTwoAndFourThreads(scheduled.program, original, integerInputs(original, n));
@@ -83,7 +84,7 @@ TEST(RandomAutoSchedules, TeilProgramsAgreeWithTheInterpreterOnEveryThreadCount)
     SCOPED_TRACE(text);
     teil::TeilProgram p = teil::liftContractions(teil::rewriteTeil(teil::parseTeil(text, {})));
     ir::Program original = teil::lowerTeil(p);
-    ir::Program scheduled = autoschedule::autoScheduleProgram(original, target::hostCpu(), nullptr, "").program;
+    ir::Program scheduled = autoschedule::autoScheduleProgram(original, driver::machineTarget(), nullptr, "").program;
     expectSameOnOneTwoAndFourThreads(scheduled, original, integerInputs(original, n));
   }
 }
@@ -99,11 +100,11 @@ TEST(RandomAutoSchedules, TemlProgramsAgreeWithTheInterpreterOnEveryThreadCount)
     SCOPED_TRACE(source + "N=" + std::to_string(sizes["N"]) + " M=" + std::to_string(sizes["M"]) +
                  " K=" + std::to_string(sizes["K"]));
     ir::Program original = compile(source, sizes);
-    teml_lang::TemlOptions o;
-    o.sizes = driver::withTargetSizes(sizes, target::hostCpu());
+    pipeline::TemlOptions o;
+    o.sizes = driver::withTargetSizes(sizes, driver::machineTarget());
     o.autoSchedule = true;
-    o.target = target::hostCpu();
-    ir::Program scheduled = teml_lang::compileTeml(source, o);
+    o.target = driver::machineTarget();
+    ir::Program scheduled = pipeline::compileTeml(source, o);
     blocked += cSource(scheduled).find("vacc") != std::string::npos;
     fused += scheduled.nests.size() < original.nests.size();
     // Results stay in memory: only tensors that a later nest reads may become local.

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "random_freeform_programs.hpp"
 #include "random_steps.hpp"
 #include "test_util.hpp"
@@ -26,7 +27,7 @@ TEST(RandomFreeformSchedules, AcceptedSequencesPreserveResults) {
   for (int n = 0; n < total; ++n) {
     std::string source = randomFreeformProgram(rng);
     SCOPED_TRACE(source);
-    checkRandomSequence(rng, freeform::compileFreeform(source, hostFreeformOptions()).program, n, n % 8 == 0, 1e-9, counts);
+    checkRandomSequence(rng, pipeline::compileFreeform(source, hostFreeformOptions()).program, n, n % 8 == 0, 1e-9, counts);
   }
   std::cout << total << " random free-form programs: " << counts.accepted << " steps accepted, " << counts.refused
             << " refused, " << counts.compiled << " programs compiled, " << counts.threaded

@@ -63,7 +63,7 @@ TEST(TeilSanitized, RandomWellTypedProgramsRunCleanAndMatchTheInterpreter) {
     ir::Program lowered = teil::lowerTeil(p);
     auto in = randomInputs(lowered, 100 + n);
     auto want = runInterpreter(lowered, in);
-    ir::Program scheduled = autoschedule::autoScheduleProgram(lowered, target::hostCpu(), nullptr, "").program;
+    ir::Program scheduled = autoschedule::autoScheduleProgram(lowered, driver::machineTarget(), nullptr, "").program;
     for (ir::Program* prog : {&lowered, &scheduled}) {
       int k = static_cast<int>(programs.size());
       std::string c = cSource(*prog);

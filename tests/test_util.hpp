@@ -22,7 +22,7 @@
 #include "lowering/lower.hpp"
 #include "driver/driver.hpp"
 #include "frontend/freeform/freeform.hpp"
-#include "frontend/teml/evaluator.hpp"
+#include "pipeline/teml_schedule.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/csr_rows.hpp"
 #include "runtime/buffer.hpp"
@@ -33,7 +33,7 @@
 namespace teml::testing {
 
 // The C a scheduled program becomes on this machine (lowered, then printed).
-inline std::string cSource(const ir::Program& p) { return backend::emitFor(p, target::hostCpu()); }
+inline std::string cSource(const ir::Program& p) { return backend::emitFor(p, driver::machineTarget()); }
 
 inline std::string cacheDir() {
   const char* tmp = std::getenv("TMPDIR");
@@ -75,15 +75,15 @@ inline int randomSequenceCount(int fallback) {
 }
 
 inline ir::Program compile(const std::string& source, std::map<std::string, int64_t> sizes = {}) {
-  teml_lang::TemlOptions o;
-  o.sizes = driver::withTargetSizes(std::move(sizes), target::hostCpu());
-  return teml_lang::compileTeml(source, o);
+  pipeline::TemlOptions o;
+  o.sizes = driver::withTargetSizes(std::move(sizes), driver::machineTarget());
+  return pipeline::compileTeml(source, o);
 }
 
 // A free-form entry's options, automatic schedules for this machine.
 inline freeform::FreeformOptions hostFreeformOptions() {
   freeform::FreeformOptions o;
-  o.target = target::hostCpu();
+  o.target = driver::machineTarget();
   return o;
 }
 
@@ -121,7 +121,7 @@ inline runtime::BufferMap runInterpreter(const ir::Program& p, runtime::BufferMa
 inline runtime::BufferMap runJit(const ir::Program& p, runtime::BufferMap b, int threads = 2) {
   runtime::JitOptions o;
   o.cacheDir = cacheDir();
-  auto k = backend::buildFor(p, target::hostCpu(), o);
+  auto k = backend::buildFor(p, driver::machineTarget(), o);
   std::vector<void*> ptrs;
   for (auto& t : p.tensors) ptrs.push_back(b.at(t.name).data());
   k->run(ptrs, threads);
@@ -172,7 +172,7 @@ inline bool expectSameOnEveryThreadCount(const ir::Program& p, const ir::Program
   auto want = runInterpreter(ref, inputs);
   runtime::JitOptions o;
   o.cacheDir = cacheDir();
-  auto kernel = backend::buildFor(p, target::hostCpu(), o);
+  auto kernel = backend::buildFor(p, driver::machineTarget(), o);
   for (int threads : {2, 4, 8}) {
     runtime::BufferMap got = inputs;
     std::vector<void*> ptrs;
@@ -199,8 +199,8 @@ inline int occurrences(const std::string& text, const std::string& what) {
 // (each merged in a critical section); a prefetching loop for each loop
 // whose code prefetches, and as many prefetches as its loops list.
 inline void expectDecisionsAreTheCodes(const ir::Program& p) {
-  ir::Program lowered = lowering::lower(p, target::hostCpu());
-  std::string c = backend::backendFor(target::hostCpu())->emit(lowered);
+  ir::Program lowered = lowering::lower(p, driver::machineTarget());
+  std::string c = backend::backendFor(driver::machineTarget())->emit(lowered);
   int atomics = 0, clauses = 0, copies = 0, prefetchingLoops = 0;
   for (auto& line : lowering::decisions(lowered)) {
     if (line.find(") by atomic updates") != std::string::npos) {
@@ -223,7 +223,7 @@ inline void expectDecisionsAreTheCodes(const ir::Program& p) {
   for (auto& n : lowered.nests)
     ir::forEachStmt(n, [&](const ir::StmtP& s) {
       if (s->kind != ir::StmtKind::For) return;
-      size_t k = static_cast<const ir::For&>(*s).loopKind.prefetches.size();
+      size_t k = static_cast<const ir::For&>(*s).loopKind.cpu.prefetches.size();
       loops += k > 0;
       prefetches += static_cast<int>(k);
     });

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
@@ -35,7 +36,7 @@ TEST(UniqueStatementIds, CopiesOfAStatementSayWhatTheyWereMadeFrom) {
 TEST(UniqueStatementIds, EveryStatementOfALoweredProgramHasAnIdOfItsOwn) {
   // Branches, scoped tensors, assertions and the lowering stage's own
   // statements (accumulators and their copies) included.
-  ir::Program p = freeform::compileFreeform(R"(import teml
+  ir::Program p = pipeline::compileFreeform(R"(import teml
 
 @teml.transform
 def f(x: teml.Var[(8, 6), "float64"], idx: teml.Var[(8,), "int32"], y: teml.Var[(6,), "float64", "output"]):
@@ -52,7 +53,7 @@ def f(x: teml.Var[(8, 6), "float64"], idx: teml.Var[(8,), "int32"], y: teml.Var[
 def sched(s):
     s.parallelize("Lk")
 )", {}).program;
-  for (const ir::Program& q : {p, lowering::lower(p, target::hostCpu())})
+  for (const ir::Program& q : {p, lowering::lower(p, driver::machineTarget())})
     for (auto& nest : q.nests) {
       std::set<std::string> ids;
       int statements = 0;

@@ -119,7 +119,7 @@ codegen(v)
 )");
   std::string c = cSource(p);
   EXPECT_NE(c.find("teml_vf"), std::string::npos);
-  EXPECT_NE(c.find("+= " + std::to_string(target::hostCpu().vectorBytes / 4)), std::string::npos) << c;
+  EXPECT_NE(c.find("+= " + std::to_string(driver::machineTarget().vectorBytes / 4)), std::string::npos) << c;
   expectJitMatchesInterpreter(p);
 }
 

@@ -2,8 +2,15 @@
 `ft.optimize(f, schedule_callback=...)`). The callback's calls are recorded
 and become a `@teml.schedule` function of the program, so they are checked
 exactly like schedules in the file; a refusal is reported at the callback's
-line."""
+line. The primitives, their arguments and the loops each hands back come
+from teml's one table of schedule primitives (src/schedule/primitives.cpp):
+a primitive without a method of its own below gets a plain one."""
 import inspect
+
+from . import _teml
+
+# free-form spelling -> (fewest arguments, most arguments, loops handed back, usage)
+_PRIMITIVES = _teml.schedule_primitives()
 
 
 class Handle:
@@ -33,7 +40,10 @@ class Schedule:
     def __init__(self):
         self.steps = []  # (line of the generated function, file, line of the call)
 
-    def _record(self, method, args, results):
+    def _record(self, method, args):
+        least, most, results, usage = _PRIMITIVES.get(method, (0, 0, 0, method + "()"))
+        if not least <= len(args) <= most:
+            raise TypeError(f"teml.Schedule.{method} takes {usage}")
         caller = inspect.stack()[2]
         names = [f"_h{len(self.steps)}_{k}" for k in range(results)]
         call = f"s.{method}({', '.join(_text(a) for a in args)})"
@@ -42,68 +52,68 @@ class Schedule:
         return tuple(handles) if len(handles) > 1 else (handles[0] if handles else None)
 
     def split(self, loop, factor):
-        return self._record("split", (loop, factor), 2)
+        return self._record("split", (loop, factor))
 
     def reorder(self, loops):
-        return self._record("reorder", (list(loops),), 0)
+        return self._record("reorder", (list(loops),))
 
     def interchange(self, a, b):
-        return self._record("interchange", (a, b), 0)
+        return self._record("interchange", (a, b))
 
     def tile(self, loop, factor):
-        return self._record("tile", (loop, factor), 0)
+        return self._record("tile", (loop, factor))
 
     def merge(self, outer, inner):
-        return self._record("merge", (outer, inner), 1)
+        return self._record("merge", (outer, inner))
 
     def fuse(self, first, second):
-        return self._record("fuse", (first, second), 1)
+        return self._record("fuse", (first, second))
 
     def fission(self, loop, k):
-        return self._record("fission", (loop, k), 1)
+        return self._record("fission", (loop, k))
 
     def swap(self, loop, a, b):
-        return self._record("swap", (loop, a, b), 0)
+        return self._record("swap", (loop, a, b))
 
     def blend(self, loop):
-        return self._record("blend", (loop,), 0)
+        return self._record("blend", (loop,))
 
     def unroll(self, loop, factor=None):
-        return self._record("unroll", (loop,) if factor is None else (loop, factor), 0)
+        return self._record("unroll", (loop,) if factor is None else (loop, factor))
 
     def unroll_and_jam(self, loop, factor):
-        return self._record("unroll_and_jam", (loop, factor), 0)
+        return self._record("unroll_and_jam", (loop, factor))
 
     def parallelize(self, loop, schedule="static"):
-        return self._record("parallelize", (loop, schedule), 0)
+        return self._record("parallelize", (loop, schedule))
 
     def vectorize(self, loop):
-        return self._record("vectorize", (loop,), 0)
+        return self._record("vectorize", (loop,))
 
     def hoist_product(self, loop):
-        return self._record("hoist_product", (loop,), 0)
+        return self._record("hoist_product", (loop,))
 
     def factor_sum(self, loop):
-        return self._record("factor_sum", (loop,), 0)
+        return self._record("factor_sum", (loop,))
 
     def separate_tail(self, loop):
-        return self._record("separate_tail", (loop,), 0)
+        return self._record("separate_tail", (loop,))
 
     def skew(self, outer, inner, factor):
-        return self._record("skew", (outer, inner, factor), 0)
+        return self._record("skew", (outer, inner, factor))
 
     def as_lib(self, loop):
-        return self._record("as_lib", (loop,), 0)
+        return self._record("as_lib", (loop,))
 
     def cache(self, loop, tensor):
-        return self._record("cache", (loop, tensor), 0)
+        return self._record("cache", (loop, tensor))
 
     def cache_reduce(self, loop, tensor):
-        return self._record("cache_reduce", (loop, tensor), 0)
+        return self._record("cache_reduce", (loop, tensor))
 
     def auto_schedule(self):
         """The automatic schedule (docs/auto-schedule.md) of what the steps before left alone."""
-        return self._record("auto_schedule", (), 0)
+        return self._record("auto_schedule", ())
 
     def program_text(self, entry, first_line):
         """The schedule as free-form source, starting at line `first_line`."""
@@ -119,3 +129,16 @@ class Schedule:
         if 0 <= k < len(self.steps):
             return self.steps[k][1], self.steps[k][2]
         return None
+
+
+def _plain_method(spelling, usage):
+    def method(self, *args):
+        return self._record(spelling, args)
+    method.__name__ = spelling
+    method.__doc__ = f"s.{usage} (docs/freeform.md, \"Schedules\")"
+    return method
+
+
+for _spelling, (_least, _most, _handles, _usage) in _PRIMITIVES.items():
+    if not hasattr(Schedule, _spelling):
+        setattr(Schedule, _spelling, _plain_method(_spelling, _usage))

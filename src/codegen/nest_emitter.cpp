@@ -141,9 +141,9 @@ std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {
 }
 
 void NestEmitter::emitFor(const For& f, int indent) {
-  if (f.loopKind.copy.form == CopyForm::Flat || f.loopKind.copy.form == CopyForm::FlatStreaming)
+  if (f.loopKind.cpu.copy.form == CopyForm::Flat || f.loopKind.cpu.copy.form == CopyForm::FlatStreaming)
     return emitFlatCopy(f, indent);
-  if (f.loopKind.copy.form == CopyForm::Gathered) return emitGatheredCopy(f, indent);
+  if (f.loopKind.cpu.copy.form == CopyForm::Gathered) return emitGatheredCopy(f, indent);
   std::string cvar = names_.claim(f.var);
   std::string clauses;
   std::vector<const ReductionClause*> onHeap;  // accumulators each thread copies itself (below)
@@ -160,7 +160,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
-  bool explicitVector = f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma;
+  bool explicitVector = f.loopKind.lanes() && f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma;
   if (explicitVector && vectorType_) throw InternalError("code generation: a vector plan inside another");
   if (f.loopKind.threads() && f.loopKind.lanes()) {
     line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +
@@ -221,11 +221,11 @@ void NestEmitter::emitFor(const For& f, int indent) {
 // row) fetches for the rows after it. A prefetch never faults; the loads of
 // the indices would.
 void NestEmitter::emitPrefetches(const For& f, int indent) {
-  if (f.loopKind.prefetches.empty()) return;
-  ExprP ahead = add(var(f.var), intConst(f.step * f.loopKind.prefetchAhead));
+  if (f.loopKind.cpu.prefetches.empty()) return;
+  ExprP ahead = add(var(f.var), intConst(f.step * f.loopKind.cpu.prefetchAhead));
   std::vector<ExprP> at;
   std::set<std::string> guards;
-  for (auto& p : f.loopKind.prefetches) {
+  for (auto& p : f.loopKind.cpu.prefetches) {
     at.push_back(substitute(p.at, {{f.var, ahead}}));
     forEachExpr(at.back(), [&](const ExprP& x) {
       if (x->kind != ExprKind::Load || x == at.back()) return;
@@ -243,7 +243,7 @@ void NestEmitter::emitPrefetches(const For& f, int indent) {
   line(indent, "if (" + (cond.empty() ? "0" : cond) + ") {");
   for (size_t k = 0; k < at.size(); ++k)
     line(indent + 1, "__builtin_prefetch(&" + expr(at[k], 0, false, false) + ", " +
-                         (f.loopKind.prefetches[k].write ? "1" : "0") + ", 3);");
+                         (f.loopKind.cpu.prefetches[k].write ? "1" : "0") + ", 3);");
   line(indent, "}");
 }
 

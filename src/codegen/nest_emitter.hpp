@@ -111,7 +111,7 @@ class NestEmitter {
   struct VectorRegister {
     std::string name;
     bool masked;  // holds the tail vector
-    // A factored sum (LoopKind::factoredSums): the register starts at zero
+    // A factored sum (LoopKind::cpu.factoredSums): the register starts at zero
     // and the element becomes `base + shared * register` after the loop.
     std::string base, shared;
   };

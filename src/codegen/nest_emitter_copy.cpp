@@ -15,7 +15,7 @@ namespace teml::codegen {
 using namespace ir;
 
 void NestEmitter::emitFlatCopy(const For& f, int indent) {
-  const CopyPlan& plan = f.loopKind.copy;
+  const CopyPlan& plan = f.loopKind.cpu.copy;
   const TensorDecl* to = view_.find(plan.to);
   bool single = to->dtype == DType::F32;
   std::string type = cType(to->dtype);
@@ -62,7 +62,7 @@ int64_t NestEmitter::prefetchPlan(const std::string& copy, const std::string& so
 }
 
 void NestEmitter::emitGatheredCopy(const For& f, int indent) {
-  const CopyPlan& plan = f.loopKind.copy;
+  const CopyPlan& plan = f.loopKind.cpu.copy;
   const TensorDecl* to = view_.find(plan.to);
   int width = plan.width;
   const std::vector<CopyLoop>& merged = plan.loops;

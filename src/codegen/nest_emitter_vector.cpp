@@ -17,7 +17,7 @@ using namespace ir;
 // Lane 0 of a vector is the element at the chunk's first iteration; the
 // loop steps by whole vectors and a scalar loop runs the remainder.
 void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, int indent) {
-  const VectorPlan& plan = f.loopKind.vectorPlan;
+  const VectorPlan& plan = f.loopKind.cpu.vectorPlan;
   vectorType_ = plan.dtype == DType::F64 ? "teml_vd" : "teml_vf";
   vectorVar_ = f.var;
   vectorWidth_ = plan.width;
@@ -234,7 +234,7 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
     line(indent, storeAt(where, value, reg.masked));
     names_.release(reg.name);
   }
-  for (auto& sum : f.loopKind.factoredSums) factoredTerms_.erase(sum.id);
+  for (auto& sum : f.loopKind.cpu.factoredSums) factoredTerms_.erase(sum.id);
   for (auto it = vectorRegs_.begin(); it != vectorRegs_.end();) {
     bool mine = false;
     for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
@@ -245,7 +245,7 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
 std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
     const For& f, int indent, const std::vector<const Store*>& starts, std::set<std::pair<std::string, int>>* used) {
   std::vector<const Reduce*> reduces;
-  std::set<std::string> ids(f.loopKind.registerSums.begin(), f.loopKind.registerSums.end());
+  std::set<std::string> ids(f.loopKind.cpu.registerSums.begin(), f.loopKind.cpu.registerSums.end());
   forEachStmt(f.body, [&](const StmtP& s) {
     if (s->kind == StmtKind::Reduce && ids.count(s->id)) reduces.push_back(static_cast<const Reduce*>(s.get()));
   });
@@ -257,7 +257,7 @@ std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReduction
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) opsAt[vectorAddress(r->tensor, r->indices)].insert(r->op);
   for (auto* r : reduces) {
     const FactoredSum* split = nullptr;
-    for (auto& sum : f.loopKind.factoredSums)
+    for (auto& sum : f.loopKind.cpu.factoredSums)
       if (sum.id == r->id) split = &sum;
     if (split) factoredTerms_[r->id] = split->varying;
     for (copy_ = 0; copy_ < vectorCopies_; ++copy_) {

@@ -24,10 +24,12 @@
 #include "driver/gradient_pipeline.hpp"
 #include "driver/measured_tuner.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "frontend/teil/teil.hpp"
 #include "frontend/til/til.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/evaluator.hpp"
+#include "pipeline/teml_schedule.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -197,8 +199,11 @@ Compiled lowerFreeform(const Options& o, const target::Target& target, const std
   f.target = target;
   f.checkLegality = !o.noCheck;
   f.analysisCacheDir = analysisCacheFor(o);
-  freeform::FreeformProgram p = freeform::compileFreeform(source, f);
-  c.stages.push_back({"parse+transform", since(t)});
+  freeform::FreeformProgram written = freeform::parseFreeform(source, f);
+  c.stages.push_back({"parse", since(t)});
+  t = Clock::now();
+  freeform::FreeformProgram p = pipeline::scheduleFreeform(std::move(written), f);
+  c.stages.push_back({"transform", since(t)});
   c.stages.push_back({"(analysis)", p.analysisSeconds});
   if (p.autoScheduled) c.stages.push_back({"(auto-schedule)", p.autoSeconds});
   c.program = p.program;
@@ -255,9 +260,11 @@ Compiled lower(const Options& o, const target::Target& target) {
   teml_lang::Script script = teml_lang::parseTeml(source);
   c.stages.push_back({"parse", since(t)});
   t = Clock::now();
-  teml_lang::TemlStats stats;
-  teml_lang::TemlOptions options;
-  options.sizes = withTargetSizes(o.sizes, target);
+  teml_lang::TemlProgram written = teml_lang::evaluateTeml(script, {withTargetSizes(o.sizes, target)});
+  c.stages.push_back({"check", since(t)});
+  t = Clock::now();
+  pipeline::TemlStats stats;
+  pipeline::TemlOptions options;
   options.checkLegality = !o.noCheck;
   options.analysisCacheDir = analysisCacheFor(o);
   options.autoSchedule = o.autoRequested;
@@ -266,8 +273,8 @@ Compiled lower(const Options& o, const target::Target& target) {
   options.tuner = tuner.get();
   for (auto& [tensor, file] : o.inputs) options.inputs.insert(tensor);
   for (auto& [tensor, file] : o.outputs) options.outputs.insert(tensor);
-  c.program = teml_lang::evaluateTeml(script, options, &stats);
-  c.stages.push_back({"check+transform", since(t)});
+  c.program = pipeline::scheduleTeml(std::move(written), options, &stats);
+  c.stages.push_back({"transform", since(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});
   if (stats.autoNests > 0) {
     c.stages.push_back({"(auto-schedule)", stats.autoSeconds});

@@ -60,7 +60,7 @@ Compiled compile(const Options& options);
 // stage: this machine's vector unit (target::hostCpu; the only place it is
 // asked) with `threads` threads (0: OpenMP's default, the Python package's
 // choice). targetFor: with --threads, else OMP_NUM_THREADS, else every core.
-target::Target machineTarget(int threads);
+target::Target machineTarget(int threads = 0);
 target::Target targetFor(const Options& options);
 
 // `sizes` plus the target's own size parameters where the program does not

@@ -91,16 +91,16 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of
            << (r.perThreadCopies ? ", copies per thread" : "") << ")";
       if (f.loopKind.carriesDependence) os << " carries-dependence";
-      for (size_t k = 0; k < f.loopKind.registerSums.size(); ++k)
-        os << (k ? ", " : " register-sums(") << f.loopKind.registerSums[k] << (k + 1 == f.loopKind.registerSums.size() ? ")" : "");
+      for (size_t k = 0; k < f.loopKind.cpu.registerSums.size(); ++k)
+        os << (k ? ", " : " register-sums(") << f.loopKind.cpu.registerSums[k] << (k + 1 == f.loopKind.cpu.registerSums.size() ? ")" : "");
       if (f.loopKind.factorSums) os << " factor-sums";
-      for (size_t k = 0; k < f.loopKind.prefetches.size(); ++k)
-        os << (k ? ", " : " prefetch(+" + std::to_string(f.loopKind.prefetchAhead) + ": ")
-           << toString(f.loopKind.prefetches[k].at) << (f.loopKind.prefetches[k].write ? " for writing" : "")
-           << (k + 1 == f.loopKind.prefetches.size() ? ")" : "");
-      for (size_t k = 0; k < f.loopKind.factoredSums.size(); ++k)
-        os << (k ? ", " : " factored(") << f.loopKind.factoredSums[k].id << (k + 1 == f.loopKind.factoredSums.size() ? ")" : "");
-      if (auto& c = f.loopKind.copy; c.form != CopyForm::Loops) {
+      for (size_t k = 0; k < f.loopKind.cpu.prefetches.size(); ++k)
+        os << (k ? ", " : " prefetch(+" + std::to_string(f.loopKind.cpu.prefetchAhead) + ": ")
+           << toString(f.loopKind.cpu.prefetches[k].at) << (f.loopKind.cpu.prefetches[k].write ? " for writing" : "")
+           << (k + 1 == f.loopKind.cpu.prefetches.size() ? ")" : "");
+      for (size_t k = 0; k < f.loopKind.cpu.factoredSums.size(); ++k)
+        os << (k ? ", " : " factored(") << f.loopKind.cpu.factoredSums[k].id << (k + 1 == f.loopKind.cpu.factoredSums.size() ? ")" : "");
+      if (auto& c = f.loopKind.cpu.copy; c.form != CopyForm::Loops) {
         auto at = [](const std::string& t, const std::vector<ExprP>& idx) {
           std::string s = t;
           for (auto& i : idx) s += "[" + toString(i) + "]";
@@ -111,7 +111,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
         for (auto& l : c.loops) os << ", " << l.var << " < " << l.span << " steps " << l.to << "/" << l.from;
         os << ")";
       }
-      if (auto& v = f.loopKind.vectorPlan; v.form != VectorForm::Pragma) {
+      if (auto& v = f.loopKind.cpu.vectorPlan; v.form != VectorForm::Pragma) {
         os << " plan(" << vectorFormName(v.form) << ", " << v.width << " x " << dtypeName(v.dtype) << " over " << v.span;
         if (v.tailLanes > 0) os << ", masked tail " << v.tailLanes;
         os << ")";

@@ -117,6 +117,22 @@ struct Prefetch {
   bool operator==(const Prefetch&) const = default;
 };
 
+// How the CPU back end writes a loop: plans its lowering passes
+// (src/lowering/cpu/) write and its emitter alone reads. Another target
+// neither writes nor reads them.
+struct CpuLoopPlans {
+  VectorPlan vectorPlan;  // of a loop in SIMD lanes
+  // A loop inside an explicit vector plan: the ids of the reductions whose
+  // element stays in a vector register while this loop runs (loaded before
+  // it, stored after it; analysis/register_reductions).
+  std::vector<std::string> registerSums;
+  std::vector<FactoredSum> factoredSums;  // those of registerSums whose shared factor multiplies once after the loop
+  CopyPlan copy;                          // of a copy nest's outermost loop
+  std::vector<Prefetch> prefetches;       // software prefetches, prefetchAhead iterations ahead
+  int64_t prefetchAhead = 0;
+  bool operator==(const CpuLoopPlans&) const = default;
+};
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
@@ -133,19 +149,11 @@ struct LoopKind {
   // reductions (the emitter then keeps the C compiler from vectorizing it).
   std::vector<ReductionClause> reductions;
   bool carriesDependence = false;
-  VectorPlan vectorPlan;  // of a loop in SIMD lanes
-  // A loop inside an explicit vector plan: the ids of the reductions whose
-  // element stays in a vector register while this loop runs (loaded before
-  // it, stored after it; analysis/register_reductions).
-  std::vector<std::string> registerSums;
   // factor_sum: sums over this loop whose terms share a factor
   // (analysis/factored_sums) add up only the rest and multiply once after
-  // it. factoredSums: those of registerSums the lowering stage does so.
+  // it (CpuLoopPlans::factoredSums: those the CPU's lowering does so).
   bool factorSums = false;
-  std::vector<FactoredSum> factoredSums;
-  CopyPlan copy;  // of a copy nest's outermost loop
-  std::vector<Prefetch> prefetches;
-  int64_t prefetchAhead = 0;
+  CpuLoopPlans cpu;  // the CPU target's own plans (empty for any other target)
   bool operator==(const LoopKind&) const = default;
 };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="

@@ -73,10 +73,10 @@ class Decisions : public Visitor {
       out_.push_back(where(f) + ": reduction into '" + user(r.of) + "' (" + linesOf(lines) + ") in a private accumulator '" +
                      r.accumulator + "' (" + shape + ")");
     }
-    if (!f.loopKind.prefetches.empty()) {
+    if (!f.loopKind.cpu.prefetches.empty()) {
       std::string what;
-      for (auto& p : f.loopKind.prefetches) what += (what.empty() ? "" : ", ") + toString(p.at) + (p.write ? " for writing" : "");
-      out_.push_back("loop '" + f.id + "': prefetches " + std::to_string(f.loopKind.prefetchAhead) +
+      for (auto& p : f.loopKind.cpu.prefetches) what += (what.empty() ? "" : ", ") + toString(p.at) + (p.write ? " for writing" : "");
+      out_.push_back("loop '" + f.id + "': prefetches " + std::to_string(f.loopKind.cpu.prefetchAhead) +
                      " iterations ahead what it reads or updates through indices from data: " + what);
     }
     const For* outer = threaded_;

@@ -9,20 +9,19 @@
 #include "ir/verify.hpp"
 #include "lowering/branches_to_selects.hpp"
 #include "lowering/carried_dependences.hpp"
-#include "lowering/copy_plans.hpp"
-#include "lowering/indirect_prefetches.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/memory_kinds.hpp"
 #include "lowering/narrow_float_conversions.hpp"
 #include "lowering/pass_log.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
-#include "lowering/vector_plans.hpp"
+#include "lowering/target_passes.hpp"
 
 namespace teml::lowering {
 
 using namespace ir;
 
+// The passes every target shares, then the target's own (target_passes.hpp).
 Program lower(const Program& scheduled, const target::Target& target, const std::string& analysisCacheDir,
               PassLog* log) {
   Program p = scheduled;
@@ -50,9 +49,8 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     run("local_boxes", [&](const StmtP& s) { return storeLocalBoxes(s, p.tensors); });
     run("memory_kinds", chooseMemoryKinds);
     run("unique_statement_ids", uniqueStatementIds);  // the statements lowering added; the plans name statements by id
-    run("vector_plans", [&](const StmtP& s) { return planVectorLoops(s, p, target); });
-    run("copy_plans", [&](const StmtP& s) { return planCopies(s, p, target); });
-    run("indirect_prefetches", addIndirectPrefetches);
+    for (auto& pass : targetPasses(target.kind))  // then the target's own
+      run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });
   }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);

@@ -8,8 +8,11 @@
 //   private accumulator, atomic update);
 // - local_boxes: the box of each loop-local tensor that code stores;
 // - memory_kinds: where each tensor defined in a nest lives;
+// then the passes of the target's kind (target_passes.hpp), for the CPU
+// (lowering/cpu/):
 // - vector_plans: how each loop in SIMD lanes is written for the target;
-// - copy_plans: how each copy nest is written (flat, gathered, loops).
+// - copy_plans: how each copy nest is written (flat, gathered, loops);
+// - indirect_prefetches: prefetches of the rows that data choose.
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).
 #pragma once

@@ -82,11 +82,4 @@ std::string freshLoopId(const StmtP& nest, const std::string& base) {
   return freshName(base, ids);
 }
 
-std::string freshName(const std::string& base, std::set<std::string>& taken) {
-  std::string name = base;
-  for (int k = 2; taken.count(name); ++k) name = base + std::to_string(k);
-  taken.insert(name);
-  return name;
-}
-
 }  // namespace teml::schedule

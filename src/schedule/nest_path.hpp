@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/stmt.hpp"
+#include "ir/fresh_name.hpp"
 
 namespace teml::schedule {
 
@@ -24,8 +25,7 @@ std::set<std::string> boundVars(const ir::StmtP& s);
 // Every iterator name bound by a loop inside s or used in s (a nest inside a
 // program uses iterators of loops around it): a fresh iterator must avoid them.
 std::set<std::string> namesIn(const ir::StmtP& s);
-// A name based on `base` that is not in `taken` (and adds it).
-std::string freshName(const std::string& base, std::set<std::string>& taken);
+using ir::freshName;
 
 // A loop id based on `base` that no loop of `nest` has.
 std::string freshLoopId(const ir::StmtP& nest, const std::string& base);

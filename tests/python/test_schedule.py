@@ -46,3 +46,26 @@ def test_merge_returns_the_merged_loop_as_freetensor_does():
     np.testing.assert_array_equal(column_sums(x), x.sum(0))
     assert isinstance(handles[0], teml.Handle)
     assert "in [0, 24)" in column_sums.ir()
+
+
+def test_every_primitive_of_the_table_is_a_method_with_its_arity():
+    table = teml._teml.schedule_primitives()
+    assert {"split", "reorder", "parallelize", "vectorize", "cache", "fission"} <= set(table)
+    for spelling, (least, most, handles, usage) in table.items():
+        assert callable(getattr(teml.Schedule, spelling)), spelling
+        assert usage.startswith(spelling + "("), usage
+        assert least <= most
+    with pytest.raises(TypeError, match=r"cache_zeroed takes cache_zeroed\(loop, tensor\)"):
+        teml.Schedule().cache_zeroed("Lr")
+
+
+def test_a_primitive_without_a_method_of_its_own_runs_from_the_table():
+    # cache_zeroed has no hand-written method: teml.Schedule takes it from
+    # the table (its copy of the row sums starts as zeros).
+    def schedule(s):
+        s.cache_zeroed("Lr", "y")
+
+    assert teml.Schedule.cache_zeroed.__doc__.startswith("s.cache_zeroed(loop, tensor)")
+    row_sums = teml.transform(kernels.row_sums, schedule=schedule)
+    x = np.arange(30, dtype=np.float64).reshape(10, 3)
+    np.testing.assert_allclose(row_sums(x), x.sum(1))

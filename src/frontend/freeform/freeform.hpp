@@ -1,13 +1,14 @@
 // FreeTensor's free-form language (INTERFACES.md, "Free-form programs";
 // docs/freeform.md): a Python subset with loops, branches and indirect
-// indexing, lowered to the loop IR; its in-file schedule runs through
-// schedule::Schedule.
+// indexing, built as the loop IR; its in-file schedule read as data, which
+// the schedule stage replays (pipeline/freeform_schedule.hpp).
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ir/program.hpp"
+#include "ir/user_schedule.hpp"
 #include "target/target.hpp"
 
 namespace teml::freeform {
@@ -20,6 +21,7 @@ struct FreeformOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
   bool checkIndices = true;                                   // false: --unchecked-indices
   bool applySchedules = true;                                 // false: --no-schedule (the file's schedules ignored)
+  // Read by the schedule stage (pipeline/freeform_schedule.hpp), not the front end:
   bool autoSchedule = true;                                   // an entry with no schedule is scheduled automatically (--no-auto)
   target::Target target;                                      // what the automatic schedule is for
   bool checkLegality = true;
@@ -29,14 +31,17 @@ struct FreeformOptions {
 struct FreeformProgram {
   ir::Program program;                   // the entry's parameters are its tensors, one nest
   std::map<std::string, Access> access;  // of each parameter
-  double analysisSeconds = 0;
   std::string entry;                     // the entry function's name
+  ir::UserSchedule schedule;             // the entry's @teml.schedule functions, as data
+  // Filled by the schedule stage:
+  double analysisSeconds = 0;
   bool autoScheduled = false;            // the automatic schedule ran (it may have taken no step)
   double autoSeconds = 0;                // the time it took (part of the front end's)
   std::vector<std::string> autoSteps;    // the automatic schedule's steps (free-form schedule calls)
 };
 
-// Throws UserError (file positions), UsageError (inconsistent input shapes).
-FreeformProgram compileFreeform(const std::string& source, const FreeformOptions& options);
+// The program as written and its schedule as data. Throws UserError (file
+// positions), UsageError (inconsistent input shapes).
+FreeformProgram parseFreeform(const std::string& source, const FreeformOptions& options);
 
 }  // namespace teml::freeform

@@ -33,7 +33,7 @@ class Lowerer {
   void declareParameters(const Node& entry);
   std::vector<int64_t> shapeOf(const NodeP& shapeNode, const std::string& param);
   void bindSizes(const Node& entry);
-  void runSchedules(const std::string& entry, ir::StmtP& body, FreeformProgram* out);
+  void readSchedules(const std::string& entry, FreeformProgram* out);  // schedule_script.cpp
 
   // ---- statements (lower_stmt.cpp)
   std::vector<ir::StmtP> block(const std::vector<NodeP>& stmts);  // a scope of its own

@@ -252,14 +252,14 @@ FreeformProgram Lowerer::run() {
   StmtP nest = uniqueStatementIds(hoistInvariantChecks(withRowOrderChecks(makeSeq(body), program_.tensors)));
   FreeformProgram out;
   out.entry = entry.text;
-  runSchedules(entry.text, nest, &out);
+  readSchedules(entry.text, &out);
   program_.nests = {nest};
   out.program = program_;
   out.access = access_;
   return out;
 }
 
-FreeformProgram compileFreeform(const std::string& source, const FreeformOptions& options) {
+FreeformProgram parseFreeform(const std::string& source, const FreeformOptions& options) {
   return Lowerer(parseModule(source), options).run();
 }
 

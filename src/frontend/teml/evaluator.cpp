@@ -1,10 +1,6 @@
 // Evaluation of TeML meta-programs: the state, its helpers and the statements.
 #include "frontend/teml/evaluator_state.hpp"
 
-#include <chrono>
-
-#include "autoschedule/auto_fuse.hpp"
-#include "autoschedule/auto_schedule.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::teml_lang {
@@ -137,90 +133,26 @@ void Evaluator::exec(const Statement& st) {
   }
 }
 
-namespace {
-
-// Whether a transformation made any part of `nest` (--auto leaves those alone).
-bool touched(const StmtP& nest) {
-  bool made = false;
-  ir::forEachStmt(nest, [&](const StmtP& s) { made = made || !s->made.primitive.empty(); });
-  return made;
-}
-
-}  // namespace
-
 void Evaluator::codegen(const Statement& st) {
   if (st.call.args.empty()) fail(st.loc, "codegen needs at least one loop nest");
-  std::vector<StmtP> nests;
-  std::vector<std::string> names;
+  UserStep step;
+  step.primitive = "codegen";
+  step.loc = step.primitiveLoc = st.loc;
   for (auto& a : st.call.args) {
     const MetaValue& m = lookup(a, "codegen");
-    if (m.type == MetaValue::Type::Loop)
-      nests.push_back(m.loop);
-    else if (m.type == MetaValue::Type::Assignment)
-      nests.push_back(build(*m.assign));
-    else
+    StepArg nest;
+    nest.kind = StepArg::Kind::Nest;
+    nest.text = nest.written = a->name;
+    nest.loc = a->loc;
+    if (m.type == MetaValue::Type::Assignment) {
+      nest.text = "%" + std::to_string(++hiddenCounter_);
+      buildStep(*m.assign, nest.text, a->loc);
+    } else if (m.type != MetaValue::Type::Loop) {
       fail(a->loc, "codegen: '" + a->name + "' is " + typeWord(m.type) + ", not a loop nest");
-    names.push_back(a->name);
-  }
-  bool untouched = std::none_of(nests.begin(), nests.end(), [](const StmtP& n) { return touched(n); });
-  if (options_.autoSchedule && untouched && nests.size() > 1 && &st == lastCodegen_) {
-    nests = autoScheduleList(nests, names);
-  } else if (options_.autoSchedule) {
-    for (size_t k = 0; k < nests.size(); ++k)
-      if (!touched(nests[k])) nests[k] = autoSchedule(nests[k], names[k], "");
-  }
-  for (size_t k = 0; k < nests.size(); ++k) {
-    try {
-      schedule_.admit(nests[k]);
-    } catch (const schedule::ScheduleError& e) {
-      fail(st.call.args[std::min(k, st.call.args.size() - 1)]->loc, e.what());
     }
-    program_.nests.push_back(nests[k]);
+    step.args.push_back(nest);
   }
-}
-
-std::vector<StmtP> Evaluator::autoScheduleList(const std::vector<StmtP>& nests, const std::vector<std::string>& names) {
-  // Fused with local intermediates, the nests no longer write and read back
-  // what they pass on: taken whenever it applies (helm, interp and blur all
-  // gain; bench/results.md). Vectors along rows or elements in lanes are
-  // measured against each other; without measuring, preferredVectors.
-  using autoschedule::FusedVectors;
-  auto start = std::chrono::steady_clock::now();
-  std::vector<autoschedule::FusedNests> candidates;
-  FusedVectors first = autoschedule::preferredVectors(nests, options_.target);
-  FusedVectors second = first == FusedVectors::Rows ? FusedVectors::Lanes : FusedVectors::Rows;
-  std::set<std::string> kept = options_.inputs;
-  kept.insert(options_.outputs.begin(), options_.outputs.end());
-  for (FusedVectors v : {first, second})
-    if (auto f = autoschedule::autoFuse(schedule_, nests, program_, kept, options_.target, v))
-      candidates.push_back(std::move(*f));
-  size_t choice = 0;
-  if (options_.tuner && candidates.size() > 1) {
-    std::string key = "fused nests, vectors along rows or elements in lanes:";
-    for (auto& n : nests) key += "\n" + ir::toString(n, true);
-    std::vector<StmtP> bodies;
-    for (auto& c : candidates) bodies.push_back(c.body);
-    choice = std::min(options_.tuner->fastest(program_, key, bodies), candidates.size() - 1);
-  }
-  StmtP body = candidates.empty() ? nullptr : autoschedule::replayFused(schedule_, nests, candidates[choice], options_.target);
-  autoStats_.autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (body) {
-    autoStats_.autoNests += static_cast<int>(nests.size());
-    for (auto& line : autoschedule::temlLines(candidates[choice], names)) autoStats_.autoSteps.push_back(line);
-    return {body};
-  }
-  std::vector<StmtP> out;
-  for (size_t k = 0; k < nests.size(); ++k) out.push_back(autoSchedule(nests[k], names[k], ""));
-  return out;
-}
-
-StmtP Evaluator::autoSchedule(const StmtP& nest, const std::string& name, const std::string& result) {
-  auto start = std::chrono::steady_clock::now();
-  auto chosen = autoschedule::autoSchedule(schedule_, nest, options_.target, options_.tuner, &program_);
-  autoStats_.autoSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ++autoStats_.autoNests;
-  for (auto& line : autoschedule::temlLines(chosen.steps, name, result)) autoStats_.autoSteps.push_back(line);
-  return chosen.body;
+  schedule_.steps.push_back(std::move(step));
 }
 
 void Evaluator::init(const Statement& st) {
@@ -354,11 +286,7 @@ void Evaluator::assign(const Statement& st) {
       "reorder",      "hoist_product",  "factor_sum",    "auto_schedule"};
   if (loops.count(f)) {
     if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
-    assigningTo_ = st.target;
-    StmtP nest = loopExpr(c);
-    if (f != "replace_array") refuseHalfReplaced(c.loc, f, nest);
-    state_[st.target] = MetaValue{MetaValue::Type::Loop, "", {}, nullptr, nest};
-    return;
+    return loopStep(st);
   }
   if (f == "codegen" || f == "init") fail(c.loc, f + " is a statement and does not produce a value");
   fail(c.loc, "unknown built-in '" + f + "'");
@@ -366,15 +294,6 @@ void Evaluator::assign(const Statement& st) {
 
 Script parseTeml(const std::string& source) { return parse(source); }
 
-ir::Program evaluateTeml(const Script& script, const TemlOptions& options, TemlStats* stats) {
-  Evaluator e(options);
-  ir::Program p = e.run(script);
-  if (stats) *stats = e.stats();
-  return p;
-}
-
-ir::Program compileTeml(const std::string& source, const TemlOptions& options) {
-  return evaluateTeml(parseTeml(source), options);
-}
+TemlProgram evaluateTeml(const Script& script, const TemlOptions& options) { return Evaluator(options).run(script); }
 
 }  // namespace teml::teml_lang

@@ -1,8 +1,8 @@
 // The TeML evaluator's state and its methods, shared by the files that
 // implement them: evaluator.cpp (the program and its statements),
 // tensor_expressions.cpp (tensor expressions and assignments) and
-// loop_steps.cpp (build and the loop transformations, translated to
-// schedule::Schedule calls). Internal to the TeML front end.
+// loop_steps.cpp (build, and the loop transformations recorded as steps for
+// the schedule stage). Internal to the TeML front end.
 #pragma once
 #include <algorithm>
 #include <memory>
@@ -17,14 +17,12 @@
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
 #include "lower/assignment.hpp"
-#include "schedule/nest_path.hpp"
-#include "schedule/schedule.hpp"
-#include "schedule/schedule_error.hpp"
-#include "schedule/transforms.hpp"
 #include "types/teil_types.hpp"
 
 namespace teml::teml_lang {
 
+using ir::StepArg;
+using ir::UserStep;
 using ir::ExprP;
 using ir::StmtP;
 using Kind = Node::Kind;
@@ -46,7 +44,7 @@ struct MetaValue {
   std::string tensor;                               // Tensor
   Virtual expr;                                     // Expr
   std::shared_ptr<const lower::Assignment> assign;  // Assignment
-  StmtP loop;                                       // Loop
+  StmtP loop;                                       // Loop: null (the schedule stage makes it)
 };
 
 inline const char* typeWord(MetaValue::Type t) {
@@ -72,39 +70,11 @@ struct PlainUse {
 
 class Evaluator {
  public:
-  explicit Evaluator(const TemlOptions& o)
-      : options_(o), schedule_(program_, schedule::ScheduleOptions{o.checkLegality, o.analysisCacheDir, o.inputs}) {}
+  explicit Evaluator(const TemlOptions& o) : options_(o) {}
 
-  ir::Program run(const Script& script) {
-    for (auto& st : script.statements)
-      if (st.kind == Statement::Kind::Codegen) lastCodegen_ = &st;
+  TemlProgram run(const Script& script) {
     for (auto& st : script.statements) exec(st);
-    checkReplacements(replacements_, program_);
-    // A virtually transposed tensor lives on only as its transposition, which
-    // takes its place in the list (inputs keep their order, and with it the
-    // values --random gives them).
-    auto& ts = program_.tensors;
-    for (auto& r : replacements_) {
-      auto at = [&](const std::string& n) {
-        return std::find_if(ts.begin(), ts.end(), [&](const ir::TensorDecl& t) { return t.name == n; });
-      };
-      if (!r.isVirtual || at(r.old) == ts.end()) continue;
-      *at(r.old) = *at(r.replacement);
-      ts.erase(std::find_if(at(r.replacement) + 1, ts.end(),
-                            [&](const ir::TensorDecl& t) { return t.name == r.replacement; }));
-      program_.initialValues.erase(r.old);
-    }
-    // Local tensors live in their loops, not in the program's buffers.
-    auto locals = schedule_.localTensors();
-    std::erase_if(program_.tensors, [&](const ir::TensorDecl& t) { return locals.count(t.name) > 0; });
-    for (auto& name : locals) program_.initialValues.erase(name);
-    return std::move(program_);
-  }
-  TemlStats stats() const {
-    TemlStats s = autoStats_;
-    s.analysisSeconds = schedule_.stats().analysisSeconds;
-    s.checks = schedule_.stats().checks;
-    return s;
+    return TemlProgram{std::move(program_), std::move(schedule_)};
   }
 
  private:
@@ -199,55 +169,34 @@ class Evaluator {
   std::vector<ExprP> dimVars(const Virtual& v);
 
   // ---------------------------------------------------------------- loops
-  StmtP loopArg(const NodeP& n, const std::string& what);
-
   void arity(const Call& c, size_t lo, size_t hi, const std::string& usage);
 
-  StmtP loopExpr(const Call& c);
+  // A loop expression `target = f(...)`, recorded as a step of the user's
+  // schedule (build: with the nest it builds).
+  void loopStep(const Statement& st);
+
+  // An argument of a loop expression, with what the front end knows resolved:
+  // size parameters to numbers, tensors and assignments to their tensors.
+  ir::StepArg argument(const NodeP& n);
 
   // A declared tensor named directly, or by an assignment to it (TeML rebinds
   // a tensor's name to its assignment).
   std::string tensorArg(const NodeP& n, const std::string& what);
-
-  // A tensor as tensorArg, or the name of a cache's copy (t_cache), which no
-  // statement defines.
-  std::string localTensorArg(const NodeP& n, const std::string& what);
-
-  ir::ThreadSchedule threadSchedule(const NodeP& n);
 
   // The `new` of replace_array: a vtranspose of `old` (virtual: from here on a
   // tensor of its own, with the permuted shape, that takes over old's
   // elements) or a transpose assignment of it (a physical copy).
   Replacement transposition(const NodeP& n, const std::string& old, SourceLoc loc, std::vector<int>* sigma);
 
-  // Between the replace_array steps that move a tensor to its virtual
-  // transposition, one nest must not hold both: their accesses name the same
-  // elements under two names, which the dependence analysis would not relate.
-  void refuseHalfReplaced(SourceLoc loc, const std::string& what, const StmtP& nest);
-
   StmtP build(const lower::Assignment& a);
 
-  // A loop level: a number, or the name of the iterator of a loop in the
-  // perfect nest of the loop argument (which survives transformations that
-  // renumber levels: the inner loop of a strip-mined pair keeps its name).
-  int level(const NodeP& n, const std::string& what);
-  // The id of the loop at the level `n` names in `nest` (TeML names loops by level).
-  std::string loopAt(const StmtP& nest, const NodeP& n, const std::string& what);
-
-  // A dimension or level given by number (from 1).
-  int dimension(const NodeP& n, const std::string& what);
+  // A step that builds `a` into the loop value `name`.
+  void buildStep(const lower::Assignment& a, const std::string& name, SourceLoc loc);
 
   // ---------------------------------------------------------------- statements
   void exec(const Statement& st);
 
   void codegen(const Statement& st);
-  // The automatic schedule of `nest`, its steps kept for -v as TeML, the
-  // last value named `result` ("": handed to codegen; temlLines).
-  StmtP autoSchedule(const StmtP& nest, const std::string& name, const std::string& result);
-  // --auto on the program's last codegen list when no transformation touched
-  // its nests: fused with local intermediates where they fuse
-  // (autoschedule/auto_fuse.hpp), else each nest scheduled alone.
-  std::vector<StmtP> autoScheduleList(const std::vector<StmtP>& nests, const std::vector<std::string>& names);
 
   void init(const Statement& st);
 
@@ -259,15 +208,12 @@ class Evaluator {
 
   TemlOptions options_;
   ir::Program program_;
-  schedule::Schedule schedule_;  // every loop transformation goes through it (after program_: it reads it)
-  TemlStats autoStats_;          // what --auto chose
-  const Statement* lastCodegen_ = nullptr;  // after it no nest reads a tensor: intermediates may become local
-  std::string assigningTo_;      // the name the loop expression being evaluated is given
+  ir::UserSchedule schedule_;  // builds, loop transformations and codegens, in order
   std::map<std::string, MetaValue> state_;
   int freshCounter_ = 0;
   int nestCounter_ = 0;
-  StmtP currentNest_;
-  std::vector<Replacement> replacements_;  // replace_array steps, checked over the whole program
+  int hiddenCounter_ = 0;
+  std::vector<Replacement> replacements_;  // replace_array steps so far
 };
 
 }  // namespace teml::teml_lang

@@ -1,6 +1,7 @@
 // TeML's tensor expressions (the paper's vop, entrywise, vtranspose,
 // vcontract, vouterproduct) and assignments, checked against TeIL's typing rules.
 #include "frontend/teml/evaluator_state.hpp"
+#include "ir/fresh_name.hpp"
 
 namespace teml::teml_lang {
 
@@ -436,7 +437,7 @@ void Evaluator::renameFreshIterators(lower::Assignment& a) {
     std::string& it = a.order[k];
     std::string name = it;
     if (isFreshIterator(it)) {
-      name = schedule::freshName("i" + std::to_string(k + 1), taken);
+      name = ir::freshName("i" + std::to_string(k + 1), taken);
       ren[it] = ir::var(name);
     }
     extents[name] = a.extents.at(it);

@@ -1,4 +1,4 @@
-#include "lowering/vector_plans.hpp"
+#include "lowering/cpu/vector_plans.hpp"
 
 #include "analysis/affine.hpp"
 #include "ir/index_patterns.hpp"
@@ -114,8 +114,8 @@ class RegisterSums : public Mutator {
     for (auto& id : mine) kept_.erase(id);
     if (mine.empty() && body == f.body) return s;
     LoopKind kind = f.loopKind;
-    kind.registerSums = mine;
-    kind.factoredSums = factored;
+    kind.cpu.registerSums = mine;
+    kind.cpu.factoredSums = factored;
     return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, body, f.made);
   }
 
@@ -153,7 +153,7 @@ class VectorPlans : public Mutator {
     VectorPlan plan = planOf(f);
     if (plan.form == VectorForm::Pragma) return Mutator::mutateFor(s);
     LoopKind kind = f.loopKind;
-    kind.vectorPlan = plan;
+    kind.cpu.vectorPlan = plan;
     // Nothing inside an explicit vector loop runs in lanes of its own (the planner refuses those).
     return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, RegisterSums().mutate(f.body), f.made);
   }

@@ -4,7 +4,7 @@
 // addresses, and a loop over them waits on memory. A serial loop whose
 // iterations touch such elements fetches, at the top of each iteration,
 // those the iteration `kPrefetchAhead` later will touch: one address per
-// cache line of the row an inner loop runs over (LoopKind::prefetches).
+// cache line of the row an inner loop runs over (LoopKind::cpu.prefetches).
 // Only where computing the address reads nothing out of bounds: the index
 // tensor is not written in the loop, its subscripts read no data (idx[p],
 // not idx[q[p]]), and no check inside the loop guards a subscript by the

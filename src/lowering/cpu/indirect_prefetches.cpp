@@ -1,4 +1,4 @@
-#include "lowering/indirect_prefetches.hpp"
+#include "lowering/cpu/indirect_prefetches.hpp"
 
 #include <map>
 #include <set>
@@ -120,13 +120,13 @@ class Prefetcher : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
     auto& f = m->as<For>();
-    if (f.loopKind.concurrent() || (f.step != 1 && f.step != -1) || f.loopKind.copy.form != CopyForm::Loops) return m;
+    if (f.loopKind.concurrent() || (f.step != 1 && f.step != -1) || f.loopKind.cpu.copy.form != CopyForm::Loops) return m;
     Candidates c(f);
     c.visit(f.body);
     if (c.unsafe || c.out.empty()) return m;
     LoopKind kind = f.loopKind;
-    kind.prefetches = c.out;
-    kind.prefetchAhead = kPrefetchAhead;
+    kind.cpu.prefetches = c.out;
+    kind.cpu.prefetchAhead = kPrefetchAhead;
     return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   }
 };

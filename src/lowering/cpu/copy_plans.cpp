@@ -1,4 +1,4 @@
-#include "lowering/copy_plans.hpp"
+#include "lowering/cpu/copy_plans.hpp"
 
 #include <map>
 #include <set>
@@ -26,11 +26,11 @@ class CopyPlans : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     auto& f = s->as<For>();
     // An explicit vector loop is written as vectors throughout.
-    if (f.loopKind.lanes() && f.loopKind.vectorPlan.form != VectorForm::Pragma) return s;
+    if (f.loopKind.lanes() && f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma) return s;
     CopyPlan plan = planOf(f);
     if (plan.form != CopyForm::Loops) {
       LoopKind kind = f.loopKind;
-      kind.copy = plan;
+      kind.cpu.copy = plan;
       return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
     }
     return Mutator::mutateFor(s);

@@ -1,0 +1,19 @@
+#include "lowering/cpu/cpu_passes.hpp"
+
+#include "lowering/cpu/copy_plans.hpp"
+#include "lowering/cpu/indirect_prefetches.hpp"
+#include "lowering/cpu/vector_plans.hpp"
+
+namespace teml::lowering {
+
+std::vector<TargetPass> cpuPasses() {
+  return {
+      {"vector_plans", planVectorLoops},
+      {"copy_plans", planCopies},
+      {"indirect_prefetches", [](const ir::StmtP& n, const ir::Program&, const target::Target&) {
+         return addIndirectPrefetches(n);
+       }},
+  };
+}
+
+}  // namespace teml::lowering

@@ -1,0 +1,191 @@
+// Replays a free-form schedule: each step a call of schedule::Schedule on the
+// entry's one nest; loops named by label or by a handle an earlier step
+// returned.
+#include "pipeline/freeform_schedule.hpp"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "autoschedule/auto_schedule.hpp"
+#include "schedule/primitives.hpp"
+
+namespace teml::pipeline {
+
+using ir::StepArg;
+using ir::UserStep;
+
+namespace {
+
+[[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What a step returned: the ids of the loops it made (a tuple when more than one).
+struct Handles {
+  std::vector<std::string> ids;
+};
+
+class Replay {
+ public:
+  Replay(schedule::Schedule& s, ir::StmtP& body, const target::Target& target, freeform::FreeformProgram* out)
+      : sch_(s), body_(body), target_(target), out_(out) {}
+
+  void run(const std::vector<UserStep>& steps) {
+    for (auto& step : steps) {
+      Handles h;
+      try {
+        h = primitive(step);
+      } catch (const schedule::ScheduleError& e) {
+        fail(step.loc, e.what());
+      }
+      bind(step, h);
+    }
+  }
+
+ private:
+  void bind(const UserStep& step, const Handles& h) {
+    if (step.results.size() == 1) {
+      names_[step.results[0]] = h;
+      return;
+    }
+    if (step.results.size() > 1 && h.ids.size() != step.results.size())
+      fail(step.resultsLoc, "cannot assign this in a schedule (names, or as many names as the primitive returns)");
+    for (size_t k = 0; k < step.results.size(); ++k) names_[step.results[k]] = Handles{{h.ids[k]}};
+  }
+
+  std::string loop(const StepArg& a) {
+    if (a.kind == StepArg::Kind::Text) return a.text;
+    if (a.kind == StepArg::Kind::Name && names_.at(a.text).ids.size() == 1) return names_.at(a.text).ids[0];
+    fail(a.loc, "expected a loop: a label (a string) or a handle");
+  }
+  // A list of loops: written as a list, or a handle of several loops.
+  std::vector<std::string> loops(const StepArg& a, const std::string& p) {
+    std::vector<std::string> out;
+    if (a.kind == StepArg::Kind::List)
+      for (auto& item : a.items) out.push_back(loop(item));
+    else if (a.kind == StepArg::Kind::Name && names_.at(a.text).ids.size() > 1)
+      out = names_.at(a.text).ids;
+    else
+      fail(a.loc, p + " takes a list of loops");
+    return out;
+  }
+  int64_t integer(const StepArg& a, SourceLoc loc) {
+    if (a.kind != StepArg::Kind::Number) fail(loc, "expected an integer");
+    return a.number;
+  }
+
+  Handles primitive(const UserStep& c) {
+    const std::string& p = c.primitive;
+    std::vector<StepArg> args = c.args;
+    std::set<std::string> allowed;
+    if (p == "split") allowed = {"factor", "nparts"};  // split(loop, nparts=n) is split_n
+    for (auto& [k, v] : c.keywords)
+      if (!allowed.count(k)) fail(c.loc, p + "() takes no keyword argument '" + k + "'");
+    if (p == "auto_schedule") return autoSchedule(c);
+    const schedule::Primitive* prim = schedule::freeformPrimitive(p);
+    if (!prim) fail(c.primitiveLoc, "unknown schedule primitive '" + p + "'");
+    for (auto& [k, v] : c.keywords) {
+      if (k == "nparts") prim = schedule::primitiveNamed("split_n");
+      args.push_back(v);
+    }
+    size_t most = prim->params.size(), least = most - prim->optional;
+    if (args.size() < least || args.size() > most) fail(c.loc, p + " takes " + prim->freeformUsage);
+    schedule::Step step{prim->name};
+    step.line = c.loc.line;
+    for (size_t k = 0; k < args.size(); ++k) argument(prim->params[k], args[k], p, step);
+    schedule::Schedule::Applied r = schedule::applyStep(sch_, body_, step);
+    body_ = r.result;
+    switch (prim->returns) {
+      case schedule::Returns::LoopAndInner: return Handles{{r.created.at(0), step.loops.at(0)}};
+      case schedule::Returns::FirstLoop: return Handles{{step.loops.at(0)}};
+      case schedule::Returns::Created: break;
+    }
+    return Handles{r.created};
+  }
+
+  // The argument `a` for the parameter `param` of the primitive `p`, into `step`.
+  void argument(schedule::Param param, const StepArg& a, const std::string& p, schedule::Step& step) {
+    using schedule::Param;
+    switch (param) {
+      case Param::Loop: step.loops.push_back(loop(a)); return;
+      case Param::Loops:
+        for (auto& l : loops(a, p)) step.loops.push_back(l);
+        return;
+      case Param::Level:
+      case Param::Depth:
+      case Param::Integer:
+      case Param::Dimension: step.numbers.push_back(integer(a, a.loc)); return;
+      case Param::Dimensions:
+        if (a.kind != StepArg::Kind::List) fail(a.loc, p + ": expected a list of dimensions such as [2, 1]");
+        for (auto& d : a.items) step.numbers.push_back(integer(d, d.loc));
+        return;
+      case Param::Tensor:
+      case Param::Copy:
+        if (a.kind != StepArg::Kind::Text) fail(a.loc, p + ": name the tensor as a string");
+        step.word = a.text;
+        return;
+      case Param::ThreadSchedule: {
+        std::string s = a.kind == StepArg::Kind::Text ? a.text : "";
+        if (s != "static" && s != "dynamic" && s != "guided")
+          fail(a.loc, "the thread schedule is \"static\", \"dynamic\" or \"guided\"");
+        step.word = s;
+        return;
+      }
+      case Param::Nest: break;
+    }
+    throw InternalError("a free-form primitive takes another nest: " + p);
+  }
+
+  // The automatic schedule of what the steps before left alone.
+  Handles autoSchedule(const UserStep& c) {
+    if (!c.args.empty()) fail(c.loc, "auto_schedule takes auto_schedule(): no arguments");
+    auto start = std::chrono::steady_clock::now();
+    auto chosen = autoschedule::autoSchedule(sch_, body_, target_);
+    out_->autoSeconds += secondsSince(start);
+    body_ = chosen.body;
+    for (auto& step : chosen.steps) out_->autoSteps.push_back(schedule::freeformText(step));
+    out_->autoScheduled = true;
+    return Handles{};
+  }
+
+  schedule::Schedule& sch_;
+  ir::StmtP& body_;
+  const target::Target& target_;
+  freeform::FreeformProgram* out_;
+  std::map<std::string, Handles> names_;
+};
+
+}  // namespace
+
+freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const freeform::FreeformOptions& options) {
+  // The schedule reads the program's tensors; the nest is its one statement.
+  ir::StmtP body = p.program.nests.at(0);
+  p.program.nests.clear();
+  schedule::Schedule sch(p.program, schedule::ScheduleOptions{options.checkLegality, options.analysisCacheDir});
+  if (p.schedule.given) Replay(sch, body, options.target, &p).run(p.schedule.steps);
+  if (!p.schedule.given && options.autoSchedule) {
+    auto start = std::chrono::steady_clock::now();
+    auto chosen = autoschedule::autoSchedule(sch, body, options.target);
+    p.autoSeconds = secondsSince(start);
+    body = chosen.body;
+    for (auto& step : chosen.steps) p.autoSteps.push_back(schedule::freeformText(step));
+    p.autoScheduled = true;
+  }
+  try {
+    sch.admit(body);
+  } catch (const schedule::ScheduleError& e) {
+    fail({1, 1}, e.what());
+  }
+  p.analysisSeconds = sch.stats().analysisSeconds;
+  p.program.nests = {body};
+  return p;
+}
+
+freeform::FreeformProgram compileFreeform(const std::string& source, const freeform::FreeformOptions& options) {
+  return scheduleFreeform(freeform::parseFreeform(source, options), options);
+}
+
+}  // namespace teml::pipeline
