@@ -67,6 +67,28 @@ TEST(PassLog, EachPassThatChangedTheIrLeavesAFileAndEveryPassALine) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(PassLog, TheGradientStageLogsEachOfItsPassesBeforeLowering) {
+  auto dir = std::filesystem::temp_directory_path() / ("teml-grad-passes-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto r = runTeml("grad " + programFile() + " --random 1 --wrt x --of y --dump-passes " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string index = read(dir / "index.txt");
+  size_t at = 0;
+  for (const char* pass : {"gradient.running_reductions", "gradient.tapes", "gradient.backward", "auto_schedule",
+                           "hoist_invariant_checks"}) {
+    size_t next = index.find(std::string(" ") + pass + " ", at);
+    EXPECT_NE(next, std::string::npos) << pass << " after " << at << "\n" << index;
+    at = next == std::string::npos ? at : next;
+  }
+  // The backward pass changed the program: its file holds the gradient's nests.
+  bool backward = false;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().find("gradient.backward") != std::string::npos)
+      backward = read(e.path()).find("x.grad") != std::string::npos;
+  EXPECT_TRUE(backward) << index;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PassLog, ADirectoryThatCannotBeMadeIsAUsageError) {
   auto r = runTeml("emit " + programFile() + " --dump-passes /proc/teml-cannot-be-here");
   EXPECT_EQ(r.status, 2) << r.out;

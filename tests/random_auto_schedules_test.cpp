@@ -83,7 +83,7 @@ TEST(RandomAutoSchedules, TeilProgramsAgreeWithTheInterpreterOnEveryThreadCount)
     std::string text = gen.program();
     SCOPED_TRACE(text);
     teil::TeilProgram p = teil::liftContractions(teil::rewriteTeil(teil::parseTeil(text, {})));
-    ir::Program original = teil::lowerTeil(p);
+    ir::Program original = teil::buildTeil(p);
     ir::Program scheduled = autoschedule::autoScheduleProgram(original, driver::machineTarget(), nullptr, "").program;
     expectSameOnOneTwoAndFourThreads(scheduled, original, integerInputs(original, n));
   }

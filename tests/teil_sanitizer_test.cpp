@@ -60,7 +60,7 @@ TEST(TeilSanitized, RandomWellTypedProgramsRunCleanAndMatchTheInterpreter) {
     ASSERT_NO_THROW(teil::checkTeil(p)) << text;
     p = teil::liftContractions(teil::rewriteTeil(p));
     teil::checkTeil(p);
-    ir::Program lowered = teil::lowerTeil(p);
+    ir::Program lowered = teil::buildTeil(p);
     auto in = randomInputs(lowered, 100 + n);
     auto want = runInterpreter(lowered, in);
     ir::Program scheduled = autoschedule::autoScheduleProgram(lowered, driver::machineTarget(), nullptr, "").program;
@@ -127,7 +127,7 @@ TEST(TeilSanitized, IllTypedMutationsAreRefusedBeforeCodeGeneration) {
     try {
       teil::TeilProgram p = teil::parseTeil(text, {});
       teil::checkTeil(p);
-      ir::Program prog = teil::lowerTeil(teil::liftContractions(teil::rewriteTeil(p)));
+      ir::Program prog = teil::buildTeil(teil::liftContractions(teil::rewriteTeil(p)));
       runInterpreter(prog, randomInputs(prog));  // well-typed: runs in bounds
     } catch (const UserError& e) {
       ++refused;

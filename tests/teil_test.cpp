@@ -13,7 +13,7 @@ namespace {
 ir::Program compileTeil(const std::string& src, const std::map<std::string, int64_t>& sizes = {}) {
   teil::TeilProgram p = teil::parseTeil(src, sizes);
   teil::checkTeil(p);
-  return teil::lowerTeil(p);
+  return teil::buildTeil(p);
 }
 
 Failure teilError(const std::string& src, const std::map<std::string, int64_t>& sizes = {}) {
@@ -202,7 +202,7 @@ TEST(Teil, ContractionLiftingKeepsTheOperatorsValue) {
   teil::TeilProgram lifted = teil::liftContractions(p);
   teil::checkTeil(lifted);
   EXPECT_EQ(lifted.statements.size(), 4u);  // three contractions and the final order
-  auto naive = teil::lowerTeil(p), fast = teil::lowerTeil(lifted);
+  auto naive = teil::buildTeil(p), fast = teil::buildTeil(lifted);
   expectSameResults(fast, naive);
   // Against the definition, for one element.
   auto in = randomInputs(fast);
@@ -230,5 +230,5 @@ TEST(Teil, RewritingByTheEquationsOfSection36) {
   teil::checkTeil(r);
   EXPECT_EQ(teil::toString(r).substr(teil::toString(r).find("C = ")),
             "C = add A A\ns = scale 7 (proj 1 1 A)\nd = diag 1 2 B\n");
-  expectSameResults(teil::lowerTeil(r), teil::lowerTeil(p));
+  expectSameResults(teil::buildTeil(r), teil::buildTeil(p));
 }

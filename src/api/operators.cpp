@@ -99,7 +99,7 @@ const Compiled& compiled(const std::string& text) {
   p = teil::liftContractions(p);
   teil::checkTeil(p);
   auto c = std::make_unique<Compiled>();
-  c->program = teil::lowerTeil(p);
+  c->program = teil::buildTeil(p);
   c->kernel = backend::buildFor(c->program, driver::machineTarget(0), runtime::JitOptions{});
   return *done.emplace(text, std::move(c)).first->second;
 }

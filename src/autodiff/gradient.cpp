@@ -1,6 +1,7 @@
 #include "autodiff/gradient.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "autodiff/activity.hpp"
 #include "autodiff/backward.hpp"
@@ -121,7 +122,14 @@ bool writtenAsStore(const StmtP& nest, const std::string& id) {
 
 }  // namespace
 
-GradientProgram gradient(const Program& original, const GradientRequest& request) {
+GradientProgram gradient(const Program& original, const GradientRequest& request, const PassObserver& observe) {
+  auto start = std::chrono::steady_clock::now();
+  // Reports the pass that ended now, from `before` to `after`.
+  auto passed = [&](const std::string& pass, const Program& before, const Program& after) {
+    auto now = std::chrono::steady_clock::now();
+    if (observe) observe(pass, before, after, std::chrono::duration<double>(now - start).count());
+    start = now;
+  };
   checkNamed(original, request.wrt, "--wrt");
   checkNamed(original, request.of, "--of");
   // What the backward pass is derived from; the forward pass runs as written.
@@ -145,6 +153,7 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
         if (writtenAsStore(original.nests[k], id)) grew |= keep[k].insert(id).second;
     if (!grew) throw UserError(SourceLoc{}, overwrites.extremumRefusal);
   }
+  passed("running_reductions", original, forward);
   std::set<std::string> mustStore = mustBeStored(forward, locals, overwrites.readersWrite);
 
   GradientProgram g;
@@ -156,6 +165,8 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
   for (auto& nest : saves)
     for (auto& [id, s] : nest) g.versions.push_back(s.tensor + ": " + s.why);
   g.program = recordTapes(recordSaves(original, saves), g.tapes);
+  passed("tapes", forward, g.program);
+  const Program taped = g.program;
   for (auto& t : g.program.tensors) names.insert(t.name);
   for (auto& t : active) {
     std::string name = t + ".grad";
@@ -178,6 +189,7 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     if (StmtP back = backwardNest(forward.nests[k], active, g.gradientOf, g.tapes, saves[k], reusable[k]))
       g.program.nests.push_back(back);
   rewindCopies(g.program, forwardNests, saves, g.tapes, names);
+  passed("backward", taped, g.program);
   return g;
 }
 

@@ -3,6 +3,7 @@
 // order (autodiff/backward). The result is an ordinary program: lowering,
 // scheduling and both executors apply to it.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,8 +32,17 @@ struct GradientProgram {
   std::vector<std::string> versions;
 };
 
+// Told each pass of the gradient stage with the program before and after
+// it and the seconds it took (teml --dump-passes).
+using PassObserver =
+    std::function<void(const std::string& pass, const ir::Program& before, const ir::Program& after, double seconds)>;
+
 // Throws UserError naming a tensor that is not the program's, is not
-// float, or whose overwritten values the backward pass would need.
-GradientProgram gradient(const ir::Program& forward, const GradientRequest& request);
+// float, or whose overwritten values the backward pass would need. Its
+// passes: running_reductions (running maxima and minima as reductions, the
+// program the backward pass is derived from), tapes (the forward program
+// storing what the backward pass reads), backward (the backward nests).
+GradientProgram gradient(const ir::Program& forward, const GradientRequest& request,
+                         const PassObserver& observe = nullptr);
 
 }  // namespace teml::autodiff

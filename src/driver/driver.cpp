@@ -187,7 +187,7 @@ std::unique_ptr<MeasuredTuner> tunerFor(const Options& o, const target::Target& 
                                          TuningOptions{o.tuneBudget, !o.json}, std::cerr);
 }
 
-Compiled lowerFreeform(const Options& o, const target::Target& target, const std::string& source, Compiled& c) {
+Compiled buildFreeform(const Options& o, const target::Target& target, const std::string& source, Compiled& c) {
   auto t = Clock::now();
   freeform::FreeformOptions f;
   f.entry = o.entry;
@@ -213,15 +213,15 @@ Compiled lowerFreeform(const Options& o, const target::Target& target, const std
   return c;
 }
 
-// The program through its front end, as the loop IR.
-Compiled lower(const Options& o, const target::Target& target) {
+// The program through its front end and the schedule stage, as the loop IR.
+Compiled frontEndAndSchedule(const Options& o, const target::Target& target) {
   Compiled c;
   c.displayName = o.programPath == "-" ? "<stdin>" : o.programPath;
   std::string ext = extensionOf(o.programPath);
   if (ext != ".teml" && ext != ".teil" && ext != ".til" && ext != ".py")
     throw UsageError(c.displayName + ": unknown program type '" + ext + "' (expected .teml, .teil, .til or .py)");
   std::string source = readSource(o.programPath);
-  if (ext == ".py") return lowerFreeform(o, target, source, c);
+  if (ext == ".py") return buildFreeform(o, target, source, c);
   if (ext == ".til") source = til::tilToTeml(source);  // TeML, line for line
   if (ext == ".teil") {
     auto t = Clock::now();
@@ -241,8 +241,8 @@ Compiled lower(const Options& o, const target::Target& target) {
     c.stages.push_back({"rewrite", since(t)});
     c.teil = teil::toString(p);
     t = Clock::now();
-    c.program = teil::lowerTeil(p);
-    c.stages.push_back({"lower", since(t)});
+    c.program = teil::buildTeil(p);
+    c.stages.push_back({"build", since(t)});
     if (o.autoRequested) {  // TeIL has no schedule of its own: every nest is scheduled
       t = Clock::now();
       auto tuner = tunerFor(o, target);
@@ -291,7 +291,7 @@ Compiled lower(const Options& o, const target::Target& target) {
 
 Compiled compile(const Options& o) {
   const target::Target target = targetFor(o);
-  Compiled c = lower(o, target);
+  Compiled c = frontEndAndSchedule(o, target);
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
   auto t = Clock::now();
@@ -323,15 +323,13 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
   forward.autoSchedule = false;
   forward.autoRequested = false;
   const target::Target target = targetFor(o);
-  Compiled c = lower(forward, target);
+  Compiled c = frontEndAndSchedule(forward, target);
   // Scheduled automatically: a free-form entry by default, others with --auto.
   bool freeform = extensionOf(o.programPath) == ".py";
   bool automatic = freeform ? o.autoSchedule : o.autoRequested;
-  ScheduledGradient d = differentiate(c.program, {o.wrt, o.of, autodiff::tapeModeNamed(o.tapes)}, target, automatic,
-                                      analysisCacheFor(o));
   std::unique_ptr<lowering::PassLog> log = passLogFor(o);
-  if (log) log->record(d.autoScheduled ? "gradient+auto_schedule" : "gradient", c.program, d.gradient.program,
-                       d.gradientSeconds + d.scheduleSeconds);
+  ScheduledGradient d = differentiate(c.program, {o.wrt, o.of, autodiff::tapeModeNamed(o.tapes)}, target, automatic,
+                                      analysisCacheFor(o), log.get());
   g = d.gradient;
   c.program = g.program;
   c.stages.push_back({"gradient", d.gradientSeconds});

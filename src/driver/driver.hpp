@@ -1,5 +1,6 @@
-// The pipeline behind the `teml` command: load a program, lower it to the loop
-// IR, generate C, compile, run, and report.
+// The pipeline behind the `teml` command: load a program, build it as the
+// loop IR (front end), schedule it, lower it for the target, generate code,
+// compile, run, and report.
 #pragma once
 #include <iosfwd>
 #include <map>

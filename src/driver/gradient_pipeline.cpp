@@ -17,12 +17,18 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::GradientRequest& request,
-                                const target::Target& target, bool autoSchedule, const std::string& analysisCacheDir) {
+                                const target::Target& target, bool autoSchedule, const std::string& analysisCacheDir,
+                                lowering::PassLog* log) {
   if (std::string broken = ir::verify(asWritten); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
   ScheduledGradient out;
   auto t = std::chrono::steady_clock::now();
-  out.gradient = autodiff::gradient(asWritten, request);
+  autodiff::PassObserver observe;
+  if (log)
+    observe = [log](const std::string& pass, const ir::Program& before, const ir::Program& after, double seconds) {
+      log->record("gradient." + pass, before, after, seconds);
+    };
+  out.gradient = autodiff::gradient(asWritten, request, observe);
   if (std::string broken = ir::verify(out.gradient.program); !broken.empty())
     throw InternalError("the gradient is ill-formed IR: " + broken);
   out.gradientSeconds = secondsSince(t);
@@ -31,11 +37,13 @@ ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::Gr
   // the heuristics alone: the nests read indices that random inputs cannot
   // stand in for.
   t = std::chrono::steady_clock::now();
+  const ir::Program before = out.gradient.program;
   auto chosen = autoschedule::autoScheduleProgram(out.gradient.program, target, nullptr, analysisCacheDir);
   out.gradient.program = chosen.program;
   out.steps = chosen.steps;
   out.autoScheduled = true;
   out.scheduleSeconds = secondsSince(t);
+  if (log) log->record("auto_schedule", before, out.gradient.program, out.scheduleSeconds);
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "autodiff/gradient.hpp"
 #include "autoschedule/step.hpp"
+#include "lowering/pass_log.hpp"
 #include "target/target.hpp"
 
 namespace teml::driver {
@@ -22,7 +23,10 @@ struct ScheduledGradient {
 
 // Throws UserError (what cannot be differentiated), InternalError (IR a
 // stage made ill-formed).
+// `log` (may be null) gets the program after each gradient pass and after
+// the automatic schedule.
 ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::GradientRequest& request,
-                                const target::Target& target, bool autoSchedule, const std::string& analysisCacheDir);
+                                const target::Target& target, bool autoSchedule, const std::string& analysisCacheDir,
+                                lowering::PassLog* log = nullptr);
 
 }  // namespace teml::driver

@@ -3,7 +3,7 @@
 // result_type); numbers fold, the rest become element-wise expressions.
 #include <cmath>
 
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 
 namespace teml::freeform {
 
@@ -23,7 +23,7 @@ const std::map<std::string, UnaryOp>& intrinsics() {
 
 }  // namespace
 
-Value Lowerer::builtin(const std::string& name, const Node& e, const std::vector<Value>& args) {
+Value Builder::builtin(const std::string& name, const Node& e, const std::vector<Value>& args) {
   SourceLoc loc = e.loc;
   auto keyword = [&](const std::string& k) -> const Value* {
     size_t first = args.size() - e.keywords.size();

@@ -1,6 +1,6 @@
 // Element-wise values with NumPy's broadcasting and the contract's type
 // rules (a Python number takes the type of the tensor it meets).
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::freeform {
@@ -29,7 +29,7 @@ ExprP truthOf(const ExprP& e) {
   return e->dtype == DType::Bool ? e : binary(BinOp::Ne, e, convertTo(e->dtype, intConst(0)));
 }
 
-TensorP Lowerer::asTensor(const Value& v, SourceLoc loc) {
+TensorP Builder::asTensor(const Value& v, SourceLoc loc) {
   if (v.kind == Value::Kind::Tensor) return v.tensor;
   if (v.kind != Value::Kind::Number && v.kind != Value::Kind::Scalar)
     throw UserError(loc, std::string("expected a number or a tensor, found ") + kindWord(v.kind));
@@ -40,7 +40,7 @@ TensorP Lowerer::asTensor(const Value& v, SourceLoc loc) {
   return t;
 }
 
-std::vector<int64_t> Lowerer::broadcastShape(const std::vector<std::vector<int64_t>>& shapes, SourceLoc loc) {
+std::vector<int64_t> Builder::broadcastShape(const std::vector<std::vector<int64_t>>& shapes, SourceLoc loc) {
   size_t rank = 0;
   for (auto& s : shapes) rank = std::max(rank, s.size());
   std::vector<int64_t> out(rank, 1);
@@ -58,7 +58,7 @@ std::vector<int64_t> Lowerer::broadcastShape(const std::vector<std::vector<int64
   return out;
 }
 
-DType Lowerer::resultType(const Value& a, const Value& b) const {
+DType Builder::resultType(const Value& a, const Value& b) const {
   auto weakWith = [](const Value& number, DType other) {
     if (isFloat(number.numType) && !isFloat(other)) return DType::F64;
     if (other == DType::Bool && number.numType != DType::Bool) return number.numType;
@@ -70,13 +70,13 @@ DType Lowerer::resultType(const Value& a, const Value& b) const {
   return promote(a.dtype(), b.dtype());
 }
 
-ExprP Lowerer::constantOf(const Value& n, DType dtype) const {
+ExprP Builder::constantOf(const Value& n, DType dtype) const {
   if (isFloat(dtype)) return floatConst(n.asDouble(), dtype);
   if (dtype == DType::Bool) return boolConst(n.asDouble() != 0);
   return intConst(isFloat(n.numType) ? static_cast<int64_t>(n.f) : n.i, dtype);
 }
 
-Value Lowerer::elementwise(const std::vector<Value>& operands, DType dtype, SourceLoc loc,
+Value Builder::elementwise(const std::vector<Value>& operands, DType dtype, SourceLoc loc,
                            const std::function<ExprP(const std::vector<ExprP>&)>& f) {
   std::vector<TensorP> ts;
   std::vector<std::vector<int64_t>> shapes;
@@ -112,7 +112,7 @@ Value Lowerer::elementwise(const std::vector<Value>& operands, DType dtype, Sour
   return Value::ofTensor(out);
 }
 
-std::vector<StmtP> Lowerer::storeInto(const TensorValue& target, const Value& value, std::optional<ReduceOp> op,
+std::vector<StmtP> Builder::storeInto(const TensorValue& target, const Value& value, std::optional<ReduceOp> op,
                                       bool divide, SourceLoc loc) {
   if (auto a = access_.find(target.tensor); a != access_.end() && a->second == Access::Input)
     throw UserError(loc, "'" + target.tensor + "' is an input of the entry function; declare it \"inout\" to write it");

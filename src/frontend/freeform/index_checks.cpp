@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 #include "ir/printer.hpp"
 
 namespace teml::freeform {
@@ -16,7 +16,7 @@ using namespace ir;
 // The values an integer expression takes: [lo, hi], `exact` when both ends
 // are reached (each iterator appears once, in a sum of scaled iterators).
 struct IntervalOf {
-  const std::vector<Lowerer::IterRange>& iters;
+  const std::vector<Builder::IterRange>& iters;
   std::set<std::string> seen;
   bool exact = true;
 
@@ -65,7 +65,7 @@ struct IntervalOf {
   }
 };
 
-void Lowerer::collectFacts(const ExprP& cond) {
+void Builder::collectFacts(const ExprP& cond) {
   if (cond->kind != ExprKind::Binary) return;
   auto& b = cond->as<Binary>();
   if (b.op == BinOp::And) {
@@ -94,7 +94,7 @@ void Lowerer::collectFacts(const ExprP& cond) {
   else if (constValue(strip(b.a), &c)) fact(strip(b.b), mirrored.at(b.op), c);
 }
 
-ExprP Lowerer::checkedIndex(ExprP index, int64_t extent, const std::string& tensor, size_t dim, SourceLoc loc) {
+ExprP Builder::checkedIndex(ExprP index, int64_t extent, const std::string& tensor, size_t dim, SourceLoc loc) {
   if (!options_.checkIndices) return index;
   // Within a branch whose condition bounds this very expression.
   int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
@@ -136,7 +136,7 @@ ExprP Lowerer::checkedIndex(ExprP index, int64_t extent, const std::string& tens
   return index;
 }
 
-std::vector<StmtP> Lowerer::withChecks(std::vector<StmtP> stmts) {
+std::vector<StmtP> Builder::withChecks(std::vector<StmtP> stmts) {
   std::vector<StmtP> out = std::move(prelude_);
   prelude_.clear();
   if (!checks_.empty()) {

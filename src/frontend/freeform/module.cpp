@@ -2,7 +2,7 @@
 // function's parameters (the program's tensors) and its size parameters.
 #include <algorithm>
 
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 #include "frontend/freeform/row_order_checks.hpp"
 #include "ir/hoist_invariant_checks.hpp"
 #include "ir/unique_statement_ids.hpp"
@@ -12,7 +12,7 @@ namespace teml::freeform {
 
 using namespace ir;
 
-Lowerer::Lowerer(const NodeP& module, const FreeformOptions& options) : module_(module), options_(options) {
+Builder::Builder(const NodeP& module, const FreeformOptions& options) : module_(module), options_(options) {
   try {
     libopModule_ = parseModule(kLibopSource);
   } catch (const UserError& e) {
@@ -37,7 +37,7 @@ std::optional<DType> dtypeNamed(const std::string& s) {
 
 }  // namespace
 
-void Lowerer::importNames(const NodeP& n) {
+void Builder::importNames(const NodeP& n) {
   if (n->text == "__future__") return;  // `from __future__ import annotations`: Python's business
   bool fromTeml = n->text == "teml" || n->text.rfind("teml.", 0) == 0;
   if (!fromTeml) fail(n->loc, "not supported in teml programs: imports of other modules ('" + n->text + "')");
@@ -48,7 +48,7 @@ void Lowerer::importNames(const NodeP& n) {
   for (auto& item : n->kids) globals_[item->alias] = Value::module(n->text + "." + item->text);
 }
 
-void Lowerer::readModule() {
+void Builder::readModule() {
   for (auto& s : module_->kids) {
     switch (s->kind) {
       case NodeKind::Import: importNames(s); break;
@@ -86,7 +86,7 @@ void Lowerer::readModule() {
 }
 
 // `@teml.transform`, `@transform` (imported from teml), `@teml.schedule(f)`.
-bool Lowerer::isDecorator(const NodeP& d, const std::string& name) const {
+bool Builder::isDecorator(const NodeP& d, const std::string& name) const {
   NodeP callee = d->kind == NodeKind::Call ? d->kids[0] : d;
   if (callee->kind == NodeKind::Attribute && callee->kids[0]->kind == NodeKind::Name) {
     auto m = globals_.find(callee->kids[0]->text);
@@ -100,7 +100,7 @@ bool Lowerer::isDecorator(const NodeP& d, const std::string& name) const {
   return false;
 }
 
-const Node& Lowerer::chooseEntry() const {
+const Node& Builder::chooseEntry() const {
   std::vector<const Node*> entries;
   for (auto& s : module_->kids)
     if (s->kind == NodeKind::FunctionDef)
@@ -166,7 +166,7 @@ static std::vector<NodeP> shapeEntries(const NodeP& shape) {
   return {shape};  // (n) is n in Python: a one-dimensional shape
 }
 
-void Lowerer::bindSizes(const Node& entry) {
+void Builder::bindSizes(const Node& entry) {
   // A bare name in a shape that the file does not define is a size
   // parameter: from --set, or from the shape of an input that uses it.
   std::map<std::string, std::string> boundBy;  // size -> tensor it was read from
@@ -198,7 +198,7 @@ void Lowerer::bindSizes(const Node& entry) {
   }
 }
 
-std::vector<int64_t> Lowerer::shapeOf(const NodeP& shapeNode, const std::string& param) {
+std::vector<int64_t> Builder::shapeOf(const NodeP& shapeNode, const std::string& param) {
   std::vector<int64_t> shape;
   for (auto& e : shapeEntries(shapeNode)) {
     if (e->kind == NodeKind::Name && !globals_.count(e->text))
@@ -213,7 +213,7 @@ std::vector<int64_t> Lowerer::shapeOf(const NodeP& shapeNode, const std::string&
   return shape;
 }
 
-void Lowerer::declareParameters(const Node& entry) {
+void Builder::declareParameters(const Node& entry) {
   scopes_.push_back(Scope{});
   pushFrame(Frame{entry.text, 0, std::nullopt, false, assignedAgain(entry.kids)});
   for (auto& p : entry.params) {
@@ -241,7 +241,7 @@ void Lowerer::declareParameters(const Node& entry) {
   }
 }
 
-FreeformProgram Lowerer::run() {
+FreeformProgram Builder::run() {
   readModule();
   const Node& entry = chooseEntry();
   bindSizes(entry);
@@ -260,7 +260,7 @@ FreeformProgram Lowerer::run() {
 }
 
 FreeformProgram parseFreeform(const std::string& source, const FreeformOptions& options) {
-  return Lowerer(parseModule(source), options).run();
+  return Builder(parseModule(source), options).run();
 }
 
 }  // namespace teml::freeform

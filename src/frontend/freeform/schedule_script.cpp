@@ -3,7 +3,7 @@
 // are named by label or by a handle a primitive returned. The front end
 // reads them into the user's schedule as data (ir/user_schedule.hpp); the
 // schedule stage (pipeline/freeform_schedule.cpp) replays them.
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 
 namespace teml::freeform {
 
@@ -154,7 +154,7 @@ class ScheduleReader {
 
 }  // namespace
 
-void Lowerer::readSchedules(const std::string& entry, FreeformProgram* out) {
+void Builder::readSchedules(const std::string& entry, FreeformProgram* out) {
   for (auto& s : module_->kids) {
     if (s->kind != NodeKind::FunctionDef || !options_.applySchedules) continue;
     for (auto& d : s->decorators) {

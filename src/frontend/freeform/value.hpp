@@ -53,7 +53,7 @@ struct Value {
   std::string text;            // String; Module ("teml", "teml.libop", "teml.exp", ...); Function name
   std::vector<Value> items;    // Tuple (and lists); Slice: {start, stop}, each a number or None
   // Function defined inside a function: its definition, and the call frame
-  // (Lowerer's serial number) whose names it sees.
+  // (Builder's serial number) whose names it sees.
   const Node* def = nullptr;
   uint64_t closure = 0;
 

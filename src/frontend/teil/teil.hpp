@@ -52,6 +52,6 @@ std::string toString(const TeilProgram& p);
 TeilProgram liftContractions(const TeilProgram& p);
 // One loop nest per assignment and per reduction inside an expression; an
 // assignment whose expression reads its target sees the target's old values.
-ir::Program lowerTeil(const TeilProgram& p);
+ir::Program buildTeil(const TeilProgram& p);
 
 }  // namespace teml::teil

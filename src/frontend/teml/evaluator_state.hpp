@@ -16,7 +16,7 @@
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
-#include "lower/assignment.hpp"
+#include "frontend/assignment.hpp"
 #include "types/teil_types.hpp"
 
 namespace teml::teml_lang {
@@ -43,7 +43,7 @@ struct MetaValue {
   enum class Type { Tensor, Expr, Assignment, Loop } type;
   std::string tensor;                               // Tensor
   Virtual expr;                                     // Expr
-  std::shared_ptr<const lower::Assignment> assign;  // Assignment
+  std::shared_ptr<const frontend::Assignment> assign;  // Assignment
   StmtP loop;                                       // Loop: null (the schedule stage makes it)
 };
 
@@ -156,15 +156,15 @@ class Evaluator {
   bool accumulatesInto(const std::string& target, const NodeP& first, const NodeP& lists,
                        const std::vector<ExprP>& targetIdx);
 
-  std::shared_ptr<lower::Assignment> assignment(const std::string& target, std::vector<ExprP> targetIdx,
+  std::shared_ptr<frontend::Assignment> assignment(const std::string& target, std::vector<ExprP> targetIdx,
                                                 const Virtual& v, SourceLoc loc,
                                                 std::optional<ir::ReduceOp> accumulate = std::nullopt);
 
   // Every access stays inside its tensor for all iterator values.
-  void checkBounds(const lower::Assignment& a, SourceLoc loc);
+  void checkBounds(const frontend::Assignment& a, SourceLoc loc);
 
   // Implicit iterators get readable names: i<level>, avoiding the program's own.
-  static void renameFreshIterators(lower::Assignment& a);
+  static void renameFreshIterators(frontend::Assignment& a);
 
   std::vector<ExprP> dimVars(const Virtual& v);
 
@@ -188,10 +188,10 @@ class Evaluator {
   // elements) or a transpose assignment of it (a physical copy).
   Replacement transposition(const NodeP& n, const std::string& old, SourceLoc loc, std::vector<int>* sigma);
 
-  StmtP build(const lower::Assignment& a);
+  StmtP build(const frontend::Assignment& a);
 
   // A step that builds `a` into the loop value `name`.
-  void buildStep(const lower::Assignment& a, const std::string& name, SourceLoc loc);
+  void buildStep(const frontend::Assignment& a, const std::string& name, SourceLoc loc);
 
   // ---------------------------------------------------------------- statements
   void exec(const Statement& st);

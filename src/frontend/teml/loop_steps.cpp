@@ -151,15 +151,15 @@ Replacement Evaluator::transposition(const NodeP& n, const std::string& old, Sou
   return rep;
 }
 
-StmtP Evaluator::build(const lower::Assignment& a) {
+StmtP Evaluator::build(const frontend::Assignment& a) {
   std::string n = std::to_string(++nestCounter_);
-  StmtP nest = lower::buildNest(a, "L" + n + ".", "S" + n);
+  StmtP nest = frontend::buildNest(a, "L" + n + ".", "S" + n);
   if (std::string broken = ir::verify(nest, program_.tensors); !broken.empty())
     throw InternalError("build produced ill-formed IR: " + broken);
   return nest;
 }
 
-void Evaluator::buildStep(const lower::Assignment& a, const std::string& name, SourceLoc loc) {
+void Evaluator::buildStep(const frontend::Assignment& a, const std::string& name, SourceLoc loc) {
   UserStep step;
   step.primitive = "build";
   step.loc = step.primitiveLoc = step.resultsLoc = loc;

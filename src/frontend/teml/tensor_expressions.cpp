@@ -317,10 +317,10 @@ bool Evaluator::accumulatesInto(const std::string& target, const NodeP& first, c
   return true;
 }
 
-std::shared_ptr<lower::Assignment> Evaluator::assignment(const std::string& target, std::vector<ExprP> targetIdx,
+std::shared_ptr<frontend::Assignment> Evaluator::assignment(const std::string& target, std::vector<ExprP> targetIdx,
                                                          const Virtual& v, SourceLoc loc,
                                                          std::optional<ir::ReduceOp> accumulate) {
-  auto a = std::make_shared<lower::Assignment>();
+  auto a = std::make_shared<frontend::Assignment>();
   a->reduce = accumulate;
   a->tensor = target;
   a->indices = targetIdx;
@@ -401,7 +401,7 @@ std::shared_ptr<lower::Assignment> Evaluator::assignment(const std::string& targ
   return a;
 }
 
-void Evaluator::checkBounds(const lower::Assignment& a, SourceLoc loc) {
+void Evaluator::checkBounds(const frontend::Assignment& a, SourceLoc loc) {
   analysis::Ranges ranges;
   for (auto& [it, n] : a.extents) {
     if (n <= 0) fail(loc, "iterator " + iterName(it) + " has an empty range (extent " + std::to_string(n) + ")");
@@ -427,7 +427,7 @@ void Evaluator::checkBounds(const lower::Assignment& a, SourceLoc loc) {
   });
 }
 
-void Evaluator::renameFreshIterators(lower::Assignment& a) {
+void Evaluator::renameFreshIterators(frontend::Assignment& a) {
   std::set<std::string> taken;
   for (auto& it : a.order)
     if (!isFreshIterator(it)) taken.insert(it);

@@ -10,7 +10,7 @@
 #include "diag/diagnostics.hpp"
 #include "ir/stmt.hpp"
 
-namespace teml::lower {
+namespace teml::frontend {
 
 struct Assignment {
   std::string tensor;
@@ -27,4 +27,4 @@ struct Assignment {
 // `statementId` for dependence analysis.
 ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix, const std::string& statementId);
 
-}  // namespace teml::lower
+}  // namespace teml::frontend

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 
 namespace teml::freeform {
 
@@ -15,7 +15,7 @@ namespace {
 [[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
 }  // namespace
 
-std::string Lowerer::freshName(const std::string& base) {
+std::string Builder::freshName(const std::string& base) {
   std::string n = base;
   for (int k = 2; names_.count(n); ++k) n = base + "_" + std::to_string(k);
   names_.insert(n);
@@ -38,13 +38,13 @@ std::set<std::string> assignedAgain(const std::vector<NodeP>& body) {
   return out;
 }
 
-bool Lowerer::defined(const std::string& name) const {
+bool Builder::defined(const std::string& name) const {
   for (size_t s = scopes_.size(); s-- > frames_.back().firstScope;)
     if (scopes_[s].names.count(name)) return true;
   return false;
 }
 
-std::vector<StmtP> Lowerer::block(const std::vector<NodeP>& stmts) {
+std::vector<StmtP> Builder::block(const std::vector<NodeP>& stmts) {
   scopes_.push_back(Scope{});
   std::vector<StmtP> body = statements(stmts);
   Scope scope = std::move(scopes_.back());
@@ -56,7 +56,7 @@ std::vector<StmtP> Lowerer::block(const std::vector<NodeP>& stmts) {
   return {s};
 }
 
-std::vector<StmtP> Lowerer::statements(const std::vector<NodeP>& stmts) {
+std::vector<StmtP> Builder::statements(const std::vector<NodeP>& stmts) {
   std::vector<StmtP> out;
   for (size_t k = 0; k < stmts.size(); ++k) {
     if (frames_.back().returned) break;  // `return` ends the function
@@ -85,7 +85,7 @@ std::vector<StmtP> Lowerer::statements(const std::vector<NodeP>& stmts) {
   return out;
 }
 
-std::vector<StmtP> Lowerer::statement(const NodeP& s) {
+std::vector<StmtP> Builder::statement(const NodeP& s) {
   switch (s->kind) {
     case NodeKind::Pass: return {};
     case NodeKind::For: return forLoop(*s);
@@ -121,7 +121,7 @@ std::vector<StmtP> Lowerer::statement(const NodeP& s) {
   }
 }
 
-std::vector<StmtP> Lowerer::forLoop(const Node& s) {
+std::vector<StmtP> Builder::forLoop(const Node& s) {
   const NodeP& it = s.kids[0];
   if (it->kind != NodeKind::Call || it->kids[0]->kind != NodeKind::Name || it->kids[0]->text != "range" ||
       !it->keywords.empty())
@@ -165,7 +165,7 @@ std::vector<StmtP> Lowerer::forLoop(const Node& s) {
   return withChecks({loop});
 }
 
-std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
+std::vector<StmtP> Builder::ifStmt(const Node& s) {
   Value c = eval(s.kids[0]);
   if (c.isNumber()) {  // partial evaluation: only the branch taken exists, in the enclosing scope
     if (c.asDouble()) return statements(s.kids[1]->kids);
@@ -189,7 +189,7 @@ std::vector<StmtP> Lowerer::ifStmt(const Node& s) {
   return withChecks({withIdentity(makeIf(cond, then, otherwise), "", Provenance{s.loc})});
 }
 
-TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype,
+TensorP Builder::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype,
                                SourceLoc loc) {
   TensorDecl decl{freshName(name), dtype, shape};
   scopes_.back().tensors.push_back({decl, loc});
@@ -204,7 +204,7 @@ TensorP Lowerer::defineTensor(const std::string& name, const std::vector<int64_t
   return t;
 }
 
-std::vector<StmtP> Lowerer::assign(const Node& s) {
+std::vector<StmtP> Builder::assign(const Node& s) {
   const NodeP& target = s.kids[0];
   if (target->kind == NodeKind::Name) {
     const std::string& name = target->text;
@@ -250,7 +250,7 @@ std::vector<StmtP> Lowerer::assign(const Node& s) {
   fail(target->loc, "cannot assign to this expression");
 }
 
-std::vector<StmtP> Lowerer::augAssign(const Node& s) {
+std::vector<StmtP> Builder::augAssign(const Node& s) {
   const NodeP& target = s.kids[0];
   Value view;
   if (target->kind == NodeKind::Name) {

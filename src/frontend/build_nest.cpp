@@ -1,6 +1,6 @@
-#include "lower/assignment.hpp"
+#include "frontend/assignment.hpp"
 
-namespace teml::lower {
+namespace teml::frontend {
 
 ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix, const std::string& statementId) {
   ir::StmtTag tag{statementId, a.order, {}};
@@ -16,4 +16,4 @@ ir::StmtP buildNest(const Assignment& a, const std::string& idPrefix, const std:
   return s;
 }
 
-}  // namespace teml::lower
+}  // namespace teml::frontend

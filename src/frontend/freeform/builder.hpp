@@ -1,6 +1,6 @@
-// Lowering a free-form program to the loop IR: name resolution, partial
+// Building a free-form program as the loop IR: name resolution, partial
 // evaluation on compile-time facts, inlining of every call, shape and type
-// checks, and run-time index checks. One Lowerer per compilation.
+// checks, and run-time index checks. One Builder per compilation.
 #pragma once
 #include <map>
 #include <optional>
@@ -19,9 +19,9 @@ namespace teml::freeform {
 // assigned to one of them is a 0-d tensor, not a compile-time constant.
 std::set<std::string> assignedAgain(const std::vector<NodeP>& body);
 
-class Lowerer {
+class Builder {
  public:
-  Lowerer(const NodeP& module, const FreeformOptions& options);
+  Builder(const NodeP& module, const FreeformOptions& options);
   FreeformProgram run();
 
  private:
@@ -35,7 +35,7 @@ class Lowerer {
   void bindSizes(const Node& entry);
   void readSchedules(const std::string& entry, FreeformProgram* out);  // schedule_script.cpp
 
-  // ---- statements (lower_stmt.cpp)
+  // ---- statements (build_stmt.cpp)
   std::vector<ir::StmtP> block(const std::vector<NodeP>& stmts);  // a scope of its own
   std::vector<ir::StmtP> statements(const std::vector<NodeP>& stmts);
   std::vector<ir::StmtP> statement(const NodeP& s);
@@ -50,7 +50,7 @@ class Lowerer {
   std::vector<ir::StmtP> storeInto(const TensorValue& target, const Value& value, std::optional<ir::ReduceOp> op,
                                    bool divide, SourceLoc loc);
 
-  // ---- expressions (lower_expr.cpp)
+  // ---- expressions (build_expr.cpp)
   Value eval(const NodeP& e);
   Value lookup(const Node& name);
   Value binaryOp(const std::string& op, const Value& a, const Value& b, SourceLoc loc);

@@ -2,7 +2,7 @@
 // become element-wise IR expressions; calls are inlined.
 #include <cmath>
 
-#include "frontend/freeform/lowerer.hpp"
+#include "frontend/freeform/builder.hpp"
 #include "ir/printer.hpp"
 
 namespace teml::freeform {
@@ -20,7 +20,7 @@ int64_t floorDivInt(int64_t a, int64_t b) {
 
 }  // namespace
 
-ExprP Lowerer::toExpr(const Value& v, SourceLoc loc, const char* what) {
+ExprP Builder::toExpr(const Value& v, SourceLoc loc, const char* what) {
   if (v.isNumber()) return constantOf(v, v.numType);
   if (v.kind == Value::Kind::Scalar) return v.expr;
   if (v.kind == Value::Kind::Tensor && v.tensor->shape.empty()) return v.tensor->at({});
@@ -32,13 +32,13 @@ ExprP Lowerer::toExpr(const Value& v, SourceLoc loc, const char* what) {
   fail(loc, std::string("expected a scalar for ") + what + ", found " + kindWord(v.kind));
 }
 
-int64_t Lowerer::constInt(const NodeP& e, const char* what) {
+int64_t Builder::constInt(const NodeP& e, const char* what) {
   Value v = eval(e);
   if (!v.isInteger()) fail(e->loc, std::string(what) + " must be an integer known at compile time");
   return v.i;
 }
 
-Value Lowerer::lookup(const Node& n) {
+Value Builder::lookup(const Node& n) {
   for (size_t s = scopes_.size(); s-- > frames_.back().firstScope;) {
     auto it = scopes_[s].names.find(n.text);
     if (it != scopes_[s].names.end()) return it->second;
@@ -60,7 +60,7 @@ Value Lowerer::lookup(const Node& n) {
   fail(n.loc, "unknown name '" + n.text + "'");
 }
 
-Value Lowerer::eval(const NodeP& e) {
+Value Builder::eval(const NodeP& e) {
   switch (e->kind) {
     case NodeKind::Name: return lookup(*e);
     case NodeKind::Int: return Value::number(e->intValue);
@@ -90,7 +90,7 @@ Value Lowerer::eval(const NodeP& e) {
   }
 }
 
-Value Lowerer::binaryOp(const std::string& op, const Value& a, const Value& b, SourceLoc loc) {
+Value Builder::binaryOp(const std::string& op, const Value& a, const Value& b, SourceLoc loc) {
   // Compile-time tuples (shapes, index lists): concatenation and repetition.
   if (a.kind == Value::Kind::Tuple || b.kind == Value::Kind::Tuple) {
     if (op == "+" && a.kind == Value::Kind::Tuple && b.kind == Value::Kind::Tuple) {
@@ -162,7 +162,7 @@ Value Lowerer::binaryOp(const std::string& op, const Value& a, const Value& b, S
   });
 }
 
-Value Lowerer::unaryOp(const std::string& op, const Value& a, SourceLoc loc) {
+Value Builder::unaryOp(const std::string& op, const Value& a, SourceLoc loc) {
   if (a.kind != Value::Kind::Number && a.kind != Value::Kind::Scalar && a.kind != Value::Kind::Tensor)
     fail(loc, "'" + op + "' does not apply to " + kindWord(a.kind));
   if (op == "+") return a;
@@ -177,7 +177,7 @@ Value Lowerer::unaryOp(const std::string& op, const Value& a, SourceLoc loc) {
   return elementwise({a}, t, loc, [t](const std::vector<ExprP>& x) { return unary(UnaryOp::Neg, convertTo(t, x[0])); });
 }
 
-Value Lowerer::compare(const Node& e) {
+Value Builder::compare(const Node& e) {
   std::vector<Value> v;
   for (auto& k : e.kids) v.push_back(eval(k));
   // a < b < c is (a < b) and (b < c), each operand evaluated once.
@@ -215,7 +215,7 @@ Value Lowerer::compare(const Node& e) {
   return have ? acc : Value::number(1, DType::Bool);
 }
 
-Value Lowerer::boolOp(const Node& e) {
+Value Builder::boolOp(const Node& e) {
   bool isAnd = e.text == "and";
   Value acc;
   bool have = false;
@@ -241,7 +241,7 @@ Value Lowerer::boolOp(const Node& e) {
   return have ? acc : Value::number(isAnd ? 1 : 0, DType::Bool);
 }
 
-Value Lowerer::ifExp(const Node& e) {
+Value Builder::ifExp(const Node& e) {
   Value c = eval(e.kids[1]);
   if (c.isNumber()) return c.asDouble() ? eval(e.kids[0]) : eval(e.kids[2]);
   Value a = eval(e.kids[0]), b = eval(e.kids[2]);
@@ -251,7 +251,7 @@ Value Lowerer::ifExp(const Node& e) {
   });
 }
 
-Value Lowerer::attribute(const Node& e) {
+Value Builder::attribute(const Node& e) {
   Value base = eval(e.kids[0]);
   if (base.kind == Value::Kind::Module) return Value::module(base.text + "." + e.text);
   if (base.kind == Value::Kind::Tensor || base.kind == Value::Kind::Scalar || base.isNumber()) {
@@ -283,7 +283,7 @@ ExprP widened(const ExprP& e) {
 
 }  // namespace
 
-Value Lowerer::subscript(const Node& e) {
+Value Builder::subscript(const Node& e) {
   Value base = eval(e.kids[0]);
   std::vector<NodeP> idx(e.kids.begin() + 1, e.kids.end());
   if (base.kind == Value::Kind::Tuple) {
@@ -309,7 +309,7 @@ Value Lowerer::subscript(const Node& e) {
   return index(base, idx, e.loc, false);
 }
 
-Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, SourceLoc loc, bool forWrite) {
+Value Builder::index(const Value& base, const std::vector<NodeP>& indexNodes, SourceLoc loc, bool forWrite) {
   if (base.kind != Value::Kind::Tensor) fail(loc, std::string("only tensors can be indexed, not ") + kindWord(base.kind));
   const TensorValue& t = *base.tensor;
   // The indices as values: a slice written a:b, or a tuple value (built
@@ -439,7 +439,7 @@ Value Lowerer::index(const Value& base, const std::vector<NodeP>& indexNodes, So
   return Value::ofTensor(out);
 }
 
-Value Lowerer::call(const Node& e) {
+Value Builder::call(const Node& e) {
   Value callee = eval(e.kids[0]);
   std::vector<Value> args;
   for (size_t k = 1; k < e.kids.size(); ++k) args.push_back(eval(e.kids[k]));
@@ -467,7 +467,7 @@ Value Lowerer::call(const Node& e) {
   return builtin(name, e, args);
 }
 
-Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, uint64_t closure) {
+Value Builder::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, uint64_t closure) {
   // An error inside teml.libop is reported at the user's call.
   if (libop && !frames_.back().libop) {
     try {
@@ -479,7 +479,7 @@ Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value
   return inlineCall(fn, e, args, libop, closure, true);
 }
 
-std::optional<Value> Lowerer::closureLookup(uint64_t closure, const std::string& name) {
+std::optional<Value> Builder::closureLookup(uint64_t closure, const std::string& name) {
   for (size_t f = frames_.size(); f-- > 0;) {
     if (frames_[f].serial != closure) continue;
     // The defining call's scopes: from its first up to the next call's first.
@@ -494,13 +494,13 @@ std::optional<Value> Lowerer::closureLookup(uint64_t closure, const std::string&
   return std::nullopt;
 }
 
-uint64_t Lowerer::pushFrame(Frame f) {
+uint64_t Builder::pushFrame(Frame f) {
   uint64_t serial = f.serial = ++framesMade_;
   frames_.push_back(std::move(f));
   return serial;
 }
 
-Value Lowerer::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, uint64_t closure,
+Value Builder::inlineCall(const Node& fn, const Node& e, const std::vector<Value>& args, bool libop, uint64_t closure,
                           bool) {
   if (closure) {
     bool alive = false;

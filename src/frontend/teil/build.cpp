@@ -1,7 +1,7 @@
 #include <set>
 
 #include "frontend/teil/teil.hpp"
-#include "lower/assignment.hpp"
+#include "frontend/assignment.hpp"
 
 namespace teml::teil {
 
@@ -43,9 +43,9 @@ bool reads(const TExpr& e, const std::string& name) {
   return false;
 }
 
-class Lowerer {
+class Builder {
  public:
-  explicit Lowerer(const TeilProgram& p) {
+  explicit Builder(const TeilProgram& p) {
     for (auto& a : p.allocs) {
       ctx_[a.name] = a.shape;
       program_.tensors.push_back(ir::TensorDecl{a.name, ir::DType::F64, a.shape});
@@ -194,7 +194,7 @@ class Lowerer {
   void nest(const std::string& target, const Shape& shape, const std::vector<std::string>& v,
             const std::vector<std::pair<std::string, int64_t>>& extra, ir::ExprP value,
             std::optional<ir::ReduceOp> op) {
-    lower::Assignment a;
+    frontend::Assignment a;
     a.tensor = target;
     a.indices = indices(v);
     a.value = std::move(value);
@@ -207,7 +207,7 @@ class Lowerer {
     }
     a.loc = loc_;
     std::string n = std::to_string(++nests_);
-    program_.nests.push_back(lower::buildNest(a, "L" + n + ".", "S" + n));
+    program_.nests.push_back(frontend::buildNest(a, "L" + n + ".", "S" + n));
   }
 
   std::string freshTensor(const Shape& shape) {
@@ -246,8 +246,8 @@ class Lowerer {
 
 }  // namespace
 
-ir::Program lowerTeil(const TeilProgram& p) {
-  ir::Program prog = Lowerer(p).run(p);
+ir::Program buildTeil(const TeilProgram& p) {
+  ir::Program prog = Builder(p).run(p);
   prog.temporaries.insert(p.temporaries.begin(), p.temporaries.end());
   return prog;
 }
