@@ -18,7 +18,7 @@
 
 #include "analysis/flops.hpp"
 #include "cache/directory.hpp"
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "backend/backend.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"

@@ -2,7 +2,7 @@
 // other nests are refused with the reason.
 #include <algorithm>
 
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_util.hpp"
 
 using namespace teml;

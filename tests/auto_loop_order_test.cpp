@@ -103,13 +103,13 @@ TEST(AutoLoopOrder, TheBoundsCheckOfAGatheredRowLeavesTheVectorLoop) {
   int vectorLoops = 0;
   for (auto& nest : lowering::lower(p.program, driver::machineTarget(2)).nests)
     ir::forEachStmt(nest, [&](const ir::StmtP& s) {
-      if (s->kind != ir::StmtKind::For || !static_cast<const ir::For&>(*s).loopKind.lanes()) return;
-      auto& f = static_cast<const ir::For&>(*s);
+      if (s->kind != ir::StmtKind::For || !s->as<ir::For>().loopKind.lanes()) return;
+      auto& f = s->as<ir::For>();
       ++vectorLoops;
       // Checks that change along the loop stay (the rows' own order check).
       ir::forEachStmt(f.body, [&](const ir::StmtP& t) {
         if (t->kind == ir::StmtKind::Assert)
-          EXPECT_TRUE(ir::usesVar(static_cast<const ir::Assert&>(*t).cond, f.var)) << f.id;
+          EXPECT_TRUE(ir::usesVar(t->as<ir::Assert>().cond, f.var)) << f.id;
       });
     });
   EXPECT_GE(vectorLoops, 3);

@@ -43,7 +43,7 @@ TEST(AutoState, QueriesFindLoopsAndStatementsByPredicate) {
   EXPECT_EQ(state.loops([](const ir::For&) { return true; }), (std::vector<std::string>{"L1.1", "L1.2", "L1.3"}));
   auto sums = state.statements([](const ir::Stmt& s) { return s.kind == ir::StmtKind::Reduce; });
   ASSERT_EQ(sums.size(), 1u);
-  EXPECT_EQ(static_cast<const ir::Reduce&>(*sums[0]).tensor, "C");
+  EXPECT_EQ(sums[0]->as<ir::Reduce>().tensor, "C");
 }
 
 TEST(AutoState, RefusalsAreTypedAndChangeNothing) {

@@ -3,7 +3,7 @@
 // copies at the edges of a tensor stay inside it.
 #include <algorithm>
 
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_util.hpp"
 
 using namespace teml;

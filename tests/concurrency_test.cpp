@@ -1,6 +1,6 @@
 // parallelize and vectorize refuse loops whose iterations could race, and
 // accept reductions only with a correct implementation.
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_util.hpp"
 
 using namespace teml;

@@ -3,7 +3,7 @@
 // vector stores into an output too large for the caches. One that
 // transposes (a copy into a reordered cache) runs in the destination's
 // order, writing whole vectors gathered from the source's stride.
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_programs.hpp"
 #include "test_util.hpp"
 

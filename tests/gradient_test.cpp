@@ -169,7 +169,7 @@ TEST(Gradient, AScheduledTemlProgramRunsItsStridedLoopsBackwards) {
                    {{"N", 5}, {"K", 7}, {"M", 3}});
   bool strided = false;
   ir::forEachStmt(p.nests[0], [&](const ir::StmtP& s) {
-    strided = strided || (s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).step == 2);
+    strided = strided || (s->kind == ir::StmtKind::For && s->as<ir::For>().step == 2);
   });
   ASSERT_TRUE(strided) << "the schedule should leave a loop stepping by 2";
   expectFiniteDifferences(p, {"A", "B"}, {"C"});
@@ -619,7 +619,7 @@ TEST(Gradient, EachLocalOfAChainIsRecomputedOnce) {
   for (auto& nest : g.program.nests)
     ir::forEachStmt(nest, [&](const ir::StmtP& s) {
       if (s->kind != ir::StmtKind::Store) return;
-      const std::string& t = static_cast<const ir::Store&>(*s).tensor;
+      const std::string& t = s->as<ir::Store>().tensor;
       writes += t[0] == 't' && t.find('.') == std::string::npos;  // not t0.grad
     });
   EXPECT_EQ(writes, 20) << "each local written once forward, once recomputed";
@@ -630,7 +630,7 @@ int countUnary(const ir::Program& p, ir::UnaryOp op) {
   int n = 0;
   for (auto& nest : p.nests)
     ir::forEachExprIn(nest, [&](const ir::ExprP& e) {
-      n += e->kind == ir::ExprKind::Unary && static_cast<const ir::Unary&>(*e).op == op;
+      n += e->kind == ir::ExprKind::Unary && e->as<ir::Unary>().op == op;
     });
   return n;
 }

@@ -4,7 +4,7 @@
 // cache of a tensor the loop only stores, over its whole box, is not copied
 // in. Where that cannot be shown the fill and the copy stay; either way the
 // results are the interpreter's.
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_programs.hpp"
 #include "test_util.hpp"
 

@@ -2,7 +2,7 @@
 // that the next iteration copies is fetched ahead. Results never change;
 // copies without a copy-in, or whose box is not one run of memory, are
 // refused with the reason.
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_programs.hpp"
 #include "test_util.hpp"
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "frontend/til/til.hpp"
 #include "mutate.hpp"
 #include "test_util.hpp"

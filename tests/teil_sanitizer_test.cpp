@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "cache/directory.hpp"
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "frontend/teil/teil.hpp"
 #include "autoschedule/auto_schedule_program.hpp"
 #include "random_teil_programs.hpp"

@@ -138,7 +138,7 @@ inline bool hasParallelLoop(const ir::Program& p) {
   bool parallel = false;
   for (auto& n : p.nests)
     ir::forEachStmt(n, [&](const ir::StmtP& s) {
-      parallel |= s->kind == ir::StmtKind::For && static_cast<const ir::For&>(*s).loopKind.threads();
+      parallel |= s->kind == ir::StmtKind::For && s->as<ir::For>().loopKind.threads();
     });
   return parallel;
 }
@@ -223,7 +223,7 @@ inline void expectDecisionsAreTheCodes(const ir::Program& p) {
   for (auto& n : lowered.nests)
     ir::forEachStmt(n, [&](const ir::StmtP& s) {
       if (s->kind != ir::StmtKind::For) return;
-      size_t k = static_cast<const ir::For&>(*s).loopKind.cpu.prefetches.size();
+      size_t k = s->as<ir::For>().loopKind.cpu.prefetches.size();
       loops += k > 0;
       prefetches += static_cast<int>(k);
     });

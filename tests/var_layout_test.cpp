@@ -1,6 +1,6 @@
 // var_reorder, var_split and var_merge change the layout of a tensor local to
 // a loop: every access is rewritten, and the results stay the same.
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "test_util.hpp"
 
 using namespace teml;

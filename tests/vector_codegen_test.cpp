@@ -2,7 +2,7 @@
 // for every shape of loop the planner accepts (remainders, several vectors
 // jammed, reductions kept in registers, broadcasts, float), and loops it does
 // not accept fall back to `omp simd`.
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 #include "target/target.hpp"
 #include "test_util.hpp"
 

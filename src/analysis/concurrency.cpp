@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "ir/scoped_visitor.hpp"

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis {
@@ -44,7 +44,7 @@ const Store* copyNest(const For& f, const DeclOf& storage, std::vector<const For
   if (loops->size() < 2 || (*s)->kind != StmtKind::Store) return nullptr;
   auto* st = static_cast<const Store*>(s->get());
   if (st->value->kind != ExprKind::Load) return nullptr;
-  auto& ld = static_cast<const Load&>(*st->value);
+  auto& ld = st->value->as<Load>();
   const TensorDecl *to = storage(st->tensor), *from = storage(ld.tensor);
   // Flat and vector copies are written for float elements.
   if (!to || !from || st->tensor == ld.tensor || to->dtype != from->dtype || !isFloat(to->dtype)) return nullptr;
@@ -80,7 +80,7 @@ bool contiguousBlock(const std::string& tensor, const std::vector<ExprP>& idx, c
 
 bool gatheredOrder(const Store& st, const std::vector<const For*>& loops, const DeclOf& storage, int width,
                    std::vector<CopyLoop>* out) {
-  auto& ld = static_cast<const Load&>(*st.value);
+  auto& ld = st.value->as<Load>();
   // Rectangular: no loop's range depends on another loop of the nest.
   std::vector<CopyLoop> order;
   for (auto* l : loops) {

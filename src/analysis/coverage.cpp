@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/scoped_visitor.hpp"
 
 namespace teml::analysis {

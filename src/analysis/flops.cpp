@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 

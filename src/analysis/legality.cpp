@@ -330,6 +330,9 @@ bool tensorApart(const StmtP& nest, const std::string& loopId, const std::vector
   }
   bool apart = tensorApartWithIsl(touching, in, p, tn);
   std::lock_guard<std::mutex> lock(mutex);
+  // Bounded: a long-lived process (Python, a tuner) compiles many programs;
+  // the answers of one compilation are what it asks again.
+  if (answers.size() >= 16384) answers.clear();
   answers.emplace(key, apart);
   return apart;
 }

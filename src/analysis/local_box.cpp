@@ -4,7 +4,7 @@
 #include <limits>
 #include <optional>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/accesses.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
@@ -160,11 +160,11 @@ class Finder : StmtFunctor<bool(const Inner&)> {
       case BinOp::Add:
       case BinOp::Sub: {
         if (minMax(b.a)) {  // min(p, q) +- r = min(p +- r, q +- r)
-          auto& m = static_cast<const Binary&>(*b.a);
+          auto& m = b.a->as<Binary>();
           return cancellingBound(binary(m.op, binary(b.op, m.a, b.b), binary(b.op, m.b, b.b)), plain, upper);
         }
         if (minMax(b.b)) {  // r + min(p, q) = min(r + p, r + q); r - min(p, q) = max(r - p, r - q)
-          auto& m = static_cast<const Binary&>(*b.b);
+          auto& m = b.b->as<Binary>();
           BinOp op = b.op == BinOp::Add ? m.op : (m.op == BinOp::Min ? BinOp::Max : BinOp::Min);
           return cancellingBound(binary(op, binary(b.op, b.a, m.a), binary(b.op, b.a, m.b)), plain, upper);
         }

@@ -151,7 +151,7 @@ class Backward : public StmtFunctor<StmtP()> {
     if (resultsKept_.count(st.id)) {
       result = TensorDecl{g + ".result", t, {}};
       factor = partialOfResult(st.value, load(result->name, {}, t));
-      value = static_cast<const Unary&>(*st.value).a;
+      value = st.value->as<Unary>().a;
     }
     auto seeded = [&](const ExprP& seed) { return factor ? mul(seed, factor) : seed; };
     StmtP out;

@@ -29,7 +29,7 @@ class AsReductions : public Mutator {
     auto& st = s->as<Store>();
     if (keep_.count(st.id)) return s;
     if (st.value->kind != ExprKind::Binary || !isFloat(st.value->dtype)) return s;
-    auto& b = static_cast<const Binary&>(*st.value);
+    auto& b = st.value->as<Binary>();
     std::optional<ReduceOp> op;
     if (b.op == BinOp::Max) op = ReduceOp::Max;
     if (b.op == BinOp::Min) op = ReduceOp::Min;

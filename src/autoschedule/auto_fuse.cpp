@@ -87,7 +87,7 @@ std::optional<FusedNests> autoFuse(const schedule::Schedule& schedule, const std
                                    const Program& program, const std::set<std::string>& kept,
                                    const target::Target& target, FusedVectors vectors) {
   if (nests.size() < 2 || nests[0]->kind != StmtKind::For) return std::nullopt;
-  const std::string element = static_cast<const For&>(*nests[0]).var;
+  const std::string element = nests[0]->as<For>().var;
   schedule::Schedule trial = schedule.checked();
   FusedNests fused;
   std::vector<StmtP> bodies;

@@ -96,7 +96,7 @@ int innerLoopToHoist(const For& j, int64_t lanes) {
   auto body = bodyItems(j);
   for (size_t q = 0; q < body.size(); ++q) {
     if (body[q]->kind != StmtKind::For) continue;
-    auto& k = static_cast<const For&>(*body[q]);
+    auto& k = body[q]->as<For>();
     if (k.loopKind.concurrent() || hasInnerLoop(k) || usesVar(k.begin, j.var) || usesVar(k.end, j.var)) continue;
     if (betterInsideOut(j, k)) return static_cast<int>(q);
   }

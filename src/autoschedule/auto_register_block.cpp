@@ -39,7 +39,7 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
   }
   auto inner = items(loops.back()->body);
   if (inner.size() != 1 || inner[0]->kind != StmtKind::Reduce) return std::nullopt;
-  auto& red = static_cast<const Reduce&>(*inner[0]);
+  auto& red = inner[0]->as<Reduce>();
   if (red.op != ReduceOp::Add || red.indices.empty() || isIntegral(red.value->dtype)) return std::nullopt;
 
   auto loopOf = [&](const std::string& var) -> const For* {

@@ -47,7 +47,7 @@ bool AutoState::replay(const std::vector<Step>& taken) {
 std::vector<std::string> AutoState::loops(const std::function<bool(const ir::For&)>& pred) const {
   std::vector<std::string> out;
   ir::forEachStmt(body, [&](const ir::StmtP& s) {
-    if (s->kind == ir::StmtKind::For && pred(static_cast<const ir::For&>(*s))) out.push_back(s->id);
+    if (s->kind == ir::StmtKind::For && pred(s->as<ir::For>())) out.push_back(s->id);
   });
   return out;
 }

@@ -47,10 +47,10 @@ std::optional<PerfectNest> perfectNest(const StmtP& nest) {
   auto inner = items(p.loops.back()->body);
   if (inner.size() != 1) return std::nullopt;
   if (inner[0]->kind == StmtKind::Store) {
-    auto& st = static_cast<const Store&>(*inner[0]);
+    auto& st = inner[0]->as<Store>();
     p.indices = st.indices, p.value = st.value, p.tensor = st.tensor;
   } else if (inner[0]->kind == StmtKind::Reduce) {
-    auto& r = static_cast<const Reduce&>(*inner[0]);
+    auto& r = inner[0]->as<Reduce>();
     p.indices = r.indices, p.value = r.value, p.tensor = r.tensor;
   } else {
     return std::nullopt;
@@ -83,7 +83,7 @@ void vectorRows(AutoState& s, const Program& program) {
   const std::vector<const For*>& loops = nest->loops;
   const std::vector<ExprP>& out = nest->indices;
   if (out.empty() || out.back()->kind != ExprKind::Var) return;
-  const std::string vectorVar = static_cast<const Var&>(*out.back()).name;
+  const std::string vectorVar = out.back()->as<Var>().name;
   auto at = std::find_if(loops.begin() + 1, loops.end(), [&](const For* f) { return f->var == vectorVar; });
   if (at == loops.end() || constantTrips(**at) < s.target.lanes(nest->value->dtype)) return;
   const std::string outerId = loops[0]->id, outerVar = loops[0]->var;

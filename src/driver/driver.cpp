@@ -21,6 +21,7 @@
 #include "autoschedule/auto_schedule_program.hpp"
 #include "autoschedule/step.hpp"
 #include "diag/diagnostics.hpp"
+#include "diag/timing.hpp"
 #include "driver/gradient_pipeline.hpp"
 #include "driver/measured_tuner.hpp"
 #include "frontend/freeform/freeform.hpp"
@@ -44,9 +45,7 @@ namespace teml::driver {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::string extensionOf(const std::string& path) {
   if (path == "-") return ".teml";
@@ -200,10 +199,10 @@ Compiled buildFreeform(const Options& o, const target::Target& target, const std
   f.checkLegality = !o.noCheck;
   f.analysisCacheDir = analysisCacheFor(o);
   freeform::FreeformProgram written = freeform::parseFreeform(source, f);
-  c.stages.push_back({"parse", since(t)});
+  c.stages.push_back({"parse", secondsSince(t)});
   t = Clock::now();
   freeform::FreeformProgram p = pipeline::scheduleFreeform(std::move(written), f);
-  c.stages.push_back({"transform", since(t)});
+  c.stages.push_back({"transform", secondsSince(t)});
   c.stages.push_back({"(analysis)", p.analysisSeconds});
   if (p.autoScheduled) c.stages.push_back({"(auto-schedule)", p.autoSeconds});
   c.program = p.program;
@@ -226,10 +225,10 @@ Compiled frontEndAndSchedule(const Options& o, const target::Target& target) {
   if (ext == ".teil") {
     auto t = Clock::now();
     teil::TeilProgram p = teil::parseTeil(source, o.sizes);
-    c.stages.push_back({"parse", since(t)});
+    c.stages.push_back({"parse", secondsSince(t)});
     t = Clock::now();
     teil::checkTeil(p);
-    c.stages.push_back({"check", since(t)});
+    c.stages.push_back({"check", secondsSince(t)});
     t = Clock::now();
     p = teil::rewriteTeil(p);
     if (!o.noLift) p = teil::liftContractions(p);
@@ -238,17 +237,17 @@ Compiled frontEndAndSchedule(const Options& o, const target::Target& target) {
     } catch (const UserError& e) {
       throw InternalError(std::string("rewriting produced an ill-typed program: ") + e.what());
     }
-    c.stages.push_back({"rewrite", since(t)});
+    c.stages.push_back({"rewrite", secondsSince(t)});
     c.teil = teil::toString(p);
     t = Clock::now();
     c.program = teil::buildTeil(p);
-    c.stages.push_back({"build", since(t)});
+    c.stages.push_back({"build", secondsSince(t)});
     if (o.autoRequested) {  // TeIL has no schedule of its own: every nest is scheduled
       t = Clock::now();
       auto tuner = tunerFor(o, target);
       auto chosen = autoschedule::autoScheduleProgram(c.program, target, tuner.get(), analysisCacheFor(o));
       c.program = chosen.program;
-      c.stages.push_back({"(auto-schedule)", since(t)});
+      c.stages.push_back({"(auto-schedule)", secondsSince(t)});
       for (size_t k = 0; k < chosen.steps.size(); ++k)
         for (auto& line : autoschedule::temlLines(chosen.steps[k], "nest" + std::to_string(k + 1)))
           c.autoSteps.push_back(line);
@@ -258,10 +257,10 @@ Compiled frontEndAndSchedule(const Options& o, const target::Target& target) {
   }
   auto t = Clock::now();
   teml_lang::Script script = teml_lang::parseTeml(source);
-  c.stages.push_back({"parse", since(t)});
+  c.stages.push_back({"parse", secondsSince(t)});
   t = Clock::now();
   teml_lang::TemlProgram written = teml_lang::evaluateTeml(script, {withTargetSizes(o.sizes, target)});
-  c.stages.push_back({"check", since(t)});
+  c.stages.push_back({"check", secondsSince(t)});
   t = Clock::now();
   pipeline::TemlStats stats;
   pipeline::TemlOptions options;
@@ -274,7 +273,7 @@ Compiled frontEndAndSchedule(const Options& o, const target::Target& target) {
   for (auto& [tensor, file] : o.inputs) options.inputs.insert(tensor);
   for (auto& [tensor, file] : o.outputs) options.outputs.insert(tensor);
   c.program = pipeline::scheduleTeml(std::move(written), options, &stats);
-  c.stages.push_back({"transform", since(t)});
+  c.stages.push_back({"transform", secondsSince(t)});
   c.stages.push_back({"(analysis)", stats.analysisSeconds});
   if (stats.autoNests > 0) {
     c.stages.push_back({"(auto-schedule)", stats.autoSeconds});
@@ -298,7 +297,7 @@ Compiled compile(const Options& o) {
   c.target = target;
   std::unique_ptr<lowering::PassLog> log = passLogFor(o);
   c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o), log.get());
-  c.stages.push_back({"lowering", since(t)});
+  c.stages.push_back({"lowering", secondsSince(t)});
   return c;
 }
 
@@ -347,7 +346,7 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
   }
   auto t = Clock::now();
   c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o), log.get());
-  c.stages.push_back({"lowering", since(t)});
+  c.stages.push_back({"lowering", secondsSince(t)});
   return c;
 }
 
@@ -366,7 +365,7 @@ int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.emit == "c") {
     auto t = Clock::now();
     text = backend::backendFor(c.target)->emit(c.lowered);
-    c.stages.push_back({"codegen", since(t)});
+    c.stages.push_back({"codegen", secondsSince(t)});
   } else if (o.emit == "ir") {
     text = ir::toString(c.program, true);
   } else if (o.emit == "lowered") {
@@ -402,7 +401,7 @@ Executable prepareKernel(Compiled& c, const Options& o) {
   auto t = Clock::now();
   auto backend = backend::backendFor(c.target);
   e.kernel = backend->build(c.lowered, o.jit);
-  c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", since(t)});
+  c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", secondsSince(t)});
   for (auto& w : e.kernel->warnings()) std::cerr << "teml: warning: " << w << "\n";
   if (o.verbose)
     for (auto& n : e.kernel->notes()) std::cerr << "teml: " << n << "\n";
@@ -429,10 +428,10 @@ std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::ve
   auto tp = Clock::now();
   runtime::BufferMap buffers = prepareBuffers(c.program, o);
   runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};
-  c.stages.push_back({"buffers", since(tp)});
+  c.stages.push_back({"buffers", secondsSince(tp)});
   auto t = Clock::now();
   execute(c, e, buffers, threadCount(o));
-  double runTime = since(t);
+  double runTime = secondsSince(t);
   c.stages.push_back({o.interpret ? "interpret" : "run", runTime});
   for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
   if (o.outputs.empty())
@@ -444,7 +443,7 @@ std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::ve
   if (!o.verify) return {0, runTime};
   auto ti = Clock::now();
   interp::run(c.program, initial);
-  c.stages.push_back({"verify", since(ti)});
+  c.stages.push_back({"verify", secondsSince(ti)});
   double worst = 0;
   bool single = false;
   for (auto& name : compared) {
@@ -469,7 +468,7 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   auto [status, runTime] = runAndReport(c, o, shown, written, out);
   if (o.verbose) {
     printStages(c, err);
-    double outside = since(total) - runTime;
+    double outside = secondsSince(total) - runTime;
     for (auto& [name, secs] : c.stages)
       if (name == "verify") outside -= secs;
     err << "teml: outside the kernel " << std::fixed << std::setprecision(2) << outside * 1e3 << " ms\n";
@@ -526,7 +525,7 @@ int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
     for (auto& [name, b] : buffers) b = initial.at(name);  // every run sees the same inputs
     auto t = Clock::now();
     execute(c, e, buffers, threads);
-    return since(t);
+    return secondsSince(t);
   };
   const double rssBefore = currentRssMb();
   double warm = timeOnce();

@@ -1,20 +1,11 @@
 #include "driver/gradient_pipeline.hpp"
 
-#include <chrono>
-
 #include "autoschedule/auto_schedule_program.hpp"
 #include "diag/diagnostics.hpp"
+#include "diag/timing.hpp"
 #include "ir/verify.hpp"
 
 namespace teml::driver {
-
-namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
 
 ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::GradientRequest& request,
                                 const target::Target& target, bool autoSchedule, const std::string& analysisCacheDir,
@@ -22,7 +13,7 @@ ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::Gr
   if (std::string broken = ir::verify(asWritten); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
   ScheduledGradient out;
-  auto t = std::chrono::steady_clock::now();
+  auto t = Clock::now();
   autodiff::PassObserver observe;
   if (log)
     observe = [log](const std::string& pass, const ir::Program& before, const ir::Program& after, double seconds) {
@@ -36,7 +27,7 @@ ScheduledGradient differentiate(const ir::Program& asWritten, const autodiff::Gr
   // The forward and backward nests are scheduled like any program's, by
   // the heuristics alone: the nests read indices that random inputs cannot
   // stand in for.
-  t = std::chrono::steady_clock::now();
+  t = Clock::now();
   const ir::Program before = out.gradient.program;
   auto chosen = autoschedule::autoScheduleProgram(out.gradient.program, target, nullptr, analysisCacheDir);
   out.gradient.program = chosen.program;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backend/backend.hpp"
+#include "diag/timing.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "cache/directory.hpp"
@@ -24,10 +25,6 @@
 namespace teml::driver {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // One line that rewrites itself on a terminal, lines otherwise; silent for
 // the first second.
@@ -38,7 +35,7 @@ class Progress {
     if (shown_ && tty_) err_ << "\n";
   }
   void show(const std::string& what) {
-    double t = since(start_);
+    double t = secondsSince(start_);
     if (!enabled_ || t < 1 || t - last_ < 1) return;
     last_ = t;
     shown_ = true;
@@ -133,7 +130,7 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
   // kept: at least one timed turn, at most five, while the budget lasts.
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(candidates.size(), inf);
-  for (int turn = 0; turn < 2 || (turn < 6 && since(start) < options_.budgetSeconds); ++turn) {
+  for (int turn = 0; turn < 2 || (turn < 6 && secondsSince(start) < options_.budgetSeconds); ++turn) {
     for (size_t k = 0; k < candidates.size(); ++k) {
       if (!kernels[k]) continue;
       auto t = Clock::now();
@@ -144,7 +141,7 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
         best[k] = inf;
         continue;
       }
-      if (turn > 0) best[k] = std::min(best[k], since(t));
+      if (turn > 0) best[k] = std::min(best[k], secondsSince(t));
     }
     progress.show(std::to_string(candidates.size()) + " candidates, run " + std::to_string(turn + 1));
   }

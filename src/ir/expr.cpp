@@ -60,7 +60,7 @@ double applyUnary(UnaryOp op, double x) {
     case UnaryOp::Log: return std::log(x);
     case UnaryOp::Sqrt: return std::sqrt(x);
     case UnaryOp::Tanh: return std::tanh(x);
-    case UnaryOp::Sigmoid: {  // as generated code computes it (codegen/c_emitter.cpp)
+    case UnaryOp::Sigmoid: {  // as generated code computes it (backend/cpu/c_emitter.cpp)
       if (x != x) return x;
       if (-std::fabs(x) < -708) return x >= 0 ? 1 : 0;
       double e = std::exp(-std::fabs(x));

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "analysis/local_box.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
@@ -19,7 +19,7 @@ std::string copiedTensor(const StmtP& body, const std::string& local) {
   forEachStmt(body, [&](const StmtP& s) {
     if (!source.empty() || s->kind != StmtKind::Store) return;
     auto& st = s->as<Store>();
-    if (st.tensor == local && st.value->kind == ExprKind::Load) source = static_cast<const Load&>(*st.value).tensor;
+    if (st.tensor == local && st.value->kind == ExprKind::Load) source = st.value->as<Load>().tensor;
   });
   return source;
 }
@@ -32,8 +32,8 @@ void planPrefetch(const For& owner, const std::string& local, const TensorDecl& 
   if (!analysis::localBox(owner.body, source.name, &box, &why)) throw InternalError("lowering: prefetch: " + why);
   int64_t distance = 0, stride = 1;
   for (size_t d = box.offset.size(); d-- > 0;) {
-    analysis::Affine a;
-    if (!analysis::toAffine(box.offset[d], &a))
+    ir::Affine a;
+    if (!ir::toAffine(box.offset[d], &a))
       throw InternalError("lowering: prefetch of '" + local + "': the box of '" + source.name + "' is not affine");
     distance += a.coeff(owner.var) * owner.step * l->prefetchAhead * stride;
     stride *= source.shape[d];

@@ -3,7 +3,7 @@
 #include <climits>
 #include <optional>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::lowering {
@@ -16,7 +16,7 @@ class Narrow : public Mutator {
  protected:
   StmtP mutateFor(const StmtP& s) override {
     auto& f = s->as<For>();
-    std::optional<analysis::Interval> outer;
+    std::optional<ir::Interval> outer;
     if (ranges_.count(f.var)) outer = ranges_.at(f.var);
     int64_t first, end;
     if (constValue(f.begin, &first) && constValue(f.end, &end) && f.step == 1 && first < end)
@@ -30,15 +30,15 @@ class Narrow : public Mutator {
   ExprP mutateCast(const ExprP& e) override {
     ExprP out = Mutator::mutateCast(e);
     auto& c = out->as<Cast>();
-    analysis::Interval range;
-    if (isFloat(c.dtype) && c.a->dtype == DType::I64 && analysis::bounds(c.a, ranges_, &range) &&
+    ir::Interval range;
+    if (isFloat(c.dtype) && c.a->dtype == DType::I64 && ir::bounds(c.a, ranges_, &range) &&
         range.lo >= INT32_MIN && range.hi <= INT32_MAX)
       return cast(c.dtype, cast(DType::I32, c.a));
     return out;
   }
 
  private:
-  analysis::Ranges ranges_;
+  ir::Ranges ranges_;
 };
 
 }  // namespace

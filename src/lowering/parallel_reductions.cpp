@@ -35,8 +35,8 @@ constexpr int64_t kMaxHeapArrayBytes = 16 << 20;
 int64_t tripsOf(const For& l) {
   int64_t n;
   if (constValue(sub(l.end, l.begin), &n)) return std::max<int64_t>(1, n / l.step);
-  if (l.end->kind == ExprKind::Binary && static_cast<const Binary&>(*l.end).op == BinOp::Min) {
-    auto& m = static_cast<const Binary&>(*l.end);
+  if (l.end->kind == ExprKind::Binary && l.end->as<Binary>().op == BinOp::Min) {
+    auto& m = l.end->as<Binary>();
     if (constValue(sub(m.a, l.begin), &n) || constValue(sub(m.b, l.begin), &n)) return std::max<int64_t>(1, n / l.step);
   }
   return 16;

@@ -3,11 +3,11 @@
 // returned.
 #include "pipeline/freeform_schedule.hpp"
 
-#include <chrono>
 #include <map>
 #include <set>
 
 #include "autoschedule/auto_schedule.hpp"
+#include "diag/timing.hpp"
 #include "schedule/primitives.hpp"
 
 namespace teml::pipeline {
@@ -18,10 +18,6 @@ using ir::UserStep;
 namespace {
 
 [[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // What a step returned: the ids of the loops it made (a tuple when more than one).
 struct Handles {
@@ -142,7 +138,7 @@ class Replay {
   // The automatic schedule of what the steps before left alone.
   Handles autoSchedule(const UserStep& c) {
     if (!c.args.empty()) fail(c.loc, "auto_schedule takes auto_schedule(): no arguments");
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     auto chosen = autoschedule::autoSchedule(sch_, body_, target_);
     out_->autoSeconds += secondsSince(start);
     body_ = chosen.body;
@@ -167,7 +163,7 @@ freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const fr
   schedule::Schedule sch(p.program, schedule::ScheduleOptions{options.checkLegality, options.analysisCacheDir});
   if (p.schedule.given) Replay(sch, body, options.target, &p).run(p.schedule.steps);
   if (!p.schedule.given && options.autoSchedule) {
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     auto chosen = autoschedule::autoSchedule(sch, body, options.target);
     p.autoSeconds = secondsSince(start);
     body = chosen.body;

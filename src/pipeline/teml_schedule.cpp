@@ -3,13 +3,13 @@
 #include "pipeline/teml_schedule.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include "autoschedule/auto_fuse.hpp"
 #include "autoschedule/auto_schedule.hpp"
+#include "diag/timing.hpp"
+#include "frontend/teml/ast.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
-#include "frontend/teml/ast.hpp"
 #include "pipeline/teml_replay.hpp"
 
 namespace teml::pipeline {
@@ -17,10 +17,6 @@ namespace teml::pipeline {
 using ir::StmtP;
 
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Whether a transformation made any part of `nest` (--auto leaves those alone).
 bool touched(const StmtP& nest) {
@@ -90,7 +86,7 @@ std::vector<StmtP> TemlReplay::autoScheduleList(const std::vector<StmtP>& nests,
   // gain; bench/results.md). Vectors along rows or elements in lanes are
   // measured against each other; without measuring, preferredVectors.
   using autoschedule::FusedVectors;
-  auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   std::vector<autoschedule::FusedNests> candidates;
   FusedVectors first = autoschedule::preferredVectors(nests, options_.target);
   FusedVectors second = first == FusedVectors::Rows ? FusedVectors::Lanes : FusedVectors::Rows;
@@ -121,7 +117,7 @@ std::vector<StmtP> TemlReplay::autoScheduleList(const std::vector<StmtP>& nests,
 }
 
 StmtP TemlReplay::autoSchedule(const StmtP& nest, const std::string& name, const std::string& result) {
-  auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   auto chosen = autoschedule::autoSchedule(schedule_, nest, options_.target, options_.tuner, &program_);
   autoStats_.autoSeconds += secondsSince(start);
   ++autoStats_.autoNests;

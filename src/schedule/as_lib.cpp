@@ -17,7 +17,7 @@ namespace {
 std::pair<std::string, std::string> plainPair(const std::string& tensor, const std::vector<ExprP>& idx) {
   if (idx.size() != 2 || idx[0]->kind != ExprKind::Var || idx[1]->kind != ExprKind::Var)
     notAProduct("'" + tensor + "' must be indexed by two loop iterators");
-  return {static_cast<const Var&>(*idx[0]).name, static_cast<const Var&>(*idx[1]).name};
+  return {idx[0]->as<Var>().name, idx[1]->as<Var>().name};
 }
 
 }  // namespace
@@ -37,7 +37,7 @@ StmtP asLib(const StmtP& nest, const Program& program) {
   if (body->kind != StmtKind::Reduce) notAProduct("the body must be one += statement");
   auto& r = body->as<Reduce>();
   if (r.op != ReduceOp::Add || r.value->kind != ExprKind::Binary) notAProduct("the body must be one += statement");
-  auto& mulE = static_cast<const Binary&>(*r.value);
+  auto& mulE = r.value->as<Binary>();
   if (mulE.op != BinOp::Mul || mulE.a->kind != ExprKind::Load || mulE.b->kind != ExprKind::Load)
     notAProduct("the update must be a product of two tensor elements");
   auto [i, j] = plainPair(r.tensor, r.indices);

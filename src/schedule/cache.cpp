@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/accesses.hpp"
@@ -46,7 +46,7 @@ Uses usesOf(const StmtP& body, const std::string& t) {
 // of the loops around it (`chain`): its tag names both.
 StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std::string& to, const std::string& from,
                std::optional<ReduceOp> op, const std::string& id, std::set<std::string>& taken,
-               const analysis::Ranges& outer, const std::vector<const For*>& chain) {
+               const ir::Ranges& outer, const std::vector<const For*>& chain) {
   std::vector<std::string> vars;
   std::vector<ExprP> idx;
   for (size_t d = 0; d < box.offset.size(); ++d) {
@@ -64,9 +64,9 @@ StmtP copyNest(const analysis::LocalBox& box, const TensorDecl& decl, const std:
                : makeStore(to, idx, load(from, idx, decl.dtype), SourceLoc{}, tag);
   for (size_t d = box.offset.size(); d-- > 0;) {
     ExprP begin = box.offset[d], end = add(box.offset[d], intConst(box.extent[d]));
-    analysis::Interval b, e;
-    if (!analysis::bounds(begin, outer, &b) || b.lo < 0) begin = max(begin, intConst(0));
-    if (!analysis::bounds(end, outer, &e) || e.hi > decl.shape[d]) end = min(end, intConst(decl.shape[d]));
+    ir::Interval b, e;
+    if (!ir::bounds(begin, outer, &b) || b.lo < 0) begin = max(begin, intConst(0));
+    if (!ir::bounds(end, outer, &e) || e.hi > decl.shape[d]) end = min(end, intConst(decl.shape[d]));
     s = makeFor(id + ".c" + std::to_string(d + 1), vars[d], begin, end, 1, LoopKind{}, s);
   }
   return s;
@@ -90,10 +90,10 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   std::string why;
   if (!analysis::localBox(loopBody(f), t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
   auto taken = namesIn(nest);
-  analysis::Ranges outer;
+  ir::Ranges outer;
   for (auto* l : chain) {
-    analysis::Interval b, e;
-    if (analysis::bounds(l->begin, outer, &b) && analysis::bounds(l->end, outer, &e)) outer[l->var] = {b.lo, e.hi - 1};
+    ir::Interval b, e;
+    if (ir::bounds(l->begin, outer, &b) && ir::bounds(l->end, outer, &e)) outer[l->var] = {b.lo, e.hi - 1};
   }
   std::string id = std::string(reduce ? "R" : "C") + "." + f.id + "." + t;
   TensorDecl local = tensor;

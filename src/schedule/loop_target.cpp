@@ -112,8 +112,8 @@ LoopSite siteOf(const StmtP& top, const std::string& id, const std::string& what
   size_t k = path.size() - 1;
   int level = 1;
   for (size_t p = k; p-- > 0;) {
-    if (path[p]->kind == StmtKind::Seq && static_cast<const Seq&>(*path[p]).stmts.size() == 1) continue;
-    if (path[p]->kind == StmtKind::VarDef && static_cast<const VarDef&>(*path[p]).loopLocal) continue;
+    if (path[p]->kind == StmtKind::Seq && path[p]->as<Seq>().stmts.size() == 1) continue;
+    if (path[p]->kind == StmtKind::VarDef && path[p]->as<VarDef>().loopLocal) continue;
     if (path[p]->kind != StmtKind::For) break;
     k = p;
     ++level;

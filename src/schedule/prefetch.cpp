@@ -20,7 +20,7 @@ std::string copiedFrom(const For& owner, const std::string& copy) {
     auto& st = s->as<Store>();
     const std::string suffix = ".in";
     bool copyIn = st.tag.id.size() > suffix.size() && st.tag.id.compare(st.tag.id.size() - suffix.size(), suffix.size(), suffix) == 0;
-    if (st.tensor == copy && copyIn && st.value->kind == ExprKind::Load) source = static_cast<const Load&>(*st.value).tensor;
+    if (st.tensor == copy && copyIn && st.value->kind == ExprKind::Load) source = st.value->as<Load>().tensor;
   });
   return source;
 }

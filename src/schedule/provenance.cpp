@@ -27,8 +27,8 @@ class Record : public Mutator {
     if (same != before_.end()) {
       const Stmt& b = *same->second;
       if (s.kind != StmtKind::For || b.kind != StmtKind::For) return b.made;  // the same statement
-      auto& f = static_cast<const For&>(s);
-      auto& g = static_cast<const For&>(b);
+      auto& f = s.as<For>();
+      auto& g = b.as<For>();
       bool unchanged = g.var == f.var && equal(g.begin, f.begin) && equal(g.end, f.end) && g.step == f.step;
       return unchanged ? g.made : Provenance{g.made.loc, primitive_, g.id};
     }

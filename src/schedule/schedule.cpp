@@ -1,12 +1,12 @@
 #include "schedule/schedule.hpp"
 
 #include <algorithm>
-#include <chrono>
 
 #include "analysis/concurrency_with_isl.hpp"
 #include "analysis/legality.hpp"
 #include "analysis/locals.hpp"
 #include "diag/diagnostics.hpp"
+#include "diag/timing.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_iterators.hpp"
 #include "ir/unique_statement_ids.hpp"
@@ -17,14 +17,6 @@
 namespace teml::schedule {
 
 using namespace ir;
-
-namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
 
 StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs, bool reorders,
                       const std::function<StmtP()>& transform, const StmtP* reorderedFrom,
@@ -41,7 +33,7 @@ StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs,
 
 void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after) {
   if (!options_.checkLegality) return;
-  auto t = std::chrono::steady_clock::now();
+  auto t = Clock::now();
   analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
   stats_.analysisSeconds += secondsSince(t);
   ++stats_.checks;
@@ -68,7 +60,7 @@ void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& in
 // ... each still used within one iteration of its loop only.
 void Schedule::localsStaySound(const std::string& what, const StmtP& result) {
   if (localTensorsIn(result).empty()) return;
-  auto t = std::chrono::steady_clock::now();
+  auto t = Clock::now();
   std::string problem = analysis::checkLocals(result, options_.checkLegality, options_.analysisCacheDir);
   stats_.analysisSeconds += secondsSince(t);
   if (!problem.empty()) throw ScheduleError(what + ": " + problem, Refusal::Illegal);

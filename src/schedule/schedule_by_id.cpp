@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/loop_target.hpp"
@@ -203,8 +203,8 @@ Schedule::Applied Schedule::cacheZeroed(const StmtP& top, const std::string& loo
   // least its own size after the previous iteration's.
   bool disjoint = false;
   for (size_t d = 0; d < box.offset.size(); ++d) {
-    analysis::Affine a;
-    disjoint = disjoint || (analysis::toAffine(box.offset[d], &a) && std::abs(a.coeff(f.var) * f.step) >= box.extent[d]);
+    ir::Affine a;
+    disjoint = disjoint || (ir::toAffine(box.offset[d], &a) && std::abs(a.coeff(f.var) * f.step) >= box.extent[d]);
   }
   if (!disjoint)
     throw ScheduleError(what + ": iterations of '" + f.var + "' share elements of '" + tensor +

@@ -1,4 +1,4 @@
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
@@ -34,9 +34,9 @@ StmtP separateTail(const StmtP& nest, int r) {
     if (found || s->kind != StmtKind::For) return;
     auto& g = s->as<For>();
     if (g.end->kind != ExprKind::Binary) return;
-    auto& m = static_cast<const Binary&>(*g.end);
-    analysis::Affine a;
-    if (m.op != BinOp::Min || usesVar(m.b, f.var) || !analysis::toAffine(m.a, &a) || a.coeff(f.var) <= 0) return;
+    auto& m = g.end->as<Binary>();
+    ir::Affine a;
+    if (m.op != BinOp::Min || usesVar(m.b, f.var) || !ir::toAffine(m.a, &a) || a.coeff(f.var) <= 0) return;
     if (a.coeffs.size() != 1) return;  // c*v + d only
     found = g.end;
     first = m.a;

@@ -35,7 +35,7 @@ StmtP copies(const StmtP& body, const std::string& v, const ExprP& start, int64_
 // it is cut short by `limit` (the inner loop of a strip-mined loop).
 bool boundedBlock(const For& f, int64_t* c, ExprP* limit) {
   if (f.end->kind != ExprKind::Binary) return false;
-  auto& m = static_cast<const Binary&>(*f.end);
+  auto& m = f.end->as<Binary>();
   if (m.op != BinOp::Min) return false;
   ExprP diff = sub(m.a, f.begin);
   if (!constValue(diff, c)) return false;

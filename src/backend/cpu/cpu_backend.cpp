@@ -3,7 +3,7 @@
 // threads.
 #include "backend/cpu/cpu_backend.hpp"
 
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 
 namespace teml::backend {
 

@@ -87,7 +87,7 @@ std::vector<std::string> Evaluator::iteratorsOf(const ExprP& body, const std::ve
   std::vector<std::string> out;
   ir::forEachExpr(body, [&](const ExprP& e) {
     if (e->kind != ir::ExprKind::Var) return;
-    auto& n = static_cast<const ir::Var&>(*e).name;
+    auto& n = e->as<ir::Var>().name;
     if (std::find(skip.begin(), skip.end(), n) == skip.end() && std::find(out.begin(), out.end(), n) == out.end())
       out.push_back(n);
   });
@@ -97,7 +97,7 @@ std::vector<std::string> Evaluator::iteratorsOf(const ExprP& body, const std::ve
 void Evaluator::plainUses(const ExprP& e, std::map<std::string, PlainUse>& uses, SourceLoc loc) {
   ir::forEachExpr(e, [&](const ExprP& x) {
     if (x->kind != ir::ExprKind::Load) return;
-    auto& l = static_cast<const ir::Load&>(*x);
+    auto& l = x->as<ir::Load>();
     notePlainUses(l.tensor, l.indices, uses, loc);
   });
 }
@@ -107,7 +107,7 @@ void Evaluator::notePlainUses(const std::string& tensor, const std::vector<ExprP
   auto* d = decl(tensor);
   for (size_t k = 0; k < idx.size() && d && k < d->shape.size(); ++k) {
     if (idx[k]->kind != ir::ExprKind::Var) continue;
-    auto& v = static_cast<const ir::Var&>(*idx[k]).name;
+    auto& v = idx[k]->as<ir::Var>().name;
     PlainUse u{d->shape[k], tensor, k};
     auto [it, inserted] = uses.emplace(v, u);
     if (!inserted && it->second.extent != u.extent)

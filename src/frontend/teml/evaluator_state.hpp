@@ -8,7 +8,7 @@
 #include <memory>
 #include <set>
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "frontend/teml/replacements.hpp"

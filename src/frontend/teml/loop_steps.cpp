@@ -127,7 +127,7 @@ Replacement Evaluator::transposition(const NodeP& n, const std::string& old, Sou
   } else if (m.type == MetaValue::Type::Assignment && !m.assign->reduce) {
     std::vector<std::string> vars;
     for (auto& i : m.assign->indices)
-      vars.push_back(i->kind == ir::ExprKind::Var ? static_cast<const ir::Var&>(*i).name : "");
+      vars.push_back(i->kind == ir::ExprKind::Var ? i->as<ir::Var>().name : "");
     ok = transpositionOf(m.assign->value, vars, &of, sigma);
     rep.replacement = m.assign->tensor;
   }

@@ -338,7 +338,7 @@ std::shared_ptr<frontend::Assignment> Evaluator::assignment(const std::string& t
     nd.name = target;
     nd.dtype = ir::DType::F32;
     ir::forEachExpr(value, [&](const ExprP& e) {
-      if (e->kind == ir::ExprKind::Load && decl(static_cast<const ir::Load&>(*e).tensor)->dtype == ir::DType::F64)
+      if (e->kind == ir::ExprKind::Load && decl(e->as<ir::Load>().tensor)->dtype == ir::DType::F64)
         nd.dtype = ir::DType::F64;
     });
     bool anyLoad = false;
@@ -346,10 +346,10 @@ std::shared_ptr<frontend::Assignment> Evaluator::assignment(const std::string& t
     if (!anyLoad) nd.dtype = ir::DType::F64;
     for (size_t k = 0; k < targetIdx.size(); ++k) {
       auto& idx = targetIdx[k];
-      if (idx->kind != ir::ExprKind::Var || !rhs.count(static_cast<const ir::Var&>(*idx).name))
+      if (idx->kind != ir::ExprKind::Var || !rhs.count(idx->as<ir::Var>().name))
         fail(loc, "the shape of '" + target + "' cannot be inferred from index " + ir::toString(idx) +
                       "; declare it with tensor([...]) first");
-      nd.shape.push_back(rhs.at(static_cast<const ir::Var&>(*idx).name).extent);
+      nd.shape.push_back(rhs.at(idx->as<ir::Var>().name).extent);
     }
     program_.tensors.push_back(nd);
     d = decl(target);
@@ -360,7 +360,7 @@ std::shared_ptr<frontend::Assignment> Evaluator::assignment(const std::string& t
 
   // Accumulation: target = target op e  ->  target op= e.
   if (!a->reduce && value->kind == ir::ExprKind::Binary) {
-    auto& b = static_cast<const ir::Binary&>(*value);
+    auto& b = value->as<ir::Binary>();
     bool readsTarget = b.a->kind == ir::ExprKind::Load && ir::equal(b.a, ir::load(target, targetIdx, d->dtype));
     if (readsTarget && (b.op == ir::BinOp::Add || b.op == ir::BinOp::Mul)) {
       a->reduce = b.op == ir::BinOp::Add ? ir::ReduceOp::Add : ir::ReduceOp::Mul;
@@ -402,7 +402,7 @@ std::shared_ptr<frontend::Assignment> Evaluator::assignment(const std::string& t
 }
 
 void Evaluator::checkBounds(const frontend::Assignment& a, SourceLoc loc) {
-  analysis::Ranges ranges;
+  ir::Ranges ranges;
   for (auto& [it, n] : a.extents) {
     if (n <= 0) fail(loc, "iterator " + iterName(it) + " has an empty range (extent " + std::to_string(n) + ")");
     ranges[it] = {0, n - 1};
@@ -410,8 +410,8 @@ void Evaluator::checkBounds(const frontend::Assignment& a, SourceLoc loc) {
   auto check = [&](const std::string& t, const std::vector<ExprP>& idx) {
     auto* d = decl(t);
     for (size_t k = 0; k < idx.size(); ++k) {
-      analysis::Interval iv;
-      if (!analysis::bounds(idx[k], ranges, &iv)) fail(loc, "cannot bound index " + ir::toString(idx[k]));
+      ir::Interval iv;
+      if (!ir::bounds(idx[k], ranges, &iv)) fail(loc, "cannot bound index " + ir::toString(idx[k]));
       if (iv.lo < 0 || iv.hi >= d->shape[k])
         fail(loc, "access " + accessText(t, idx) + " leaves tensor '" + t + "': index " + ir::toString(idx[k]) +
                       " ranges over [" + std::to_string(iv.lo) + ", " + std::to_string(iv.hi) + "] but dimension " +
@@ -421,7 +421,7 @@ void Evaluator::checkBounds(const frontend::Assignment& a, SourceLoc loc) {
   check(a.tensor, a.indices);
   ir::forEachExpr(a.value, [&](const ExprP& e) {
     if (e->kind == ir::ExprKind::Load) {
-      auto& l = static_cast<const ir::Load&>(*e);
+      auto& l = e->as<ir::Load>();
       check(l.tensor, l.indices);
     }
   });

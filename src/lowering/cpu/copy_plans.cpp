@@ -60,7 +60,7 @@ class CopyPlans : public Mutator {
     std::vector<const For*> loops;
     const Store* copy = analysis::copyNest(f, storage, &loops);
     if (!copy) return plan;
-    auto& ld = static_cast<const Load&>(*copy->value);
+    auto& ld = copy->value->as<Load>();
     plan.to = copy->tensor;
     plan.from = ld.tensor;
     const TensorDecl* to = storage(copy->tensor);
@@ -73,7 +73,7 @@ class CopyPlans : public Mutator {
       plan.form = large ? CopyForm::FlatStreaming : CopyForm::Flat;
       int64_t perRow = 1;
       for (size_t k = 1; k < loops.size(); ++k)
-        perRow *= static_cast<const IntConst&>(*sub(loops[k]->end, loops[k]->begin)).value;
+        perRow *= sub(loops[k]->end, loops[k]->begin)->as<IntConst>().value;
       plan.elements = mul(sub(loops[0]->end, loops[0]->begin), intConst(perRow));
       return plan;
     }

@@ -1,6 +1,6 @@
 #include "lowering/cpu/vector_plans.hpp"
 
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 #include "ir/index_patterns.hpp"
 #include "analysis/register_reductions.hpp"
 #include "analysis/factored_sums.hpp"
@@ -37,15 +37,15 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
     ExprP merged;
     if (!t->shape.empty() && mergedPair(idx, t->shape.back(), &merged)) {
       // Unit stride through the two merged dimensions; the others fixed.
-      analysis::Affine a;
-      if (!analysis::toAffine(merged, &a) || (a.coeff(var_) != 0 && a.coeff(var_) != 1)) return false;
+      ir::Affine a;
+      if (!ir::toAffine(merged, &a) || (a.coeff(var_) != 0 && a.coeff(var_) != 1)) return false;
       for (size_t d = 0; d + 2 < idx.size(); ++d)
         if (usesVar(idx[d], var_)) return false;
       return true;
     }
     for (size_t d = 0; d < idx.size(); ++d) {
-      analysis::Affine a;
-      if (!analysis::toAffine(idx[d], &a)) return false;
+      ir::Affine a;
+      if (!ir::toAffine(idx[d], &a)) return false;
       int64_t c = a.coeff(var_);
       if (d + 1 < idx.size() ? c != 0 : (c != 0 && c != 1)) return false;
     }
@@ -201,7 +201,7 @@ class VectorPlans : public Mutator {
   // caches that nothing else in the nest reads or updates.
   bool streamed(const For& f) {
     if (f.body->kind != StmtKind::Store) return false;
-    auto& st = static_cast<const Store&>(*f.body);
+    auto& st = f.body->as<Store>();
     const TensorDecl* t = program_.find(st.tensor);
     if (!t || defined_.count(st.tensor) || read_.count(st.tensor)) return false;
     return t->elementCount() * bytes(t->dtype) >= kStreamingBytes;

@@ -3,7 +3,7 @@
 // non-temporal stores where a plan says so.
 #include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
-#include "codegen/nest_emitter.hpp"
+#include "backend/cpu/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
@@ -35,7 +35,7 @@ void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, int inde
     emitVectorStmt(f.body, indent + 1);
     line(indent, "}");
   } else if (plan.form == VectorForm::Streaming) {
-    emitStreamingLoop(f, static_cast<const Store&>(*f.body), cvar, plan, indent);
+    emitStreamingLoop(f, f.body->as<Store>(), cvar, plan, indent);
     return;
   } else {
     vectorCopies_ = 1;
@@ -202,7 +202,7 @@ void NestEmitter::emitVectorSeq(const Seq& q, int indent) {
   for (size_t i = 0; i < stmts.size(); ++i) {
     size_t j = i;
     while (j < stmts.size() && stmts[j]->kind == StmtKind::Store &&
-           static_cast<const Store&>(*stmts[j]).value->kind == ExprKind::FloatConst)
+           stmts[j]->as<Store>().value->kind == ExprKind::FloatConst)
       ++j;
     if (j > i && j < stmts.size() && stmts[j]->kind == StmtKind::For) {
       for (size_t k = i; k < j; ++k) startValues_.push_back(static_cast<const Store*>(stmts[k].get()));

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "codegen/c_text.hpp"
-#include "codegen/nest_emitter.hpp"
+#include "backend/cpu/nest_emitter.hpp"
 #include "diag/diagnostics.hpp"
 
 namespace teml::codegen {

@@ -1,4 +1,4 @@
-#include "codegen/nest_emitter.hpp"
+#include "backend/cpu/nest_emitter.hpp"
 
 #include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
@@ -55,83 +55,10 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
   return s;
 }
 
-namespace {
-// Computing e cannot fault: it loads only scalars and divides no integers.
-bool withoutTraps(const ExprP& e) {
-  bool safe = true;
-  forEachExpr(e, [&](const ExprP& x) {
-    if (x->kind == ExprKind::Load) safe = safe && x->as<Load>().indices.empty();
-    if (x->kind == ExprKind::Binary) {
-      auto op = x->as<Binary>().op;
-      safe = safe && !(x->isInt() && (op == BinOp::Div || op == BinOp::FloorDiv || op == BinOp::Mod));
-    }
-  });
-  return safe;
-}
-}  // namespace
-
-class NestEmitter::ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
- public:
-  explicit ScalarExpr(NestEmitter& e) : e_(e) {}
-  std::string of(const ExprP& e, int parent, bool right, bool single) { return dispatch(e, parent, right, single); }
-
- private:
-  std::string visitIntConst(const IntConst& c, int, bool, bool) override { return std::to_string(c.value); }
-  std::string visitFloatConst(const FloatConst& c, int, bool, bool single) override {
-    return floatLiteral(c.value, single);
-  }
-  std::string visitVar(const Var& v, int, bool, bool) override { return e_.iterName(v.name); }
-  std::string visitLoad(const Load& l, int, bool, bool) override { return e_.access(l.tensor, l.indices); }
-  std::string visitBinary(const Binary& b, int parent, bool right, bool single) override {
-    bool ints = b.a->isInt() && b.b->isInt();
-    auto call = [&](const std::string& f) { return f + "(" + of(b.a, 0, false, single) + ", " + of(b.b, 0, false, single) + ")"; };
-    bool f32 = single || b.dtype == DType::F32;
-    switch (b.op) {
-      case BinOp::Div:
-        if (ints) return call("teml_floordiv");  // integer division rounds down, as in the interpreter
-        break;
-      case BinOp::FloorDiv: return ints ? call("teml_floordiv") : call(f32 ? "teml_floordivf" : "teml_floordivd");
-      case BinOp::Mod: return ints ? call("teml_mod") : call(f32 ? "teml_modf" : "teml_modd");
-      case BinOp::Min:
-      case BinOp::Max:
-        return call(ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
-                         : (b.op == BinOp::Min ? (f32 ? "teml_minf" : "teml_mind") : (f32 ? "teml_maxf" : "teml_maxd")));
-      default: break;
-    }
-    // Both sides of `and`/`or` computed, as bitwise & and |, where the right
-    // one is safe to compute always: no branch then, so a loop testing
-    // several conditions (SoftRas's inside test) stays in SIMD lanes.
-    if ((b.op == BinOp::And || b.op == BinOp::Or) && b.a->dtype == DType::Bool && b.b->dtype == DType::Bool &&
-        withoutTraps(b.b))
-      return "((" + of(b.a, 0, false, single) + (b.op == BinOp::And ? ") & (" : ") | (") + of(b.b, 0, false, single) + "))";
-    int p = precedence(b.op);
-    std::string s = of(b.a, p, false, single) + " " + binOpName(b.op) + " " + of(b.b, p, true, single);
-    return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
-  }
-  std::string visitUnary(const Unary& u, int, bool, bool single) override {
-    std::string x = of(u.a, 0, false, single);
-    bool f32 = u.dtype == DType::F32;
-    switch (u.op) {
-      case UnaryOp::Neg: return "(-(" + x + "))";
-      case UnaryOp::Not: return "(!(" + x + "))";
-      case UnaryOp::Abs: return u.isInt() ? "teml_abs(" + x + ")" : std::string(f32 ? "fabsf(" : "fabs(") + x + ")";
-      case UnaryOp::Sigmoid: return std::string(f32 ? "teml_sigmoidf(" : "teml_sigmoid(") + x + ")";
-      default: return std::string(unaryOpName(u.op)) + (f32 ? "f(" : "(") + x + ")";  // exp, log, ... of math.h
-    }
-  }
-  std::string visitCast(const Cast& c, int, bool, bool single) override {
-    return "((" + std::string(cType(c.dtype)) + ")(" + of(c.a, 0, false, single) + "))";
-  }
-  std::string visitSelect(const Select& s, int, bool, bool single) override {
-    return "(" + of(s.cond, 0, false, false) + " ? " + of(s.a, 0, false, single) + " : " + of(s.b, 0, false, single) +
-           ")";
-  }
-
-  NestEmitter& e_;
-};
-
 std::string NestEmitter::expr(const ExprP& e, int parent, bool right, bool single) {
-  return ScalarExpr(*this).of(e, parent, right, single);
+  CExprNames names{[this](const std::string& var) { return iterName(var); },
+                   [this](const std::string& tensor, const std::vector<ExprP>& idx) { return access(tensor, idx); }};
+  return cExpr(e, names, parent, right, single);
 }
 
 std::string NestEmitter::loopHeader(const For& f, const std::string& cvar) {

@@ -1,10 +1,10 @@
-#include "codegen/c_emitter.hpp"
+#include "backend/cpu/c_emitter.hpp"
 
 #include <sstream>
 
 #include "codegen/c_names.hpp"
 #include "codegen/c_text.hpp"
-#include "codegen/nest_emitter.hpp"
+#include "backend/cpu/nest_emitter.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::codegen {

@@ -1,13 +1,14 @@
-// Affine views of index expressions and interval bounds of integer expressions.
-// Dependence analysis with isl comes later; these small tools decide what the
-// first transformations need: bounds of accesses and per-loop independence.
+// Affine views of index expressions and interval bounds of integer
+// expressions: small arithmetic on the IR that front ends (bounds of
+// accesses), schedules and the analyses share; dependences are isl's
+// (src/analysis).
 #pragma once
 #include <map>
 #include <string>
 
 #include "ir/expr.hpp"
 
-namespace teml::analysis {
+namespace teml::ir {
 
 struct Affine {
   std::map<std::string, int64_t> coeffs;  // iterator -> coefficient (no zeros)
@@ -19,7 +20,7 @@ struct Affine {
 };
 
 // False where e is not affine in its iterators (min, max, division, loads).
-bool toAffine(const ir::ExprP& e, Affine* out);
+bool toAffine(const ExprP& e, Affine* out);
 
 struct Interval {
   int64_t lo, hi;  // inclusive
@@ -28,6 +29,6 @@ using Ranges = std::map<std::string, Interval>;
 
 // Bounds of an integer expression given the ranges of its iterators; false
 // when some iterator has no range or the expression is not integer.
-bool bounds(const ir::ExprP& e, const Ranges& ranges, Interval* out);
+bool bounds(const ExprP& e, const Ranges& ranges, Interval* out);
 
-}  // namespace teml::analysis
+}  // namespace teml::ir

@@ -1,12 +1,10 @@
-#include "analysis/affine.hpp"
+#include "ir/affine.hpp"
 
 #include <algorithm>
 
 #include "ir/functor.hpp"
 
-namespace teml::analysis {
-
-using namespace ir;
+namespace teml::ir {
 
 namespace {
 
@@ -151,4 +149,4 @@ bool toAffine(const ExprP& e, Affine* out) { return AffineForm().of(e, out); }
 
 bool bounds(const ExprP& e, const Ranges& ranges, Interval* out) { return IntervalOf(ranges).of(e, out); }
 
-}  // namespace teml::analysis
+}  // namespace teml::ir

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/c_expr.hpp"
 #include "codegen/c_names.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
@@ -137,9 +138,9 @@ class NestEmitter {
   // The body under `if (cond)`, else the failure recorded for the runtime (teml_fail).
   void emitAssert(const ir::Assert& a, int indent);
 
-  // Dispatch on node kinds (ir/functor.hpp) for expr, emitStmt, vectorValue
-  // and emitVectorStmt; each forwards to the emitter's methods.
-  class ScalarExpr;
+  // Dispatch on node kinds (ir/functor.hpp) for emitStmt, vectorValue and
+  // emitVectorStmt (expressions: codegen/c_expr); each forwards to the
+  // emitter's methods.
   class ScalarStmt;
   class VectorExpr;
   class VectorStmt;
