@@ -52,9 +52,14 @@ class Replay {
     for (size_t k = 0; k < step.results.size(); ++k) names_[step.results[k]] = Handles{{h.ids[k]}};
   }
 
+  // The loops a handle stands for (none: not a handle).
+  std::vector<std::string> handle(const StepArg& a) {
+    auto it = a.kind == StepArg::Kind::Name ? names_.find(a.text) : names_.end();
+    return it == names_.end() ? std::vector<std::string>{} : it->second.ids;
+  }
   std::string loop(const StepArg& a) {
     if (a.kind == StepArg::Kind::Text) return a.text;
-    if (a.kind == StepArg::Kind::Name && names_.at(a.text).ids.size() == 1) return names_.at(a.text).ids[0];
+    if (auto ids = handle(a); ids.size() == 1) return ids[0];
     fail(a.loc, "expected a loop: a label (a string) or a handle");
   }
   // A list of loops: written as a list, or a handle of several loops.
@@ -62,8 +67,8 @@ class Replay {
     std::vector<std::string> out;
     if (a.kind == StepArg::Kind::List)
       for (auto& item : a.items) out.push_back(loop(item));
-    else if (a.kind == StepArg::Kind::Name && names_.at(a.text).ids.size() > 1)
-      out = names_.at(a.text).ids;
+    else if (handle(a).size() > 1)
+      out = handle(a);
     else
       fail(a.loc, p + " takes a list of loops");
     return out;
