@@ -19,6 +19,18 @@ namespace {
 
 [[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
 
+// The automatic schedule of what `body` leaves to it, its steps and time
+// kept in `out` (-v).
+void autoScheduleInto(schedule::Schedule& sch, ir::StmtP& body, const target::Target& target,
+                      freeform::FreeformProgram* out) {
+  auto start = Clock::now();
+  auto chosen = autoschedule::autoSchedule(sch, body, target);
+  out->autoSeconds += secondsSince(start);
+  body = chosen.body;
+  for (auto& step : chosen.steps) out->autoSteps.push_back(schedule::freeformText(step));
+  out->autoScheduled = true;
+}
+
 // What a step returned: the ids of the loops it made (a tuple when more than one).
 struct Handles {
   std::vector<std::string> ids;
@@ -143,12 +155,7 @@ class Replay {
   // The automatic schedule of what the steps before left alone.
   Handles autoSchedule(const UserStep& c) {
     if (!c.args.empty()) fail(c.loc, "auto_schedule takes auto_schedule(): no arguments");
-    auto start = Clock::now();
-    auto chosen = autoschedule::autoSchedule(sch_, body_, target_);
-    out_->autoSeconds += secondsSince(start);
-    body_ = chosen.body;
-    for (auto& step : chosen.steps) out_->autoSteps.push_back(schedule::freeformText(step));
-    out_->autoScheduled = true;
+    autoScheduleInto(sch_, body_, target_, out_);
     return Handles{};
   }
 
@@ -167,14 +174,7 @@ freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const fr
   p.program.nests.clear();
   schedule::Schedule sch(p.program, schedule::ScheduleOptions{options.checkLegality, options.analysisCacheDir});
   if (p.schedule.given) Replay(sch, body, options.target, &p).run(p.schedule.steps);
-  if (!p.schedule.given && options.autoSchedule) {
-    auto start = Clock::now();
-    auto chosen = autoschedule::autoSchedule(sch, body, options.target);
-    p.autoSeconds = secondsSince(start);
-    body = chosen.body;
-    for (auto& step : chosen.steps) p.autoSteps.push_back(schedule::freeformText(step));
-    p.autoScheduled = true;
-  }
+  if (!p.schedule.given && options.autoSchedule) autoScheduleInto(sch, body, options.target, &p);
   try {
     sch.admit(body);
   } catch (const schedule::ScheduleError& e) {
