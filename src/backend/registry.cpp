@@ -5,6 +5,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cpu/cpu_backend.hpp"
+#include "backend/cuda/cuda_backend.hpp"
 #include "diag/diagnostics.hpp"
 #include "lowering/lower.hpp"
 
@@ -17,6 +18,7 @@ using Factory = std::function<std::unique_ptr<Backend>(const target::Target&)>;
 const std::map<target::Kind, Factory>& backends() {
   static const std::map<target::Kind, Factory> table = {
       {target::Kind::Cpu, makeCpuBackend},
+      {target::Kind::Cuda, makeCudaBackend},
   };
   return table;
 }

@@ -1,5 +1,6 @@
 // The `teml` command: argument parsing, then the driver. Exit status: 0 ok,
-// 1 wrong program, 2 wrong command line or file, 3 internal error.
+// 1 wrong program, 2 wrong command line or file, 3 internal error, 4 this
+// machine cannot run it (no CUDA driver, device or compiler).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,9 @@ const char* kUsage =
     "  --input TENSOR=FILE     load a tensor from .npy (repeatable)\n"
     "  --output TENSOR=FILE    write a tensor to .npy (repeatable)\n"
     "  --threads N             threads for parallel loops\n"
+    "  --target cpu|cuda       where the program runs (default cpu)\n"
+    "  --arch sm_NN            cuda: the GPU architecture (default: the device's, else sm_90)\n"
+    "  --emulate               cuda: run in teml's GPU emulator on the CPU (checks races and barriers)\n"
     "  --cc PATH, --cflags S   C compiler and flags for JIT compilation\n"
     "  --cache-dir DIR         where compiled kernels are kept\n"
     "  --dump-passes DIR       write the IR after each stage and lowering pass that changed it\n"
@@ -80,6 +84,13 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       long n = parseInt(value(), "--threads");
       if (n < 1 || n > 4096) usage("--threads must be between 1 and 4096");
       o.threads = static_cast<int>(n);
+    } else if (a == "--target") {
+      o.target = value();
+      if (o.target != "cpu" && o.target != "cuda") usage("--target must be cpu or cuda, not '" + o.target + "'");
+    } else if (a == "--arch") {
+      o.arch = value();
+    } else if (a == "--emulate") {
+      o.emulate = true;
     } else if (a == "--cc") {
       o.jit.cc = value();
     } else if (a == "--cflags") {
@@ -153,6 +164,8 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
     }
   }
   if (!havePath) usage("no program given");
+  if (o.emulate && o.target != "cuda") usage("--emulate runs a GPU program on the CPU: give it with --target cuda");
+  if (!o.arch.empty() && o.target != "cuda") usage("--arch is a GPU architecture: give it with --target cuda");
   return o;
 }
 
@@ -182,6 +195,9 @@ int main(int argc, char** argv) {
   } catch (const teml::UsageError& e) {
     std::cerr << "teml: error: " << e.what() << "\n";
     return 2;
+  } catch (const teml::UnavailableError& e) {
+    std::cerr << "teml: error: " << e.what() << "\n";
+    return 4;
   } catch (const teml::InternalError& e) {
     std::cerr << "teml: internal error (a bug in teml): " << e.what() << "\n";
     return 3;

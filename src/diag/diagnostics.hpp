@@ -40,6 +40,13 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// This machine cannot run the program (exit 4): no CUDA driver or device,
+// no CUDA compiler. The message says which and how to get it.
+class UnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class InternalError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

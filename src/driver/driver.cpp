@@ -31,6 +31,7 @@
 #include "frontend/teml/ast.hpp"
 #include "frontend/teml/evaluator.hpp"
 #include "pipeline/teml_schedule.hpp"
+#include "interp/gpu_emulator.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -157,7 +158,14 @@ std::vector<std::string> writtenTensors(const ir::Program& program) {
 
 target::Target machineTarget(int threads) { return target::hostCpu(threads); }
 
-target::Target targetFor(const Options& o) { return machineTarget(threadCount(o)); }
+target::Target targetFor(const Options& o) {
+  if (o.target == "cuda") {
+    target::Target t = target::cudaTarget(o.arch);
+    t.threads = threadCount(o);  // of the emulator and the CPU's reference runs
+    return t;
+  }
+  return machineTarget(threadCount(o));
+}
 
 std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target) {
   sizes.emplace("VLEN", target.lanes(ir::DType::F64));
@@ -393,11 +401,13 @@ namespace {
 
 struct Executable {
   std::unique_ptr<backend::Kernel> kernel;
+  bool emulate = false;  // the lowered program in the GPU emulator
 };
 
 Executable prepareKernel(Compiled& c, const Options& o) {
   Executable e;
-  if (o.interpret) return e;
+  e.emulate = o.emulate;
+  if (o.interpret || o.emulate) return e;
   auto t = Clock::now();
   auto backend = backend::backendFor(c.target);
   e.kernel = backend->build(c.lowered, o.jit);
@@ -409,6 +419,10 @@ Executable prepareKernel(Compiled& c, const Options& o) {
 }
 
 void execute(const Compiled& c, const Executable& e, runtime::BufferMap& buffers, int threads) {
+  if (e.emulate) {
+    interp::emulate(c.lowered, buffers);
+    return;
+  }
   if (!e.kernel) {
     interp::run(c.program, buffers);
     return;
@@ -432,7 +446,7 @@ std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::ve
   auto t = Clock::now();
   execute(c, e, buffers, threadCount(o));
   double runTime = secondsSince(t);
-  c.stages.push_back({o.interpret ? "interpret" : "run", runTime});
+  c.stages.push_back({o.interpret ? "interpret" : o.emulate ? "emulate" : "run", runTime});
   for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
   if (o.outputs.empty())
     for (auto& name : shown) {

@@ -19,6 +19,9 @@ struct Options {
   std::map<std::string, int64_t> sizes;
   std::vector<std::pair<std::string, std::string>> inputs, outputs;  // tensor, .npy file
   int threads = 0;  // 0: OMP_NUM_THREADS or all cores
+  std::string target = "cpu";  // cpu | cuda
+  std::string arch;            // cuda: sm_NN ("": the device's, else sm_90)
+  bool emulate = false;        // cuda: run in the GPU emulator (interp/gpu_emulator)
   runtime::JitOptions jit;
   bool verbose = false;
   std::string emit = "c";  // c | ir | lowered | loops | teil
@@ -60,7 +63,8 @@ Compiled compile(const Options& options);
 // The target a compilation is for, made once and passed down to every
 // stage: this machine's vector unit (target::hostCpu; the only place it is
 // asked) with `threads` threads (0: OpenMP's default, the Python package's
-// choice). targetFor: with --threads, else OMP_NUM_THREADS, else every core.
+// choice). targetFor: with --threads, else OMP_NUM_THREADS, else every core;
+// with --target cuda, the GPU of --arch.
 target::Target machineTarget(int threads = 0);
 target::Target targetFor(const Options& options);
 

@@ -87,6 +87,10 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (f.loopKind.threads() && f.loopKind.schedule != ThreadSchedule::Static)
         os << "(" << threadScheduleName(f.loopKind.schedule) << ")";
       if (f.loopKind.lanes()) os << " vector";
+      if (f.loopKind.gpu()) os << " " << parallelScopeName(f.loopKind.scope);
+      if (auto& k = f.loopKind.kernel; !k.name.empty())
+        os << " kernel(" << k.name << ", " << k.blockDim[0] << "x" << k.blockDim[1] << "x" << k.blockDim[2]
+           << " threads, " << k.sharedBytes << " B shared" << (k.dynamicShared ? " dynamic" : "") << ")";
       for (auto& r : f.loopKind.reductions)
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of
            << (r.perThreadCopies ? ", copies per thread" : "") << ")";

@@ -19,8 +19,31 @@ const char* parallelScopeName(ParallelScope s) {
     case ParallelScope::Threads: return "threads";
     case ParallelScope::SimdLanes: return "simd";
     case ParallelScope::ThreadsAndSimdLanes: return "threads+simd";
+    case ParallelScope::BlockX: return "blockIdx.x";
+    case ParallelScope::BlockY: return "blockIdx.y";
+    case ParallelScope::BlockZ: return "blockIdx.z";
+    case ParallelScope::ThreadX: return "threadIdx.x";
+    case ParallelScope::ThreadY: return "threadIdx.y";
+    case ParallelScope::ThreadZ: return "threadIdx.z";
   }
   return "?";
+}
+
+std::optional<ParallelScope> gpuScopeNamed(const std::string& name) {
+  for (auto s : {ParallelScope::BlockX, ParallelScope::BlockY, ParallelScope::BlockZ, ParallelScope::ThreadX,
+                 ParallelScope::ThreadY, ParallelScope::ThreadZ})
+    if (name == parallelScopeName(s)) return s;
+  return std::nullopt;
+}
+
+int gpuDimension(ParallelScope s) {
+  switch (s) {
+    case ParallelScope::BlockY:
+    case ParallelScope::ThreadY: return 1;
+    case ParallelScope::BlockZ:
+    case ParallelScope::ThreadZ: return 2;
+    default: return 0;
+  }
 }
 
 const char* vectorFormName(VectorForm f) {
@@ -45,6 +68,8 @@ const char* copyFormName(CopyForm f) {
 
 ParallelScope LoopKind::join(ParallelScope a, ParallelScope b) {
   LoopKind x{a}, y{b};
+  if (x.gpu()) return a;  // a GPU scope is one loop's alone (merge refuses two)
+  if (y.gpu()) return b;
   bool threads = x.threads() || y.threads(), lanes = x.lanes() || y.lanes();
   if (threads && lanes) return ParallelScope::ThreadsAndSimdLanes;
   if (threads) return ParallelScope::Threads;
@@ -57,9 +82,14 @@ const char* memKindName(MemKind m) {
     case MemKind::Heap: return "heap";
     case MemKind::Stack: return "stack";
     case MemKind::Register: return "register";
+    case MemKind::GpuGlobal: return "gpu/global";
+    case MemKind::GpuShared: return "gpu/shared";
+    case MemKind::GpuLocal: return "gpu/local";
   }
   return "?";
 }
+
+bool isGpuMemory(MemKind m) { return m == MemKind::GpuGlobal || m == MemKind::GpuShared || m == MemKind::GpuLocal; }
 
 const char* reduceOpName(ReduceOp op) {
   switch (op) {

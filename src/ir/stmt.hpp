@@ -23,10 +23,19 @@ const char* threadScheduleName(ThreadSchedule s);  // "static", "dynamic", "guid
 // Where a loop's iterations run (FreeTensor's parallel scope): one after
 // another, in threads (OpenMP `parallel for`), in SIMD lanes (`simd`, or
 // explicit vectors), or chunks in threads and each chunk in lanes (`parallel
-// for simd`). Room for a GPU's blocks and threads and for MPI ranks. An
-// unrolled loop is not a scope: unroll rewrites it into copies of its body.
-enum class ParallelScope { Serial, Threads, SimdLanes, ThreadsAndSimdLanes };
-const char* parallelScopeName(ParallelScope s);  // "serial", "threads", "simd", "threads+simd"
+// for simd`), or on a GPU in the blocks of a kernel's grid (`blockIdx.x`,
+// `.y`, `.z`) or the threads of a block (`threadIdx.x`, ...). An unrolled
+// loop is not a scope: unroll rewrites it into copies of its body.
+enum class ParallelScope {
+  Serial, Threads, SimdLanes, ThreadsAndSimdLanes,
+  BlockX, BlockY, BlockZ, ThreadX, ThreadY, ThreadZ
+};
+// "serial", "threads", "simd", "threads+simd", "blockIdx.x", ..., "threadIdx.z"
+const char* parallelScopeName(ParallelScope s);
+// The GPU scope a name spells ("blockIdx.x", ...), if it is one.
+std::optional<ParallelScope> gpuScopeNamed(const std::string& name);
+// 0, 1, 2 for .x, .y, .z of a GPU scope.
+int gpuDimension(ParallelScope s);
 
 enum class ReduceOp { Add, Mul, Max, Min };
 
@@ -133,12 +142,32 @@ struct CpuLoopPlans {
   bool operator==(const CpuLoopPlans&) const = default;
 };
 
+// Written by the CUDA target's lowering (lowering/cuda/gpu_kernels) on the
+// outermost loop of each kernel (its first loop bound to blockIdx): the
+// kernel's name, its threads per block in x, y, z (the largest trip count
+// of its loops bound to threadIdx.x, .y, .z; threads past a loop's count
+// skip it), and its shared memory, requested dynamically above the static
+// limit.
+struct GpuKernelPlan {
+  std::string name;  // "" on every other loop
+  int64_t blockDim[3] = {1, 1, 1};
+  int64_t sharedBytes = 0;
+  bool dynamicShared = false;
+  bool operator==(const GpuKernelPlan& o) const {
+    return name == o.name && blockDim[0] == o.blockDim[0] && blockDim[1] == o.blockDim[1] &&
+           blockDim[2] == o.blockDim[2] && sharedBytes == o.sharedBytes && dynamicShared == o.dynamicShared;
+  }
+};
+
 struct LoopKind {
   ParallelScope scope = ParallelScope::Serial;
   ThreadSchedule schedule = ThreadSchedule::Static;  // of a loop in threads
   bool threads() const { return scope == ParallelScope::Threads || scope == ParallelScope::ThreadsAndSimdLanes; }
   bool lanes() const { return scope == ParallelScope::SimdLanes || scope == ParallelScope::ThreadsAndSimdLanes; }
   bool concurrent() const { return scope != ParallelScope::Serial; }
+  bool gpuBlocks() const { return scope >= ParallelScope::BlockX && scope <= ParallelScope::BlockZ; }
+  bool gpuThreads() const { return scope >= ParallelScope::ThreadX && scope <= ParallelScope::ThreadZ; }
+  bool gpu() const { return gpuBlocks() || gpuThreads(); }
   // The scope with threads or lanes added (parallelize, vectorize, merge).
   static ParallelScope join(ParallelScope a, ParallelScope b);
   // Proven by dependence analysis: no two iterations touch one element with a
@@ -154,6 +183,7 @@ struct LoopKind {
   // it (CpuLoopPlans::factoredSums: those the CPU's lowering does so).
   bool factorSums = false;
   CpuLoopPlans cpu;  // the CPU target's own plans (empty for any other target)
+  GpuKernelPlan kernel;  // of a CUDA kernel's outermost loop
   bool operator==(const LoopKind&) const = default;
 };
 const char* reduceOpName(ReduceOp op);  // "+=", "*=", "max=", "min="

@@ -12,9 +12,12 @@ namespace teml::ir {
 // Where a tensor's elements live. Program tensors are the caller's (Heap);
 // the lowering stage (src/lowering/memory_kinds) chooses for every tensor
 // defined inside a program, which front ends and schedules leave Auto.
-// Room for a GPU's global and shared memory.
-enum class MemKind { Auto, Heap, Stack, Register };
-const char* memKindName(MemKind m);  // "auto", "heap", "stack", "register"
+// On a GPU: global memory (the device's heap), the shared memory of a
+// block, and a thread's own registers or local memory (FreeTensor's names).
+enum class MemKind { Auto, Heap, Stack, Register, GpuGlobal, GpuShared, GpuLocal };
+// "auto", "heap", "stack", "register", "gpu/global", "gpu/shared", "gpu/local"
+const char* memKindName(MemKind m);
+bool isGpuMemory(MemKind m);
 
 struct TensorDecl {
   std::string name;

@@ -10,7 +10,6 @@
 #include "lowering/branches_to_selects.hpp"
 #include "lowering/carried_dependences.hpp"
 #include "lowering/local_boxes.hpp"
-#include "lowering/memory_kinds.hpp"
 #include "lowering/narrow_float_conversions.hpp"
 #include "lowering/pass_log.hpp"
 #include "lowering/parallel_reductions.hpp"
@@ -47,7 +46,6 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     run("parallel_reductions",
         [&](const StmtP& s) { return makeParallelReductions(s, asScheduled, p.tensors, names, analysisCacheDir); });
     run("local_boxes", [&](const StmtP& s) { return storeLocalBoxes(s, p.tensors); });
-    run("memory_kinds", chooseMemoryKinds);
     run("unique_statement_ids", uniqueStatementIds);  // the statements lowering added; the plans name statements by id
     for (auto& pass : targetPasses(target.kind))  // then the target's own
       run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });

@@ -7,12 +7,13 @@
 // - parallel_reductions: each parallel reduction's strategy (none needed,
 //   private accumulator, atomic update);
 // - local_boxes: the box of each loop-local tensor that code stores;
-// - memory_kinds: where each tensor defined in a nest lives;
 // then the passes of the target's kind (target_passes.hpp), for the CPU
 // (lowering/cpu/):
+// - memory_kinds: stack, heap or register for each tensor a nest defines;
 // - vector_plans: how each loop in SIMD lanes is written for the target;
 // - copy_plans: how each copy nest is written (flat, gathered, loops);
-// - indirect_prefetches: prefetches of the rows that data choose.
+// - indirect_prefetches: prefetches of the rows that data choose;
+// for CUDA (lowering/cuda/cuda_passes.hpp): kernels, atomics, GPU memory.
 // The lowered program is an ordinary program: the interpreter runs it with
 // the same results (tests compare both).
 #pragma once

@@ -109,6 +109,9 @@ class Replay {
     schedule::Step step{prim->name};
     step.line = c.loc.line;
     for (size_t k = 0; k < args.size(); ++k) argument(prim->params[k], args[k], p, step);
+    for (size_t k = args.size(); k < most; ++k)  // a left-out scope: the target's default, if it has one
+      if (prim->params[k] == schedule::Param::ThreadSchedule)
+        if (auto problem = schedule::parallelScopeProblem("", target_.kind); !problem.empty()) fail(c.loc, problem);
     schedule::Schedule::Applied r = schedule::applyStep(sch_, body_, step);
     body_ = r.result;
     switch (prim->returns) {
@@ -141,10 +144,8 @@ class Replay {
         step.word = a.text;
         return;
       case Param::ThreadSchedule: {
-        std::string s = a.kind == StepArg::Kind::Text ? a.text : "";
-        if (s != "static" && s != "dynamic" && s != "guided")
-          fail(a.loc, "the thread schedule is \"static\", \"dynamic\" or \"guided\"");
-        step.word = s;
+        step.word = a.kind == StepArg::Kind::Text ? a.text : a.written;
+        if (auto problem = schedule::parallelScopeProblem(step.word, target_.kind); !problem.empty()) fail(a.loc, problem);
         return;
       }
       case Param::Nest: break;

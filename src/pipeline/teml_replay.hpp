@@ -52,7 +52,7 @@ class TemlReplay {
   // A tensor as tensorArg, or the name of a cache's copy (t_cache), which no
   // statement defines.
   std::string localTensorArg(const ir::StepArg& a, const std::string& what);
-  std::string threadSchedule(const ir::StepArg& a);  // static, dynamic or guided
+  std::string threadSchedule(const ir::StepArg& a);  // a thread schedule or a GPU scope (parallelScopeProblem)
 
   // ---- teml_schedule.cpp
   void codegen(const ir::UserStep& step, bool last);

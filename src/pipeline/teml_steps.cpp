@@ -41,6 +41,9 @@ StmtP TemlReplay::transformationChecked(const UserStep& c) {
   schedule::Step step{prim->name};
   step.line = c.loc.line;
   for (size_t k = 1; k < args.size(); ++k) argument(prim->params[k - 1], args[k], f, l, step);
+  for (size_t k = args.size(); k < most; ++k)  // a left-out scope: the target's default, if it has one
+    if (prim->params[k - 1] == schedule::Param::ThreadSchedule)
+      if (auto problem = schedule::parallelScopeProblem("", options_.target.kind); !problem.empty()) fail(c.loc, problem);
   return schedule::applyStep(schedule_, l, step).result;
 }
 
@@ -157,8 +160,9 @@ std::string TemlReplay::localTensorArg(const StepArg& a, const std::string& what
 }
 
 std::string TemlReplay::threadSchedule(const StepArg& a) {
-  if (a.written == "static" || a.written == "dynamic" || a.written == "guided") return a.written;
-  fail(a.loc, "parallelize: the thread schedule must be static, dynamic or guided");
+  std::string word = a.kind == StepArg::Kind::Text ? a.text : a.written;
+  if (auto problem = schedule::parallelScopeProblem(word, options_.target.kind); !problem.empty()) fail(a.loc, problem);
+  return word;
 }
 
 }  // namespace teml::pipeline

@@ -15,6 +15,10 @@ StmtP merge(const StmtP& nest, int r) {
   if (!constValue(sub(outer.end, outer.begin), &n1) || !constValue(sub(inner.end, inner.begin), &n2))
     throw ScheduleError("merge: loops '" + outer.var + "' and '" + inner.var + "' need constant trip counts");
   if (outer.step != 1 || inner.step != 1) throw ScheduleError("merge: both loops need unit steps");
+  for (const For* f : {&outer, &inner})
+    if (f->loopKind.gpu())
+      throw ScheduleError("merge: loop '" + f->var + "' is bound to " + parallelScopeName(f->loopKind.scope) +
+                          "; merge the loops first, then bind the merged loop");
   if (usesVar(inner.begin, outer.var) || usesVar(inner.end, outer.var))
     throw ScheduleError("merge: the bounds of loop '" + inner.var + "' depend on '" + outer.var + "'");
   if (n1 <= 0 || n2 <= 0) return nest;

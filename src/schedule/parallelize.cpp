@@ -10,41 +10,74 @@ namespace teml::schedule {
 using namespace ir;
 
 namespace {
-class ParallelInsideVector : public Visitor {
+// How parallel loops may nest: no threads inside SIMD lanes; on a GPU,
+// threads inside blocks, never blocks inside threads, each of blockIdx.x,
+// ..., threadIdx.z bound once on a path, and no CPU threads or lanes
+// around or inside a kernel.
+class ParallelNesting : public Visitor {
  public:
-  explicit ParallelInsideVector(const std::string& what) : what_(what) {}
+  explicit ParallelNesting(const std::string& what) : what_(what) {}
   using Visitor::visit;
   void visit(const ExprP&) override {}
 
  protected:
   void visitFor(const For& f) override {
-    if (vectorLoop_ && f.loopKind.threads())
+    const LoopKind& k = f.loopKind;
+    if (vectorLoop_ && k.threads())
       throw ScheduleError(what_ + ": the parallel loop '" + f.var + "' would be inside the vectorized loop '" +
                           vectorLoop_->var + "'; SIMD lanes cannot start threads");
-    const For* outer = vectorLoop_;
-    if (f.loopKind.lanes()) vectorLoop_ = &f;
+    if (k.gpu() && cpuLoop_)
+      refuse("the loop '" + f.var + "' bound to " + parallelScopeName(k.scope) + " is inside '" + cpuLoop_->var +
+             "', which runs on CPU threads or lanes");
+    if ((k.threads() || k.lanes()) && !gpuLoops_.empty())
+      refuse("the loop '" + f.var + "' runs on CPU threads or lanes inside '" + gpuLoops_.back()->var + "', bound to " +
+             parallelScopeName(gpuLoops_.back()->loopKind.scope));
+    for (const For* g : gpuLoops_) {
+      if (g->loopKind.scope == k.scope)
+        refuse("the loops '" + g->var + "' and '" + f.var + "' are both bound to " + parallelScopeName(k.scope) +
+               " and one is inside the other");
+      if (k.gpuBlocks() && g->loopKind.gpuThreads())
+        refuse("the loop '" + f.var + "' bound to " + parallelScopeName(k.scope) + " is inside '" + g->var +
+               "', bound to " + parallelScopeName(g->loopKind.scope) + "; blocks hold threads, not the other way round");
+    }
+    const For* outerVector = vectorLoop_;
+    const For* outerCpu = cpuLoop_;
+    if (k.lanes()) vectorLoop_ = &f;
+    if (k.threads() || k.lanes()) cpuLoop_ = &f;
+    if (k.gpu()) gpuLoops_.push_back(&f);
     Visitor::visitFor(f);
-    vectorLoop_ = outer;
+    if (k.gpu()) gpuLoops_.pop_back();
+    vectorLoop_ = outerVector;
+    cpuLoop_ = outerCpu;
   }
   void visitLibCall(const LibCall&) override {}
 
  private:
+  [[noreturn]] void refuse(const std::string& why) { throw ScheduleError(what_ + ": " + why); }
   const std::string& what_;
   const For* vectorLoop_ = nullptr;
+  const For* cpuLoop_ = nullptr;
+  std::vector<const For*> gpuLoops_;
 };
 }  // namespace
 
-void checkParallelNesting(const StmtP& nest, const std::string& what) { ParallelInsideVector(what).visit(nest); }
+void checkParallelNesting(const StmtP& nest, const std::string& what) { ParallelNesting(what).visit(nest); }
 
 namespace {
 
-StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule = ThreadSchedule::Static) {
-  const char* what = parallel ? "parallelize" : "vectorize";
+// Binds level r to `scope` (CPU threads, SIMD lanes, a GPU's blocks or threads).
+StmtP markLoop(const StmtP& nest, int r, ParallelScope scope, ThreadSchedule schedule = ThreadSchedule::Static) {
+  const char* what = scope == ParallelScope::SimdLanes ? "vectorize" : "parallelize";
+  bool parallel = scope != ParallelScope::SimdLanes;
   auto chain = loopsToLevel(nest, r, what);
   const For& f = *chain[r - 1];
   LoopKind kind = f.loopKind;
-  kind.scope = LoopKind::join(kind.scope, parallel ? ParallelScope::Threads : ParallelScope::SimdLanes);
-  if (parallel) kind.schedule = schedule;
+  bool gpu = LoopKind{scope}.gpu();
+  if ((gpu && kind.concurrent()) || (!gpu && kind.gpu()))
+    throw ScheduleError(std::string(what) + ": the loop '" + f.var + "' is already bound to " +
+                        parallelScopeName(kind.scope));
+  kind.scope = gpu ? scope : LoopKind::join(kind.scope, scope);
+  if (parallel && !gpu) kind.schedule = schedule;
   auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
   auto c = analysis::concurrencyOf(nest, *marked, kind.lanes(), false);
@@ -60,7 +93,10 @@ StmtP markLoop(const StmtP& nest, int r, bool parallel, ThreadSchedule schedule 
 
 }  // namespace
 
-StmtP parallelize(const StmtP& nest, int r, ThreadSchedule schedule) { return markLoop(nest, r, true, schedule); }
-StmtP vectorize(const StmtP& nest, int r) { return markLoop(nest, r, false); }
+StmtP parallelize(const StmtP& nest, int r, ThreadSchedule schedule) {
+  return markLoop(nest, r, ParallelScope::Threads, schedule);
+}
+StmtP parallelizeOnGpu(const StmtP& nest, int r, ParallelScope scope) { return markLoop(nest, r, scope); }
+StmtP vectorize(const StmtP& nest, int r) { return markLoop(nest, r, ParallelScope::SimdLanes); }
 
 }  // namespace teml::schedule

@@ -120,9 +120,13 @@ std::vector<Primitive> table() {
        "separate_tail(l, level)", Returns::Created,
        [](Schedule& s, const StmtP& t, const Step& p) { return s.separateTail(t, p.loops.at(0)); }},
       {"parallelize", "parallelize", "parallelize", {P::Loop, P::ThreadSchedule}, 1,
-       "parallelize(loop) or parallelize(loop, \"static\"|\"dynamic\"|\"guided\")",
-       "parallelize(l, level) or parallelize(l, level, static|dynamic|guided)", Returns::Created,
-       [](Schedule& s, const StmtP& t, const Step& p) { return s.parallelize(t, p.loops.at(0), threads(p.word)); }},
+       "parallelize(loop) or parallelize(loop, \"static\"|\"dynamic\"|\"guided\"|\"openmp\"|\"blockIdx.x\"|...|\"threadIdx.z\")",
+       "parallelize(l, level) or parallelize(l, level, static|dynamic|guided|openmp|\"blockIdx.x\"|...|\"threadIdx.z\")",
+       Returns::Created,
+       [](Schedule& s, const StmtP& t, const Step& p) {
+         if (auto gpu = ir::gpuScopeNamed(p.word)) return s.parallelize(t, p.loops.at(0), *gpu);
+         return s.parallelize(t, p.loops.at(0), threads(p.word));
+       }},
       {"vectorize", "vectorize", "vectorize", {P::Loop}, 0, "vectorize(loop)", "vectorize(l, level)", Returns::Created,
        [](Schedule& s, const StmtP& t, const Step& p) { return s.vectorize(t, p.loops.at(0)); }},
       {"hoist_product", "hoist_product", "hoist_product", {P::Loop}, 0, "hoist_product(loop)",
@@ -195,6 +199,22 @@ std::string temlText(const Step& step, const std::string& in, const std::string&
   for (auto n : step.numbers) text += ", " + std::to_string(n);
   if (!step.word.empty()) text += ", " + step.word;
   return text + ")";
+}
+
+std::string parallelScopeProblem(const std::string& word, target::Kind kind) {
+  const char* gpuChoices =
+      "\"blockIdx.x\", \"blockIdx.y\", \"blockIdx.z\", \"threadIdx.x\", \"threadIdx.y\" or \"threadIdx.z\"";
+  bool gpu = ir::gpuScopeNamed(word).has_value();
+  bool cpu = word.empty() || word == "static" || word == "dynamic" || word == "guided" || word == "openmp";
+  if (kind == target::Kind::Cuda) {
+    if (gpu) return "";
+    return "parallelize on the cuda target binds the loop to " + std::string(gpuChoices) +
+           (word.empty() ? "; name one" : ", not '" + word + "'");
+  }
+  if (cpu) return "";
+  if (gpu) return "parallelize: \"" + word + "\" binds the loop to a GPU, and the target is the CPU (run with --target cuda)";
+  return "parallelize: the thread schedule is static, dynamic or guided (\"openmp\": static), or on the cuda target " +
+         std::string(gpuChoices) + ", not '" + word + "'";
 }
 
 }  // namespace teml::schedule

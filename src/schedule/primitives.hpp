@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "schedule/schedule.hpp"
+#include "target/target.hpp"
 
 namespace teml::schedule {
 
@@ -75,6 +76,10 @@ Schedule::Applied applyStep(Schedule& schedule, const ir::StmtP& top, const Step
 
 // The step in a free-form schedule: s.split("L1", 4).
 std::string freeformText(const Step& step);
+// What is wrong with `word` as parallelize's scope or thread schedule on a
+// target of `kind` ("" when nothing; `word` "" when the argument is left
+// out): the CPU takes static, dynamic, guided or openmp, CUDA a GPU scope.
+std::string parallelScopeProblem(const std::string& word, target::Kind kind);
 // The step in TeML: `out = stripmine(in, i2, 128)`.
 std::string temlText(const Step& step, const std::string& in, const std::string& out);
 

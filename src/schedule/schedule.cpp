@@ -111,7 +111,7 @@ void Schedule::admit(const StmtP& nest) {
   forEachStmt(nest, [&](const StmtP& s) {
     if (s->kind != StmtKind::For) return;
     auto& f = s->as<For>();
-    if (!f.loopKind.threads() && !f.loopKind.lanes()) return;
+    if (!f.loopKind.concurrent()) return;
     // Loops proven by isl are proven again on the final nest: later
     // transformations may have changed what they carry.
     auto c = analysis::concurrencyOf(nest, f, f.loopKind.lanes(), false);

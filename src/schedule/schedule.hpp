@@ -76,6 +76,7 @@ class Schedule {
   Applied blend(const ir::StmtP& top, const std::string& loop);
   Applied separateTail(const ir::StmtP& top, const std::string& loop);
   Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ThreadSchedule schedule);
+  Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ParallelScope gpuScope);
   Applied vectorize(const ir::StmtP& top, const std::string& loop);
   Applied hoistProduct(const ir::StmtP& top, const std::string& loop);
   Applied factorSum(const ir::StmtP& top, const std::string& loop);

@@ -141,6 +141,9 @@ Schedule::Applied Schedule::separateTail(const StmtP& top, const std::string& lo
 Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loop, ThreadSchedule threads) {
   TEML_ON_LOOP("parallelize", false, schedule::parallelize(s.nest, s.level, threads))
 }
+Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loop, ParallelScope scope) {
+  TEML_ON_LOOP("parallelize", false, schedule::parallelizeOnGpu(s.nest, s.level, scope))
+}
 Schedule::Applied Schedule::vectorize(const StmtP& top, const std::string& loop) {
   TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level))
 }

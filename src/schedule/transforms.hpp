@@ -33,6 +33,9 @@ ir::StmtP unrollAndJam(const ir::StmtP& nest, int r, int64_t factor);
 // Marks level r to run its iterations on threads / SIMD lanes; refused when
 // iterations may conflict.
 ir::StmtP parallelize(const ir::StmtP& nest, int r, ir::ThreadSchedule schedule = ir::ThreadSchedule::Static);
+// Binds level r to a GPU scope (blockIdx.x, ..., threadIdx.z), under the
+// same condition.
+ir::StmtP parallelizeOnGpu(const ir::StmtP& nest, int r, ir::ParallelScope scope);
 ir::StmtP vectorize(const ir::StmtP& nest, int r);
 // In level r's statements, the factors of each product that do not depend on
 // its iterator are multiplied first (hoist_product.cpp).

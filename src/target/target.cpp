@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "diag/diagnostics.hpp"
+
 namespace teml::target {
 
 Target hostCpu(int threads) {
@@ -22,6 +24,30 @@ Target hostCpu(int threads) {
   Target t = host;
   t.threads = threads;
   return t;
+}
+
+const char* kindName(Kind k) { return k == Kind::Cuda ? "cuda" : "cpu"; }
+
+Target cudaTarget(const std::string& arch) {
+  Target t;
+  t.kind = Kind::Cuda;
+  std::string a = arch.empty() ? "sm_90" : arch;
+  // Multiprocessors and the opt-in shared memory of each architecture's
+  // largest data-centre part (A100, H100, B200) or its consumer part.
+  struct Known { const char* arch; int sm, multiprocessors; int64_t optInKiB; };
+  static const Known known[] = {{"sm_70", 70, 80, 96},   {"sm_75", 75, 40, 64},   {"sm_80", 80, 108, 163},
+                                {"sm_86", 86, 84, 99},   {"sm_89", 89, 128, 99},  {"sm_90", 90, 132, 227},
+                                {"sm_100", 100, 148, 227}, {"sm_120", 120, 170, 99}};
+  for (auto& k : known)
+    if (a == k.arch) {
+      t.gpu.sm = k.sm;
+      t.gpu.multiprocessors = k.multiprocessors;
+      t.gpu.sharedBytesOptIn = k.optInKiB << 10;
+      return t;
+    }
+  std::string choices;
+  for (auto& k : known) choices += std::string(choices.empty() ? "" : ", ") + k.arch;
+  throw UsageError("--arch: '" + a + "' is not a CUDA architecture teml knows (" + choices + ")");
 }
 
 }  // namespace teml::target

@@ -3,19 +3,37 @@
 // process can compile for another vector width (TEML_VECTOR_BYTES, tests)
 // and a second back end can be added beside the CPU's.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "ir/expr.hpp"
 
 namespace teml::target {
 
-enum class Kind { Cpu };  // room for a GPU
+enum class Kind { Cpu, Cuda };
+const char* kindName(Kind k);  // "cpu", "cuda"
+
+// What a CUDA kernel may use on the GPU it is made for: from the device
+// when the runtime finds one (runtime/cuda), else the defaults of its
+// architecture (cudaTarget).
+struct GpuLimits {
+  int sm = 90;                        // compute capability x 10: sm_90 is an H100
+  int warpSize = 32;
+  int multiprocessors = 132;          // SMs: a grid with fewer blocks leaves some idle
+  int maxThreadsPerBlock = 1024;
+  int registersPerThread = 255;
+  int64_t sharedBytes = 48 << 10;         // a block's static shared memory
+  int64_t sharedBytesOptIn = 227 << 10;   // with the dynamic opt-in
+  std::string device;                 // the device's name ("" for defaults)
+  std::string arch() const { return "sm_" + std::to_string(sm); }
+};
 
 struct Target {
   Kind kind = Kind::Cpu;
   std::string isa = "sse2";  // the widest vector instruction set: "avx512f", "avx", "sse2"
   int vectorBytes = 16;      // bytes in one SIMD register
   int threads = 0;           // threads a parallel loop runs on; 0: OpenMP's default
+  GpuLimits gpu;             // of a CUDA target
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
 };
@@ -25,5 +43,9 @@ struct Target {
 // Wider vectors than the machine's would be split by the C compiler into
 // several registers and run far slower.
 Target hostCpu(int threads = 0);
+
+// A CUDA target for `arch` ("sm_80", "sm_90", ...; "" for sm_90) with that
+// architecture's limits. Throws UsageError for an architecture it does not know.
+Target cudaTarget(const std::string& arch = "");
 
 }  // namespace teml::target

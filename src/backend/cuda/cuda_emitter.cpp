@@ -1,0 +1,368 @@
+#include "backend/cuda/cuda_emitter.hpp"
+
+#include <cctype>
+#include <map>
+#include <sstream>
+
+#include "backend/cuda/cuda_prelude.hpp"
+#include "codegen/c_expr.hpp"
+#include "codegen/c_names.hpp"
+#include "codegen/c_text.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+namespace {
+
+const char* dims[] = {"x", "y", "z"};
+
+std::string indent(int n) { return std::string(2 * n, ' '); }
+
+// The number of iterations of `f` as a C expression.
+std::string tripText(const For& f, const CExprNames& names) {
+  std::string b = cExpr(f.begin, names), e = cExpr(f.end, names);
+  if (f.step == 1) return "(" + e + ") - (" + b + ")";
+  if (f.step > 0) return "((" + e + ") - (" + b + ") + " + std::to_string(f.step - 1) + ") / " + std::to_string(f.step);
+  return "((" + b + ") - (" + e + ") + " + std::to_string(-f.step - 1) + ") / " + std::to_string(-f.step);
+}
+
+struct TensorName {
+  std::string cname;
+  const TensorDecl* decl;
+};
+
+// Names shared by the device and the host code of one nest.
+class Scope {
+ public:
+  std::map<std::string, std::string> iterators;  // IR iterator -> C name
+  std::map<std::string, TensorName> tensors;     // IR tensor -> C name and declaration
+  CNames names;
+
+  CExprNames exprNames() {
+    return CExprNames{[this](const std::string& v) {
+                        auto it = iterators.find(v);
+                        if (it == iterators.end()) throw InternalError("cuda emitter: unbound iterator '" + v + "'");
+                        return it->second;
+                      },
+                      [this](const std::string& t, const std::vector<ExprP>& idx) { return element(t, idx); }};
+  }
+  std::string element(const std::string& tensor, const std::vector<ExprP>& idx) {
+    auto it = tensors.find(tensor);
+    if (it == tensors.end()) throw InternalError("cuda emitter: unknown tensor '" + tensor + "'");
+    const TensorDecl& d = *it->second.decl;
+    std::string linear;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      std::string i = cExpr(idx[k], exprNames());
+      linear = linear.empty() ? i : "(" + linear + ") * " + std::to_string(d.shape[k]) + " + (" + i + ")";
+    }
+    return it->second.cname + "[" + (linear.empty() ? "0" : linear) + "]";
+  }
+};
+
+const char* elementCType(DType t) { return t == DType::Bool ? "unsigned char" : cType(t); }
+
+// One kernel: its outermost loop and everything inside, as a __global__ function.
+class KernelPrinter {
+ public:
+  KernelPrinter(Scope& host, const For& root, const std::string& name, std::vector<std::string>& messages)
+      : host_(host), root_(root), name_(name), messages_(messages) {}
+
+  // The function, and its arguments for the launch (C names of the host).
+  std::string print(std::vector<std::string>& args) {
+    Scope& s = scope_;
+    std::string params;
+    auto used = tensorsAccessed(root_.self());
+    for (auto& [t, n] : host_.tensors) {
+      if (!used.count(t)) continue;
+      s.tensors[t] = TensorName{s.names.claim(t), n.decl};
+      params += std::string(params.empty() ? "" : ", ") + elementCType(n.decl->dtype) + " *__restrict__ " + s.tensors[t].cname;
+      args.push_back(n.cname);
+    }
+    for (auto& [v, c] : host_.iterators) {
+      s.iterators[v] = s.names.claim(v);
+      params += std::string(params.empty() ? "" : ", ") + "long " + s.iterators[v];
+      args.push_back(c);
+    }
+    const GpuKernelPlan& plan = root_.loopKind.kernel;
+    int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
+    std::ostringstream os;
+    os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << name_ << "(" << params << ") {\n";
+    if (plan.dynamicShared) os << "  extern __shared__ unsigned char teml_shared[];\n";
+    stmt(root_.self(), 1, os);
+    os << "}\n\n";
+    return os.str();
+  }
+
+ private:
+  void stmt(const StmtP& st, int n, std::ostream& os) {
+    Scope& s = scope_;
+    auto names = s.exprNames();
+    std::string pad = indent(n);
+    switch (st->kind) {
+      case StmtKind::For: {
+        auto& f = st->as<For>();
+        std::string v = s.names.claim(f.var);
+        s.iterators[f.var] = v;
+        if (f.loopKind.gpu()) {
+          int d = gpuDimension(f.loopKind.scope);
+          std::string index = std::string(f.loopKind.gpuBlocks() ? "blockIdx." : "threadIdx.") + dims[d];
+          os << pad << "{  /* " << f.id << ": " << parallelScopeName(f.loopKind.scope) << " */\n";
+          os << pad << "  const long " << v << " = " << cExpr(f.begin, names) << " + (long)" << index << " * "
+             << f.step << ";\n";
+          bool guard = f.loopKind.gpuThreads();
+          if (guard) os << pad << "  if ((long)" << index << " < " << tripText(f, names) << ") {\n";
+          stmt(f.body, n + (guard ? 2 : 1), os);
+          if (guard) os << pad << "  }\n";
+          os << pad << "}\n";
+        } else {
+          os << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
+             << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
+          stmt(f.body, n + 1, os);
+          os << pad << "}\n";
+        }
+        s.iterators.erase(f.var);
+        s.names.release(v);
+        return;
+      }
+      case StmtKind::Seq:
+        for (auto& t : st->as<Seq>().stmts) stmt(t, n, os);
+        return;
+      case StmtKind::Store: {
+        auto& w = st->as<Store>();
+        const TensorDecl& d = *s.tensors.at(w.tensor).decl;
+        os << pad << s.element(w.tensor, w.indices) << " = (" << elementCType(d.dtype) << ")("
+           << cExpr(w.value, names, 0, false, d.dtype == DType::F32) << ");\n";
+        return;
+      }
+      case StmtKind::Reduce: {
+        auto& r = st->as<Reduce>();
+        const TensorDecl& d = *s.tensors.at(r.tensor).decl;
+        bool f32 = d.dtype == DType::F32, ints = isIntegral(d.dtype);
+        std::string e = s.element(r.tensor, r.indices), v = cExpr(r.value, names, 0, false, f32);
+        std::string typed = "(" + std::string(ints ? "long" : cType(d.dtype)) + ")(" + v + ")";
+        if (r.atomic) {
+          if (r.op == ReduceOp::Add) os << pad << "teml_atomic_add(&" << e << ", " << typed << ");\n";
+          else os << pad << "teml_atomic(" << (r.op == ReduceOp::Mul ? 1 : r.op == ReduceOp::Max ? 2 : 3) << ", &" << e << ", " << typed << ");\n";
+          return;
+        }
+        switch (r.op) {
+          case ReduceOp::Add: os << pad << e << " += " << v << ";\n"; return;
+          case ReduceOp::Mul: os << pad << e << " *= " << v << ";\n"; return;
+          case ReduceOp::Max:
+          case ReduceOp::Min: {
+            std::string fn = ints ? (r.op == ReduceOp::Max ? "teml_max" : "teml_min")
+                                  : std::string(r.op == ReduceOp::Max ? "fmax" : "fmin") + (f32 ? "f" : "");
+            os << pad << e << " = " << fn << "(" << e << ", " << typed << ");\n";
+            return;
+          }
+        }
+        return;
+      }
+      case StmtKind::If: {
+        auto& i = st->as<If>();
+        os << pad << "if (" << cExpr(i.cond, names) << ") {\n";
+        stmt(i.then, n + 1, os);
+        if (i.otherwise) {
+          os << pad << "} else {\n";
+          stmt(i.otherwise, n + 1, os);
+        }
+        os << pad << "}\n";
+        return;
+      }
+      case StmtKind::Assert: {
+        auto& a = st->as<Assert>();
+        messages_.push_back(a.message);
+        os << pad << "if (" << cExpr(a.cond, names) << ") {\n";
+        stmt(a.body, n + 1, os);
+        os << pad << "} else {\n"
+           << pad << "  teml_fail(" << a.loc.line << ", " << a.loc.col << ", " << messages_.size() - 1 << ", "
+           << (a.shown ? "(long long)(" + cExpr(a.shown, names) + ")" : std::string("0")) << ");\n"
+           << pad << "}\n";
+        return;
+      }
+      case StmtKind::VarDef: {
+        auto& v = st->as<VarDef>();
+        const TensorDecl& d = v.decl;
+        std::string c = s.names.claim(d.name);
+        s.tensors[d.name] = TensorName{c, &d};
+        int64_t count = std::max<int64_t>(1, d.elementCount());
+        const char* type = elementCType(d.dtype);
+        if (d.mem == MemKind::GpuShared) {
+          if (root_.loopKind.kernel.dynamicShared)
+            os << pad << type << " *" << c << " = (" << type << " *)(teml_shared + " << sharedOffset_ << ");\n";
+          else
+            os << pad << "__shared__ " << type << " " << c << "[" << count << "];\n";
+          sharedOffset_ += count * bytes(d.dtype);
+        } else {
+          os << pad << type << " " << c << "[" << count << "];\n";
+        }
+        bool filled = v.loopLocal && v.loopLocal->writtenBeforeRead;
+        if (!filled) {
+          double init = v.loopLocal ? v.loopLocal->init : 0;
+          os << pad << "for (long teml_e = 0; teml_e < " << count << "; teml_e++) " << c << "[teml_e] = ("
+             << type << ")" << floatLiteral(init, d.dtype == DType::F32) << ";\n";
+        }
+        stmt(v.body, n, os);
+        s.tensors.erase(d.name);
+        s.names.release(c);
+        return;
+      }
+      case StmtKind::LibCall: return stmt(st->as<LibCall>().reference, n, os);
+    }
+  }
+
+  Scope& host_;
+  Scope scope_;
+  const For& root_;
+  std::string name_;
+  std::vector<std::string>& messages_;
+  int64_t sharedOffset_ = 0;
+};
+
+// The host code of one nest: loops and branches around kernel launches,
+// tensors in global memory between kernels.
+class HostPrinter {
+ public:
+  HostPrinter(size_t nest, Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages)
+      : nest_(nest), s_(scope), kernels_(kernels), host_(host), messages_(messages) {}
+
+  void stmt(const StmtP& st, int n) {
+    auto names = s_.exprNames();
+    std::string pad = indent(n);
+    switch (st->kind) {
+      case StmtKind::For: {
+        auto& f = st->as<For>();
+        if (!f.loopKind.kernel.name.empty()) return launch(f, n);
+        std::string v = s_.names.claim(f.var);
+        s_.iterators[f.var] = v;
+        host_ << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
+              << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
+        stmt(f.body, n + 1);
+        host_ << pad << "}\n";
+        s_.iterators.erase(f.var);
+        s_.names.release(v);
+        return;
+      }
+      case StmtKind::Seq:
+        for (auto& t : st->as<Seq>().stmts) stmt(t, n);
+        return;
+      case StmtKind::If: {
+        auto& i = st->as<If>();
+        host_ << pad << "if (" << cExpr(i.cond, names) << ") {\n";
+        stmt(i.then, n + 1);
+        if (i.otherwise) {
+          host_ << pad << "} else {\n";
+          stmt(i.otherwise, n + 1);
+        }
+        host_ << pad << "}\n";
+        return;
+      }
+      case StmtKind::Assert: {
+        auto& a = st->as<Assert>();
+        host_ << pad << "if (!(" << cExpr(a.cond, names) << ")) return teml_host_fail(" << a.loc.line << ", "
+              << a.loc.col << ", " << cString(a.message) << ");\n";
+        return stmt(a.body, n);
+      }
+      case StmtKind::VarDef: {
+        auto& v = st->as<VarDef>();
+        std::string c = s_.names.claim(v.decl.name);
+        s_.tensors[v.decl.name] = TensorName{c, &v.decl};
+        const char* type = elementCType(v.decl.dtype);
+        int64_t size = std::max<int64_t>(1, v.decl.elementCount()) * bytes(v.decl.dtype);
+        host_ << pad << type << " *" << c << ";  /* gpu/global */\n"
+              << pad << "cudaMallocAsync((void **)&" << c << ", " << size << ", stream);\n"
+              << pad << "cudaMemsetAsync(" << c << ", 0, " << size << ", stream);\n";
+        stmt(v.body, n);
+        host_ << pad << "cudaFreeAsync(" << c << ", stream);\n";
+        s_.tensors.erase(v.decl.name);
+        s_.names.release(c);
+        return;
+      }
+      default:
+        throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
+    }
+  }
+
+ private:
+  void launch(const For& root, int n) {
+    std::string name = kernelName(nest_, root.id);
+    std::vector<std::string> args;
+    kernels_ << KernelPrinter(s_, root, name, messages_).print(args);
+    std::string grid[3] = {"1", "1", "1"};
+    auto names = s_.exprNames();
+    const For* f = &root;
+    while (true) {
+      grid[gpuDimension(f->loopKind.scope)] = tripText(*f, names);
+      const StmtP& body = loopBody(*f);
+      if (body->kind != StmtKind::For || !body->as<For>().loopKind.gpuBlocks()) break;
+      f = &body->as<For>();
+    }
+    const GpuKernelPlan& plan = root.loopKind.kernel;
+    std::string pad = indent(n);
+    host_ << pad << name << "<<<dim3(" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), dim3("
+          << plan.blockDim[0] << ", " << plan.blockDim[1] << ", " << plan.blockDim[2] << "), "
+          << (plan.dynamicShared ? plan.sharedBytes : 0) << ", stream>>>(";
+    for (size_t k = 0; k < args.size(); ++k) host_ << (k ? ", " : "") << args[k];
+    host_ << ");\n";
+  }
+
+  size_t nest_;
+  Scope& s_;
+  std::ostream& kernels_;
+  std::ostream& host_;
+  std::vector<std::string>& messages_;
+};
+
+struct Emitted {
+  std::string kernels, host;
+  std::vector<std::string> messages;
+};
+
+Emitted emitAll(const Program& p) {
+  Emitted out;
+  std::ostringstream kernels, host;
+  Scope program;
+  for (auto& t : p.tensors) program.tensors[t.name] = TensorName{program.names.claim(t.name), &t};
+  host << "/* Host code: what teml's runtime (runtime/cuda) does, as CUDA C++. buffers: the program's tensors\n"
+          "   in GPU memory, in declaration order. */\n"
+          "extern \"C\" int teml_entry(void **buffers, cudaStream_t stream) {\n";
+  for (size_t k = 0; k < p.tensors.size(); ++k)
+    host << "  " << elementCType(p.tensors[k].dtype) << " *" << program.tensors[p.tensors[k].name].cname << " = ("
+         << elementCType(p.tensors[k].dtype) << " *)buffers[" << k << "];\n";
+  for (size_t k = 0; k < p.nests.size(); ++k) {
+    host << "  /* nest " << k + 1 << " */\n";
+    HostPrinter(k, program, kernels, host, out.messages).stmt(p.nests[k], 1);
+  }
+  host << "  return 0;\n}\n";
+  out.kernels = kernels.str();
+  out.host = host.str();
+  return out;
+}
+
+}  // namespace
+
+std::string kernelName(size_t nest, const std::string& rootId) {
+  std::string id;
+  for (char c : rootId) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return "teml_k" + std::to_string(nest + 1) + "_" + id;
+}
+
+std::string emitCudaKernels(const Program& lowered, const target::Target& target) {
+  return "/* Generated by teml for " + target.gpu.arch() + ". */\n" + std::string(kCudaPrelude) + "\n" +
+         emitAll(lowered).kernels;
+}
+
+std::string emitCuda(const Program& lowered, const target::Target& target) {
+  Emitted e = emitAll(lowered);
+  return "/* Generated by teml for " + target.gpu.arch() + ". */\n" + std::string(kCudaPrelude) + "\n" + e.kernels +
+         "#ifndef __CUDACC_RTC__\n"
+         "static int teml_host_fail(int line, int col, const char *message) { (void)line; (void)col; (void)message; return 1; }\n" +
+         e.host + "#endif\n";
+}
+
+std::vector<std::string> cudaCheckMessages(const Program& lowered) { return emitAll(lowered).messages; }
+
+}  // namespace teml::codegen

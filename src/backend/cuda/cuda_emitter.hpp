@@ -1,0 +1,28 @@
+// CUDA C of a program lowered for a CUDA target (lowering/cuda): one
+// `__global__` function per kernel (the loops bound to blockIdx and
+// threadIdx become the block's and the thread's indices), then the host
+// code that launches them in order, as CUDA C++. The runtime
+// (runtime/cuda) loads the kernels from a cubin and performs exactly that
+// host code; `teml emit --target cuda` prints both.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/program.hpp"
+#include "target/target.hpp"
+
+namespace teml::codegen {
+
+// The C name of each kernel of nest k (0-based), by the id of its outermost loop.
+std::string kernelName(size_t nest, const std::string& rootId);
+
+// The device code alone (what nvcc -cubin or NVRTC compiles) and the whole
+// file with the host code.
+std::string emitCudaKernels(const ir::Program& lowered, const target::Target& target);
+std::string emitCuda(const ir::Program& lowered, const target::Target& target);
+
+// The message of each run-time check, in the order the kernels number them
+// (teml_fail's second argument).
+std::vector<std::string> cudaCheckMessages(const ir::Program& lowered);
+
+}  // namespace teml::codegen

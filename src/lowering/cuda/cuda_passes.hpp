@@ -1,0 +1,23 @@
+// The CUDA target's own lowering passes, after the shared ones:
+// - gpu_scopes: loops on CPU threads or lanes refused (a GPU has neither);
+// - gpu_kernels: statements of the host that touch data become one-thread
+//   kernels, loops bound to threadIdx alone get a one-block grid, and each
+//   kernel's plan (threads per block) is written on its outermost loop;
+// - gpu_reductions: reductions that threads or blocks share become atomic;
+// - gpu_memory_kinds: where each tensor lives (global, shared, local), and
+//   each kernel's shared memory against the GPU's limit.
+#pragma once
+#include <vector>
+
+#include "lowering/target_passes.hpp"
+
+namespace teml::lowering {
+
+std::vector<TargetPass> cudaPasses();
+
+ir::StmtP checkGpuScopes(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
+ir::StmtP makeKernels(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
+ir::StmtP atomicGpuReductions(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
+ir::StmtP chooseGpuMemoryKinds(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
+
+}  // namespace teml::lowering

@@ -1,0 +1,303 @@
+// Kernels from a scheduled nest. The host runs what is outside loops bound
+// to blockIdx: loops and branches around kernels, whose bounds and
+// conditions may not read tensors (they live on the GPU). Every other
+// statement of the host becomes a kernel of one thread, and a loop bound to
+// threadIdx alone a kernel of one block, so that every access to data
+// happens on the GPU. Each kernel's outermost loop gets its plan: its
+// threads per block, from the trip counts of its loops bound to threadIdx.
+//
+// Inside a block, statements outside every thread loop run in every thread
+// of the block, and threads of one loop run at the same time as those of
+// the next. Until barriers are inserted, both are refused where they would
+// meet another thread's element: a write outside thread loops to a tensor
+// the block's threads share, and two statements of a block where one
+// thread writes an element another thread touches.
+#include <algorithm>
+
+#include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
+#include "ir/fresh_name.hpp"
+#include "ir/mutator.hpp"
+#include "ir/printer.hpp"
+#include "lowering/cuda/cuda_passes.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+bool hasGpuLoop(const StmtP& s) {
+  bool found = false;
+  forEachStmt(s, [&](const StmtP& t) { found |= t->kind == StmtKind::For && t->as<For>().loopKind.gpu(); });
+  return found;
+}
+
+bool readsData(const ExprP& e) { return e && !readsOf(e).empty(); }
+
+SourceLoc locOf(const StmtP& s) {
+  switch (s->kind) {
+    case StmtKind::Store: return s->as<Store>().loc;
+    case StmtKind::Reduce: return s->as<Reduce>().loc;
+    case StmtKind::Assert: return s->as<Assert>().loc;
+    default: break;
+  }
+  if (s->made.loc.line > 0) return s->made.loc;
+  SourceLoc found;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (found.line == 0 && t.get() != s.get()) found = locOf(t);
+  });
+  return found;
+}
+
+// The most iterations `f` runs: its trip count, or for a loop ending at
+// min(a, b) (a split loop's tail) the fewer of the counts to a and to b
+// that are constants.
+int64_t tripCount(const For& f, bool* known) {
+  std::vector<ExprP> ends{f.end};
+  if (f.end->kind == ExprKind::Binary && f.end->as<Binary>().op == (f.step > 0 ? BinOp::Min : BinOp::Max))
+    ends = {f.end->as<Binary>().a, f.end->as<Binary>().b};
+  *known = false;
+  int64_t most = 0;
+  for (auto& e : ends) {
+    int64_t span = 0;
+    if (!constValue(f.step > 0 ? sub(e, f.begin) : sub(f.begin, e), &span)) continue;
+    int64_t step = f.step > 0 ? f.step : -f.step, n = span <= 0 ? 0 : (span + step - 1) / step;
+    most = *known ? std::min(most, n) : n;
+    *known = true;
+  }
+  return most;
+}
+
+class Kernels {
+ public:
+  Kernels(const StmtP& nest, const target::Target& target) : target_(target) {
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::For) taken_.insert(s->as<For>().var);
+      taken_.insert(s->id);
+    });
+  }
+
+  // A statement of the host: kernels stay, loops and branches around
+  // kernels are kept when the host can run them, the rest is wrapped.
+  StmtP host(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::Seq: {
+        std::vector<StmtP> out, pending;  // statements for one kernel of one thread
+        auto flush = [&] {
+          if (!pending.empty()) out.push_back(oneThread(makeSeq(pending)));
+          pending.clear();
+        };
+        for (auto& t : s->as<Seq>().stmts) {
+          if (hasGpuLoop(t)) {
+            flush();
+            out.push_back(host(t));
+          } else {
+            pending.push_back(t);
+          }
+        }
+        flush();
+        return makeSeq(out);
+      }
+      case StmtKind::For: {
+        auto& f = s->as<For>();
+        if (f.loopKind.gpuBlocks()) return kernel(f);
+        if (f.loopKind.gpuThreads()) return kernel(wrapInLoop(s, "teml_block", ParallelScope::BlockX)->as<For>());
+        if (!hasGpuLoop(s)) return oneThread(s);
+        if (readsData(f.begin) || readsData(f.end))
+          throw UserError(locOf(s), "the bounds of loop '" + f.var +
+                                        "' read tensors, which live on the GPU, and the loop has kernels inside; bind "
+                                        "it to blockIdx or threadIdx, or move the kernels out of it");
+        return withBody(f, host(loopBody(f)));
+      }
+      case StmtKind::If: {
+        auto& i = s->as<If>();
+        if (!hasGpuLoop(s)) return oneThread(s);
+        if (readsData(i.cond))
+          throw UserError(locOf(s), "a branch whose condition reads tensors (which live on the GPU) has kernels inside; "
+                                    "move the condition into the kernels");
+        return std::make_shared<If>(i.cond, host(i.then), i.otherwise ? host(i.otherwise) : nullptr, i.id, i.made);
+      }
+      case StmtKind::VarDef: {
+        auto& v = s->as<VarDef>();
+        if (!hasGpuLoop(s)) return oneThread(s);
+        return std::make_shared<VarDef>(v.decl, host(v.body), v.loopLocal, v.id, v.made);
+      }
+      case StmtKind::Assert: {
+        auto& a = s->as<Assert>();
+        if (!hasGpuLoop(s) || readsData(a.cond) || readsData(a.shown)) return oneThread(s);
+        return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, host(a.body), a.id, a.made);
+      }
+      case StmtKind::LibCall: return host(s->as<LibCall>().reference);  // no library on the GPU yet
+      default: return oneThread(s);
+    }
+  }
+
+ private:
+  StmtP wrapInLoop(const StmtP& s, const std::string& base, ParallelScope scope) {
+    LoopKind kind;
+    kind.scope = scope;
+    kind.independent = true;  // one iteration
+    std::string name = freshName(base, taken_);
+    return makeFor(name, name, intConst(0), intConst(1), 1, kind, s, {}, Provenance{locOf(s), "gpu_kernels", ""});
+  }
+  StmtP oneThread(const StmtP& s) { return kernel(wrapInLoop(replaceLibCalls(s), "teml_thread", ParallelScope::BlockX)->as<For>()); }
+
+  static StmtP replaceLibCalls(const StmtP& s) {
+    struct Replace : Mutator {
+      StmtP mutateLibCall(const StmtP& s) override { return mutate(s->as<LibCall>().reference); }
+    };
+    return Replace().mutate(s);
+  }
+
+  // A kernel's outermost loop with its plan; its statements checked.
+  StmtP kernel(const For& root) {
+    std::vector<const For*> blocks{&root};
+    while (true) {
+      const StmtP& body = loopBody(*blocks.back());
+      if (body->kind != StmtKind::For || !body->as<For>().loopKind.gpuBlocks()) break;
+      blocks.push_back(&body->as<For>());
+    }
+    const StmtP& inner = loopBody(*blocks.back());
+    for (auto* b : blocks)
+      if (readsData(b->begin) || readsData(b->end))
+        throw UserError(locOf(b->self()), "the bounds of loop '" + b->var + "', bound to " +
+                                              parallelScopeName(b->loopKind.scope) +
+                                              ", read tensors: a grid's size is fixed when the kernel starts");
+    GpuKernelPlan plan;
+    plan.name = root.id;
+    int64_t threads = 1;
+    forEachStmt(inner, [&](const StmtP& s) {
+      if (s->kind != StmtKind::For) return;
+      auto& f = s->as<For>();
+      if (f.loopKind.gpuBlocks())
+        throw UserError(locOf(s), "loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
+                                      " but is not directly inside the kernel's other loops bound to blockIdx");
+      if (!f.loopKind.gpuThreads()) return;
+      bool known = false;
+      int64_t n = tripCount(f, &known);
+      if (!known)
+        throw UserError(locOf(s), "loop '" + f.var + "', bound to " + parallelScopeName(f.loopKind.scope) +
+                                      ", needs a constant trip count: a block's threads are fixed when the kernel "
+                                      "starts (split the loop by a constant and bind the inner one)");
+      int d = gpuDimension(f.loopKind.scope);
+      plan.blockDim[d] = std::max(plan.blockDim[d], n);
+    });
+    threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
+    if (threads > target_.gpu.maxThreadsPerBlock)
+      throw UserError(locOf(root.self()), "kernel '" + root.id + "' has " + std::to_string(plan.blockDim[0]) + " x " +
+                                              std::to_string(plan.blockDim[1]) + " x " + std::to_string(plan.blockDim[2]) +
+                                              " threads per block; a block of " + target_.gpu.arch() + " has at most " +
+                                              std::to_string(target_.gpu.maxThreadsPerBlock));
+    if (threads > 1) checkBlock(inner);
+    LoopKind kind = root.loopKind;
+    kind.kernel = plan;
+    return std::make_shared<For>(root.id, root.var, root.begin, root.end, root.step, kind, root.body, root.made);
+  }
+
+  // Statements at block level (outside thread loops) of a kernel with threads.
+  void checkBlock(const StmtP& s) {
+    std::set<std::string> blockLocal;  // defined in the block and touched by no thread loop
+    checkBlockLevel(s, blockLocal);
+  }
+  void checkBlockLevel(const StmtP& s, std::set<std::string>& blockLocal) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = s->as<For>();
+        if (f.loopKind.gpuThreads()) return;
+        for (auto& l : localsOf(f)) markLocal(l.decl.name, loopBody(f), blockLocal);
+        return checkBlockLevel(loopBody(f), blockLocal);
+      }
+      case StmtKind::Seq: {
+        auto& q = s->as<Seq>();
+        for (size_t a = 0; a < q.stmts.size(); ++a)
+          for (size_t b = a + 1; b < q.stmts.size(); ++b) checkPair(q.stmts[a], q.stmts[b], blockLocal);
+        for (auto& t : q.stmts) checkBlockLevel(t, blockLocal);
+        return;
+      }
+      case StmtKind::If: {
+        auto& i = s->as<If>();
+        checkBlockLevel(i.then, blockLocal);
+        if (i.otherwise) checkBlockLevel(i.otherwise, blockLocal);
+        return;
+      }
+      case StmtKind::VarDef: {
+        auto& v = s->as<VarDef>();
+        markLocal(v.decl.name, v.body, blockLocal);
+        return checkBlockLevel(v.body, blockLocal);
+      }
+      case StmtKind::Assert: return checkBlockLevel(s->as<Assert>().body, blockLocal);
+      case StmtKind::Store:
+      case StmtKind::Reduce: {
+        for (auto& a : accessesOf(s))
+          if (a.kind != AccessKind::Read && !blockLocal.count(a.tensor))
+            throw UserError(locOf(s), "this statement is outside the kernel's loops bound to threadIdx, so every "
+                                      "thread of a block runs it, and it writes '" + a.tensor +
+                                      "', which they share; teml does not yet guard it and insert a barrier: bind "
+                                      "it to a thread loop or give it a kernel of its own");
+        return;
+      }
+      default: return;
+    }
+  }
+  void markLocal(const std::string& name, const StmtP& scope, std::set<std::string>& blockLocal) {
+    bool inThreads = false;
+    forEachStmt(scope, [&](const StmtP& t) {
+      if (t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads() && tensorsAccessed(t).count(name))
+        inThreads = true;
+    });
+    if (!inThreads) blockLocal.insert(name);
+  }
+
+  // Two statements of one block, `first` before `second`: refused where a
+  // thread may touch an element another thread wrote, which only a barrier
+  // between them would order. Two loops on the same thread index that
+  // touch each element at the same indices do it in one thread.
+  void checkPair(const StmtP& first, const StmtP& second, const std::set<std::string>& blockLocal) {
+    if (!hasThreadLoop(first) && !hasThreadLoop(second)) return;
+    auto a = accessesOf(first), b = accessesOf(second);
+    for (auto& x : a)
+      for (auto& y : b) {
+        if (x.tensor != y.tensor || blockLocal.count(x.tensor)) continue;
+        if (x.kind == AccessKind::Read && y.kind == AccessKind::Read) continue;
+        if (sameThread(first, second, x, y)) continue;
+        throw UserError(locOf(second),
+                        "threads of this statement may touch elements of '" + x.tensor +
+                            "' that other threads write in the statement before (line " +
+                            std::to_string(locOf(first).line) +
+                            "); teml does not yet insert the barrier between them: give them kernels of their own");
+      }
+  }
+  static bool hasThreadLoop(const StmtP& s) {
+    bool found = false;
+    forEachStmt(s, [&](const StmtP& t) { found |= t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads(); });
+    return found;
+  }
+  // Both are loops bound to one thread index with the same range, and the
+  // accesses name the same element in terms of it.
+  static bool sameThread(const StmtP& first, const StmtP& second, const Access& x, const Access& y) {
+    if (first->kind != StmtKind::For || second->kind != StmtKind::For) return false;
+    auto &f = first->as<For>(), &g = second->as<For>();
+    if (!f.loopKind.gpuThreads() || f.loopKind.scope != g.loopKind.scope || f.step != g.step ||
+        !equal(f.begin, g.begin) || !equal(f.end, g.end) || x.indices.size() != y.indices.size())
+      return false;
+    bool mentions = false;
+    for (size_t d = 0; d < x.indices.size(); ++d) {
+      ExprP renamed = substitute(y.indices[d], {{g.var, var(f.var)}});
+      if (!equal(x.indices[d], renamed) || readsData(x.indices[d])) return false;
+      mentions |= usesVar(x.indices[d], f.var);
+    }
+    return mentions;
+  }
+
+  const target::Target& target_;
+  std::set<std::string> taken_;
+};
+
+}  // namespace
+
+StmtP makeKernels(const StmtP& nest, const Program&, const target::Target& target) {
+  return Kernels(nest, target).host(nest);
+}
+
+}  // namespace teml::lowering

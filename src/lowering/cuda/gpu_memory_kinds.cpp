@@ -1,0 +1,77 @@
+// Where each tensor a nest defines lives on the GPU. On the host (between
+// kernels): global memory. In a kernel: a thread's own (gpu/local,
+// registers where the indices are known) when only one thread's statements
+// touch it, else the block's shared memory. Each kernel's shared memory is
+// checked against the GPU's limit and requested dynamically above the
+// static one.
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "lowering/cuda/cuda_passes.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+class GpuMemoryKinds : public Mutator {
+ public:
+  explicit GpuMemoryKinds(const target::Target& target) : target_(target) {}
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = s->as<For>();
+    bool root = !f.loopKind.kernel.name.empty();
+    int64_t outerShared = shared_;
+    bool outerIn = inKernel_, outerThreads = inThreads_;
+    if (root) shared_ = 0, inKernel_ = true;
+    if (f.loopKind.gpuThreads()) inThreads_ = true;
+    // A loop's local tensors are VarDefs inside it: they are decided in its body.
+    StmtP out = Mutator::mutateFor(s);
+    inThreads_ = outerThreads;
+    if (!root) return out;
+    inKernel_ = outerIn;
+    auto& g = out->as<For>();
+    LoopKind kind = g.loopKind;
+    kind.kernel.sharedBytes = shared_;
+    kind.kernel.dynamicShared = shared_ > target_.gpu.sharedBytes;
+    if (shared_ > target_.gpu.sharedBytesOptIn)
+      throw UserError(f.made.loc, "kernel '" + f.id + "' needs " + std::to_string(shared_) +
+                                      " bytes of shared memory; a block of " + target_.gpu.arch() + " may have " +
+                                      std::to_string(target_.gpu.sharedBytesOptIn));
+    shared_ = outerShared;
+    return std::make_shared<For>(g.id, g.var, g.begin, g.end, g.step, kind, g.body, g.made);
+  }
+  StmtP mutateVarDef(const StmtP& s) override {
+    auto& v = s->as<VarDef>();
+    StmtP body = mutate(v.body);
+    TensorDecl decl = v.decl;
+    if (!inKernel_) decl.mem = MemKind::GpuGlobal;
+    else if (inThreads_ || !touchedByThreads(v)) decl.mem = MemKind::GpuLocal;
+    else decl.mem = MemKind::GpuShared;
+    if (decl.mem == MemKind::GpuShared) shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
+    return std::make_shared<VarDef>(decl, body, v.loopLocal, v.id, v.made);
+  }
+
+ private:
+  static bool touchedByThreads(const VarDef& v) {
+    bool found = false;
+    forEachStmt(v.body, [&](const StmtP& t) {
+      if (t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads() && tensorsAccessed(t).count(v.decl.name))
+        found = true;
+    });
+    return found;
+  }
+
+  const target::Target& target_;
+  int64_t shared_ = 0;
+  bool inKernel_ = false, inThreads_ = false;
+};
+
+}  // namespace
+
+StmtP chooseGpuMemoryKinds(const StmtP& nest, const Program&, const target::Target& target) {
+  return GpuMemoryKinds(target).mutate(nest);
+}
+
+}  // namespace teml::lowering
