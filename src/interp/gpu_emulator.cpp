@@ -66,7 +66,8 @@ class KernelRun {
 
   void run(int orders) {
     std::vector<std::string> written;
-    for (auto& t : tensorsWritten(root_.self())) written.push_back(t);
+    for (auto& t : tensorsWritten(root_.self()))
+      if (host_.inScope(t)) written.push_back(t);  // not a kernel's own tensor
     std::vector<runtime::Buffer> before, first;
     if (orders > 1)
       for (auto& t : written) before.push_back(host_.bufferNamed(t));

@@ -41,6 +41,10 @@ class Interpreter : StmtFunctor<void()> {
     locals_ = host.locals_;
   }
   int64_t value(const ExprP& e) { return evalInt(e); }
+  bool inScope(const std::string& tensor) const {
+    auto local = locals_.find(tensor);
+    return (local != locals_.end() && !local->second.empty()) || buffers_.count(tensor);
+  }
   // The buffer `tensor` names here: a tensor in scope, else the program's.
   runtime::Buffer& bufferNamed(const std::string& tensor) {
     auto local = locals_.find(tensor);

@@ -2,7 +2,8 @@
 
 namespace teml::codegen {
 
-const char* const kCudaPrelude = R"(#ifdef __CUDACC_RTC__
+const char* const kCudaPrelude = R"(#pragma nv_diag_suppress 177 /* helpers a kernel does not call */
+#ifdef __CUDACC_RTC__
 typedef int int32_t;
 typedef long long int64_t;
 #define INFINITY __int_as_float(0x7f800000)

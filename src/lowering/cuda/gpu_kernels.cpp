@@ -210,9 +210,9 @@ class Kernels {
       }
       case StmtKind::Seq: {
         auto& q = s->as<Seq>();
+        for (auto& t : q.stmts) checkBlockLevel(t, blockLocal);
         for (size_t a = 0; a < q.stmts.size(); ++a)
           for (size_t b = a + 1; b < q.stmts.size(); ++b) checkPair(q.stmts[a], q.stmts[b], blockLocal);
-        for (auto& t : q.stmts) checkBlockLevel(t, blockLocal);
         return;
       }
       case StmtKind::If: {

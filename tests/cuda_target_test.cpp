@@ -1,0 +1,343 @@
+// The CUDA target without a GPU: programs scheduled on blocks and threads
+// compile to a cubin with nvcc (no errors, no spills) and give the
+// interpreter's results in the GPU emulator; schedules a GPU cannot run,
+// or that need what is not built yet, are refused at the step or the
+// statement; the emulator reports the races that a missing atomic or an
+// unchecked schedule makes.
+#include <cstdio>
+#include <fstream>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/cuda_emitter.hpp"
+#include "frontend/freeform/freeform.hpp"
+#include "interp/gpu_emulator.hpp"
+#include "ir/printer.hpp"
+#include "lowering/lower.hpp"
+#include "pipeline/freeform_schedule.hpp"
+#include "test_util.hpp"
+
+using namespace teml;
+using namespace teml::testing;
+
+namespace {
+
+struct GpuProgram {
+  const char* name;
+  const char* source;
+};
+
+const GpuProgram kPrograms[] = {
+    {"vector add and dot product, atomic sum", R"(import teml
+@teml.transform
+def f(a: teml.Var[(1000,), "float32"], b: teml.Var[(1000,), "float32"],
+      y: teml.Var[(1000,), "float32", "output"], s: teml.Var[(), "float32", "output"]):
+    #! label: L
+    for i in range(1000):
+        y[i] = a[i] + b[i]
+        s[()] += a[i] * b[i]
+@teml.schedule(f)
+def g(s):
+    o, i = s.split("L", 128)
+    s.parallelize(o, "blockIdx.x")
+    s.parallelize(i, "threadIdx.x")
+)"},
+    {"matrix product on a 2-D grid of 2-D blocks, sizes the blocks do not divide", R"(import teml
+@teml.transform
+def f(a: teml.Var[(50, 20), "float64"], b: teml.Var[(20, 37), "float64"], c: teml.Var[(50, 37), "float64", "output"]):
+    #! label: Li
+    for i in range(50):
+        #! label: Lj
+        for j in range(37):
+            for k in range(20):
+                c[i, j] += a[i, k] * b[k, j]
+@teml.schedule(f)
+def g(s):
+    io, ii = s.split("Li", 16)
+    jo, ji = s.split("Lj", 16)
+    s.reorder([io, jo, ii, ji])
+    s.parallelize(io, "blockIdx.y")
+    s.parallelize(jo, "blockIdx.x")
+    s.parallelize(ii, "threadIdx.y")
+    s.parallelize(ji, "threadIdx.x")
+)"},
+    {"time steps on the host around two kernels each", R"(import teml
+@teml.transform
+def f(a: teml.Var[(300,), "float64", "inout"], b: teml.Var[(300,), "float64", "output"]):
+    for t in range(4):
+        #! label: L1
+        for i in range(300):
+            b[i] = a[i] * 0.5 + a[(i + 1) % 300] * 0.25
+        #! label: L2
+        for i in range(300):
+            a[i] = b[i] + 1.0
+@teml.schedule(f)
+def g(s):
+    o, i = s.split("L1", 64)
+    s.parallelize(o, "blockIdx.x")
+    s.parallelize(i, "threadIdx.x")
+    o, i = s.split("L2", 64)
+    s.parallelize(o, "blockIdx.x")
+    s.parallelize(i, "threadIdx.x")
+)"},
+    {"a statement of the host in a one-thread kernel before a reduction", R"(import teml
+@teml.transform
+def f(x: teml.Var[(200,), "float64"], s: teml.Var[(), "float64", "output"]):
+    s[()] = 1.0
+    #! label: L
+    for i in range(200):
+        s[()] += x[i] * x[i]
+@teml.schedule(f)
+def g(s):
+    s.parallelize("L", "threadIdx.x")
+)"},
+    {"CSR rows to blocks, features to threads (a gather)", R"(import teml
+@teml.transform
+def f(ptr: teml.Var[(11,), "int32"], idx: teml.Var[(40,), "int32"], x: teml.Var[(10, 32), "float32"],
+      y: teml.Var[(10, 32), "float32", "output"]):
+    #! label: Lrow
+    for i in range(10):
+        for k in range(ptr[i], ptr[i + 1]):
+            #! label: Lc
+            for c in range(32):
+                y[i, c] += x[idx[k], c]
+@teml.schedule(f)
+def g(s):
+    s.parallelize("Lrow", "blockIdx.x")
+    s.parallelize("Lc", "threadIdx.x")
+)"},
+    {"a histogram of int64 counts: atomics at indices data choose", R"(import teml
+@teml.transform
+def f(k: teml.Var[(500,), "int32"], h: teml.Var[(16,), "int64", "output"]):
+    #! label: L
+    for i in range(500):
+        h[k[i] % 16] += i % 3 + 1
+@teml.schedule(f)
+def g(s):
+    o, i = s.split("L", 64)
+    s.parallelize(o, "blockIdx.x")
+    s.parallelize(i, "threadIdx.x")
+)"},
+    {"a thread's own array (gpu/local)", R"(import teml
+@teml.transform
+def f(x: teml.Var[(100, 4), "float64"], y: teml.Var[(100,), "float64", "output"]):
+    #! label: L
+    for i in range(100):
+        t = teml.zeros((4,), "float64")
+        for k in range(4):
+            t[k] = x[i, k] * x[i, (k + 1) % 4]
+        for k in range(4):
+            y[i] += t[k]
+@teml.schedule(f)
+def g(s):
+    o, i = s.split("L", 32)
+    s.parallelize(o, "blockIdx.x")
+    s.parallelize(i, "threadIdx.x")
+)"},
+};
+
+freeform::FreeformOptions cudaOptions() {
+  freeform::FreeformOptions o;
+  o.target = target::cudaTarget();
+  o.autoSchedule = false;
+  return o;
+}
+
+ir::Program scheduledForCuda(const std::string& source) { return pipeline::compileFreeform(source, cudaOptions()).program; }
+
+std::string temporaryPath(const std::string& suffix) {
+  return cacheDir() + "-cuda-" + std::to_string(::getpid()) + suffix;
+}
+
+// nvcc's report of compiling `cuda` to a cubin for sm_90, and its exit status.
+std::pair<int, std::string> nvccCubin(const std::string& cuda) {
+  std::string source = temporaryPath(".cu"), cubin = temporaryPath(".cubin"), log = temporaryPath(".log");
+  std::ofstream(source) << cuda;
+  int status = std::system(("nvcc -cubin -arch=sm_90 -Xptxas -v -o " + cubin + " " + source + " > " + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(source.c_str());
+  std::remove(cubin.c_str());
+  std::remove(log.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, text};
+}
+
+bool haveNvcc() { return std::system("nvcc --version > /dev/null 2>&1") == 0; }
+
+runtime::BufferMap emulated(const ir::Program& lowered, runtime::BufferMap b) {
+  interp::emulate(lowered, b);
+  return b;
+}
+
+// The element of `tensor` the emulator names in its report of a race.
+std::string raceReport(const ir::Program& lowered, const runtime::BufferMap& inputs) {
+  auto f = failureOf([&] { emulated(lowered, inputs); });
+  return f.failed ? f.message : "";
+}
+
+runtime::BufferMap gpuInputs(const ir::Program& p) {
+  runtime::BufferMap b = randomInputs(p);
+  if (b.count("ptr")) {
+    for (int64_t r = 0; r < b.at("ptr").size(); ++r) b.at("ptr").setInt(r, std::min<int64_t>(40, r * 4));
+    for (int64_t k = 0; k < b.at("idx").size(); ++k) b.at("idx").setInt(k, (k * 7) % 10);
+  }
+  if (b.count("k"))
+    for (int64_t i = 0; i < b.at("k").size(); ++i) b.at("k").setInt(i, (i * 37) % 101);
+  return b;
+}
+
+}  // namespace
+
+TEST(CudaTarget, EveryTestProgramGivesTheInterpretersResultsInTheEmulator) {
+  for (auto& program : kPrograms) {
+    SCOPED_TRACE(program.name);
+    ir::Program p = scheduledForCuda(program.source);
+    ir::Program lowered = lowering::lower(p, target::cudaTarget());
+    auto inputs = gpuInputs(p);
+    auto expected = runInterpreter(p, inputs), got = emulated(lowered, inputs);
+    for (auto& name : driver::writtenTensors(p))
+      EXPECT_LE(runtime::maxRelativeDifference(got.at(name), expected.at(name)), tolerance(p)) << name;
+  }
+}
+
+TEST(CudaTarget, EveryTestProgramCompilesToACubinWithoutSpills) {
+  if (!haveNvcc()) GTEST_SKIP() << "nvcc is not on PATH: the CUDA toolkit is not installed";
+  for (auto& program : kPrograms) {
+    SCOPED_TRACE(program.name);
+    std::string cuda = backend::emitFor(scheduledForCuda(program.source), target::cudaTarget());
+    auto [status, log] = nvccCubin(cuda);
+    ASSERT_EQ(status, 0) << log << "\n" << cuda;
+    EXPECT_EQ(log.find("error"), std::string::npos) << log;
+    EXPECT_GT(occurrences(log, "bytes spill stores"), 0) << log;
+    EXPECT_EQ(occurrences(log, "bytes spill stores"), occurrences(log, " 0 bytes spill stores, 0 bytes spill loads"))
+        << log;
+  }
+}
+
+TEST(CudaTarget, LoweringWritesKernelsAtomicsAndMemoryKindsIntoTheIr) {
+  ir::Program lowered = lowering::lower(scheduledForCuda(kPrograms[0].source), target::cudaTarget());
+  std::string text = ir::toString(lowered, true);
+  EXPECT_NE(text.find("blockIdx.x kernel(L.o, 128x1x1 threads, 0 B shared)"), std::string::npos) << text;
+  EXPECT_NE(text.find("atomic s += "), std::string::npos) << text;
+  EXPECT_EQ(text.find("atomic y"), std::string::npos) << "each thread stores its own element\n" << text;
+
+  ir::Program host = lowering::lower(scheduledForCuda(kPrograms[3].source), target::cudaTarget());
+  text = ir::toString(host, true);
+  EXPECT_NE(text.find("teml_thread"), std::string::npos) << "the store of the host runs in a kernel\n" << text;
+  EXPECT_NE(text.find("kernel(teml_thread, 1x1x1 threads"), std::string::npos) << text;
+
+  ir::Program local = lowering::lower(scheduledForCuda(kPrograms[6].source), target::cudaTarget());
+  EXPECT_NE(ir::toString(local, true).find("gpu/local"), std::string::npos) << ir::toString(local, true);
+}
+
+TEST(CudaTarget, TheEmitterLaunchesOneKernelPerBoundNestInsideTheHostsLoops) {
+  std::string cuda = backend::emitFor(scheduledForCuda(kPrograms[2].source), target::cudaTarget());
+  EXPECT_EQ(occurrences(cuda, "__global__ void"), 2) << cuda;
+  EXPECT_EQ(occurrences(cuda, "<<<"), 2) << cuda;
+  auto loop = cuda.find("for (long t = 0; t < 4; t += 1) {");
+  ASSERT_NE(loop, std::string::npos) << cuda;
+  EXPECT_LT(loop, cuda.find("<<<")) << cuda;
+  EXPECT_NE(cuda.find("dim3(64, 1, 1)"), std::string::npos) << cuda;
+}
+
+TEST(CudaTarget, ADeletedAtomicIsARaceTheEmulatorNamesWithBothStatementsAndTheElement) {
+  ir::Program p = scheduledForCuda(kPrograms[0].source);
+  ir::Program lowered = lowering::lower(p, target::cudaTarget());
+  struct NoAtomics : ir::Mutator {
+    ir::StmtP mutateReduce(const ir::StmtP& s) override {
+      auto& r = s->as<ir::Reduce>();
+      return ir::makeReduce(r.op, r.tensor, r.indices, r.value, r.loc, r.tag, false);
+    }
+  };
+  for (auto& n : lowered.nests) n = NoAtomics().mutate(n);
+  std::string report = raceReport(lowered, gpuInputs(p));
+  EXPECT_NE(report.find("data race on s[]"), std::string::npos) << report;
+  EXPECT_NE(report.find("the statement at line 8 writes it"), std::string::npos) << report;
+  EXPECT_NE(report.find("thread (1, 0, 0) of block (0, 0, 0)"), std::string::npos) << report;
+}
+
+TEST(CudaTarget, ADependenceAcrossThreadsIsRefusedByTheDependenceAnalysis) {
+  const char* source = R"(import teml
+@teml.transform
+def f(a: teml.Var[(64,), "int64", "inout"]):
+    #! label: L
+    for i in range(1, 64):
+        a[i] = a[i - 1] + 1
+@teml.schedule(f)
+def g(s):
+    s.parallelize("L", "threadIdx.x")
+)";
+  auto f = failureOf([&] { scheduledForCuda(source); });
+  EXPECT_EQ(f.loc.line, 9);
+  EXPECT_NE(f.message.find("may read a[i - 1] while another writes a[i]"), std::string::npos) << f.message;
+}
+
+namespace {
+
+std::string refusal(const std::string& schedule, const target::Target& t = target::cudaTarget()) {
+  std::string source = std::string(R"(import teml
+@teml.transform
+def f(x: teml.Var[(64, 64), "float64"], y: teml.Var[(64, 64), "float64", "output"]):
+    #! label: Li
+    for i in range(64):
+        #! label: Lj
+        for j in range(64):
+            y[i, j] = x[i, j] * 2.0
+@teml.schedule(f)
+def g(s):
+)") + schedule;
+  freeform::FreeformOptions o = cudaOptions();
+  o.target = t;
+  auto f = failureOf([&] { lowering::lower(pipeline::compileFreeform(source, o).program, t); });
+  return f.failed ? std::to_string(f.loc.line) + ": " + f.message : "accepted";
+}
+
+}  // namespace
+
+TEST(CudaTarget, ParallelizeOnTheCudaTargetNeedsAGpuScope) {
+  EXPECT_NE(refusal("    s.parallelize(\"Li\")\n").find("11: parallelize on the cuda target binds the loop to \"blockIdx.x\""),
+            std::string::npos) << refusal("    s.parallelize(\"Li\")\n");
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"openmp\")\n").find("not 'openmp'"), std::string::npos);
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"blockIdx.x\")\n", driver::machineTarget()).find("the target is the CPU"),
+            std::string::npos);
+  EXPECT_NE(refusal("    s.vectorize(\"Lj\")\n").find("CPU SIMD lanes, which the cuda target does not have"),
+            std::string::npos) << refusal("    s.vectorize(\"Lj\")\n");
+}
+
+TEST(CudaTarget, BlocksHoldThreadsAndEachScopeIsBoundOnceOnAPath) {
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"threadIdx.x\")\n    s.parallelize(\"Lj\", \"blockIdx.x\")\n")
+                .find("blocks hold threads"),
+            std::string::npos);
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"threadIdx.x\")\n    s.parallelize(\"Lj\", \"threadIdx.x\")\n")
+                .find("both bound to threadIdx.x"),
+            std::string::npos);
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"blockIdx.x\")\n    s.parallelize(\"Li\", \"blockIdx.y\")\n")
+                .find("already bound to blockIdx.x"),
+            std::string::npos);
+  EXPECT_EQ(refusal("    s.parallelize(\"Li\", \"blockIdx.x\")\n    s.parallelize(\"Lj\", \"threadIdx.x\")\n"), "accepted");
+}
+
+TEST(CudaTarget, ABlockOfMoreThreadsThanTheGpuAllowsIsRefused) {
+  std::string r = refusal("    s.parallelize(\"Li\", \"threadIdx.y\")\n    s.parallelize(\"Lj\", \"threadIdx.x\")\n");
+  EXPECT_NE(r.find("64 x 64 x 1 threads per block; a block of sm_90 has at most 1024"), std::string::npos) << r;
+}
+
+TEST(CudaTarget, AStatementEveryThreadOfABlockWouldRunIsRefusedUntilBarriersExist) {
+  const char* source = R"(import teml
+@teml.transform
+def f(x: teml.Var[(8, 32), "float64"], y: teml.Var[(8, 32), "float64", "output"], s: teml.Var[(8,), "float64", "output"]):
+    #! label: Li
+    for i in range(8):
+        s[i] = 1.0
+        #! label: Lj
+        for j in range(32):
+            y[i, j] = x[i, j] + s[i]
+@teml.schedule(f)
+def g(s):
+    s.parallelize("Li", "blockIdx.x")
+    s.parallelize("Lj", "threadIdx.x")
+)";
+  auto f = failureOf([&] { lowering::lower(scheduledForCuda(source), target::cudaTarget()); });
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.loc.line, 6) << f.message;
+  EXPECT_NE(f.message.find("every thread of a block runs it, and it writes 's'"), std::string::npos) << f.message;
+}
