@@ -1,5 +1,6 @@
 #include "autoschedule/auto_schedule.hpp"
 
+#include "autoschedule/auto_gpu.hpp"
 #include "autoschedule/auto_loop_order.hpp"
 #include "autoschedule/auto_parallelize.hpp"
 #include "autoschedule/auto_register_blocks.hpp"
@@ -14,10 +15,14 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
   // --no-check (which is for the user's steps, not for choices made here);
   // the front end's Schedule then takes the steps chosen.
   AutoState search = state.checks() ? state : state.fork(true);
-  autoRegisterBlocks(search);
-  autoLoopOrder(search);
-  autoParallelize(search);
-  autoVectorize(search);
+  if (target.kind == target::Kind::Cuda) {
+    autoGpu(search);
+  } else {
+    autoRegisterBlocks(search);
+    autoLoopOrder(search);
+    autoParallelize(search);
+    autoVectorize(search);
+  }
   if (state.checks()) return {search.body, search.steps};  // the same Schedule took them
   state.replay(search.steps);
   return {state.body, state.steps};

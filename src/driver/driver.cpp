@@ -188,7 +188,7 @@ std::string analysisCacheFor(const Options& o) {
 // The measured search --auto uses, with its choices in the kernel cache
 // (null: --tune-budget 0, heuristics alone).
 std::unique_ptr<MeasuredTuner> tunerFor(const Options& o, const target::Target& target) {
-  if (o.tuneBudget <= 0) return nullptr;
+  if (o.tuneBudget <= 0 || target.kind != target::Kind::Cpu) return nullptr;  // no measuring on a GPU yet
   std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
   return std::make_unique<MeasuredTuner>(target, o.jit, cache::prepareDirectory(cache).empty() ? cache : "",
                                          TuningOptions{o.tuneBudget, !o.json}, std::cerr);

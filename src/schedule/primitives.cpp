@@ -197,7 +197,7 @@ std::string temlText(const Step& step, const std::string& in, const std::string&
     for (auto& l : step.iterators) text += ", " + l;
   }
   for (auto n : step.numbers) text += ", " + std::to_string(n);
-  if (!step.word.empty()) text += ", " + step.word;
+  if (!step.word.empty()) text += ", " + (ir::gpuScopeNamed(step.word) ? "\"" + step.word + "\"" : step.word);
   return text + ")";
 }
 

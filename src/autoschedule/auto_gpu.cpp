@@ -1,0 +1,119 @@
+#include "autoschedule/auto_gpu.hpp"
+
+#include <map>
+#include <set>
+
+#include "autoschedule/loop_queries.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
+#include "ir/mutator.hpp"
+#include "lowering/cuda/cuda_passes.hpp"
+#include "schedule/schedule_error.hpp"
+
+namespace teml::autoschedule {
+
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kThreadsPerBlock = 256;
+
+// The loop inside `outer` (not itself) whose iterator is the last
+// subscript of the most accesses, with at least 16 iterations; "" if none.
+std::string coalescingLoop(const For& outer) {
+  std::map<std::string, int> contiguous;
+  for (auto& a : accessesOf(outer.body))
+    if (!a.indices.empty() && a.indices.back()->kind == ExprKind::Var) ++contiguous[a.indices.back()->as<Var>().name];
+  std::string best;
+  int most = 0;
+  forEachStmt(outer.body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::For) return;
+    auto& f = s->as<For>();
+    int64_t trips = constantTrips(f);
+    auto it = contiguous.find(f.var);
+    if (trips < 16 || it == contiguous.end() || it->second <= most) return;
+    most = it->second;
+    best = f.id;
+  });
+  return best;
+}
+
+// The CUDA lowering admits the nest's kernels (no barrier needed, no
+// block too large).
+bool kernelsAdmitted(const StmtP& body, const target::Target& target) {
+  try {
+    lowering::makeKernels(body, Program{}, target);
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+// Threads of `id`: split by kThreadsPerBlock where it has more iterations.
+bool toThreads(AutoState& state, const std::string& id, bool blocksToo) {
+  const For* f = loopWithId(state.body, id);
+  int64_t trips = f ? constantTrips(*f) : -1;
+  if (trips >= 0 && trips <= kThreadsPerBlock && !blocksToo)
+    return state.tryStep({"parallelize", {id}, {}, "threadIdx.x"});
+  if (!state.tryStep({"split", {id}, {kThreadsPerBlock}})) return false;
+  std::string outer = state.made().at(0), inner = id;  // split keeps the inner loop's id
+  if (blocksToo && !state.tryStep({"parallelize", {outer}, {}, "blockIdx.x"})) return false;
+  return state.tryStep({"parallelize", {inner}, {}, "threadIdx.x"});
+}
+
+bool coalesced(AutoState& state, const std::string& loop) {
+  const For* f = loopWithId(state.body, loop);
+  if (!f) return false;
+  std::string inner = coalescingLoop(*f);
+  if (inner.empty()) return false;
+  return state.tryStep({"parallelize", {loop}, {}, "blockIdx.x"}) && toThreads(state, inner, false);
+}
+
+// Every write in `f` to a tensor from outside it names an element by f's
+// iterator: its iterations write different elements (no reduction over f).
+bool indexesEveryWrite(const For& f) {
+  std::set<std::string> own;
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::VarDef) own.insert(s->as<VarDef>().decl.name);
+  });
+  for (auto& a : accessesOf(f.body)) {
+    if (a.kind == AccessKind::Read || own.count(a.tensor)) continue;
+    bool uses = false;
+    for (auto& i : a.indices) uses = uses || usesVar(i, f.var);
+    if (!uses) return false;
+  }
+  return true;
+}
+
+// The loops perfectly nested in `loop` that write different elements in
+// each iteration, merged into it, then to blocks of threads.
+bool mergedToThreads(AutoState& state, const std::string& loop) {
+  auto chain = perfectChain(state.body, loop);
+  size_t merged = 1;
+  for (; merged < chain.size(); ++merged) {
+    const For* f = loopWithId(state.body, chain[merged]);
+    if (!f || constantTrips(*f) < 0 || !indexesEveryWrite(*f)) break;
+    if (!state.tryStep({"merge", {loop, chain[merged]}})) break;
+  }
+  return merged > 1 && toThreads(state, loop, true);
+}
+
+}  // namespace
+
+void autoGpu(AutoState& state) {
+  for (const std::string& loop : outermostLoops(state.body)) {
+    const std::function<bool(AutoState&)> candidates[] = {
+        [&](AutoState& s) { return coalesced(s, loop); },
+        [&](AutoState& s) { return mergedToThreads(s, loop); },
+        [&](AutoState& s) { return toThreads(s, loop, true); },
+        [&](AutoState& s) { return s.tryStep({"parallelize", {loop}, {}, "blockIdx.x"}); },
+    };
+    for (auto& candidate : candidates) {
+      AutoState::Saved before = state.save();
+      if (candidate(state) && kernelsAdmitted(state.body, state.target)) break;
+      state.restore(before);
+    }
+  }
+}
+
+}  // namespace teml::autoschedule
