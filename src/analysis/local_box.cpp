@@ -74,6 +74,7 @@ class Finder : StmtFunctor<bool(const Inner&)> {
     return expr(i.cond, inner) && stmt(i.then, inner) && (!i.otherwise || stmt(i.otherwise, inner));
   }
   bool visitVarDef(const VarDef& v, const Inner& inner) override { return stmt(v.body, inner); }
+  bool visitBarrier(const Barrier&, const Inner&) override { return true; }
   bool visitAssert(const Assert& a, const Inner& inner) override {
     return expr(a.cond, inner) && (!a.shown || expr(a.shown, inner)) && stmt(a.body, inner);
   }

@@ -37,6 +37,7 @@ class Backward : public StmtFunctor<StmtP()> {
     if (!then && !otherwise) return nullptr;
     return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
   }
+  StmtP visitBarrier(const Barrier&) override { return nullptr; }  // made after differentiation
   StmtP visitAssert(const Assert& a) override {
     StmtP body = reverse(a.body);
     return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;

@@ -101,6 +101,7 @@ class Recompute : public StmtFunctor<StmtP()> {
     if (!then && !otherwise) return nullptr;
     return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
   }
+  StmtP visitBarrier(const Barrier&) override { return nullptr; }  // made after differentiation
   StmtP visitAssert(const Assert& a) override {
     StmtP body = dispatch(a.body);
     return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;

@@ -1,6 +1,13 @@
 #include "interp/gpu_emulator.hpp"
 
+#include <sys/mman.h>
+#include <ucontext.h>
+
 #include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <memory>
 #include <random>
 #include <unordered_map>
 
@@ -26,9 +33,10 @@ std::string triple(const int64_t v[3]) {
   return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
 }
 
-// One access to an element: by which thread (linear id), from which statement.
+// One access to an element: by which thread (linear id) of which block,
+// between which two barriers of its block (epoch), from which statement.
 struct Touch {
-  int64_t thread = -1;
+  int64_t thread = -1, block = -1, epoch = 0;
   const Stmt* stmt = nullptr;
   bool atomic = false;
 };
@@ -48,6 +56,58 @@ struct ElementHash {
   }
 };
 
+// A thread of a block with barriers: its interpreter runs on a stack of its
+// own (ucontext), handing control back to the block at each barrier.
+struct Coroutine {
+  static constexpr size_t kStackBytes = 1 << 20;  // mapped lazily: untouched pages cost nothing
+  ucontext_t context{};
+  void* stack = nullptr;
+  std::unique_ptr<Interpreter> interpreter;
+  Interpreter::GpuThread place;
+  const For* root = nullptr;
+  ucontext_t* scheduler = nullptr;
+  const Barrier* waiting = nullptr;  // the barrier it waits at
+  bool done = false;
+  std::exception_ptr failure;
+
+  Coroutine() {
+    stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (stack == MAP_FAILED) throw InternalError("emulator: no memory for a thread's stack");
+  }
+  ~Coroutine() { munmap(stack, kStackBytes); }
+  Coroutine(const Coroutine&) = delete;
+  Coroutine& operator=(const Coroutine&) = delete;
+
+  void start(ucontext_t* back) {
+    scheduler = back;
+    done = false;
+    waiting = nullptr;
+    failure = nullptr;
+    getcontext(&context);
+    context.uc_stack.ss_sp = stack;
+    context.uc_stack.ss_size = kStackBytes;
+    context.uc_link = back;
+    auto self = reinterpret_cast<uintptr_t>(this);
+    makecontext(&context, reinterpret_cast<void (*)()>(&Coroutine::entry), 2, static_cast<unsigned>(self >> 32),
+                static_cast<unsigned>(self & 0xffffffffu));
+  }
+  static void entry(unsigned high, unsigned low) {
+    auto* c = reinterpret_cast<Coroutine*>((static_cast<uintptr_t>(high) << 32) | low);
+    try {
+      c->interpreter->exec(c->root->self());
+    } catch (...) {
+      c->failure = std::current_exception();  // exceptions do not cross contexts: rethrown by the block
+    }
+    c->done = true;
+  }
+  void resume() { swapcontext(scheduler, &context); }
+  void wait(const Barrier& b) {
+    waiting = &b;
+    swapcontext(&context, scheduler);
+    waiting = nullptr;
+  }
+};
+
 class KernelRun {
  public:
   KernelRun(Interpreter& host, const For& root, const Program& program, runtime::BufferMap& buffers)
@@ -62,6 +122,7 @@ class KernelRun {
       f = &body->as<For>();
     }
     for (int d = 0; d < 3; ++d) block_[d] = root.loopKind.kernel.blockDim[d];
+    forEachStmt(root.self(), [&](const StmtP& s) { barriers_ |= s->kind == StmtKind::Barrier; });
   }
 
   void run(int orders) {
@@ -104,19 +165,102 @@ class KernelRun {
       std::shuffle(blocks.begin(), blocks.end(), random);
       std::shuffle(threads.begin(), threads.end(), random);
     }
-    for (int64_t b : blocks)
-      for (int64_t t : threads) {
-        Interpreter::GpuThread place;
-        unflatten(b, grid_, place.block);
-        unflatten(t, block_, place.thread);
-        int64_t id = b * static_cast<int64_t>(threads.size()) + t;
-        place.access = [&, id](const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write,
-                               bool atomic, const Stmt* stmt) { record(buf, off, tensor, write, atomic, stmt, id); };
-        Interpreter thread(program_, buffers_);
-        thread.inheritScope(host_);
-        thread.gpuThread = &place;
-        thread.exec(root_.self());
+    shared_.clear();  // kept for the whole run: the race log names buffers by address
+    for (int64_t b : blocks) {
+      block_id_ = b;
+      epoch_ = 0;
+      if (barriers_) runBlockWithBarriers(b, threads);
+      else
+        for (int64_t t : threads) {
+          Interpreter thread(program_, buffers_);
+          Interpreter::GpuThread place = placeOf(b, t, static_cast<int64_t>(threads.size()));
+          thread.inheritScope(host_);
+          thread.gpuThread = &place;
+          thread.exec(root_.self());
+        }
+    }
+  }
+
+  Interpreter::GpuThread placeOf(int64_t b, int64_t t, int64_t perBlock) {
+    Interpreter::GpuThread place;
+    unflatten(b, grid_, place.block);
+    unflatten(t, block_, place.thread);
+    int64_t id = b * perBlock + t;
+    place.access = [this, id, b](const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write,
+                                 bool atomic, bool unwritten, const Stmt* stmt) {
+      if (unwritten)
+        throw UserError(locOf(stmt), "a read of " + elementText(buf, off, tensor) + " in shared memory, which no thread of " +
+                                         placeText(id) + "'s block has written");
+      record(buf, off, tensor, write, atomic, stmt, id, b);
+    };
+    place.shared = [this](const VarDef& v) { return sharedBuffer(v); };
+    place.barrier = [](const Barrier&) {};
+    return place;
+  }
+
+  // The threads of block b take turns between barriers: each runs until it
+  // waits at a barrier or finishes; then all must wait at the same barrier
+  // (they pass it together) or all have finished.
+  void runBlockWithBarriers(int64_t b, const std::vector<int64_t>& order) {
+    size_t n = order.size();
+    if (coroutines_.size() < n)
+      for (size_t k = coroutines_.size(); k < n; ++k) coroutines_.push_back(std::make_unique<Coroutine>());
+    ucontext_t scheduler;
+    std::vector<Coroutine*> threads(n);
+    for (size_t k = 0; k < n; ++k) {
+      int64_t t = order[k];
+      Coroutine& c = *coroutines_[k];
+      threads[k] = &c;
+      c.interpreter = std::make_unique<Interpreter>(program_, buffers_);
+      c.interpreter->inheritScope(host_);
+      c.place = placeOf(b, t, static_cast<int64_t>(n));
+      c.place.barrier = [&c](const Barrier& at) { c.wait(at); };
+      c.interpreter->gpuThread = &c.place;
+      c.root = &root_;
+      c.start(&scheduler);
+    }
+    while (true) {
+      for (Coroutine* c : threads) {
+        if (c->done) continue;
+        c->resume();
+        if (c->failure) std::rethrow_exception(c->failure);
       }
+      const Coroutine* finished = nullptr;
+      const Coroutine* waiting = nullptr;
+      for (Coroutine* c : threads) (c->done ? finished : waiting) = c;
+      if (!waiting) return;
+      for (Coroutine* c : threads) {
+        if (c->done || c->waiting != waiting->waiting)
+          throw UserError(locOf(waiting->waiting),
+                          "a barrier that not every thread of the block reaches: " + placeText(threadId(*waiting)) +
+                              " waits here, and " + placeText(threadId(*c)) +
+                              (c->done ? " has finished the kernel" : " waits at the barrier at line " +
+                                                                          std::to_string(locOf(c->waiting).line)));
+      }
+      ++epoch_;  // all passed the barrier: what they did before it happens before what follows
+      (void)finished;
+    }
+  }
+
+  int64_t threadId(const Coroutine& c) const {
+    int64_t perBlock = block_[0] * block_[1] * block_[2];
+    auto flat = [](const int64_t v[3], const int64_t dims[3]) { return v[0] + dims[0] * (v[1] + dims[1] * v[2]); };
+    return flat(c.place.block, grid_) * perBlock + flat(c.place.thread, block_);
+  }
+
+  // A block's gpu/shared tensor: one buffer for its threads, filled with
+  // poison (NaN; the largest integer), every element unwritten.
+  Interpreter::Scoped* sharedBuffer(const VarDef& v) {
+    auto it = shared_.find({&v, block_id_});
+    if (it != shared_.end()) return it->second.get();
+    auto s = std::make_unique<Interpreter::Scoped>(Interpreter::Scoped{runtime::Buffer(v.decl.dtype, v.decl.shape), {}, false, {}});
+    if (isIntegral(v.decl.dtype)) {
+      for (int64_t k = 0; k < s->buffer.size(); ++k) s->buffer.setInt(k, std::numeric_limits<int32_t>::max());
+    } else {
+      s->buffer.fill(std::numeric_limits<double>::quiet_NaN());
+    }
+    s->defined.assign(static_cast<size_t>(std::max<int64_t>(1, s->buffer.size())), 0);
+    return shared_.emplace(std::make_pair(&v, block_id_), std::move(s)).first->second.get();
   }
 
   static void unflatten(int64_t k, const int64_t dims[3], int64_t out[3]) {
@@ -125,25 +269,34 @@ class KernelRun {
     out[2] = k / (dims[0] * dims[1]);
   }
 
-  void record(const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write, bool atomic,
-              const Stmt* stmt, int64_t id) {
-    ElementLog& e = log_[ElementKey{&buf, off}];
-    Touch now{id, stmt, atomic};
-    if (write) {
-      if (e.writer.thread >= 0 && e.writer.thread != id && !(atomic && e.writer.atomic))
-        race(buf, off, tensor, e.writer, "writes", now, "writes");
-      for (const Touch* r : {&e.reader, &e.otherReader})
-        if (r->thread >= 0 && r->thread != id) race(buf, off, tensor, *r, "reads", now, "writes");
-      if (e.writer.thread < 0 || !atomic) e.writer = now;
-      return;
-    }
-    if (e.writer.thread >= 0 && e.writer.thread != id) race(buf, off, tensor, e.writer, "writes", now, "reads");
-    if (e.reader.thread < 0) e.reader = now;
-    else if (e.reader.thread != id && e.otherReader.thread < 0) e.otherReader = now;
+  // Two touches of one element race: different threads, at least one
+  // writing, not both atomic, and not ordered by a barrier (different
+  // blocks, or the same block between the same two barriers).
+  bool unordered(const Touch& a, const Touch& b) const {
+    return a.thread >= 0 && a.thread != b.thread && (a.block != b.block || a.epoch == b.epoch);
+  }
+  // Keep the latest touch of a block: an earlier one is ordered before what follows.
+  static void keep(Touch& slot, const Touch& now) {
+    if (slot.thread < 0 || slot.thread == now.thread || (slot.block == now.block && slot.epoch < now.epoch)) slot = now;
   }
 
-  [[noreturn]] void race(const runtime::Buffer& buf, int64_t off, const std::string& tensor, const Touch& before,
-                         const char* did, const Touch& now, const char* does) {
+  void record(const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write, bool atomic,
+              const Stmt* stmt, int64_t id, int64_t block) {
+    ElementLog& e = log_[ElementKey{&buf, off}];
+    Touch now{id, block, epoch_, stmt, atomic};
+    if (write) {
+      if (unordered(e.writer, now) && !(atomic && e.writer.atomic)) race(buf, off, tensor, e.writer, "writes", now, "writes");
+      for (const Touch* r : {&e.reader, &e.otherReader})
+        if (unordered(*r, now)) race(buf, off, tensor, *r, "reads", now, "writes");
+      if (e.writer.thread < 0 || !atomic || e.writer.atomic) keep(e.writer, now);
+      return;
+    }
+    if (unordered(e.writer, now)) race(buf, off, tensor, e.writer, "writes", now, "reads");
+    if (e.reader.thread < 0 || e.reader.thread == id || (e.reader.block == block && e.reader.epoch < epoch_)) keep(e.reader, now);
+    else if (e.reader.thread != id) keep(e.otherReader, now);
+  }
+
+  std::string elementText(const runtime::Buffer& buf, int64_t off, const std::string& tensor) const {
     std::string element = tensor + "[";
     std::vector<int64_t> index(buf.shape().size());
     int64_t rest = off;
@@ -152,11 +305,15 @@ class KernelRun {
       rest /= buf.shape()[d];
     }
     for (size_t d = 0; d < index.size(); ++d) element += (d ? ", " : "") + std::to_string(index[d]);
-    element += "]";
-    throw UserError(locOf(now.stmt), "data race on " + element + " in kernel '" + root_.id + "': the statement at line " +
-                                         std::to_string(locOf(before.stmt).line) + " " + did + " it in " +
-                                         placeText(before.thread) + ", and this statement " + does + " it in " +
-                                         placeText(now.thread) + ", with no barrier between them" +
+    return element + "]";
+  }
+
+  [[noreturn]] void race(const runtime::Buffer& buf, int64_t off, const std::string& tensor, const Touch& before,
+                         const char* did, const Touch& now, const char* does) {
+    throw UserError(locOf(now.stmt), "data race on " + elementText(buf, off, tensor) + " in kernel '" + root_.id +
+                                         "': the statement at line " + std::to_string(locOf(before.stmt).line) + " " +
+                                         did + " it in " + placeText(before.thread) + ", and this statement " + does +
+                                         " it in " + placeText(now.thread) + ", with no barrier between them" +
                                          (before.atomic || now.atomic ? " (only one of them atomic)" : ""));
   }
 
@@ -172,7 +329,12 @@ class KernelRun {
   const Program& program_;
   runtime::BufferMap& buffers_;
   int64_t grid_[3] = {1, 1, 1}, block_[3] = {1, 1, 1};
+  bool barriers_ = false;
+  int64_t epoch_ = 0;
   std::unordered_map<ElementKey, ElementLog, ElementHash> log_;
+  std::map<std::pair<const VarDef*, int64_t>, std::unique_ptr<Interpreter::Scoped>> shared_;  // per block
+  int64_t block_id_ = 0;
+  std::vector<std::unique_ptr<Coroutine>> coroutines_;
 };
 
 }  // namespace

@@ -22,6 +22,14 @@ class Interpreter : StmtFunctor<void()> {
 
   void exec(const StmtP& s) { dispatch(s); }
 
+  // The buffer of a tensor a VarDef defines.
+  struct Scoped {
+    runtime::Buffer buffer;
+    std::vector<int64_t> written;  // offsets to put back to the initial value
+    bool inThread = false;         // a GPU thread's own (gpu/local): no other thread sees it
+    std::vector<char> defined;     // shared memory: which elements some thread wrote (empty: not tracked)
+  };
+
   // ---- The GPU emulator's hooks (interp/gpu_emulator).
   // Runs a kernel (a loop with a kernel plan) met on the host.
   std::function<void(Interpreter& host, const For& root)> onKernel;
@@ -29,9 +37,12 @@ class Interpreter : StmtFunctor<void()> {
   // where each access to memory is reported.
   struct GpuThread {
     int64_t block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
+    // `unwritten`: a read of shared memory no thread has written.
     std::function<void(const runtime::Buffer& buf, int64_t offset, const std::string& tensor, bool write,
-                       bool atomic, const Stmt* stmt)>
+                       bool atomic, bool unwritten, const Stmt* stmt)>
         access;
+    std::function<void(const Barrier&)> barrier;  // waits for the block's other threads
+    std::function<Scoped*(const VarDef&)> shared;  // the block's buffer of a gpu/shared tensor
   };
   const GpuThread* gpuThread = nullptr;
   // A thread starts with the host's iterators and tensors in scope.
@@ -55,6 +66,7 @@ class Interpreter : StmtFunctor<void()> {
  private:
   void visitFor(const For& f) override {
     if (f.loopKind.gpu() && (gpuThread || onKernel)) return gpuLoop(f);  // else a loop like any other
+    current_ = &f;
     int64_t b = evalInt(f.begin), e = evalInt(f.end);
     Slot& slot = env_[f.var];  // stays where it is: entries are never erased
     Slot saved = slot;
@@ -116,6 +128,7 @@ class Interpreter : StmtFunctor<void()> {
   }
   void visitLibCall(const LibCall& c) override { exec(c.reference); }
   void visitAssert(const Assert& a) override {
+    current_ = &a;
     if (evalInt(a.cond)) {
       exec(a.body);
       return;
@@ -126,7 +139,16 @@ class Interpreter : StmtFunctor<void()> {
   // indices are (code generation stores only the box an iteration touches).
   // Each VarDef keeps one buffer and puts back what a run wrote, so a loop
   // over it does not fill the whole tensor in every iteration.
+  void visitBarrier(const Barrier& b) override {
+    if (gpuThread) gpuThread->barrier(b);  // elsewhere (the lowered program on the CPU's interpreter) nothing to wait for
+  }
   void visitVarDef(const VarDef& v) override {
+    if (gpuThread && v.decl.mem == MemKind::GpuShared) {  // one buffer for the block's threads
+      locals_[v.decl.name].push_back(gpuThread->shared(v));
+      exec(v.body);
+      locals_[v.decl.name].pop_back();
+      return;
+    }
     double init = v.loopLocal ? v.loopLocal->init : 0;
     auto [it, fresh] = scoped_.try_emplace(&v, Scoped{runtime::Buffer(v.decl.dtype, v.decl.shape), {}, gpuThread != nullptr});
     Scoped& s = it->second;
@@ -162,7 +184,11 @@ class Interpreter : StmtFunctor<void()> {
       off = off * buf.shape()[d] + i;
     }
     if (scoped && write) scoped->written.push_back(off);
-    if (gpuThread && !(scoped && scoped->inThread)) gpuThread->access(buf, off, tensor, write, atomic_, current_);
+    if (gpuThread && !(scoped && scoped->inThread)) {
+      bool unwritten = scoped && !scoped->defined.empty() && !write && !scoped->defined[off];
+      if (scoped && !scoped->defined.empty() && write) scoped->defined[off] = 1;
+      gpuThread->access(buf, off, tensor, write, atomic_, unwritten, current_);
+    }
     return {&buf, off};
   }
 
@@ -312,11 +338,6 @@ class Interpreter : StmtFunctor<void()> {
   std::unordered_map<std::string, Slot> env_;
   std::unordered_map<const Expr*, Slot*> varSlots_;
   std::unordered_map<const std::string*, runtime::Buffer*> bufferOf_;
-  struct Scoped {
-    runtime::Buffer buffer;
-    std::vector<int64_t> written;  // offsets to put back to the initial value
-    bool inThread = false;         // a GPU thread's own (gpu/local): no other thread sees it
-  };
   const Stmt* current_ = nullptr;  // the statement whose accesses are being made (for the emulator)
   bool atomic_ = false;
   std::map<const VarDef*, Scoped> scoped_;

@@ -47,6 +47,8 @@ StmtP Mutator::mutateAssert(const StmtP& s) {
   return makeAssert(cond, a.message, shown, a.loc, body);
 }
 
+StmtP Mutator::mutateBarrier(const StmtP& s) { return s; }
+
 StmtP Mutator::mutateLibCall(const StmtP& s) {
   auto& c = static_cast<const LibCall&>(*s);
   StmtP ref = mutate(c.reference);

@@ -154,6 +154,10 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       printStmt(os, c.reference, withIds, indent + 1);
       break;
     }
+    case StmtKind::Barrier:
+      os << pad << (s->as<Barrier>().scope == BarrierScope::Warp ? "barrier warp" : "barrier block")
+         << (withIds ? idText(*s) : "") << "\n";
+      break;
     case StmtKind::Assert: {
       auto& a = static_cast<const Assert&>(*s);
       os << pad << "assert " << toString(a.cond) << (withIds ? idText(a) : "") << "  # " << a.message;

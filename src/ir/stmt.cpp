@@ -232,6 +232,8 @@ StmtP withIdentity(const StmtP& s, std::string id, Provenance made) {
       auto& a = static_cast<const Assert&>(*s);
       return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, a.body, std::move(id), std::move(made));
     }
+    case StmtKind::Barrier:
+      return std::make_shared<Barrier>(s->as<Barrier>().scope, std::move(id), std::move(made));
   }
   return s;
 }

@@ -341,6 +341,18 @@ struct Assert : Stmt {
       : Stmt(StmtKind::Assert, std::move(i), std::move(p)), cond(std::move(c)), message(std::move(m)), shown(std::move(v)), loc(l), body(std::move(b)) {}
 };
 
+// Written by the CUDA lowering (lowering/cuda/gpu_barriers): the threads
+// of a block (`Block`: __syncthreads) or of a warp (`Warp`: __syncwarp, a
+// block of one warp) wait here for each other; what any of them did before
+// it happens before what any does after it. Only at block level (outside
+// loops bound to threadIdx), where control is the same for every thread.
+enum class BarrierScope { Block, Warp };
+struct Barrier : Stmt {
+  const BarrierScope scope;
+  explicit Barrier(BarrierScope s, std::string i = {}, Provenance m = {})
+      : Stmt(StmtKind::Barrier, std::move(i), std::move(m)), scope(s) {}
+};
+
 StmtP makeAssert(ExprP cond, std::string message, ExprP shown, SourceLoc loc, StmtP body);
 // An assertion's message with "{}" replaced by the value shown.
 std::string assertionMessage(const std::string& message, int64_t shown);

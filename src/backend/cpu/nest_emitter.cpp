@@ -320,6 +320,7 @@ class NestEmitter::ScalarStmt : public StmtFunctor<void(int)> {
   void visitIf(const If& i, int indent) override { e_.emitIf(i, indent); }
   void visitVarDef(const VarDef& v, int indent) override { e_.emitVarDef(v, indent); }
   void visitAssert(const Assert& a, int indent) override { e_.emitAssert(a, indent); }
+  void visitBarrier(const Barrier&, int) override { throw InternalError("C emitter: a GPU barrier on the CPU target"); }
 
   NestEmitter& e_;
 };

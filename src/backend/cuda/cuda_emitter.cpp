@@ -112,7 +112,11 @@ class KernelPrinter {
           os << pad << "{  /* " << f.id << ": " << parallelScopeName(f.loopKind.scope) << " */\n";
           os << pad << "  const long " << v << " = " << cExpr(f.begin, names) << " + (long)" << index << " * "
              << f.step << ";\n";
-          bool guard = f.loopKind.gpuThreads();
+          // Threads past the loop's count skip it (none where it has one iteration per thread).
+          int64_t b = 0, e = 0;
+          bool exact = constValue(f.begin, &b) && constValue(f.end, &e) && f.step == 1 &&
+                       e - b == root_.loopKind.kernel.blockDim[d];
+          bool guard = f.loopKind.gpuThreads() && !exact;
           if (guard) os << pad << "  if ((long)" << index << " < " << tripText(f, names) << ") {\n";
           stmt(f.body, n + (guard ? 2 : 1), os);
           if (guard) os << pad << "  }\n";
@@ -199,7 +203,7 @@ class KernelPrinter {
         } else {
           os << pad << type << " " << c << "[" << count << "];\n";
         }
-        bool filled = v.loopLocal && v.loopLocal->writtenBeforeRead;
+        bool filled = (v.loopLocal && v.loopLocal->writtenBeforeRead) || d.mem == MemKind::GpuShared;  // shared: filled in the IR
         if (!filled) {
           double init = v.loopLocal ? v.loopLocal->init : 0;
           os << pad << "for (long teml_e = 0; teml_e < " << count << "; teml_e++) " << c << "[teml_e] = ("
@@ -211,6 +215,9 @@ class KernelPrinter {
         return;
       }
       case StmtKind::LibCall: return stmt(st->as<LibCall>().reference, n, os);
+      case StmtKind::Barrier:
+        os << pad << (st->as<Barrier>().scope == BarrierScope::Warp ? "__syncwarp();\n" : "__syncthreads();\n");
+        return;
     }
   }
 

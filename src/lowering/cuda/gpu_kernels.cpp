@@ -4,14 +4,8 @@
 // statement of the host becomes a kernel of one thread, and a loop bound to
 // threadIdx alone a kernel of one block, so that every access to data
 // happens on the GPU. Each kernel's outermost loop gets its plan: its
-// threads per block, from the trip counts of its loops bound to threadIdx.
-//
-// Inside a block, statements outside every thread loop run in every thread
-// of the block, and threads of one loop run at the same time as those of
-// the next. Until barriers are inserted, both are refused where they would
-// meet another thread's element: a write outside thread loops to a tensor
-// the block's threads share, and two statements of a block where one
-// thread writes an element another thread touches.
+// threads per block, from the trip counts of its loops bound to threadIdx
+// (gpu_barriers then orders the block's statements).
 #include <algorithm>
 
 #include "diag/diagnostics.hpp"
@@ -166,7 +160,6 @@ class Kernels {
                                               ", read tensors: a grid's size is fixed when the kernel starts");
     GpuKernelPlan plan;
     plan.name = root.id;
-    int64_t threads = 1;
     forEachStmt(inner, [&](const StmtP& s) {
       if (s->kind != StmtKind::For) return;
       auto& f = s->as<For>();
@@ -183,111 +176,15 @@ class Kernels {
       int d = gpuDimension(f.loopKind.scope);
       plan.blockDim[d] = std::max(plan.blockDim[d], n);
     });
-    threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
+    int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
     if (threads > target_.gpu.maxThreadsPerBlock)
       throw UserError(locOf(root.self()), "kernel '" + root.id + "' has " + std::to_string(plan.blockDim[0]) + " x " +
                                               std::to_string(plan.blockDim[1]) + " x " + std::to_string(plan.blockDim[2]) +
                                               " threads per block; a block of " + target_.gpu.arch() + " has at most " +
                                               std::to_string(target_.gpu.maxThreadsPerBlock));
-    if (threads > 1) checkBlock(inner);
     LoopKind kind = root.loopKind;
     kind.kernel = plan;
     return std::make_shared<For>(root.id, root.var, root.begin, root.end, root.step, kind, root.body, root.made);
-  }
-
-  // Statements at block level (outside thread loops) of a kernel with threads.
-  void checkBlock(const StmtP& s) {
-    std::set<std::string> blockLocal;  // defined in the block and touched by no thread loop
-    checkBlockLevel(s, blockLocal);
-  }
-  void checkBlockLevel(const StmtP& s, std::set<std::string>& blockLocal) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = s->as<For>();
-        if (f.loopKind.gpuThreads()) return;
-        for (auto& l : localsOf(f)) markLocal(l.decl.name, loopBody(f), blockLocal);
-        return checkBlockLevel(loopBody(f), blockLocal);
-      }
-      case StmtKind::Seq: {
-        auto& q = s->as<Seq>();
-        for (auto& t : q.stmts) checkBlockLevel(t, blockLocal);
-        for (size_t a = 0; a < q.stmts.size(); ++a)
-          for (size_t b = a + 1; b < q.stmts.size(); ++b) checkPair(q.stmts[a], q.stmts[b], blockLocal);
-        return;
-      }
-      case StmtKind::If: {
-        auto& i = s->as<If>();
-        checkBlockLevel(i.then, blockLocal);
-        if (i.otherwise) checkBlockLevel(i.otherwise, blockLocal);
-        return;
-      }
-      case StmtKind::VarDef: {
-        auto& v = s->as<VarDef>();
-        markLocal(v.decl.name, v.body, blockLocal);
-        return checkBlockLevel(v.body, blockLocal);
-      }
-      case StmtKind::Assert: return checkBlockLevel(s->as<Assert>().body, blockLocal);
-      case StmtKind::Store:
-      case StmtKind::Reduce: {
-        for (auto& a : accessesOf(s))
-          if (a.kind != AccessKind::Read && !blockLocal.count(a.tensor))
-            throw UserError(locOf(s), "this statement is outside the kernel's loops bound to threadIdx, so every "
-                                      "thread of a block runs it, and it writes '" + a.tensor +
-                                      "', which they share; teml does not yet guard it and insert a barrier: bind "
-                                      "it to a thread loop or give it a kernel of its own");
-        return;
-      }
-      default: return;
-    }
-  }
-  void markLocal(const std::string& name, const StmtP& scope, std::set<std::string>& blockLocal) {
-    bool inThreads = false;
-    forEachStmt(scope, [&](const StmtP& t) {
-      if (t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads() && tensorsAccessed(t).count(name))
-        inThreads = true;
-    });
-    if (!inThreads) blockLocal.insert(name);
-  }
-
-  // Two statements of one block, `first` before `second`: refused where a
-  // thread may touch an element another thread wrote, which only a barrier
-  // between them would order. Two loops on the same thread index that
-  // touch each element at the same indices do it in one thread.
-  void checkPair(const StmtP& first, const StmtP& second, const std::set<std::string>& blockLocal) {
-    if (!hasThreadLoop(first) && !hasThreadLoop(second)) return;
-    auto a = accessesOf(first), b = accessesOf(second);
-    for (auto& x : a)
-      for (auto& y : b) {
-        if (x.tensor != y.tensor || blockLocal.count(x.tensor)) continue;
-        if (x.kind == AccessKind::Read && y.kind == AccessKind::Read) continue;
-        if (sameThread(first, second, x, y)) continue;
-        throw UserError(locOf(second),
-                        "threads of this statement may touch elements of '" + x.tensor +
-                            "' that other threads write in the statement before (line " +
-                            std::to_string(locOf(first).line) +
-                            "); teml does not yet insert the barrier between them: give them kernels of their own");
-      }
-  }
-  static bool hasThreadLoop(const StmtP& s) {
-    bool found = false;
-    forEachStmt(s, [&](const StmtP& t) { found |= t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads(); });
-    return found;
-  }
-  // Both are loops bound to one thread index with the same range, and the
-  // accesses name the same element in terms of it.
-  static bool sameThread(const StmtP& first, const StmtP& second, const Access& x, const Access& y) {
-    if (first->kind != StmtKind::For || second->kind != StmtKind::For) return false;
-    auto &f = first->as<For>(), &g = second->as<For>();
-    if (!f.loopKind.gpuThreads() || f.loopKind.scope != g.loopKind.scope || f.step != g.step ||
-        !equal(f.begin, g.begin) || !equal(f.end, g.end) || x.indices.size() != y.indices.size())
-      return false;
-    bool mentions = false;
-    for (size_t d = 0; d < x.indices.size(); ++d) {
-      ExprP renamed = substitute(y.indices[d], {{g.var, var(f.var)}});
-      if (!equal(x.indices[d], renamed) || readsData(x.indices[d])) return false;
-      mentions |= usesVar(x.indices[d], f.var);
-    }
-    return mentions;
   }
 
   const target::Target& target_;

@@ -1,7 +1,8 @@
 // Where each tensor a nest defines lives on the GPU. On the host (between
 // kernels): global memory. In a kernel: a thread's own (gpu/local,
 // registers where the indices are known) when only one thread's statements
-// touch it, else the block's shared memory. Each kernel's shared memory is
+// touch it, else the block's shared memory (filled with its first value
+// explicitly: shared memory starts undefined). Each kernel's shared memory is
 // checked against the GPU's limit and requested dynamically above the
 // static one.
 #include "diag/diagnostics.hpp"
@@ -49,11 +50,29 @@ class GpuMemoryKinds : public Mutator {
     if (!inKernel_) decl.mem = MemKind::GpuGlobal;
     else if (inThreads_ || !touchedByThreads(v)) decl.mem = MemKind::GpuLocal;
     else decl.mem = MemKind::GpuShared;
-    if (decl.mem == MemKind::GpuShared) shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
+    if (decl.mem == MemKind::GpuShared) {
+      shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
+      if (!(v.loopLocal && v.loopLocal->writtenBeforeRead)) body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0), body});
+    }
     return std::make_shared<VarDef>(decl, body, v.loopLocal, v.id, v.made);
   }
 
  private:
+  // Shared memory starts undefined: its first value, stored element by
+  // element (gpu_barriers gives the store to thread 0 and a barrier after).
+  StmtP fill(const TensorDecl& t, double init) {
+    std::vector<std::string> vars;
+    std::vector<ExprP> at;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      vars.push_back(t.name + "_fill" + std::to_string(d));
+      at.push_back(var(vars.back()));
+    }
+    ExprP value = isIntegral(t.dtype) ? intConst(static_cast<int64_t>(init)) : floatConst(init, t.dtype);
+    StmtP s = makeStore(t.name, at, value, {}, StmtTag{t.name + ".fill", vars, at});
+    for (size_t d = t.shape.size(); d-- > 0;)
+      s = makeFor(vars[d], vars[d], intConst(0), intConst(t.shape[d]), 1, LoopKind{}, s);
+    return s;
+  }
   static bool touchedByThreads(const VarDef& v) {
     bool found = false;
     forEachStmt(v.body, [&](const StmtP& t) {

@@ -1,0 +1,300 @@
+// Guards and barriers in the blocks of each kernel. A statement outside
+// the kernel's thread loops runs in every thread of the block; one that
+// writes memory the threads share (gpu/shared, gpu/global) runs in thread
+// 0 alone, inside loops of one iteration bound to threadIdx (a guard).
+// Then, in each sequence of statements at block level (where control is
+// the same in every thread), a barrier goes before a statement that may
+// touch an element another thread touched since the last barrier, one of
+// them writing; and at the end of a loop's body where its next iteration
+// may touch what this one did. __syncwarp where the block is one warp,
+// else __syncthreads. Two statements meet in one thread only when both
+// are guarded, or both are loops over the same thread indices that reach
+// each element at an index determined by the thread.
+#include <functional>
+
+#include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
+#include "ir/affine.hpp"
+#include "ir/fresh_name.hpp"
+#include "ir/mutator.hpp"
+#include "lowering/cuda/cuda_passes.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+bool hasThreadLoop(const StmtP& s) {
+  bool found = false;
+  forEachStmt(s, [&](const StmtP& t) { found |= t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads(); });
+  return found;
+}
+
+bool isThreadLoop(const StmtP& s) { return s->kind == StmtKind::For && s->as<For>().loopKind.gpuThreads(); }
+
+// A guard: loops of one iteration (from 0) bound to threadIdx around a statement.
+bool isGuard(const StmtP& s) {
+  if (!isThreadLoop(s)) return false;
+  auto& f = s->as<For>();
+  int64_t b = -1, e = -1;
+  return constValue(f.begin, &b) && constValue(f.end, &e) && b == 0 && e == 1;
+}
+
+class Barriers {
+ public:
+  Barriers(const StmtP& nest, const target::Target& target) : target_(target) {
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind == StmtKind::For) taken_.insert(s->as<For>().var);
+      if (s->kind == StmtKind::VarDef && s->as<VarDef>().decl.mem == MemKind::GpuLocal)
+        private_.insert(s->as<VarDef>().decl.name);
+    });
+  }
+
+  StmtP host(const StmtP& s) {
+    struct Kernels : Mutator {
+      Barriers& b;
+      explicit Kernels(Barriers& b) : b(b) {}
+      StmtP mutateFor(const StmtP& s) override {
+        auto& f = s->as<For>();
+        return f.loopKind.kernel.name.empty() ? Mutator::mutateFor(s) : b.kernel(f);
+      }
+    };
+    return Kernels(*this).mutate(s);
+  }
+
+ private:
+  StmtP kernel(const For& root) {
+    const GpuKernelPlan& plan = root.loopKind.kernel;
+    for (int d = 0; d < 3; ++d) blockDim_[d] = plan.blockDim[d];
+    int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
+    if (threads == 1) return root.self();  // one thread: nothing to guard or wait for
+    scope_ = threads <= target_.gpu.warpSize ? BarrierScope::Warp : BarrierScope::Block;
+    kernelLoc_ = root.made.loc;
+    return blocks(root);
+  }
+  // The loops bound to blockIdx, then the block's statements.
+  StmtP blocks(const For& f) {
+    const StmtP& body = loopBody(f);
+    if (body->kind == StmtKind::For && body->as<For>().loopKind.gpuBlocks()) return withBody(f, blocks(body->as<For>()));
+    return withBody(f, blockLevel(body));
+  }
+
+  StmtP blockLevel(const StmtP& s) {
+    if (!hasThreadLoop(s)) return writesShared(s) ? guard(s) : s;
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = s->as<For>();
+        if (f.loopKind.gpuThreads()) {
+          refuseInsideThreads(s);
+          return s;
+        }
+        StmtP body = blockLevel(loopBody(f));
+        // Its next iteration after this one: what runs after the body's
+        // last barrier, then what runs before its first.
+        auto list = items(body);
+        std::vector<StmtP> tail, head;
+        for (auto it = list.rbegin(); it != list.rend() && (*it)->kind != StmtKind::Barrier; ++it) tail.push_back(*it);
+        for (auto& t : list) {
+          if (t->kind == StmtKind::Barrier) break;
+          head.push_back(t);
+        }
+        bool carried = false;
+        for (auto& a : tail)
+          for (auto& b : head) carried = carried || conflict(a, b, f.var);  // f's iterator differs between them
+        if (carried) body = makeSeq({body, barrier(f.made.loc)});
+        return withBody(f, body);
+      }
+      case StmtKind::Seq: {
+        std::vector<StmtP> out, since;
+        for (auto& item : s->as<Seq>().stmts) {
+          StmtP t = blockLevel(item);
+          bool wait = false;
+          for (auto& p : since) wait = wait || conflict(p, t);
+          if (wait) {
+            out.push_back(barrier(locOf(t)));
+            since.clear();
+          }
+          out.push_back(t);
+          since.push_back(t);
+        }
+        return makeSeq(out);
+      }
+      case StmtKind::If: {
+        auto& i = s->as<If>();
+        return std::make_shared<If>(i.cond, blockLevel(i.then), i.otherwise ? blockLevel(i.otherwise) : nullptr, i.id, i.made);
+      }
+      case StmtKind::VarDef: {
+        auto& v = s->as<VarDef>();
+        return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
+      }
+      case StmtKind::Assert: {
+        auto& a = s->as<Assert>();
+        return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, blockLevel(a.body), a.id, a.made);
+      }
+      default: return s;
+    }
+  }
+
+  // Inside a thread loop, not every thread may reach a barrier: where two
+  // statements there would need one, the schedule is refused.
+  void refuseInsideThreads(const StmtP& loop) {
+    forEachStmt(loopBody(loop->as<For>()), [&](const StmtP& s) {
+      if (s->kind != StmtKind::Seq) return;
+      auto& q = s->as<Seq>().stmts;
+      for (size_t a = 0; a < q.size(); ++a)
+        for (size_t b = a + 1; b < q.size(); ++b)
+          if ((hasThreadLoop(q[a]) || hasThreadLoop(q[b])) && conflict(q[a], q[b]))
+            throw UserError(locOf(q[b]), "this statement and the one at line " + std::to_string(locOf(q[a]).line) +
+                                             " need a barrier between them (threads touch each other's elements), "
+                                             "and they are inside loop '" + loop->as<For>().var + "', bound to " +
+                                             parallelScopeName(loop->as<For>().loopKind.scope) +
+                                             ", which not every thread may run; bind them to threads of the same loops");
+    });
+  }
+
+  bool writesShared(const StmtP& s) const {
+    for (auto& a : accessesOf(s))
+      if (a.kind != AccessKind::Read && !private_.count(a.tensor)) return true;
+    return false;
+  }
+
+  // `s` in thread 0 alone: a loop of one iteration per thread index the block uses.
+  StmtP guard(const StmtP& s) {
+    StmtP out = s;
+    for (int d = 0; d < 3; ++d) {
+      if (blockDim_[d] == 1) continue;
+      LoopKind kind;
+      kind.scope = d == 0 ? ParallelScope::ThreadX : d == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
+      kind.independent = true;
+      std::string name = freshName("teml_guard", taken_);
+      out = makeFor(name, name, intConst(0), intConst(1), 1, kind, out, {}, Provenance{locOf(s), "gpu_barriers", ""});
+    }
+    return out;
+  }
+
+  StmtP barrier(SourceLoc loc) {
+    return std::make_shared<Barrier>(scope_, "", Provenance{loc.line ? loc : kernelLoc_, "gpu_barriers", ""});
+  }
+
+  static SourceLoc locOf(const StmtP& s) {
+    if (s->kind == StmtKind::Store) return s->as<Store>().loc;
+    if (s->kind == StmtKind::Reduce) return s->as<Reduce>().loc;
+    if (s->kind == StmtKind::Assert) return s->as<Assert>().loc;
+    if (s->made.loc.line) return s->made.loc;
+    SourceLoc found;
+    forEachStmt(s, [&](const StmtP& t) {
+      if (!found.line && t.get() != s.get()) found = locOf(t);
+    });
+    return found;
+  }
+
+  // May a thread of `b` touch an element a thread of `a` touched, another
+  // thread, one of them writing (not two atomic updates of one kind)?
+  // `varying`: an iterator that has different values in the two (the loop
+  // around both, when they are of different iterations).
+  bool conflict(const StmtP& a, const StmtP& b, const std::string& varying = "") const {
+    if (a->kind == StmtKind::Barrier || b->kind == StmtKind::Barrier) return false;
+    if (isGuard(a) && isGuard(b)) return false;  // both in thread 0
+    ThreadsOf ta = threadsOf(a), tb = threadsOf(b);
+    for (auto& x : accessesOf(a))
+      for (auto& y : accessesOf(b)) {
+        if (x.tensor != y.tensor || private_.count(x.tensor)) continue;
+        if (x.kind == AccessKind::Read && y.kind == AccessKind::Read) continue;
+        if (x.kind == AccessKind::Reduce && y.kind == AccessKind::Reduce && x.op == y.op &&
+            x.stmt->as<Reduce>().atomic && y.stmt->as<Reduce>().atomic)
+          continue;
+        if (!sameThread(ta, tb, x, y, varying)) return true;
+      }
+    return false;
+  }
+
+  // The thread loops around each statement of `s` (outermost first), and
+  // every iterator of a loop in `s` that is not a thread loop's.
+  struct ThreadsOf {
+    std::map<const Stmt*, std::vector<const For*>> around;
+    std::set<std::string> serial;
+  };
+  static ThreadsOf threadsOf(const StmtP& s) {
+    ThreadsOf out;
+    std::vector<const For*> stack;
+    std::function<void(const StmtP&)> walk = [&](const StmtP& t) {
+      out.around[t.get()] = stack;
+      if (t->kind == StmtKind::For) {
+        auto& f = t->as<For>();
+        if (f.loopKind.gpuThreads()) stack.push_back(&f);
+        else out.serial.insert(f.var);
+        walk(f.body);
+        if (f.loopKind.gpuThreads()) stack.pop_back();
+        return;
+      }
+      switch (t->kind) {
+        case StmtKind::Seq:
+          for (auto& u : t->as<Seq>().stmts) walk(u);
+          break;
+        case StmtKind::If:
+          walk(t->as<If>().then);
+          if (t->as<If>().otherwise) walk(t->as<If>().otherwise);
+          break;
+        case StmtKind::VarDef: walk(t->as<VarDef>().body); break;
+        case StmtKind::Assert: walk(t->as<Assert>().body); break;
+        case StmtKind::LibCall: walk(t->as<LibCall>().reference); break;
+        default: break;
+      }
+    };
+    walk(s);
+    return out;
+  }
+
+  // Both accesses are inside loops over the same thread indices (same
+  // ranges), and for each index some subscript is the same affine function
+  // of it in both, using no other thread index and no iterator that varies
+  // between threads or between the two: an element both reach is reached
+  // by one thread.
+  static bool sameThread(const ThreadsOf& ta, const ThreadsOf& tb, const Access& x, const Access& y,
+                         const std::string& varying) {
+    auto ix = ta.around.find(x.stmt), iy = tb.around.find(y.stmt);
+    if (ix == ta.around.end() || iy == tb.around.end()) return false;
+    const auto &lx = ix->second, &ly = iy->second;
+    if (lx.empty() || lx.size() != ly.size() || x.indices.size() != y.indices.size()) return false;
+    std::map<std::string, ExprP> rename;
+    std::set<std::string> threadVars;
+    for (size_t k = 0; k < lx.size(); ++k) {
+      const For &f = *lx[k], &g = *ly[k];
+      if (f.loopKind.scope != g.loopKind.scope || f.step != g.step || !equal(f.begin, g.begin) || !equal(f.end, g.end))
+        return false;
+      rename[g.var] = var(f.var);
+      threadVars.insert(f.var);
+    }
+    std::set<std::string> varies = ta.serial;
+    varies.insert(tb.serial.begin(), tb.serial.end());
+    if (!varying.empty()) varies.insert(varying);
+    for (const For* f : lx) {
+      bool determined = false;
+      for (size_t d = 0; d < x.indices.size() && !determined; ++d) {
+        Affine ax, ay;
+        if (!toAffine(x.indices[d], &ax) || !toAffine(substitute(y.indices[d], rename), &ay)) continue;
+        if (ax.coeffs != ay.coeffs || ax.constant != ay.constant || ax.coeff(f->var) == 0) continue;
+        bool clean = true;
+        for (auto& [w, c] : ax.coeffs) clean = clean && (w == f->var || (!threadVars.count(w) && !varies.count(w)));
+        determined = clean;
+      }
+      if (!determined) return false;
+    }
+    return true;
+  }
+
+  const target::Target& target_;
+  std::set<std::string> taken_, private_;
+  int64_t blockDim_[3] = {1, 1, 1};
+  BarrierScope scope_ = BarrierScope::Block;
+  SourceLoc kernelLoc_;
+};
+
+}  // namespace
+
+StmtP insertGuardsAndBarriers(const StmtP& nest, const Program&, const target::Target& target) {
+  return Barriers(nest, target).host(nest);
+}
+
+}  // namespace teml::lowering
