@@ -32,6 +32,7 @@
 #include "frontend/teml/evaluator.hpp"
 #include "pipeline/teml_schedule.hpp"
 #include "interp/gpu_emulator.hpp"
+#include "runtime/cuda_driver.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -161,6 +162,12 @@ target::Target machineTarget(int threads) { return target::hostCpu(threads); }
 target::Target targetFor(const Options& o) {
   if (o.target == "cuda") {
     target::Target t = target::cudaTarget(o.arch);
+    if (o.arch.empty()) {  // the device's own limits where there is one
+      try {
+        t.gpu = runtime::CudaDriver::get().limits();
+      } catch (const UnavailableError&) {
+      }
+    }
     t.threads = threadCount(o);  // of the emulator and the CPU's reference runs
     return t;
   }

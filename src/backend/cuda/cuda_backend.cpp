@@ -1,7 +1,7 @@
 #include "backend/cuda/cuda_backend.hpp"
 
 #include "backend/cuda/cuda_emitter.hpp"
-#include "runtime/cuda_driver.hpp"
+#include "backend/cuda/cuda_kernel.hpp"
 
 namespace teml::backend {
 
@@ -11,10 +11,8 @@ class CudaBackend : public Backend {
  public:
   explicit CudaBackend(const target::Target& target) : target_(target) {}
   std::string emit(const ir::Program& lowered) const override { return codegen::emitCuda(lowered, target_); }
-  std::unique_ptr<Kernel> build(const ir::Program&, const runtime::JitOptions&) const override {
-    runtime::CudaDriver::get();  // throws UnavailableError (exit 4) without a driver or device
-    throw UnavailableError("--target cuda: running on a GPU is not built yet (kernels compile with nvcc; "
-                           "use --emulate to run them in teml's emulator)");
+  std::unique_ptr<Kernel> build(const ir::Program& lowered, const runtime::JitOptions& jit) const override {
+    return std::make_unique<CudaKernel>(lowered, target_, jit);
   }
 
  private:

@@ -71,7 +71,7 @@ class KernelPrinter {
       : host_(host), root_(root), name_(name), messages_(messages) {}
 
   // The function, and its arguments for the launch (C names of the host).
-  std::string print(std::vector<std::string>& args) {
+  std::string print(std::vector<std::string>& args, KernelSignature& signature) {
     Scope& s = scope_;
     std::string params;
     auto used = tensorsAccessed(root_.self());
@@ -80,11 +80,13 @@ class KernelPrinter {
       s.tensors[t] = TensorName{s.names.claim(t), n.decl};
       params += std::string(params.empty() ? "" : ", ") + elementCType(n.decl->dtype) + " *__restrict__ " + s.tensors[t].cname;
       args.push_back(n.cname);
+      signature.tensors.push_back(t);
     }
     for (auto& [v, c] : host_.iterators) {
       s.iterators[v] = s.names.claim(v);
       params += std::string(params.empty() ? "" : ", ") + "long " + s.iterators[v];
       args.push_back(c);
+      signature.iterators.push_back(v);
     }
     const GpuKernelPlan& plan = root_.loopKind.kernel;
     int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
@@ -233,8 +235,9 @@ class KernelPrinter {
 // tensors in global memory between kernels.
 class HostPrinter {
  public:
-  HostPrinter(size_t nest, Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages)
-      : nest_(nest), s_(scope), kernels_(kernels), host_(host), messages_(messages) {}
+  HostPrinter(size_t nest, Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages,
+              std::map<const Stmt*, KernelSignature>& signatures)
+      : nest_(nest), s_(scope), kernels_(kernels), host_(host), messages_(messages), signatures_(signatures) {}
 
   void stmt(const StmtP& st, int n) {
     auto names = s_.exprNames();
@@ -297,7 +300,9 @@ class HostPrinter {
   void launch(const For& root, int n) {
     std::string name = kernelName(nest_, root.id);
     std::vector<std::string> args;
-    kernels_ << KernelPrinter(s_, root, name, messages_).print(args);
+    KernelSignature& signature = signatures_[&root];
+    signature.name = name;
+    kernels_ << KernelPrinter(s_, root, name, messages_).print(args, signature);
     std::string grid[3] = {"1", "1", "1"};
     auto names = s_.exprNames();
     const For* f = &root;
@@ -321,11 +326,13 @@ class HostPrinter {
   std::ostream& kernels_;
   std::ostream& host_;
   std::vector<std::string>& messages_;
+  std::map<const Stmt*, KernelSignature>& signatures_;
 };
 
 struct Emitted {
   std::string kernels, host;
   std::vector<std::string> messages;
+  std::map<const Stmt*, KernelSignature> signatures;
 };
 
 Emitted emitAll(const Program& p) {
@@ -341,7 +348,7 @@ Emitted emitAll(const Program& p) {
          << elementCType(p.tensors[k].dtype) << " *)buffers[" << k << "];\n";
   for (size_t k = 0; k < p.nests.size(); ++k) {
     host << "  /* nest " << k + 1 << " */\n";
-    HostPrinter(k, program, kernels, host, out.messages).stmt(p.nests[k], 1);
+    HostPrinter(k, program, kernels, host, out.messages, out.signatures).stmt(p.nests[k], 1);
   }
   host << "  return 0;\n}\n";
   out.kernels = kernels.str();
@@ -371,5 +378,7 @@ std::string emitCuda(const Program& lowered, const target::Target& target) {
 }
 
 std::vector<std::string> cudaCheckMessages(const Program& lowered) { return emitAll(lowered).messages; }
+
+std::map<const Stmt*, KernelSignature> cudaKernelSignatures(const Program& lowered) { return emitAll(lowered).signatures; }
 
 }  // namespace teml::codegen

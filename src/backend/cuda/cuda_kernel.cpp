@@ -1,0 +1,235 @@
+#include "backend/cuda/cuda_kernel.hpp"
+
+#include <algorithm>
+
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+#include "runtime/cuda_compile.hpp"
+
+namespace teml::backend {
+
+using namespace ir;
+using runtime::CudaDriver;
+using runtime::DevicePtr;
+
+namespace {
+
+// The value of an integer expression of the host (sizes, the host's
+// iterators; no tensor: gpu_kernels keeps reads of data in kernels).
+int64_t hostValue(const ExprP& e, const std::map<std::string, int64_t>& env) {
+  auto of = [&](const ExprP& x) { return hostValue(x, env); };
+  switch (e->kind) {
+    case ExprKind::IntConst: return e->as<IntConst>().value;
+    case ExprKind::Var: {
+      auto it = env.find(e->as<Var>().name);
+      if (it == env.end()) throw InternalError("cuda host: unbound iterator '" + e->as<Var>().name + "'");
+      return it->second;
+    }
+    case ExprKind::Cast: return of(e->as<Cast>().a);
+    case ExprKind::Select: return of(e->as<Select>().cond) ? of(e->as<Select>().a) : of(e->as<Select>().b);
+    case ExprKind::Unary: {
+      auto& u = e->as<Unary>();
+      int64_t x = of(u.a);
+      if (u.op == UnaryOp::Neg) return -x;
+      if (u.op == UnaryOp::Abs) return x < 0 ? -x : x;
+      if (u.op == UnaryOp::Not) return !x;
+      break;
+    }
+    case ExprKind::Binary: {
+      auto& b = e->as<Binary>();
+      int64_t x = of(b.a), y = of(b.b);
+      switch (b.op) {
+        case BinOp::Add: return x + y;
+        case BinOp::Sub: return x - y;
+        case BinOp::Mul: return x * y;
+        case BinOp::Div:
+        case BinOp::FloorDiv:
+        case BinOp::Mod: {
+          if (y == 0) throw UserError({}, "integer division by zero on the host");
+          int64_t q = x / y;
+          if (x % y != 0 && ((x < 0) != (y < 0))) --q;
+          return b.op == BinOp::Mod ? x - q * y : q;
+        }
+        case BinOp::Min: return std::min(x, y);
+        case BinOp::Max: return std::max(x, y);
+        case BinOp::Lt: return x < y;
+        case BinOp::Le: return x <= y;
+        case BinOp::Gt: return x > y;
+        case BinOp::Ge: return x >= y;
+        case BinOp::Eq: return x == y;
+        case BinOp::Ne: return x != y;
+        case BinOp::And: return x && y;
+        case BinOp::Or: return x || y;
+        default: break;
+      }
+      break;
+    }
+    default: break;
+  }
+  throw InternalError("cuda host: cannot compute " + std::string("an expression of the host") + " without the GPU");
+}
+
+int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
+  int64_t b = hostValue(f.begin, env), e = hostValue(f.end, env), step = std::abs(f.step);
+  int64_t span = f.step > 0 ? e - b : b - e;
+  return span <= 0 ? 0 : (span + step - 1) / step;
+}
+
+// One run of the host code.
+class HostRun {
+ public:
+  HostRun(const CudaKernel& kernel, CudaDriver& driver, std::map<std::string, std::vector<DevicePtr>>& tensors,
+          void* stream, const std::map<const Stmt*, codegen::KernelSignature>& signatures,
+          const std::function<void*(const std::string&)>& function)
+      : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function) {
+    (void)kernel;
+  }
+
+  void exec(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (auto& t : s->as<Seq>().stmts) exec(t);
+        return;
+      case StmtKind::For: {
+        auto& f = s->as<For>();
+        if (!f.loopKind.kernel.name.empty()) return launch(f);
+        int64_t b = hostValue(f.begin, env_), e = hostValue(f.end, env_);
+        for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
+          env_[f.var] = i;
+          exec(f.body);
+        }
+        env_.erase(f.var);
+        return;
+      }
+      case StmtKind::If: {
+        auto& i = s->as<If>();
+        if (hostValue(i.cond, env_)) exec(i.then);
+        else if (i.otherwise) exec(i.otherwise);
+        return;
+      }
+      case StmtKind::Assert: {
+        auto& a = s->as<Assert>();
+        if (!hostValue(a.cond, env_))
+          throw UserError(a.loc, assertionMessage(a.message, a.shown ? hostValue(a.shown, env_) : 0));
+        return exec(a.body);
+      }
+      case StmtKind::VarDef: {  // a tensor of global memory between kernels, all zeros
+        auto& v = s->as<VarDef>();
+        size_t bytes = static_cast<size_t>(std::max<int64_t>(1, v.decl.elementCount()) * ir::bytes(v.decl.dtype));
+        DevicePtr p = driver_.allocate(bytes);
+        driver_.zero(p, bytes, stream_);
+        tensors_[v.decl.name].push_back(p);
+        try {
+          exec(v.body);
+        } catch (...) {
+          tensors_[v.decl.name].pop_back();
+          driver_.release(p);
+          throw;
+        }
+        tensors_[v.decl.name].pop_back();
+        driver_.synchronize(stream_);  // the kernels that use it have finished
+        driver_.release(p);
+        return;
+      }
+      default: throw InternalError("cuda host: a statement outside every kernel");
+    }
+  }
+
+ private:
+  void launch(const For& root) {
+    const codegen::KernelSignature& sig = signatures_.at(&root);
+    int64_t grid[3] = {1, 1, 1};
+    const For* f = &root;
+    while (true) {
+      grid[gpuDimension(f->loopKind.scope)] = trips(*f, env_);
+      const StmtP& body = loopBody(*f);
+      if (body->kind != StmtKind::For || !body->as<For>().loopKind.gpuBlocks()) break;
+      f = &body->as<For>();
+    }
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return;  // no block
+    std::vector<DevicePtr> pointers;
+    std::vector<long> values;
+    for (auto& t : sig.tensors) pointers.push_back(tensors_.at(t).back());
+    for (auto& v : sig.iterators) values.push_back(static_cast<long>(env_.at(v)));
+    std::vector<void*> args;
+    for (auto& p : pointers) args.push_back(&p);
+    for (auto& v : values) args.push_back(&v);
+    const GpuKernelPlan& plan = root.loopKind.kernel;
+    void* fn = function_(sig.name);
+    if (plan.dynamicShared) driver_.allowSharedBytes(fn, plan.sharedBytes);
+    driver_.launch(fn, grid, plan.blockDim, plan.dynamicShared ? plan.sharedBytes : 0, stream_, args);
+  }
+
+  CudaDriver& driver_;
+  std::map<std::string, std::vector<DevicePtr>>& tensors_;
+  void* stream_;
+  const std::map<const Stmt*, codegen::KernelSignature>& signatures_;
+  const std::function<void*(const std::string&)>& function_;
+  std::map<std::string, int64_t> env_;
+};
+
+}  // namespace
+
+CudaKernel::CudaKernel(const Program& lowered, const target::Target& target, const runtime::JitOptions& jit)
+    : lowered_(lowered) {
+  CudaDriver::get();  // exit 4 before compiling where nothing could run it
+  auto cubin = runtime::compileCubin(codegen::emitCuda(lowered_, target), codegen::emitCudaKernels(lowered_, target),
+                                     target.gpu.arch(), jit.cacheDir);
+  cubin_ = cubin.image;
+  compiledNow_ = cubin.compiledNow;
+  notes_.push_back("cuda: " + target.gpu.arch() + " kernels " + (compiledNow_ ? "compiled by " : "from the cache, by ") +
+                   cubin.compiler);
+  signatures_ = codegen::cudaKernelSignatures(lowered_);
+  messages_ = codegen::cudaCheckMessages(lowered_);
+}
+
+void* CudaKernel::function(const std::string& name) const {
+  CudaDriver& driver = CudaDriver::get();
+  if (!module_) module_ = driver.loadModule(cubin_);
+  auto it = functions_.find(name);
+  if (it != functions_.end()) return it->second;
+  return functions_[name] = driver.function(module_, name);
+}
+
+void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream) const {
+  CudaDriver& driver = CudaDriver::get();
+  std::map<std::string, std::vector<DevicePtr>> tensors;
+  for (size_t k = 0; k < lowered_.tensors.size(); ++k) tensors[lowered_.tensors[k].name].push_back(buffers.at(k));
+  if (!module_) module_ = driver.loadModule(cubin_);
+  auto failure = driver.global(module_, "teml_failure");
+  driver.zero(failure.first, failure.second, stream);
+  std::function<void*(const std::string&)> fn = [this](const std::string& name) { return function(name); };
+  for (auto& nest : lowered_.nests) HostRun(*this, driver, tensors, stream, signatures_, fn).exec(nest);
+  struct Failure {
+    int failed, line, col, message;
+    long long value;
+  } f{};
+  driver.toHost(&f, failure.first, sizeof f, stream);
+  driver.synchronize(stream);
+  if (f.failed) {
+    std::string message = f.message >= 0 && static_cast<size_t>(f.message) < messages_.size() ? messages_[f.message] : "a run-time check failed";
+    throw UserError(SourceLoc{f.line, f.col}, assertionMessage(message, f.value));
+  }
+}
+
+void CudaKernel::run(std::vector<void*>& buffers, int) const {
+  CudaDriver& driver = CudaDriver::get();
+  std::vector<DevicePtr> device;
+  std::vector<size_t> sizes;
+  for (auto& t : lowered_.tensors) sizes.push_back(static_cast<size_t>(std::max<int64_t>(1, t.elementCount()) * ir::bytes(t.dtype)));
+  try {
+    for (size_t k = 0; k < buffers.size(); ++k) {
+      device.push_back(driver.allocate(sizes[k]));
+      driver.toDevice(device.back(), buffers[k], sizes[k], nullptr);
+    }
+    runOnDevice(device, nullptr);
+    for (size_t k = 0; k < buffers.size(); ++k) driver.toHost(buffers[k], device[k], sizes[k], nullptr);
+    driver.synchronize(nullptr);
+  } catch (...) {
+    for (auto p : device) driver.release(p);
+    throw;
+  }
+  for (auto p : device) driver.release(p);
+}
+
+}  // namespace teml::backend

@@ -1,0 +1,41 @@
+// A program lowered for a CUDA target, compiled (runtime/cuda_compile) and
+// run on the GPU through the driver (runtime/cuda_driver): the host code
+// the emitter prints, performed here on the lowered IR (loops and branches
+// of the host, tensors in global memory, each kernel launched with the
+// arguments of its signature).
+#pragma once
+#include <map>
+#include <memory>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/cuda_emitter.hpp"
+#include "runtime/cuda_driver.hpp"
+
+namespace teml::backend {
+
+class CudaKernel : public Kernel {
+ public:
+  CudaKernel(const ir::Program& lowered, const target::Target& target, const runtime::JitOptions& jit);
+  // Host buffers: copied to the GPU, run, copied back.
+  void run(std::vector<void*>& buffers, int threads = 0) const override;
+  // Buffers already on the device (one per program tensor), on `stream`
+  // (a CUstream; null: the default stream), without copies.
+  void runOnDevice(const std::vector<runtime::DevicePtr>& buffers, void* stream) const;
+  bool compiledNow() const override { return compiledNow_; }
+  const std::vector<std::string>& notes() const override { return notes_; }
+  const std::vector<std::string>& warnings() const override { return warnings_; }
+
+ private:
+  void* function(const std::string& name) const;
+
+  ir::Program lowered_;
+  std::string cubin_;
+  std::map<const ir::Stmt*, codegen::KernelSignature> signatures_;
+  std::vector<std::string> messages_;
+  bool compiledNow_ = false;
+  std::vector<std::string> notes_, warnings_;
+  mutable void* module_ = nullptr;
+  mutable std::map<std::string, void*> functions_;
+};
+
+}  // namespace teml::backend
