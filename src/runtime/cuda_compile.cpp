@@ -111,6 +111,8 @@ std::string withNvrtc(Nvrtc& n, const std::string& kernels, const std::string& a
 }  // namespace
 
 std::string findNvcc() {
+  if (const char* chosen = std::getenv("TEML_NVCC"))  // a path, or "none": NVRTC
+    return std::string(chosen) == "none" ? "" : chosen;
   std::vector<std::string> candidates;
   if (const char* path = std::getenv("PATH")) {
     std::string p = path;

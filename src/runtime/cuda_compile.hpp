@@ -8,7 +8,8 @@
 
 namespace teml::runtime {
 
-// The nvcc teml uses ("" when there is none).
+// The nvcc teml uses ("" when there is none): $TEML_NVCC when set ("none":
+// NVRTC only), else the first found.
 std::string findNvcc();
 
 struct Cubin {
