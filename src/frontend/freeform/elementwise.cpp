@@ -1,6 +1,7 @@
 // Element-wise values with NumPy's broadcasting and the contract's type
 // rules (a Python number takes the type of the tensor it meets).
 #include "frontend/freeform/builder.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::freeform {
@@ -171,6 +172,30 @@ std::vector<StmtP> Builder::storeInto(const TensorValue& target, const Value& va
   for (auto& it : iterators_) tag.names.push_back(it.var);
   tag.names.insert(tag.names.end(), vars.begin(), vars.end());
   for (auto& n : tag.names) tag.origin.push_back(var(n));
+  // y[i] = y[i] + e, y[i] = max(y[i], e) (also *, min; either operand):
+  // a reduction, as FreeTensor's make_reduction makes it, so that the
+  // dependence analysis knows the updates commute.
+  if (!divide && !op && v->kind == ExprKind::Binary) {
+    auto& b = v->as<Binary>();
+    std::optional<ReduceOp> kind = b.op == BinOp::Add ? std::optional(ReduceOp::Add)
+                                   : b.op == BinOp::Mul ? std::optional(ReduceOp::Mul)
+                                   : b.op == BinOp::Max ? std::optional(ReduceOp::Max)
+                                   : b.op == BinOp::Min ? std::optional(ReduceOp::Min)
+                                                        : std::nullopt;
+    auto isTarget = [&](const ExprP& e) {
+      if (e->kind != ExprKind::Load || e->as<Load>().tensor != target.tensor || e->dtype != target.dtype) return false;
+      auto& l = e->as<Load>();
+      bool same = l.indices.size() == where.size();
+      for (size_t k = 0; same && k < where.size(); ++k) same = equal(l.indices[k], where[k]);
+      return same;
+    };
+    for (auto [self, other] : {std::pair{b.a, b.b}, std::pair{b.b, b.a}})
+      if (kind && isTarget(self) && !reads(other, target.tensor)) {
+        op = kind;
+        v = other;
+        break;
+      }
+  }
   StmtP s;
   if (divide) s = makeStore(target.tensor, where, binary(BinOp::Div, load(target.tensor, where, target.dtype), v), loc, tag);
   else if (op) s = makeReduce(*op, target.tensor, where, v, loc, tag);
