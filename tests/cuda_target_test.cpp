@@ -194,6 +194,47 @@ def g(s):
     s.parallelize("La", "threadIdx.x")
     s.parallelize("Lb", "threadIdx.x")
 )"},
+    {"teml.empty in gpu/shared, read by other threads than those that wrote it", R"(import teml
+@teml.transform
+def f(x: teml.Var[(16, 64), "float32"], y: teml.Var[(16, 64), "float32", "output"]):
+    #! label: Li
+    for i in range(16):
+        t = teml.empty((64,), "float32", "gpu/shared")
+        #! label: La
+        for a in range(64):
+            t[a] = x[i, a] * 3.0
+        #! label: Lb
+        for a in range(64):
+            y[i, a] = t[63 - a] + t[a]
+@teml.schedule(f)
+def g(s):
+    s.parallelize("Li", "blockIdx.x")
+    s.parallelize("La", "threadIdx.x")
+    s.parallelize("Lb", "threadIdx.x")
+)"},
+    {"a tiled matrix product: tiles cached in gpu/shared, copied by the block's threads", R"(import teml
+@teml.transform
+def f(a: teml.Var[(64, 48), "float32"], b: teml.Var[(48, 64), "float32"], c: teml.Var[(64, 64), "float32", "output"]):
+    #! label: Li
+    for i in range(64):
+        #! label: Lj
+        for j in range(64):
+            #! label: Lk
+            for k in range(48):
+                c[i, j] += a[i, k] * b[k, j]
+@teml.schedule(f)
+def g(s):
+    io, ii = s.split("Li", 16)
+    jo, ji = s.split("Lj", 16)
+    ko, ki = s.split("Lk", 16)
+    s.reorder([io, jo, ko, ii, ji, ki])
+    s.cache(ko, "a", "gpu/shared")
+    s.cache(ko, "b", "gpu/shared")
+    s.parallelize(io, "blockIdx.y")
+    s.parallelize(jo, "blockIdx.x")
+    s.parallelize(ii, "threadIdx.y")
+    s.parallelize(ji, "threadIdx.x")
+)"},
 };
 
 freeform::FreeformOptions cudaOptions() {
@@ -408,7 +449,9 @@ TEST(CudaTarget, EveryBarrierTheCompilerInsertedIsNeededTheEmulatorReportsARaceW
       ir::Program mutant = lowered;
       for (auto& n : mutant.nests) n = Delete(deleted).mutate(n);
       std::string report = raceReport(mutant, gpuInputs(p));
-      EXPECT_NE(report.find("data race on "), std::string::npos)
+      bool caught = report.find("data race on ") != std::string::npos ||
+                    report.find("in shared memory, which no thread of block") != std::string::npos;
+      EXPECT_TRUE(caught)
           << "without the barrier at line " << deleted->made.loc.line << ": " << report << "\n"
           << ir::toString(lowered, true);
     }
@@ -429,4 +472,83 @@ TEST(CudaTarget, StatementsOfABlockThatWriteWhatThreadsShareRunInThreadZeroBefor
   std::string shared = ir::toString(lowering::lower(scheduledForCuda(kPrograms[8].source), target::cudaTarget()), true);
   EXPECT_NE(shared.find("gpu/shared"), std::string::npos) << shared;
   EXPECT_NE(shared.find("barrier block"), std::string::npos) << "8 x 40 threads are more than a warp\n" << shared;
+}
+
+TEST(CudaTarget, ACachesCopyRunsOnTheBlocksThreadsBetweenBarriers) {
+  std::string text = ir::toString(lowering::lower(scheduledForCuda(kPrograms[11].source), target::cudaTarget()), true);
+  EXPECT_NE(text.find("a_cache : float  (copy, written before read, box [16 * i_o, 16 * k_o] size [16, 16], gpu/shared)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("for c1 in [16 * i_o, 16 * i_o + 16) threadIdx.y"), std::string::npos) << text;
+  EXPECT_NE(text.find("for c2 in [16 * k_o, 16 * k_o + 16) threadIdx.x"), std::string::npos) << text;
+  EXPECT_EQ(text.find("teml_guard"), std::string::npos) << "no statement left to thread 0\n" << text;
+  EXPECT_EQ(occurrences(text, "barrier block"), 2) << "after the copies, and before the next step's copies\n" << text;
+}
+
+TEST(CudaTarget, AMemoryTypeMustFitWhereTheTensorIsDefined) {
+  auto shared = [](const std::string& placement, const std::string& mtype) {
+    std::string source = R"(import teml
+@teml.transform
+def f(x: teml.Var[(8, 32), "float64"], y: teml.Var[(8, 32), "float64", "output"]):
+    #! label: Li
+    for i in range(8):
+)" + placement + R"(
+@teml.schedule(f)
+def g(s):
+    s.parallelize("Li", "blockIdx.x")
+    s.parallelize("Lj", "threadIdx.x")
+)";
+    (void)mtype;
+    auto f = failureOf([&] { lowering::lower(scheduledForCuda(source), target::cudaTarget()); });
+    return f.failed ? f.message : "accepted";
+  };
+  EXPECT_NE(shared(R"(        #! label: Lj
+        for j in range(32):
+            t = teml.zeros((4,), "float64", "gpu/shared")
+            t[j % 4] = x[i, j]
+            y[i, j] = t[j % 4])", "").find("'t' is gpu/shared, but it is defined inside a loop bound to threadIdx"),
+            std::string::npos);
+  EXPECT_EQ(shared(R"(        t = teml.zeros((32,), "float64", "gpu/local")
+        #! label: Lj
+        for j in range(32):
+            y[i, j] = x[i, j])", ""), "accepted");
+  auto f = failureOf([&] {
+    scheduledForCuda(R"(import teml
+@teml.transform
+def f(y: teml.Var[(8,), "float64", "output"]):
+    t = teml.zeros((8,), "float64", "gpu/texture")
+)");
+  });
+  EXPECT_NE(f.message.find("the memory type is \"cpu\", \"gpu/global\", \"gpu/shared\" or \"gpu/local\""),
+            std::string::npos) << f.message;
+}
+
+TEST(CudaTarget, SetMemTypeNamesATensorOfTheNest) {
+  const char* source = R"(import teml
+@teml.transform
+def f(x: teml.Var[(8, 32), "float64"], y: teml.Var[(8, 32), "float64", "output"]):
+    #! label: Li
+    for i in range(8):
+        t = teml.zeros((32,), "float64")
+        #! label: Lj
+        for j in range(32):
+            t[j] = x[i, j]
+        #! label: Lk
+        for j in range(32):
+            y[i, j] = t[31 - j]
+@teml.schedule(f)
+def g(s):
+    s.set_mem_type("t", "gpu/shared")
+    s.parallelize("Li", "blockIdx.x")
+    s.parallelize("Lj", "threadIdx.x")
+    s.parallelize("Lk", "threadIdx.x")
+)";
+  ir::Program p = scheduledForCuda(source);
+  EXPECT_NE(ir::toString(p, true).find("gpu/shared"), std::string::npos) << ir::toString(p, true);
+  ir::Program lowered = lowering::lower(p, target::cudaTarget());
+  auto inputs = gpuInputs(p);
+  EXPECT_LE(runtime::maxRelativeDifference(emulated(lowered, inputs).at("y"), runInterpreter(p, inputs).at("y")), 1e-12);
+  std::string wrong = std::string(source);
+  wrong.replace(wrong.find("set_mem_type(\"t\""), std::string("set_mem_type(\"t\"").size(), "set_mem_type(\"x\"");
+  auto f = failureOf([&] { scheduledForCuda(wrong); });
+  EXPECT_NE(f.message.find("no tensor 'x' is defined in this nest"), std::string::npos) << f.message;
 }

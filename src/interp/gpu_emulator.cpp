@@ -188,9 +188,12 @@ class KernelRun {
     int64_t id = b * perBlock + t;
     place.access = [this, id, b](const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write,
                                  bool atomic, bool unwritten, const Stmt* stmt) {
-      if (unwritten)
-        throw UserError(locOf(stmt), "a read of " + elementText(buf, off, tensor) + " in shared memory, which no thread of " +
-                                         placeText(id) + "'s block has written");
+      if (unwritten) {
+        int64_t at[3];
+        unflatten(b, grid_, at);
+        throw UserError(locOf(stmt), "a read of " + elementText(buf, off, tensor) + " in shared memory, which no thread of block " +
+                                         triple(at) + " has written (" + placeText(id) + " reads it)");
+      }
       record(buf, off, tensor, write, atomic, stmt, id, b);
     };
     place.shared = [this](const VarDef& v) { return sharedBuffer(v); };

@@ -89,6 +89,13 @@ const char* memKindName(MemKind m) {
   return "?";
 }
 
+std::optional<MemKind> memKindNamed(const std::string& name) {
+  if (name == "cpu") return MemKind::Auto;
+  for (auto m : {MemKind::GpuGlobal, MemKind::GpuShared, MemKind::GpuLocal})
+    if (name == memKindName(m)) return m;
+  return std::nullopt;
+}
+
 bool isGpuMemory(MemKind m) { return m == MemKind::GpuGlobal || m == MemKind::GpuShared || m == MemKind::GpuLocal; }
 
 const char* reduceOpName(ReduceOp op) {

@@ -2,6 +2,7 @@
 // to a loop are both described this way.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ enum class MemKind { Auto, Heap, Stack, Register, GpuGlobal, GpuShared, GpuLocal
 // "auto", "heap", "stack", "register", "gpu/global", "gpu/shared", "gpu/local"
 const char* memKindName(MemKind m);
 bool isGpuMemory(MemKind m);
+// The kind a schedule or a front end names: "gpu/global", "gpu/shared",
+// "gpu/local", or "cpu" (the target's choice: Auto).
+std::optional<MemKind> memKindNamed(const std::string& name);
 
 struct TensorDecl {
   std::string name;

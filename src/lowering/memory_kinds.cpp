@@ -13,7 +13,9 @@ class MemoryKinds : public Mutator {
   StmtP mutateVarDef(const StmtP& s) override {
     auto& v = s->as<VarDef>();
     StmtP body = mutate(v.body);
-    if (v.decl.mem != MemKind::Auto) return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
+    // A GPU's memory kinds (a program written for a GPU) are the CPU's choice here.
+    if (v.decl.mem != MemKind::Auto && !isGpuMemory(v.decl.mem))
+      return body == v.body ? s : std::make_shared<VarDef>(v.decl, body, v.loopLocal);
     TensorDecl decl = v.decl;
     int64_t size = std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
     // A scalar of its own scope is a C variable: no fill in memory, which

@@ -148,6 +148,11 @@ class Replay {
         if (auto problem = schedule::parallelScopeProblem(step.word, target_.kind); !problem.empty()) fail(a.loc, problem);
         return;
       }
+      case Param::MemType:
+        if (a.kind != StepArg::Kind::Text || !ir::memKindNamed(a.text))
+          fail(a.loc, p + ": the memory type is \"gpu/shared\", \"gpu/local\", \"gpu/global\" or \"cpu\"");
+        step.mem = a.text;
+        return;
       case Param::Nest: break;
     }
     throw InternalError("a free-form primitive takes another nest: " + p);

@@ -72,6 +72,12 @@ void TemlReplay::argument(schedule::Param param, const StepArg& a, const std::st
     case Param::Tensor: step.word = tensorArg(a, f); return;
     case Param::Copy: step.word = localTensorArg(a, f); return;
     case Param::ThreadSchedule: step.word = threadSchedule(a); return;
+    case Param::MemType: {
+      std::string word = a.kind == StepArg::Kind::Text ? a.text : a.written;
+      if (!ir::memKindNamed(word)) fail(a.loc, f + ": the memory type is \"gpu/shared\", \"gpu/local\", \"gpu/global\" or \"cpu\"");
+      step.mem = word;
+      return;
+    }
     case Param::Nest: step.nests.push_back(loopArg(a, f)); return;
   }
 }

@@ -1,6 +1,7 @@
 #include "schedule/primitives.hpp"
 
 #include "schedule/nest_path.hpp"
+#include "schedule/transforms.hpp"
 
 namespace teml::schedule {
 
@@ -89,9 +90,20 @@ std::vector<Primitive> table() {
       {"cache_zeroed", "cache_zeroed", "cache_zeroed", {P::Loop, P::Tensor}, 0, "cache_zeroed(loop, tensor)",
        "cache_zeroed(l, level, tensor)", Returns::Created,
        [](Schedule& s, const StmtP& t, const Step& p) { return s.cacheZeroed(t, p.loops.at(0), p.word, p.line); }},
-      {"cache", "cache", "cache", {P::Loop, P::Tensor}, 0, "cache(loop, tensor)", "cache(l, level, tensor)",
-       Returns::Created,
-       [](Schedule& s, const StmtP& t, const Step& p) { return s.cache(t, p.loops.at(0), p.word, false, p.line); }},
+      {"cache", "cache", "cache", {P::Loop, P::Tensor, P::MemType}, 1,
+       "cache(loop, tensor) or cache(loop, tensor, \"gpu/shared\"|\"gpu/local\")",
+       "cache(l, level, tensor) or cache(l, level, tensor, \"gpu/shared\"|\"gpu/local\")", Returns::Created,
+       [](Schedule& s, const StmtP& t, const Step& p) {
+         auto before = localTensors(t);
+         Applied r = s.cache(t, p.loops.at(0), p.word, false, p.line);
+         if (p.mem.empty()) return r;
+         for (auto& name : localTensors(r.result))  // the copy the cache made
+           if (!before.count(name)) r.result = s.setMemType(r.result, name, *ir::memKindNamed(p.mem)).result;
+         return r;
+       }},
+      {"set_mem_type", "set_mem_type", "", {P::Tensor, P::MemType}, 0,
+       "set_mem_type(tensor, \"gpu/shared\"|\"gpu/local\"|\"gpu/global\"|\"cpu\")", "", Returns::Created,
+       [](Schedule& s, const StmtP& t, const Step& p) { return s.setMemType(t, p.word, *ir::memKindNamed(p.mem)); }},
       {"cache_reduce", "cache_reduce", "cache_reduce", {P::Loop, P::Tensor}, 0, "cache_reduce(loop, tensor)",
        "cache_reduce(l, level, tensor)", Returns::Created,
        [](Schedule& s, const StmtP& t, const Step& p) { return s.cache(t, p.loops.at(0), p.word, true, p.line); }},
@@ -178,6 +190,7 @@ std::string freeformText(const Step& step) {
   }
   for (auto n : step.numbers) args.push_back(std::to_string(n));
   if (!step.word.empty()) args.push_back(quoted(step.word));
+  if (!step.mem.empty()) args.push_back(quoted(step.mem));
   std::string text = "s." + named(step.primitive).freeform + "(";
   for (size_t k = 0; k < args.size(); ++k) text += (k ? ", " : "") + args[k];
   return text + ")";

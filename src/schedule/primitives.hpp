@@ -21,6 +21,7 @@ struct Step {
   std::vector<std::string> loops = {};  // ids of the loops it names (Loop, Loops)
   std::vector<int64_t> numbers = {};    // Integer, Level, Depth, Dimension(s), in order
   std::string word = {};                // Tensor, Copy, ThreadSchedule ("", "static", "dynamic", "guided")
+  std::string mem = {};                 // MemType ("gpu/shared", ...; "": none given)
   std::vector<ir::StmtP> nests = {};    // Nest: the other nests it combines
   int line = 0;                         // the step's line (names the copies cache and local make)
   // The iterator of each loop in `loops` when the step was taken (TeML
@@ -41,6 +42,7 @@ enum class Param {
   Tensor,          // a declared tensor -> word
   Copy,            // a tensor, or a copy cache made (t_cache) -> word
   ThreadSchedule,  // static, dynamic or guided -> word
+  MemType,         // a memory type, "gpu/shared" ... -> mem
   Nest,            // TeML: another loop nest value -> nests
 };
 

@@ -78,6 +78,7 @@ class Schedule {
   Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ThreadSchedule schedule);
   Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ParallelScope gpuScope);
   Applied vectorize(const ir::StmtP& top, const std::string& loop);
+  Applied setMemType(const ir::StmtP& top, const std::string& tensor, ir::MemKind kind);
   Applied hoistProduct(const ir::StmtP& top, const std::string& loop);
   Applied factorSum(const ir::StmtP& top, const std::string& loop);
   Applied skew(const ir::StmtP& top, const std::string& outer, const std::string& inner, int64_t factor);

@@ -147,6 +147,9 @@ Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loo
 Schedule::Applied Schedule::vectorize(const StmtP& top, const std::string& loop) {
   TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level))
 }
+Schedule::Applied Schedule::setMemType(const StmtP& top, const std::string& tensor, MemKind kind) {
+  return Applied{schedule::setMemType(top, tensor, kind), {}};
+}
 Schedule::Applied Schedule::asLib(const StmtP& top, const std::string& loop) {
   StmtP l = findLoop(top, loop, "as_lib");
   return onNest("as_lib", top, l, false, [&] { return schedule::asLib(l, program_); });

@@ -37,6 +37,8 @@ ir::StmtP parallelize(const ir::StmtP& nest, int r, ir::ThreadSchedule schedule 
 // same condition.
 ir::StmtP parallelizeOnGpu(const ir::StmtP& nest, int r, ir::ParallelScope scope);
 ir::StmtP vectorize(const ir::StmtP& nest, int r);
+// Where the tensor `tensor` the nest defines lives (set_mem_type.cpp).
+ir::StmtP setMemType(const ir::StmtP& nest, const std::string& tensor, ir::MemKind kind);
 // In level r's statements, the factors of each product that do not depend on
 // its iterator are multiplied first (hoist_product.cpp).
 ir::StmtP hoistProduct(const ir::StmtP& nest, int r);

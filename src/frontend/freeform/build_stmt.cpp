@@ -190,8 +190,8 @@ std::vector<StmtP> Builder::ifStmt(const Node& s) {
 }
 
 TensorP Builder::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype,
-                               SourceLoc loc) {
-  TensorDecl decl{freshName(name), dtype, shape};
+                               SourceLoc loc, MemKind mem) {
+  TensorDecl decl{freshName(name), dtype, shape, mem};
   scopes_.back().tensors.push_back({decl, loc});
   auto t = std::make_shared<TensorValue>();
   t->shape = t->fullShape = shape;
@@ -233,7 +233,7 @@ std::vector<StmtP> Builder::assign(const Node& s) {
     }
     TensorP src = asTensor(v, s.kids[1]->loc);
     DType dtype = v.isNumber() ? v.numType : src->dtype;
-    TensorP t = defineTensor(name, src->shape, dtype, s.loc);
+    TensorP t = defineTensor(name, src->shape, dtype, s.loc, v.kind == Value::Kind::Tensor ? v.tensor->mem : MemKind::Auto);
     if (v.kind == Value::Kind::Tensor && v.tensor->fresh) {
       if (v.tensor->fill == 0 || std::isnan(v.tensor->fill)) return withChecks({});  // VarDefs start at zero
     }

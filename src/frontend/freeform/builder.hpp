@@ -45,7 +45,8 @@ class Builder {
   std::vector<ir::StmtP> augAssign(const Node& s);
   std::vector<ir::StmtP> assertStmt(const Node& s);
   // A new tensor of the innermost scope, named after `name`.
-  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc);
+  TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc,
+                       ir::MemKind mem = ir::MemKind::Auto);
   // Stores (or reduces, op set) `value` into every element of `target`, broadcasting.
   std::vector<ir::StmtP> storeInto(const TensorValue& target, const Value& value, std::optional<ir::ReduceOp> op,
                                    bool divide, SourceLoc loc);

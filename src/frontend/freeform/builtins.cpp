@@ -112,15 +112,23 @@ Value Builder::builtin(const std::string& name, const Node& e, const std::vector
   if (name == "zeros" || name == "ones" || name == "empty" || name == "full") {
     // full(shape, value, dtype): NumPy's; the others take (shape, dtype).
     size_t valueArgs = name == "full" ? 1 : 0;
-    if (positional < 1 + valueArgs || positional > 2 + valueArgs)
-      fail(loc, "teml." + name + (valueArgs ? " takes a shape, a value and a dtype" : " takes a shape and a dtype"));
+    if (positional < 1 + valueArgs || positional > 3 + valueArgs)
+      fail(loc, "teml." + name + (valueArgs ? " takes a shape, a value, a dtype and a memory type"
+                                            : " takes a shape, a dtype and a memory type"));
     double fillValue = name == "ones" ? 1 : 0;
     ExprP runtimeValue;  // full(shape, e) with e known only at run time
     if (valueArgs && args[1].isNumber()) fillValue = args[1].asDouble();
     else if (valueArgs) runtimeValue = toExpr(args[1], e.kids[2]->loc, "the value of teml.full"), fillValue = 1;
-    const Value* dt = positional == 2 + valueArgs ? &args[1 + valueArgs] : keyword("dtype");
+    const Value* dt = positional >= 2 + valueArgs ? &args[1 + valueArgs] : keyword("dtype");
+    const Value* mtype = positional == 3 + valueArgs ? &args[2 + valueArgs] : keyword("mtype");
     for (auto& k : e.keywords)
-      if (k != "dtype") fail(loc, "teml." + name + "() takes no keyword argument '" + k + "'");
+      if (k != "dtype" && k != "mtype") fail(loc, "teml." + name + "() takes no keyword argument '" + k + "'");
+    MemKind mem = MemKind::Auto;
+    if (mtype) {
+      auto m = mtype->kind == Value::Kind::String ? memKindNamed(mtype->text) : std::nullopt;
+      if (!m) fail(loc, "the memory type is \"cpu\", \"gpu/global\", \"gpu/shared\" or \"gpu/local\"");
+      mem = *m;
+    }
     std::vector<int64_t> shape;
     std::vector<Value> dims = args[0].kind == Value::Kind::Tuple ? args[0].items : std::vector<Value>{args[0]};
     for (auto& d : dims) {
@@ -141,6 +149,7 @@ Value Builder::builtin(const std::string& name, const Node& e, const std::vector
     t->dtype = dtype;
     t->fresh = true;
     t->fill = name == "empty" ? NAN : fillValue;
+    t->mem = mem;
     t->at = [dtype, fillValue, runtimeValue](const std::vector<ExprP>&) {
       return convertTo(dtype, runtimeValue ? runtimeValue : floatConst(fillValue));
     };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/expr.hpp"
+#include "ir/tensor_decl.hpp"
 
 namespace teml::freeform {
 
@@ -33,6 +34,7 @@ struct TensorValue {
   // teml.zeros / ones / empty: a fresh tensor with this fill (NaN: none).
   bool fresh = false;
   double fill = 0;
+  ir::MemKind mem = ir::MemKind::Auto;  // teml.empty(shape, dtype, "gpu/shared")
   bool isView() const { return !tensor.empty(); }
   // The named tensor's indices for view indices.
   std::vector<ir::ExprP> underlying(const std::vector<ir::ExprP>& idx) const;

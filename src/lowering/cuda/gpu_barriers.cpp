@@ -81,7 +81,11 @@ class Barriers {
   }
 
   StmtP blockLevel(const StmtP& s) {
-    if (!hasThreadLoop(s)) return writesShared(s) ? guard(s) : s;
+    if (!hasThreadLoop(s)) {
+      if (!writesShared(s)) return s;  // each thread computes its own
+      if (StmtP shared = cooperativeCopy(s)) return shared;
+      return guard(s);
+    }
     switch (s->kind) {
       case StmtKind::For: {
         auto& f = s->as<For>();
@@ -153,17 +157,59 @@ class Barriers {
     });
   }
 
+  // A cache's copy (a perfect nest of loops with constant trip counts
+  // around one store, each iteration its own element) runs on the block's
+  // threads: its innermost loops bound to threadIdx.x, .y, .z where their
+  // counts fit the block, the rest serial in every thread, and thread
+  // indices it does not use guarded to 0. Null when it does not fit.
+  StmtP cooperativeCopy(const StmtP& s) {
+    if (s->kind != StmtKind::For || s->made.primitive != "cache") return nullptr;
+    std::vector<const For*> chain;
+    StmtP at = s;
+    while (at->kind == StmtKind::For) {
+      auto& f = at->as<For>();
+      int64_t trips = 0;
+      if (!localsOf(f).empty() || f.step != 1 || !constValue(sub(f.end, f.begin), &trips)) return nullptr;
+      chain.push_back(&f);
+      at = f.body;
+    }
+    if (at->kind != StmtKind::Store) return nullptr;
+    std::vector<ParallelScope> bound(chain.size(), ParallelScope::Serial);
+    const ParallelScope scopes[3] = {ParallelScope::ThreadX, ParallelScope::ThreadY, ParallelScope::ThreadZ};
+    int used = 0;
+    for (size_t k = chain.size(); k-- > 0 && used < 3;) {
+      int64_t trips = 0;
+      constValue(sub(chain[k]->end, chain[k]->begin), &trips);
+      while (used < 3 && blockDim_[used] == 1) ++used;
+      if (used == 3 || trips > blockDim_[used]) break;
+      bound[k] = scopes[used++];
+    }
+    if (bound.back() == ParallelScope::Serial) return nullptr;
+    StmtP out = at;
+    for (size_t k = chain.size(); k-- > 0;) {
+      LoopKind kind = chain[k]->loopKind;
+      kind.scope = bound[k];
+      kind.independent = bound[k] != ParallelScope::Serial;  // a copy: each iteration its own element
+      out = std::make_shared<For>(chain[k]->id, chain[k]->var, chain[k]->begin, chain[k]->end, 1, kind, out, chain[k]->made);
+    }
+    std::vector<bool> usedDims(3, false);
+    for (auto b : bound)
+      if (b != ParallelScope::Serial) usedDims[gpuDimension(b)] = true;
+    return guard(out, usedDims);
+  }
+
   bool writesShared(const StmtP& s) const {
     for (auto& a : accessesOf(s))
       if (a.kind != AccessKind::Read && !private_.count(a.tensor)) return true;
     return false;
   }
 
-  // `s` in thread 0 alone: a loop of one iteration per thread index the block uses.
-  StmtP guard(const StmtP& s) {
+  // `s` in thread 0 alone: a loop of one iteration per thread index the
+  // block uses (except those `s` itself is bound to).
+  StmtP guard(const StmtP& s, const std::vector<bool>& boundDims = {false, false, false}) {
     StmtP out = s;
     for (int d = 0; d < 3; ++d) {
-      if (blockDim_[d] == 1) continue;
+      if (blockDim_[d] == 1 || boundDims[d]) continue;
       LoopKind kind;
       kind.scope = d == 0 ? ParallelScope::ThreadX : d == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
       kind.independent = true;

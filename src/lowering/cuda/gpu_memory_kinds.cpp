@@ -47,9 +47,13 @@ class GpuMemoryKinds : public Mutator {
     auto& v = s->as<VarDef>();
     StmtP body = mutate(v.body);
     TensorDecl decl = v.decl;
-    if (!inKernel_) decl.mem = MemKind::GpuGlobal;
-    else if (inThreads_ || !touchedByThreads(v)) decl.mem = MemKind::GpuLocal;
-    else decl.mem = MemKind::GpuShared;
+    if (decl.mem == MemKind::Auto || !isGpuMemory(decl.mem)) {
+      if (!inKernel_) decl.mem = MemKind::GpuGlobal;
+      else if (inThreads_ || !touchedByThreads(v)) decl.mem = MemKind::GpuLocal;
+      else decl.mem = MemKind::GpuShared;
+    } else {
+      checkChosen(v);
+    }
     if (decl.mem == MemKind::GpuShared) {
       shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
       if (!(v.loopLocal && v.loopLocal->writtenBeforeRead)) body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0), body});
@@ -72,6 +76,19 @@ class GpuMemoryKinds : public Mutator {
     for (size_t d = t.shape.size(); d-- > 0;)
       s = makeFor(vars[d], vars[d], intConst(0), intConst(t.shape[d]), 1, LoopKind{}, s);
     return s;
+  }
+  // A memory type the program or its schedule chose fits where the tensor is defined.
+  void checkChosen(const VarDef& v) const {
+    std::string what = "'" + v.decl.name + "' is " + memKindName(v.decl.mem) + ", but ";
+    if (v.decl.mem == MemKind::GpuShared && !inKernel_)
+      throw UserError(v.made.loc, what + "it is defined outside every kernel (shared memory is a block's)");
+    if (v.decl.mem == MemKind::GpuShared && inThreads_)
+      throw UserError(v.made.loc, what + "it is defined inside a loop bound to threadIdx, where each thread would have "
+                                         "its own; define it outside the block's thread loops");
+    if (v.decl.mem == MemKind::GpuLocal && !inKernel_)
+      throw UserError(v.made.loc, what + "it is defined outside every kernel (local memory is a thread's)");
+    if (v.decl.mem == MemKind::GpuGlobal && inKernel_)
+      throw UserError(v.made.loc, what + "it is defined inside a kernel; define it outside, or make it gpu/shared or gpu/local");
   }
   static bool touchedByThreads(const VarDef& v) {
     bool found = false;
