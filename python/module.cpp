@@ -9,8 +9,13 @@
 #include <mutex>
 #include <set>
 
+#include <cstring>
+
 #include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
+#include "backend/cuda/cuda_kernel.hpp"
+#include "interp/gpu_emulator.hpp"
+#include "runtime/cuda_driver.hpp"
 #include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
@@ -44,10 +49,24 @@ const char* accessName(freeform::Access a) {
   return "input";
 }
 
+// The target of a free-form entry: this machine's CPU, or a CUDA GPU (the
+// device's limits where the driver finds one, else sm_90's).
+target::Target targetNamed(const std::string& name) {
+  if (name == "cpu") return pythonTarget();
+  if (name != "cuda") throw UsageError("target must be \"cpu\" or \"cuda\", not \"" + name + "\"");
+  target::Target t = target::cudaTarget();
+  try {
+    t.gpu = runtime::CudaDriver::get().limits();
+  } catch (const UnavailableError&) {
+  }
+  return t;
+}
+
 // A compiled free-form entry: its parameters, IR, C, and the kernel (compiled on first use).
 class Compiled {
  public:
-  Compiled(freeform::FreeformProgram p, runtime::JitOptions jit) : program_(std::move(p)), jit_(std::move(jit)) {
+  Compiled(freeform::FreeformProgram p, runtime::JitOptions jit, target::Target target, bool emulate)
+      : program_(std::move(p)), target_(std::move(target)), jit_(std::move(jit)), emulate_(emulate) {
     if (std::string broken = ir::verify(program_.program); !broken.empty())
       throw InternalError("the front end produced ill-formed IR: " + broken);
   }
@@ -62,9 +81,23 @@ class Compiled {
   std::string ir() const { return ir::toString(program_.program, true); }
   std::string loweredIr() const { return ir::toString(lowering::lower(program_.program, target_), true); }
   std::string cSource() const { return backend::emitFor(program_.program, target_); }
+  std::string targetName() const { return target::kindName(target_.kind); }
+
+  // CUDA: runs on device pointers (one per parameter) on `stream` (a
+  // CUstream; 0: the default stream), without copies.
+  void runOnDevice(const std::vector<uintptr_t>& pointers, uintptr_t stream) {
+    if (target_.kind != target::Kind::Cuda) throw UsageError("device pointers need a transform for target \"cuda\"");
+    if (emulate_) throw UsageError("the emulator runs on host arrays (NumPy), not on GPU memory");
+    auto* k = dynamic_cast<const backend::CudaKernel*>(&kernel());
+    if (!k) throw InternalError("a CUDA target without a CUDA kernel");
+    std::vector<runtime::DevicePtr> device(pointers.begin(), pointers.end());
+    py::gil_scoped_release unlocked;
+    k->runOnDevice(device, reinterpret_cast<void*>(stream));
+  }
 
   // Runs on one buffer per parameter (checked by the Python layer).
   void run(const std::vector<py::array>& arrays, int threads) {
+    if (emulate_) return emulated(arrays);
     const backend::Kernel& k = kernel();
     std::vector<void*> ptrs;
     for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
@@ -82,16 +115,36 @@ class Compiled {
     return *kernel_;
   }
 
+  // The lowered program in the GPU emulator, on copies of the arrays.
+  void emulated(const std::vector<py::array>& arrays) {
+    ir::Program lowered = lowering::lower(program_.program, target_);
+    runtime::BufferMap buffers = runtime::allocateBuffers(lowered);
+    for (size_t k = 0; k < arrays.size(); ++k) {
+      runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
+      std::memcpy(b.data(), arrays[k].data(), static_cast<size_t>(arrays[k].nbytes()));
+    }
+    {
+      py::gil_scoped_release unlocked;
+      interp::emulate(lowered, buffers);
+    }
+    for (size_t k = 0; k < arrays.size(); ++k) {
+      runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
+      std::memcpy(const_cast<void*>(arrays[k].data()), b.data(), static_cast<size_t>(arrays[k].nbytes()));
+    }
+  }
+
   freeform::FreeformProgram program_;
-  target::Target target_ = pythonTarget();
+  target::Target target_;
   runtime::JitOptions jit_;
+  bool emulate_ = false;
   std::unique_ptr<backend::Kernel> kernel_;
   std::mutex mutex_;
 };
 
 freeform::FreeformOptions freeformOptions(const std::string& entry, const std::map<std::string, int64_t>& sizes,
                                           const std::map<std::string, std::vector<int64_t>>& inputShapes,
-                                          bool checkIndices, bool applySchedules, bool autoSchedule) {
+                                          bool checkIndices, bool applySchedules, bool autoSchedule,
+                                          const target::Target& target = pythonTarget()) {
   freeform::FreeformOptions o;
   o.entry = entry;
   o.sizes = sizes;
@@ -99,7 +152,7 @@ freeform::FreeformOptions freeformOptions(const std::string& entry, const std::m
   o.checkIndices = checkIndices;
   o.applySchedules = applySchedules;
   o.autoSchedule = autoSchedule;
-  o.target = pythonTarget();
+  o.target = target;
   return o;
 }
 
@@ -113,9 +166,11 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
                                           const std::map<std::string, int64_t>& sizes,
                                           const std::map<std::string, std::vector<int64_t>>& inputShapes,
                                           bool checkIndices, bool applySchedules, const std::string& cacheDir,
-                                          bool autoSchedule) {
-  auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, applySchedules, autoSchedule);
-  return std::make_shared<Compiled>(pipeline::compileFreeform(source, o), jitOptions(cacheDir));
+                                          bool autoSchedule, const std::string& targetName, bool emulate) {
+  target::Target t = targetNamed(targetName);
+  if (emulate && t.kind != target::Kind::Cuda) throw UsageError("emulate=True runs a GPU program: give target=\"cuda\"");
+  auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, applySchedules, autoSchedule, t);
+  return std::make_shared<Compiled>(pipeline::compileFreeform(source, o), jitOptions(cacheDir), t, emulate);
 }
 
 // A free-form entry and its gradient program (autodiff/), split into the
@@ -274,6 +329,9 @@ PYBIND11_MODULE(_teml, m) {
       PyErr_SetObject(cls.ptr(), err.ptr());
     } catch (const UsageError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const UnavailableError& e) {
+      py::object cls = py::module_::import("teml._errors").attr("DeviceUnavailable");
+      PyErr_SetString(cls.ptr(), e.what());
     } catch (const InternalError& e) {
       PyErr_SetString(PyExc_RuntimeError, (std::string("internal error (a bug in teml): ") + e.what()).c_str());
     }
@@ -283,7 +341,9 @@ PYBIND11_MODULE(_teml, m) {
       .def("ir", &Compiled::ir)
       .def("lowered_ir", &Compiled::loweredIr)
       .def("c_source", &Compiled::cSource)
-      .def("run", &Compiled::run, py::arg("arrays"), py::arg("threads"));
+      .def("target", &Compiled::targetName)
+      .def("run", &Compiled::run, py::arg("arrays"), py::arg("threads"))
+      .def("run_device", &Compiled::runOnDevice, py::arg("pointers"), py::arg("stream"));
   py::class_<LoadedProgram, std::shared_ptr<LoadedProgram>>(m, "LoadedProgram")
       .def(py::init<const std::string&, const std::map<std::string, int64_t>&, const std::string&>(), py::arg("path"),
            py::arg("sizes"), py::arg("cache_dir") = "")
@@ -304,5 +364,6 @@ PYBIND11_MODULE(_teml, m) {
   m.def("schedule_primitives", &schedulePrimitives);
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,
-        py::arg("cache_dir") = "", py::arg("auto_schedule") = true);
+        py::arg("cache_dir") = "", py::arg("auto_schedule") = true, py::arg("target") = "cpu",
+        py::arg("emulate") = false);
 }

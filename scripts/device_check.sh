@@ -1,15 +1,90 @@
 #!/bin/bash
-# The checks that need a lent GPU, as one command (see the device tool's README):
-#   run(command="bash scripts/device_check.sh", timeout_s=540)
-# Today: the card's ceilings and the PyTorch CUDA baselines of the four
-# FreeTensor workloads and of cuBLAS (bench/freetensor/torch_gpu.py), which
-# the CUDA back end (issue 31) is to be measured against. Results land in
-# $OUT (device_baselines.json, log).
+# The checks that need a lent GPU, as one command (see the device tool's
+# README and docs/cuda.md), under 8 minutes:
+#   run(command="bash scripts/device_check.sh", carry=["build/teml", "build/device-libs"], timeout_s=540)
+# after `bash scripts/device_carry.sh` here (the teml binary's libraries
+# beside it). It
+#  1. names the card;
+#  2. runs every CUDA test program (tests/cuda/*.py) on the GPU against the
+#     reference interpreter (--verify), and the four workloads and mm at
+#     small sizes likewise;
+#  3. runs compute-sanitizer racecheck and memcheck on a few kernels;
+#  4. times the four workloads (auto-scheduled for the GPU) and mm with
+#     CUDA events (teml bench --target cuda) at the paper's sizes, against
+#     PyTorch CUDA and cuBLAS (bench/freetensor/torch_gpu.py);
+#  5. writes freetensor_gpu.md (bench/freetensor/gpu_report.py) naming the card.
+# Everything lands in $OUT.
 set -o pipefail
 OUT=${OUT:-/tmp/device-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv | tee "$OUT/nvidia-smi.csv"
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export LD_LIBRARY_PATH="$root/build/device-libs:${LD_LIBRARY_PATH:-}"
+T="$root/build/teml"
+cache=/tmp/teml-device-cache
+log="$OUT/log"
+: > "$log"
+say() { echo "== $*" | tee -a "$log"; }
+
+say "1. the card"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee "$OUT/nvidia-smi.csv"
+"$T" --help > /dev/null || { echo "build/teml does not run here (carry build/teml and build/device-libs)" | tee -a "$log"; exit 1; }
+
+say "2. every CUDA test program on the GPU against the interpreter"
+failed=0
+for p in tests/cuda/*.py; do
+  if timeout 60 "$T" run "$p" --target cuda --random 1 --verify --cache-dir "$cache" >> "$log" 2>&1; then
+    echo "ok   $p" | tee -a "$log"
+  else
+    echo "FAIL $p" | tee -a "$log"; failed=$((failed + 1))
+  fi
+done
+small=/tmp/teml-small
+python3 examples/freetensor/make_inputs.py "$small" --small >> "$log" 2>&1
+for w in subdivnet longformer softras gat; do
+  args=(); for f in "$small/$w"/*.npy; do args+=(--input "$(basename "$f" .npy)=$f"); done
+  if timeout 120 "$T" run "examples/freetensor/$w.py" --no-schedule --target cuda --verify --cache-dir "$cache" "${args[@]}" >> "$log" 2>&1; then
+    echo "ok   $w (small)" | tee -a "$log"
+  else
+    echo "FAIL $w (small)" | tee -a "$log"; failed=$((failed + 1))
+  fi
+done
+timeout 60 "$T" run examples/cuda/mm.py --target cuda --set N=256 --random 1 --verify --cache-dir "$cache" >> "$log" 2>&1 \
+  && echo "ok   mm (256)" | tee -a "$log" || { echo "FAIL mm (256)" | tee -a "$log"; failed=$((failed + 1)); }
+echo "$failed failed" | tee -a "$log"
+
+say "3. compute-sanitizer"
+if command -v compute-sanitizer > /dev/null; then
+  for p in tests/cuda/08_block_statement_barriers.py tests/cuda/10_shared_tile_serial_loop.py tests/cuda/12_tiled_matmul_shared_cache.py; do
+    for tool in racecheck memcheck; do
+      timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 9 "$T" run "$p" --target cuda --random 1 --cache-dir "$cache" \
+        > "$OUT/sanitizer.tmp" 2>&1; rc=$?
+      echo "$tool $p: exit $rc, $(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUT/sanitizer.tmp") clean summaries" | tee -a "$log"
+      tail -3 "$OUT/sanitizer.tmp" >> "$log"
+    done
+  done
+else
+  echo "no compute-sanitizer here" | tee -a "$log"
+fi
+
+say "4. timings at the paper's sizes"
 data=/tmp/teml-freetensor-data
-python3 examples/freetensor/make_inputs.py "$data" > "$OUT/inputs.log" 2>&1 || { cat "$OUT/inputs.log"; exit 1; }
-timeout 480 python3 bench/freetensor/torch_gpu.py "$data" "$OUT/device_baselines.json" --compile 2>&1 | tee "$OUT/log"
+python3 examples/freetensor/make_inputs.py "$data" >> "$log" 2>&1
+: > "$OUT/teml_gpu.jsonl"
+for w in subdivnet longformer softras gat; do
+  args=(); for f in "$data/$w"/*.npy; do args+=(--input "$(basename "$f" .npy)=$f"); done
+  timeout 120 "$T" bench "examples/freetensor/$w.py" --no-schedule --target cuda --json --runs 20 --cache-dir "$cache" "${args[@]}" \
+    2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"$w\", /" >> "$OUT/teml_gpu.jsonl"
+done
+for n in 1024 2048 4096; do
+  timeout 120 "$T" bench examples/cuda/mm.py --target cuda --set N=$n --random 1 --json --runs 10 --cache-dir "$cache" \
+    2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"mm$n\", /" >> "$OUT/teml_gpu.jsonl"
+done
+cat "$OUT/teml_gpu.jsonl" | tee -a "$log"
+timeout 240 python3 bench/freetensor/torch_gpu.py "$data" "$OUT/device_baselines.json" 2>&1 | tail -5 | tee -a "$log"
+
+say "5. the report"
+python3 bench/freetensor/gpu_report.py "$OUT/teml_gpu.jsonl" "$OUT/device_baselines.json" "$OUT/nvidia-smi.csv" \
+  "$OUT/freetensor_gpu.md" 2>&1 | tee -a "$log"
+rm -f "$OUT/sanitizer.tmp"

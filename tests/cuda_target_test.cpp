@@ -4,7 +4,9 @@
 // or that need what is not built yet, are refused at the step or the
 // statement; the emulator reports the races that a missing atomic or an
 // unchecked schedule makes.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "backend/backend.hpp"
@@ -22,220 +24,30 @@ using namespace teml::testing;
 namespace {
 
 struct GpuProgram {
-  const char* name;
-  const char* source;
+  std::string name;    // the file's name
+  std::string source;  // its text: a docstring saying what it tests, then the program and its schedule
 };
 
-const GpuProgram kPrograms[] = {
-    {"vector add and dot product, atomic sum", R"(import teml
-@teml.transform
-def f(a: teml.Var[(1000,), "float32"], b: teml.Var[(1000,), "float32"],
-      y: teml.Var[(1000,), "float32", "output"], s: teml.Var[(), "float32", "output"]):
-    #! label: L
-    for i in range(1000):
-        y[i] = a[i] + b[i]
-        s[()] += a[i] * b[i]
-@teml.schedule(f)
-def g(s):
-    o, i = s.split("L", 128)
-    s.parallelize(o, "blockIdx.x")
-    s.parallelize(i, "threadIdx.x")
-)"},
-    {"matrix product on a 2-D grid of 2-D blocks, sizes the blocks do not divide", R"(import teml
-@teml.transform
-def f(a: teml.Var[(50, 20), "float64"], b: teml.Var[(20, 37), "float64"], c: teml.Var[(50, 37), "float64", "output"]):
-    #! label: Li
-    for i in range(50):
-        #! label: Lj
-        for j in range(37):
-            for k in range(20):
-                c[i, j] += a[i, k] * b[k, j]
-@teml.schedule(f)
-def g(s):
-    io, ii = s.split("Li", 16)
-    jo, ji = s.split("Lj", 16)
-    s.reorder([io, jo, ii, ji])
-    s.parallelize(io, "blockIdx.y")
-    s.parallelize(jo, "blockIdx.x")
-    s.parallelize(ii, "threadIdx.y")
-    s.parallelize(ji, "threadIdx.x")
-)"},
-    {"time steps on the host around two kernels each", R"(import teml
-@teml.transform
-def f(a: teml.Var[(300,), "float64", "inout"], b: teml.Var[(300,), "float64", "output"]):
-    for t in range(4):
-        #! label: L1
-        for i in range(300):
-            b[i] = a[i] * 0.5 + a[(i + 1) % 300] * 0.25
-        #! label: L2
-        for i in range(300):
-            a[i] = b[i] + 1.0
-@teml.schedule(f)
-def g(s):
-    o, i = s.split("L1", 64)
-    s.parallelize(o, "blockIdx.x")
-    s.parallelize(i, "threadIdx.x")
-    o, i = s.split("L2", 64)
-    s.parallelize(o, "blockIdx.x")
-    s.parallelize(i, "threadIdx.x")
-)"},
-    {"a statement of the host in a one-thread kernel before a reduction", R"(import teml
-@teml.transform
-def f(x: teml.Var[(200,), "float64"], s: teml.Var[(), "float64", "output"]):
-    s[()] = 1.0
-    #! label: L
-    for i in range(200):
-        s[()] += x[i] * x[i]
-@teml.schedule(f)
-def g(s):
-    s.parallelize("L", "threadIdx.x")
-)"},
-    {"CSR rows to blocks, features to threads (a gather)", R"(import teml
-@teml.transform
-def f(ptr: teml.Var[(11,), "int32"], idx: teml.Var[(40,), "int32"], x: teml.Var[(10, 32), "float32"],
-      y: teml.Var[(10, 32), "float32", "output"]):
-    #! label: Lrow
-    for i in range(10):
-        for k in range(ptr[i], ptr[i + 1]):
-            #! label: Lc
-            for c in range(32):
-                y[i, c] += x[idx[k], c]
-@teml.schedule(f)
-def g(s):
-    s.parallelize("Lrow", "blockIdx.x")
-    s.parallelize("Lc", "threadIdx.x")
-)"},
-    {"a histogram of int64 counts: atomics at indices data choose", R"(import teml
-@teml.transform
-def f(k: teml.Var[(500,), "int32"], h: teml.Var[(16,), "int64", "output"]):
-    #! label: L
-    for i in range(500):
-        h[k[i] % 16] += i % 3 + 1
-@teml.schedule(f)
-def g(s):
-    o, i = s.split("L", 64)
-    s.parallelize(o, "blockIdx.x")
-    s.parallelize(i, "threadIdx.x")
-)"},
-    {"a thread's own array (gpu/local)", R"(import teml
-@teml.transform
-def f(x: teml.Var[(100, 4), "float64"], y: teml.Var[(100,), "float64", "output"]):
-    #! label: L
-    for i in range(100):
-        t = teml.zeros((4,), "float64")
-        for k in range(4):
-            t[k] = x[i, k] * x[i, (k + 1) % 4]
-        for k in range(4):
-            y[i] += t[k]
-@teml.schedule(f)
-def g(s):
-    o, i = s.split("L", 32)
-    s.parallelize(o, "blockIdx.x")
-    s.parallelize(i, "threadIdx.x")
-)"},
-    {"a statement of the block in thread 0, then threads reading and updating what it wrote (barriers)", R"(import teml
-@teml.transform
-def f(x: teml.Var[(8, 32), "float64"], y: teml.Var[(8, 32), "float64", "output"], s: teml.Var[(8,), "float64", "output"]):
-    #! label: Li
-    for i in range(8):
-        s[i] = 1.0
-        #! label: Lj
-        for j in range(32):
-            y[i, j] = x[i, j] + s[i]
-        #! label: Lk
-        for j in range(32):
-            s[i] += x[i, j]
-@teml.schedule(f)
-def g(s):
-    s.parallelize("Li", "blockIdx.x")
-    s.parallelize("Lj", "threadIdx.x")
-    s.parallelize("Lk", "threadIdx.x")
-)"},
-    {"a block's tensor in shared memory, written and read by different threads of 2-D blocks", R"(import teml
-@teml.transform
-def f(x: teml.Var[(6, 8, 40), "float32"], y: teml.Var[(6, 8, 40), "float32", "output"]):
-    #! label: Li
-    for i in range(6):
-        t = teml.zeros((8, 40), "float32")
-        #! label: La
-        for a in range(8):
-            #! label: Lb
-            for b in range(40):
-                t[a, b] = x[i, a, b] * 2.0
-        #! label: Lc
-        for a in range(8):
-            #! label: Ld
-            for b in range(40):
-                y[i, a, b] = t[(a + 1) % 8, b] + t[a, (b + 39) % 40]
-@teml.schedule(f)
-def g(s):
-    s.parallelize("Li", "blockIdx.x")
-    s.parallelize("La", "threadIdx.y")
-    s.parallelize("Lb", "threadIdx.x")
-    s.parallelize("Lc", "threadIdx.y")
-    s.parallelize("Ld", "threadIdx.x")
-)"},
-    {"a serial loop of the block around threads that share a tile (a barrier at the end of each step)", R"(import teml
-@teml.transform
-def f(x: teml.Var[(4, 10, 64), "float64"], y: teml.Var[(4, 64), "float64", "output"]):
-    #! label: Li
-    for i in range(4):
-        t = teml.zeros((64,), "float64")
-        for k in range(10):
-            #! label: La
-            for a in range(64):
-                t[a] = x[i, k, a] * (k + 1)
-            #! label: Lb
-            for a in range(64):
-                y[i, a] += t[63 - a]
-@teml.schedule(f)
-def g(s):
-    s.parallelize("Li", "blockIdx.x")
-    s.parallelize("La", "threadIdx.x")
-    s.parallelize("Lb", "threadIdx.x")
-)"},
-    {"teml.empty in gpu/shared, read by other threads than those that wrote it", R"(import teml
-@teml.transform
-def f(x: teml.Var[(16, 64), "float32"], y: teml.Var[(16, 64), "float32", "output"]):
-    #! label: Li
-    for i in range(16):
-        t = teml.empty((64,), "float32", "gpu/shared")
-        #! label: La
-        for a in range(64):
-            t[a] = x[i, a] * 3.0
-        #! label: Lb
-        for a in range(64):
-            y[i, a] = t[63 - a] + t[a]
-@teml.schedule(f)
-def g(s):
-    s.parallelize("Li", "blockIdx.x")
-    s.parallelize("La", "threadIdx.x")
-    s.parallelize("Lb", "threadIdx.x")
-)"},
-    {"a tiled matrix product: tiles cached in gpu/shared, copied by the block's threads", R"(import teml
-@teml.transform
-def f(a: teml.Var[(64, 48), "float32"], b: teml.Var[(48, 64), "float32"], c: teml.Var[(64, 64), "float32", "output"]):
-    #! label: Li
-    for i in range(64):
-        #! label: Lj
-        for j in range(64):
-            #! label: Lk
-            for k in range(48):
-                c[i, j] += a[i, k] * b[k, j]
-@teml.schedule(f)
-def g(s):
-    io, ii = s.split("Li", 16)
-    jo, ji = s.split("Lj", 16)
-    ko, ki = s.split("Lk", 16)
-    s.reorder([io, jo, ko, ii, ji, ki])
-    s.cache(ko, "a", "gpu/shared")
-    s.cache(ko, "b", "gpu/shared")
-    s.parallelize(io, "blockIdx.y")
-    s.parallelize(jo, "blockIdx.x")
-    s.parallelize(ii, "threadIdx.y")
-    s.parallelize(ji, "threadIdx.x")
-)"},
-};
+// The GPU test programs, tests/cuda/*.py in order (the device check runs them too).
+const std::vector<GpuProgram>& programs() {
+  static const std::vector<GpuProgram> all = [] {
+    std::vector<GpuProgram> out;
+    for (auto& e : std::filesystem::directory_iterator(std::string(TEML_SOURCE_DIR) + "/tests/cuda")) {
+      if (e.path().extension() != ".py") continue;
+      std::ifstream in(e.path());
+      out.push_back({e.path().filename().string(), std::string(std::istreambuf_iterator<char>(in), {})});
+    }
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return out;
+  }();
+  return all;
+}
+
+const std::string& program(const std::string& prefix) {
+  for (auto& p : programs())
+    if (p.name.rfind(prefix, 0) == 0) return p.source;
+  throw std::runtime_error("no tests/cuda/" + prefix + "*.py");
+}
 
 freeform::FreeformOptions cudaOptions() {
   freeform::FreeformOptions o;
@@ -290,7 +102,7 @@ runtime::BufferMap gpuInputs(const ir::Program& p) {
 }  // namespace
 
 TEST(CudaTarget, EveryTestProgramGivesTheInterpretersResultsInTheEmulator) {
-  for (auto& program : kPrograms) {
+  for (auto& program : programs()) {
     SCOPED_TRACE(program.name);
     ir::Program p = scheduledForCuda(program.source);
     ir::Program lowered = lowering::lower(p, target::cudaTarget());
@@ -303,7 +115,7 @@ TEST(CudaTarget, EveryTestProgramGivesTheInterpretersResultsInTheEmulator) {
 
 TEST(CudaTarget, EveryTestProgramCompilesToACubinWithoutSpills) {
   if (!haveNvcc()) GTEST_SKIP() << "nvcc is not on PATH: the CUDA toolkit is not installed";
-  for (auto& program : kPrograms) {
+  for (auto& program : programs()) {
     SCOPED_TRACE(program.name);
     std::string cuda = backend::emitFor(scheduledForCuda(program.source), target::cudaTarget());
     auto [status, log] = nvccCubin(cuda);
@@ -316,23 +128,23 @@ TEST(CudaTarget, EveryTestProgramCompilesToACubinWithoutSpills) {
 }
 
 TEST(CudaTarget, LoweringWritesKernelsAtomicsAndMemoryKindsIntoTheIr) {
-  ir::Program lowered = lowering::lower(scheduledForCuda(kPrograms[0].source), target::cudaTarget());
+  ir::Program lowered = lowering::lower(scheduledForCuda(program("01")), target::cudaTarget());
   std::string text = ir::toString(lowered, true);
   EXPECT_NE(text.find("blockIdx.x kernel(L.o, 128x1x1 threads, 0 B shared)"), std::string::npos) << text;
   EXPECT_NE(text.find("atomic s += "), std::string::npos) << text;
   EXPECT_EQ(text.find("atomic y"), std::string::npos) << "each thread stores its own element\n" << text;
 
-  ir::Program host = lowering::lower(scheduledForCuda(kPrograms[3].source), target::cudaTarget());
+  ir::Program host = lowering::lower(scheduledForCuda(program("04")), target::cudaTarget());
   text = ir::toString(host, true);
   EXPECT_NE(text.find("teml_thread"), std::string::npos) << "the store of the host runs in a kernel\n" << text;
   EXPECT_NE(text.find("kernel(teml_thread, 1x1x1 threads"), std::string::npos) << text;
 
-  ir::Program local = lowering::lower(scheduledForCuda(kPrograms[6].source), target::cudaTarget());
+  ir::Program local = lowering::lower(scheduledForCuda(program("07")), target::cudaTarget());
   EXPECT_NE(ir::toString(local, true).find("gpu/local"), std::string::npos) << ir::toString(local, true);
 }
 
 TEST(CudaTarget, TheEmitterLaunchesOneKernelPerBoundNestInsideTheHostsLoops) {
-  std::string cuda = backend::emitFor(scheduledForCuda(kPrograms[2].source), target::cudaTarget());
+  std::string cuda = backend::emitFor(scheduledForCuda(program("03")), target::cudaTarget());
   EXPECT_EQ(occurrences(cuda, "__global__ void"), 2) << cuda;
   EXPECT_EQ(occurrences(cuda, "<<<"), 2) << cuda;
   auto loop = cuda.find("for (long t = 0; t < 4; t += 1) {");
@@ -342,7 +154,7 @@ TEST(CudaTarget, TheEmitterLaunchesOneKernelPerBoundNestInsideTheHostsLoops) {
 }
 
 TEST(CudaTarget, ADeletedAtomicIsARaceTheEmulatorNamesWithBothStatementsAndTheElement) {
-  ir::Program p = scheduledForCuda(kPrograms[0].source);
+  ir::Program p = scheduledForCuda(program("01"));
   ir::Program lowered = lowering::lower(p, target::cudaTarget());
   struct NoAtomics : ir::Mutator {
     ir::StmtP mutateReduce(const ir::StmtP& s) override {
@@ -353,7 +165,7 @@ TEST(CudaTarget, ADeletedAtomicIsARaceTheEmulatorNamesWithBothStatementsAndTheEl
   for (auto& n : lowered.nests) n = NoAtomics().mutate(n);
   std::string report = raceReport(lowered, gpuInputs(p));
   EXPECT_NE(report.find("data race on s[]"), std::string::npos) << report;
-  EXPECT_NE(report.find("the statement at line 8 writes it"), std::string::npos) << report;
+  EXPECT_NE(report.find("the statement at line 9 writes it"), std::string::npos) << report;
   EXPECT_NE(report.find("thread (1, 0, 0) of block (0, 0, 0)"), std::string::npos) << report;
 }
 
@@ -425,7 +237,7 @@ TEST(CudaTarget, ABlockOfMoreThreadsThanTheGpuAllowsIsRefused) {
 
 TEST(CudaTarget, EveryBarrierTheCompilerInsertedIsNeededTheEmulatorReportsARaceWithoutIt) {
   int barriers = 0;
-  for (auto& program : kPrograms) {
+  for (auto& program : programs()) {
     SCOPED_TRACE(program.name);
     ir::Program p = scheduledForCuda(program.source);
     ir::Program lowered = lowering::lower(p, target::cudaTarget());
@@ -460,22 +272,22 @@ TEST(CudaTarget, EveryBarrierTheCompilerInsertedIsNeededTheEmulatorReportsARaceW
 }
 
 TEST(CudaTarget, StatementsOfABlockThatWriteWhatThreadsShareRunInThreadZeroBeforeABarrier) {
-  ir::Program lowered = lowering::lower(scheduledForCuda(kPrograms[7].source), target::cudaTarget());
+  ir::Program lowered = lowering::lower(scheduledForCuda(program("08")), target::cudaTarget());
   std::string text = ir::toString(lowered, true);
   auto guard = text.find("for teml_guard in [0, 1) threadIdx.x");
   ASSERT_NE(guard, std::string::npos) << text;
   EXPECT_LT(guard, text.find("s[i] = 1.0")) << text;
   EXPECT_EQ(occurrences(text, "barrier warp"), 2) << "a block of 32 threads is one warp\n" << text;
-  std::string cuda = backend::emitFor(scheduledForCuda(kPrograms[7].source), target::cudaTarget());
+  std::string cuda = backend::emitFor(scheduledForCuda(program("08")), target::cudaTarget());
   EXPECT_EQ(occurrences(cuda, "__syncwarp();"), 2) << cuda;
 
-  std::string shared = ir::toString(lowering::lower(scheduledForCuda(kPrograms[8].source), target::cudaTarget()), true);
+  std::string shared = ir::toString(lowering::lower(scheduledForCuda(program("09")), target::cudaTarget()), true);
   EXPECT_NE(shared.find("gpu/shared"), std::string::npos) << shared;
   EXPECT_NE(shared.find("barrier block"), std::string::npos) << "8 x 40 threads are more than a warp\n" << shared;
 }
 
 TEST(CudaTarget, ACachesCopyRunsOnTheBlocksThreadsBetweenBarriers) {
-  std::string text = ir::toString(lowering::lower(scheduledForCuda(kPrograms[11].source), target::cudaTarget()), true);
+  std::string text = ir::toString(lowering::lower(scheduledForCuda(program("12")), target::cudaTarget()), true);
   EXPECT_NE(text.find("a_cache : float  (copy, written before read, box [16 * i_o, 16 * k_o] size [16, 16], gpu/shared)"),
             std::string::npos) << text;
   EXPECT_NE(text.find("for c1 in [16 * i_o, 16 * i_o + 16) threadIdx.y"), std::string::npos) << text;

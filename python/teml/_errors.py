@@ -12,3 +12,8 @@ class ProgramError(Exception):
     def __str__(self):
         where = f"{self.file or '<program>'}:{self.line}:{self.column}" if self.line else (self.file or "<program>")
         return f"{where}: error: {self.message}"
+
+
+class DeviceUnavailable(RuntimeError):
+    """This machine cannot run the program: no CUDA driver, no GPU, or no CUDA
+    compiler (the teml command's exit status 4). The message says which."""

@@ -40,6 +40,36 @@ def _as_array(value):
     return np.asarray(value), False
 
 
+def _cuda_interface(value):
+    """The __cuda_array_interface__ of an array in GPU memory (a PyTorch CUDA
+    tensor, CuPy, Numba), else None."""
+    try:
+        return value.__cuda_array_interface__
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def _stream_of(interfaces):
+    """The stream the arrays' producer named (CUDA Array Interface v3): 1 and
+    absent are the legacy default stream (0), 2 the per-thread default."""
+    for face in interfaces:
+        stream = face.get("stream")
+        if stream not in (None, 1):
+            return 2 if stream == 2 else int(stream)
+    return 0
+
+
+_TORCH_DTYPES = {"float32": "float32", "float64": "float64", "int32": "int32", "int64": "int64", "bool": "bool"}
+
+
 def array(value, dtype=None):
     """A copy of `value` in memory that teml's kernels reach fastest: huge
     pages for arrays of 2 MiB or more (fewer TLB misses on gathers; the
@@ -71,10 +101,16 @@ class Transform:
     per combination of input shapes, then kept in memory and in the kernel
     cache. `f.python` is the function itself, which Python runs on NumPy."""
 
-    def __init__(self, fn, check_indices=True, schedule=None, auto=True):
+    def __init__(self, fn, check_indices=True, schedule=None, auto=True, target=None, emulate=False):
         functools.update_wrapper(self, fn)
         self.python = fn
         self.check_indices = check_indices
+        if target not in (None, "cpu", "cuda"):
+            raise ValueError(f'target must be "cpu" or "cuda", not {target!r}')
+        if emulate and target != "cuda":
+            raise ValueError('emulate=True runs a GPU program in teml\'s emulator: give target="cuda"')
+        self.target = target  # None: the CPU, or the GPU where the arrays are
+        self.emulate = emulate
         self.auto = auto  # no schedule: the automatic one (docs/auto-schedule.md); False: as written
         self._schedule = None
         if schedule is not None:  # FreeTensor's schedule_callback: called once, its steps recorded
@@ -132,9 +168,9 @@ class Transform:
                 if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not k.startswith("_")
                 and k not in hidden}
 
-    def _compile(self, shapes):
-        """The program for these input shapes ({name: shape}), with its parameters."""
-        key = tuple(tuple(shapes[n]) if n in shapes else None for n in self._passed)
+    def _compile(self, shapes, target="cpu"):
+        """The program for these input shapes ({name: shape}) and target, with its parameters."""
+        key = (target,) + tuple(tuple(shapes[n]) if n in shapes else None for n in self._passed)
         entry = self._compiled.get(key)
         if entry is None:
             with self._lock:
@@ -143,7 +179,8 @@ class Transform:
                     try:
                         compiled = _teml.compile_freeform(self._source(), self.python.__name__, self._sizes(),
                                                           {k: list(v) for k, v in shapes.items()}, self.check_indices,
-                                                          auto_schedule=self.auto)
+                                                          auto_schedule=self.auto, target=target,
+                                                          emulate=self.emulate and target == "cuda")
                     except ProgramError as e:
                         self._locate(e)
                         raise
@@ -172,13 +209,16 @@ class Transform:
         passed = self._passed
         if kwargs or len(args) != len(passed):
             args = self._bind(args, kwargs)
+        interfaces = [_cuda_interface(v) if type(v) is not np.ndarray else None for v in args]
+        if any(face is not None for face in interfaces):
+            return self._call_on_device(args, interfaces, out)
         arrays, torch_in = [], False
         for value in args:
             if type(value) is not np.ndarray:
                 value, is_torch = _as_array(value)
                 torch_in |= is_torch
             arrays.append(value)
-        compiled, params = self._compile({n: a.shape for n, a in zip(passed, arrays)})
+        compiled, params = self._compile({n: a.shape for n, a in zip(passed, arrays)}, self.target or "cpu")
         buffers, outputs, k = [], [], 0
         reuse = list(out) if isinstance(out, (tuple, list)) else ([] if out is None else [out])
         for name, dtype, shape, access in params:
@@ -221,6 +261,70 @@ class Transform:
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _call_on_device(self, args, interfaces, out):
+        """Arrays in GPU memory: the CUDA target, in place (no copies), on the
+        producer's stream; outputs made by PyTorch on the inputs' device."""
+        host = [n for n, face in zip(self._passed, interfaces) if face is None]
+        if host:
+            raise ValueError(f"{self.__name__} is given arrays in GPU memory and arrays on the host ({', '.join(host)}); "
+                             "give them all on one device")
+        if self.target == "cpu":
+            raise ValueError(f'{self.__name__} was made with target="cpu" and is given arrays in GPU memory')
+        if self.emulate:
+            raise ValueError("the emulator (emulate=True) runs on host arrays: give NumPy arrays or CPU tensors")
+        compiled, params = self._compile({n: tuple(f["shape"]) for n, f in zip(self._passed, interfaces)}, "cuda")
+        torch_like = next((v for v in args if type(v).__module__.split(".")[0] == "torch"), None)
+        reuse = list(out) if isinstance(out, (tuple, list)) else ([] if out is None else [out])
+        pointers, outputs, k = [], [], 0
+        for name, dtype, shape, access in params:
+            if access == "output":
+                if reuse:
+                    y = reuse.pop(0)
+                    face = _cuda_interface(y)
+                    if face is None:
+                        raise ValueError(f"out= for '{name}' of {self.__name__} must be an array in GPU memory")
+                    self._check_device_array(name, face, dtype, shape, "output")
+                elif torch_like is not None:
+                    import torch
+                    y = torch.zeros(shape, dtype=getattr(torch, _TORCH_DTYPES[dtype.name]), device=torch_like.device)
+                    face = y.__cuda_array_interface__
+                else:
+                    raise TypeError(f"the output '{name}' of {self.__name__} on the GPU is made by PyTorch: give "
+                                    "PyTorch CUDA tensors, or arrays in GPU memory for it with out=")
+                outputs.append(y)
+                pointers.append(face["data"][0])
+                continue
+            face = interfaces[k]
+            k += 1
+            self._check_device_array(name, face, dtype, shape, access)
+            pointers.append(face["data"][0])
+        if torch_like is not None:
+            import torch
+            stream = torch.cuda.current_stream(torch_like.device).cuda_stream
+        else:
+            stream = _stream_of(interfaces)
+        try:
+            compiled.run_device(pointers, stream)
+        except ProgramError as e:
+            self._locate(e)
+            raise
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _check_device_array(self, name, face, dtype, shape, access):
+        got = np.dtype(face["typestr"])
+        if got != dtype:
+            raise TypeError(f"parameter '{name}' of {self.__name__} is {dtype}, not {got}")
+        if tuple(face["shape"]) != shape:
+            raise ValueError(f"parameter '{name}' of {self.__name__} has shape {shape}, not {tuple(face['shape'])}")
+        strides = face.get("strides")
+        if strides is not None and tuple(strides) != _c_strides(shape, dtype.itemsize):
+            raise ValueError(f"parameter '{name}' of {self.__name__} must be C-contiguous in GPU memory "
+                             "(.contiguous() makes a copy that is)")
+        if access != "input" and face["data"][1]:
+            raise ValueError(f"parameter '{name}' of {self.__name__} is written: its GPU memory must not be read-only")
 
     def _bind(self, args, kwargs):
         """The arguments in parameter order (inputs and inouts; outputs are returned)."""
@@ -276,14 +380,18 @@ def _caller_locals():
     return dict(frame.f_locals) if frame is not None else {}
 
 
-def transform(fn=None, *, check_indices=True, schedule=None, auto=True):
+def transform(fn=None, *, check_indices=True, schedule=None, auto=True, target=None, emulate=False):
     """Decorator: `@teml.transform`, or `@teml.transform(check_indices=False,
-    schedule=callback, auto=False)`; `callback(s)` gets a teml.Schedule
-    (FreeTensor's `ft.optimize(f, schedule_callback=...)`); without a
-    schedule the function is scheduled automatically unless `auto=False`."""
+    schedule=callback, auto=False, target="cuda")`; `callback(s)` gets a
+    teml.Schedule (FreeTensor's `ft.optimize(f, schedule_callback=...)`);
+    without a schedule the function is scheduled automatically unless
+    `auto=False`. `target`: None runs on the CPU, or on the GPU when given
+    arrays in GPU memory (PyTorch CUDA tensors, in place); "cuda" also
+    copies NumPy arrays to the GPU and back; `emulate=True` (with "cuda")
+    runs in teml's GPU emulator instead (docs/cuda.md)."""
     if fn is None:
-        return lambda f: Transform(f, check_indices, schedule, auto)
-    return Transform(fn, check_indices, schedule, auto)
+        return lambda f: Transform(f, check_indices, schedule, auto, target, emulate)
+    return Transform(fn, check_indices, schedule, auto, target, emulate)
 
 
 def schedule(entry):

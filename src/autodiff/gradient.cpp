@@ -114,9 +114,14 @@ std::vector<std::set<std::string>> resultsWithKnownPartials(const Program& p, co
   return out;
 }
 
+// The statement can be written as a store: it is one, or a max= or min= reduction.
 bool writtenAsStore(const StmtP& nest, const std::string& id) {
   bool store = false;
-  forEachStmt(nest, [&](const StmtP& s) { store = store || (s->id == id && s->kind == StmtKind::Store); });
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->id != id) return;
+    store = store || s->kind == StmtKind::Store ||
+            (s->kind == StmtKind::Reduce && (s->as<Reduce>().op == ReduceOp::Max || s->as<Reduce>().op == ReduceOp::Min));
+  });
   return store;
 }
 

@@ -25,6 +25,15 @@ class AsReductions : public Mutator {
   explicit AsReductions(const std::set<std::string>& keep) : keep_(keep) {}
 
  protected:
+  // A running max or min the front end wrote as a reduction
+  // (make_reduction) that must keep its versions: the store it stands for.
+  StmtP mutateReduce(const StmtP& s) override {
+    auto& r = s->as<Reduce>();
+    if (!keep_.count(r.id) || (r.op != ReduceOp::Max && r.op != ReduceOp::Min)) return s;
+    ExprP old = load(r.tensor, r.indices, r.value->dtype);
+    ExprP value = binary(r.op == ReduceOp::Max ? BinOp::Max : BinOp::Min, old, r.value);
+    return std::make_shared<Store>(r.tensor, r.indices, value, r.loc, r.tag, r.id, r.made);
+  }
   StmtP mutateStore(const StmtP& s) override {
     auto& st = s->as<Store>();
     if (keep_.count(st.id)) return s;

@@ -7,7 +7,8 @@
 // y's versions. A running max or min whose values in between are read by
 // other statements (and overwritten by it afterwards) stays a store, whose
 // overwritten values are kept like any store's: `keep` names those
-// statements, per nest.
+// statements, per nest (a max= or min= reduction among them, as a front
+// end may write it, becomes that store).
 #pragma once
 #include <set>
 #include <string>

@@ -5,6 +5,7 @@
 // nothing the lowered IR does not say.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ class Kernel {
   // On `threads` threads (0: the target's). A failed run-time check
   // (ir::Assert) throws UserError at its location.
   virtual void run(std::vector<void*>& buffers, int threads = 0) const = 0;
+  // Seconds of each of `runs` runs over the same buffers, for `teml bench`:
+  // null where the caller times run() itself (the CPU); a GPU leaves the
+  // data on the device between runs and times them with its events.
+  virtual std::optional<std::vector<double>> timeRuns(std::vector<void*>& buffers, int runs) const {
+    (void)buffers;
+    (void)runs;
+    return std::nullopt;
+  }
   virtual bool compiledNow() const = 0;  // false: taken from the kernel cache
   virtual const std::vector<std::string>& notes() const = 0;     // for -v
   virtual const std::vector<std::string>& warnings() const = 0;  // for the user

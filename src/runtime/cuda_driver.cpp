@@ -28,6 +28,11 @@ struct CudaDriver::Api {
   int (*funcSetAttribute)(void*, int, int);
   int (*launchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**);
   int (*getErrorString)(int, const char**);
+  int (*eventCreate)(void**, unsigned);
+  int (*eventRecord)(void*, void*);
+  int (*eventSynchronize)(void*);
+  int (*eventElapsedTime)(float*, void*, void*);
+  int (*eventDestroy)(void*);
 };
 
 namespace {
@@ -71,6 +76,11 @@ CudaDriver::CudaDriver() {
   bind(library_, api_->funcSetAttribute, "cuFuncSetAttribute");
   bind(library_, api_->launchKernel, "cuLaunchKernel");
   bind(library_, api_->getErrorString, "cuGetErrorString");
+  bind(library_, api_->eventCreate, "cuEventCreate");
+  bind(library_, api_->eventRecord, "cuEventRecord");
+  bind(library_, api_->eventSynchronize, "cuEventSynchronize");
+  bind(library_, api_->eventElapsedTime, "cuEventElapsedTime");
+  bind(library_, api_->eventDestroy, "cuEventDestroy_v2");
   int devices = 0;
   if (api_->init(0) != 0 || api_->deviceGetCount(&devices) != 0 || devices == 0)
     throw UnavailableError("--target cuda: the CUDA driver finds no GPU on this machine; run with --emulate in "
@@ -141,6 +151,27 @@ void CudaDriver::allowSharedBytes(void* function, int64_t bytes) {
   constexpr int kMaxDynamicShared = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
   check(api_->funcSetAttribute(function, kMaxDynamicShared, static_cast<int>(bytes)), "cuFuncSetAttribute");
 }
+double CudaDriver::timeMs(void* stream, const std::function<void()>& work) {
+  void *start = nullptr, *stop = nullptr;
+  check(api_->eventCreate(&start, 0), "cuEventCreate");
+  check(api_->eventCreate(&stop, 0), "cuEventCreate");
+  float ms = 0;
+  try {
+    check(api_->eventRecord(start, stream), "cuEventRecord");
+    work();
+    check(api_->eventRecord(stop, stream), "cuEventRecord");
+    check(api_->eventSynchronize(stop), "cuEventSynchronize");
+    check(api_->eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  } catch (...) {
+    api_->eventDestroy(start);
+    api_->eventDestroy(stop);
+    throw;
+  }
+  api_->eventDestroy(start);
+  api_->eventDestroy(stop);
+  return ms;
+}
+
 void CudaDriver::launch(void* function, const int64_t grid[3], const int64_t block[3], int64_t sharedBytes,
                         void* stream, std::vector<void*>& args) {
   check(api_->launchKernel(function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),

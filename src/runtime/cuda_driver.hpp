@@ -5,6 +5,7 @@
 // context: device memory, copies, modules from cubins, launches.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ class CudaDriver {
   // The address and size of a __device__ variable of the module.
   std::pair<DevicePtr, size_t> global(void* module, const std::string& name);
   void allowSharedBytes(void* function, int64_t bytes);  // dynamic shared memory above 48 KiB
+  // Milliseconds between two points of `stream`, by CUDA events: `work` runs between them.
+  double timeMs(void* stream, const std::function<void()>& work);
   void launch(void* function, const int64_t grid[3], const int64_t block[3], int64_t sharedBytes, void* stream,
               std::vector<void*>& args);
 

@@ -212,6 +212,26 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
   }
 }
 
+std::optional<std::vector<double>> CudaKernel::timeRuns(std::vector<void*>& buffers, int runs) const {
+  CudaDriver& driver = CudaDriver::get();
+  std::vector<DevicePtr> device;
+  std::vector<double> seconds;
+  try {
+    for (size_t k = 0; k < buffers.size(); ++k) {
+      size_t bytes = static_cast<size_t>(std::max<int64_t>(1, lowered_.tensors[k].elementCount()) * ir::bytes(lowered_.tensors[k].dtype));
+      device.push_back(driver.allocate(bytes));
+      driver.toDevice(device.back(), buffers[k], bytes, nullptr);
+    }
+    for (int r = 0; r < runs; ++r)
+      seconds.push_back(driver.timeMs(nullptr, [&] { runOnDevice(device, nullptr); }) / 1e3);
+  } catch (...) {
+    for (auto p : device) driver.release(p);
+    throw;
+  }
+  for (auto p : device) driver.release(p);
+  return seconds;
+}
+
 void CudaKernel::run(std::vector<void*>& buffers, int) const {
   CudaDriver& driver = CudaDriver::get();
   std::vector<DevicePtr> device;

@@ -21,6 +21,8 @@ class CudaKernel : public Kernel {
   // Buffers already on the device (one per program tensor), on `stream`
   // (a CUstream; null: the default stream), without copies.
   void runOnDevice(const std::vector<runtime::DevicePtr>& buffers, void* stream) const;
+  // The runs with the data on the device, each timed by CUDA events (kernels only).
+  std::optional<std::vector<double>> timeRuns(std::vector<void*>& buffers, int runs) const override;
   bool compiledNow() const override { return compiledNow_; }
   const std::vector<std::string>& notes() const override { return notes_; }
   const std::vector<std::string>& warnings() const override { return warnings_; }
