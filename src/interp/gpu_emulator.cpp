@@ -9,7 +9,6 @@
 #include <limits>
 #include <memory>
 #include <random>
-#include <unordered_map>
 
 #include "interp/machine.hpp"
 #include "ir/mutator.hpp"
@@ -45,24 +44,13 @@ struct ElementLog {
   Touch writer, reader, otherReader;
 };
 
-struct ElementKey {
-  const runtime::Buffer* buffer;
-  int64_t offset;
-  bool operator==(const ElementKey&) const = default;
-};
-struct ElementHash {
-  size_t operator()(const ElementKey& k) const {
-    return std::hash<const void*>()(k.buffer) * 31 + std::hash<int64_t>()(k.offset);
-  }
-};
-
 // A thread of a block with barriers: its interpreter runs on a stack of its
 // own (ucontext), handing control back to the block at each barrier.
 struct Coroutine {
   static constexpr size_t kStackBytes = 1 << 20;  // mapped lazily: untouched pages cost nothing
   ucontext_t context{};
   void* stack = nullptr;
-  std::unique_ptr<Interpreter> interpreter;
+  Interpreter* interpreter = nullptr;
   Interpreter::GpuThread place;
   const For* root = nullptr;
   ucontext_t* scheduler = nullptr;
@@ -108,7 +96,7 @@ struct Coroutine {
   }
 };
 
-class KernelRun {
+class KernelRun : public Interpreter::GpuHooks {
  public:
   KernelRun(Interpreter& host, const For& root, const Program& program, runtime::BufferMap& buffers)
       : host_(host), root_(root), program_(program), buffers_(buffers) {
@@ -171,35 +159,47 @@ class KernelRun {
       epoch_ = 0;
       if (barriers_) runBlockWithBarriers(b, threads);
       else
-        for (int64_t t : threads) {
-          Interpreter thread(program_, buffers_);
+        for (int64_t t : threads) {  // one after another: one interpreter for all
+          Interpreter& thread = interpreter(0);
           Interpreter::GpuThread place = placeOf(b, t, static_cast<int64_t>(threads.size()));
-          thread.inheritScope(host_);
           thread.gpuThread = &place;
           thread.exec(root_.self());
         }
     }
   }
 
+  // The k-th interpreter of the kernel's threads, with the host's iterators
+  // and tensors in scope. Threads reuse them (a VarDef puts back what a run
+  // wrote), so a thread costs no allocation.
+  Interpreter& interpreter(size_t k) {
+    while (pool_.size() <= k) {
+      pool_.push_back(std::make_unique<Interpreter>(program_, buffers_));
+      pool_.back()->inheritScope(host_);
+    }
+    return *pool_[k];
+  }
+
   Interpreter::GpuThread placeOf(int64_t b, int64_t t, int64_t perBlock) {
     Interpreter::GpuThread place;
     unflatten(b, grid_, place.block);
     unflatten(t, block_, place.thread);
-    int64_t id = b * perBlock + t;
-    place.access = [this, id, b](const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write,
-                                 bool atomic, bool unwritten, const Stmt* stmt) {
-      if (unwritten) {
-        int64_t at[3];
-        unflatten(b, grid_, at);
-        throw UserError(locOf(stmt), "a read of " + elementText(buf, off, tensor) + " in shared memory, which no thread of block " +
-                                         triple(at) + " has written (" + placeText(id) + " reads it)");
-      }
-      record(buf, off, tensor, write, atomic, stmt, id, b);
-    };
-    place.shared = [this](const VarDef& v) { return sharedBuffer(v); };
-    place.barrier = [](const Barrier&) {};
+    place.id = b * perBlock + t;
+    place.blockId = b;
+    place.hooks = this;
     return place;
   }
+
+  void access(const Interpreter::GpuThread& place, const runtime::Buffer& buf, int64_t off, const std::string& tensor,
+              bool write, bool atomic, bool unwritten, const Stmt* stmt) override {
+    if (unwritten)
+      throw UserError(locOf(stmt), "a read of " + elementText(buf, off, tensor) + " in shared memory, which no thread of block " +
+                                       triple(place.block) + " has written (" + placeText(place.id) + " reads it)");
+    record(buf, off, tensor, write, atomic, stmt, place.id, place.blockId);
+  }
+  void barrier(const Interpreter::GpuThread& place, const Barrier& at) override {
+    if (place.context) static_cast<Coroutine*>(place.context)->wait(at);
+  }
+  Interpreter::Scoped* shared(const Interpreter::GpuThread&, const VarDef& v) override { return sharedBuffer(v); }
 
   // The threads of block b take turns between barriers: each runs until it
   // waits at a barrier or finishes; then all must wait at the same barrier
@@ -214,10 +214,9 @@ class KernelRun {
       int64_t t = order[k];
       Coroutine& c = *coroutines_[k];
       threads[k] = &c;
-      c.interpreter = std::make_unique<Interpreter>(program_, buffers_);
-      c.interpreter->inheritScope(host_);
+      c.interpreter = &interpreter(k);
       c.place = placeOf(b, t, static_cast<int64_t>(n));
-      c.place.barrier = [&c](const Barrier& at) { c.wait(at); };
+      c.place.context = &c;
       c.interpreter->gpuThread = &c.place;
       c.root = &root_;
       c.start(&scheduler);
@@ -285,7 +284,7 @@ class KernelRun {
 
   void record(const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write, bool atomic,
               const Stmt* stmt, int64_t id, int64_t block) {
-    ElementLog& e = log_[ElementKey{&buf, off}];
+    ElementLog& e = logOf(buf)[static_cast<size_t>(off)];
     Touch now{id, block, epoch_, stmt, atomic};
     if (write) {
       if (unordered(e.writer, now) && !(atomic && e.writer.atomic)) race(buf, off, tensor, e.writer, "writes", now, "writes");
@@ -297,6 +296,13 @@ class KernelRun {
     if (unordered(e.writer, now)) race(buf, off, tensor, e.writer, "writes", now, "reads");
     if (e.reader.thread < 0 || e.reader.thread == id || (e.reader.block == block && e.reader.epoch < epoch_)) keep(e.reader, now);
     else if (e.reader.thread != id) keep(e.otherReader, now);
+  }
+
+  std::vector<ElementLog>& logOf(const runtime::Buffer& buf) {
+    for (auto& [b, log] : log_)
+      if (b == &buf) return log;
+    log_.push_back({&buf, std::vector<ElementLog>(static_cast<size_t>(std::max<int64_t>(1, buf.size())))});
+    return log_.back().second;
   }
 
   std::string elementText(const runtime::Buffer& buf, int64_t off, const std::string& tensor) const {
@@ -334,10 +340,12 @@ class KernelRun {
   int64_t grid_[3] = {1, 1, 1}, block_[3] = {1, 1, 1};
   bool barriers_ = false;
   int64_t epoch_ = 0;
-  std::unordered_map<ElementKey, ElementLog, ElementHash> log_;
+  // Per buffer the log of each element; buffers found by address (a few).
+  std::vector<std::pair<const runtime::Buffer*, std::vector<ElementLog>>> log_;
   std::map<std::pair<const VarDef*, int64_t>, std::unique_ptr<Interpreter::Scoped>> shared_;  // per block
   int64_t block_id_ = 0;
   std::vector<std::unique_ptr<Coroutine>> coroutines_;
+  std::vector<std::unique_ptr<Interpreter>> pool_;
 };
 
 }  // namespace

@@ -35,14 +35,21 @@ class Interpreter : StmtFunctor<void()> {
   std::function<void(Interpreter& host, const For& root)> onKernel;
   // Set on the interpreter of one GPU thread: its place in the grid, and
   // where each access to memory is reported.
+  struct GpuThread;
+  class GpuHooks {
+   public:
+    virtual ~GpuHooks() = default;
+    // `unwritten`: a read of shared memory no thread has written.
+    virtual void access(const GpuThread& thread, const runtime::Buffer& buf, int64_t offset, const std::string& tensor,
+                        bool write, bool atomic, bool unwritten, const Stmt* stmt) = 0;
+    virtual void barrier(const GpuThread& thread, const Barrier& b) = 0;  // waits for the block's other threads
+    virtual Scoped* shared(const GpuThread& thread, const VarDef& v) = 0;  // the block's buffer of a gpu/shared tensor
+  };
   struct GpuThread {
     int64_t block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
-    // `unwritten`: a read of shared memory no thread has written.
-    std::function<void(const runtime::Buffer& buf, int64_t offset, const std::string& tensor, bool write,
-                       bool atomic, bool unwritten, const Stmt* stmt)>
-        access;
-    std::function<void(const Barrier&)> barrier;  // waits for the block's other threads
-    std::function<Scoped*(const VarDef&)> shared;  // the block's buffer of a gpu/shared tensor
+    int64_t id = 0, blockId = 0;  // linear, in the grid and of the block
+    GpuHooks* hooks = nullptr;
+    void* context = nullptr;  // the hooks' own (a coroutine)
   };
   const GpuThread* gpuThread = nullptr;
   // A thread starts with the host's iterators and tensors in scope.
@@ -50,6 +57,7 @@ class Interpreter : StmtFunctor<void()> {
     for (auto& [name, slot] : host.env_)
       if (slot.bound) env_[name] = slot;
     locals_ = host.locals_;
+    localStacks_.clear();
   }
   int64_t value(const ExprP& e) { return evalInt(e); }
   bool inScope(const std::string& tensor) const {
@@ -140,22 +148,24 @@ class Interpreter : StmtFunctor<void()> {
   // Each VarDef keeps one buffer and puts back what a run wrote, so a loop
   // over it does not fill the whole tensor in every iteration.
   void visitBarrier(const Barrier& b) override {
-    if (gpuThread) gpuThread->barrier(b);  // elsewhere (the lowered program on the CPU's interpreter) nothing to wait for
+    if (gpuThread) gpuThread->hooks->barrier(*gpuThread, b);  // elsewhere (the lowered program on the CPU's interpreter) nothing to wait for
   }
   void visitVarDef(const VarDef& v) override {
     if (gpuThread && v.decl.mem == MemKind::GpuShared) {  // one buffer for the block's threads
-      locals_[v.decl.name].push_back(gpuThread->shared(v));
+      std::vector<Scoped*>& stack = stackOf(v);
+      stack.push_back(gpuThread->hooks->shared(*gpuThread, v));
       exec(v.body);
-      locals_[v.decl.name].pop_back();
+      stack.pop_back();
       return;
     }
     double init = v.loopLocal ? v.loopLocal->init : 0;
     auto [it, fresh] = scoped_.try_emplace(&v, Scoped{runtime::Buffer(v.decl.dtype, v.decl.shape), {}, gpuThread != nullptr});
     Scoped& s = it->second;
     if (fresh && init != 0) s.buffer.fill(init);
-    locals_[v.decl.name].push_back(&s);
+    std::vector<Scoped*>& stack = stackOf(v);
+    stack.push_back(&s);
     exec(v.body);
-    locals_[v.decl.name].pop_back();
+    stack.pop_back();
     for (int64_t off : s.written) s.buffer.set(off, init);
     s.written.clear();
   }
@@ -168,8 +178,8 @@ class Interpreter : StmtFunctor<void()> {
  private:
   std::pair<runtime::Buffer*, int64_t> locate(const std::string& tensor, const std::vector<ExprP>& indices,
                                              bool write = false) {
-    auto local = locals_.empty() ? locals_.end() : locals_.find(tensor);
-    Scoped* scoped = local != locals_.end() && !local->second.empty() ? local->second.back() : nullptr;
+    std::vector<Scoped*>* stack = localStack(tensor);
+    Scoped* scoped = stack && !stack->empty() ? stack->back() : nullptr;
     runtime::Buffer& buf = scoped ? scoped->buffer : buffer(tensor);
     if (indices.size() != buf.shape().size())
       throw InternalError("interpreter: tensor '" + tensor + "' indexed with " +
@@ -187,7 +197,7 @@ class Interpreter : StmtFunctor<void()> {
     if (gpuThread && !(scoped && scoped->inThread)) {
       bool unwritten = scoped && !scoped->defined.empty() && !write && !scoped->defined[off];
       if (scoped && !scoped->defined.empty() && write) scoped->defined[off] = 1;
-      gpuThread->access(buf, off, tensor, write, atomic_, unwritten, current_);
+      gpuThread->hooks->access(*gpuThread, buf, off, tensor, write, atomic_, unwritten, current_);
     }
     return {&buf, off};
   }
@@ -342,6 +352,23 @@ class Interpreter : StmtFunctor<void()> {
   bool atomic_ = false;
   std::map<const VarDef*, Scoped> scoped_;
   std::map<std::string, std::vector<Scoped*>> locals_;  // tensors of VarDefs in scope, innermost last
+  // The entry of locals_ a name string of the IR finds (null: none), found
+  // once per string instead of a string search per access; cleared when an
+  // entry is added.
+  std::unordered_map<const std::string*, std::vector<Scoped*>*> localStacks_;
+  std::vector<Scoped*>* localStack(const std::string& tensor) {
+    auto cached = localStacks_.find(&tensor);
+    if (cached != localStacks_.end()) return cached->second;
+    auto it = locals_.find(tensor);
+    std::vector<Scoped*>* stack = it == locals_.end() ? nullptr : &it->second;
+    localStacks_.emplace(&tensor, stack);
+    return stack;
+  }
+  std::vector<Scoped*>& stackOf(const VarDef& v) {
+    auto [it, added] = locals_.try_emplace(v.decl.name);
+    if (added) localStacks_.clear();  // a name that found none may find this one now
+    return it->second;
+  }
 };
 
 }  // namespace teml::interp::detail

@@ -53,3 +53,13 @@ def test_gradients_equal_pytorch_autograd(teml, name, output, wrt):
 @pytest.mark.parametrize("name,output,wrt", WORKLOADS)
 def test_gradients_as_users_write_them_equal_pytorch_autograd(teml, name, output, wrt, tapes):
     expect_pytorch_gradients(teml, EXAMPLES / "as_written" / f"{name}.py", name, output, wrt, ["--tapes", tapes])
+
+
+@pytest.mark.parametrize("name,output,wrt", [w for w in WORKLOADS if w[0] in ("subdivnet", "gat")])
+def test_gradients_on_the_gpu_target_in_the_emulator_equal_pytorch_autograd(teml, name, output, wrt):
+    # teml grad --target cuda: both passes scheduled for the GPU, every kernel
+    # run in the emulator (races checked), the result against PyTorch.
+    # (Longformer's and SoftRas's take minutes in the emulator: their forward
+    # passes are checked in test_gpu_workloads.py.)
+    expect_pytorch_gradients(teml, EXAMPLES / f"{name}.py", name, output, wrt,
+                             ["--no-schedule", "--target", "cuda", "--emulate"])
