@@ -277,9 +277,12 @@ TEST(CudaTarget, StatementsOfABlockThatWriteWhatThreadsShareRunInThreadZeroBefor
   auto guard = text.find("for teml_guard in [0, 1) threadIdx.x");
   ASSERT_NE(guard, std::string::npos) << text;
   EXPECT_LT(guard, text.find("s[i] = 1.0")) << text;
-  EXPECT_EQ(occurrences(text, "barrier warp"), 2) << "a block of 32 threads is one warp\n" << text;
+  auto barrier = text.find("barrier warp");
+  EXPECT_LT(guard, barrier) << text;
+  EXPECT_LT(barrier, text.find("y[i][j] = x[i][j] + s[i]")) << "the threads read s[i] after thread 0 wrote it\n" << text;
+  EXPECT_EQ(occurrences(text, "barrier block"), 0) << "a block of 32 threads is one warp\n" << text;
   std::string cuda = backend::emitFor(scheduledForCuda(program("08")), target::cudaTarget());
-  EXPECT_EQ(occurrences(cuda, "__syncwarp();"), 2) << cuda;
+  EXPECT_EQ(occurrences(cuda, "__syncwarp();"), occurrences(text, "barrier warp")) << cuda;
 
   std::string shared = ir::toString(lowering::lower(scheduledForCuda(program("09")), target::cudaTarget()), true);
   EXPECT_NE(shared.find("gpu/shared"), std::string::npos) << shared;
@@ -363,4 +366,21 @@ def g(s):
   wrong.replace(wrong.find("set_mem_type(\"t\""), std::string("set_mem_type(\"t\"").size(), "set_mem_type(\"x\"");
   auto f = failureOf([&] { scheduledForCuda(wrong); });
   EXPECT_NE(f.message.find("no tensor 'x' is defined in this nest"), std::string::npos) << f.message;
+}
+
+TEST(CudaTarget, AReductionAllThreadsOfABlockShareIsATreeInSharedMemory) {
+  std::string text = ir::toString(lowering::lower(scheduledForCuda(program("13")), target::cudaTarget()), true);
+  EXPECT_NE(text.find("var s_tree : double[100] gpu/shared"), std::string::npos) << text;
+  EXPECT_NE(text.find("s_tree[j] += x[i][j] * x[i][j]"), std::string::npos) << "each thread its own slot\n" << text;
+  EXPECT_NE(text.find("s_tree[teml_fold] = s_tree[teml_fold] + s_tree[teml_fold + 64]"), std::string::npos)
+      << "100 slots: the 36 past 64 folded first\n" << text;
+  EXPECT_NE(text.find("m[i] max= m_tree[0]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("atomic"), std::string::npos) << "one block per element: no atomic left\n" << text;
+
+  // Where blocks share the element too, the block's result is added atomically.
+  std::string shared = program("13");
+  shared.replace(shared.find("s[i] += x[i, j] * x[i, j]"), std::string("s[i] += x[i, j] * x[i, j]").size(),
+                 "s[i % 2] += x[i, j] * x[i, j]");
+  text = ir::toString(lowering::lower(scheduledForCuda(shared), target::cudaTarget()), true);
+  EXPECT_NE(text.find("atomic s[mod(i, 2)] += s_tree[0]"), std::string::npos) << text;
 }

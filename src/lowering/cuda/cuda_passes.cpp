@@ -8,6 +8,7 @@ std::vector<TargetPass> cudaPasses() {
       {"gpu_kernels", makeKernels},
       {"gpu_reductions", atomicGpuReductions},
       {"gpu_memory_kinds", chooseGpuMemoryKinds},
+      {"gpu_reduction_trees", sumInTrees},
       {"gpu_barriers", insertGuardsAndBarriers},
   };
 }

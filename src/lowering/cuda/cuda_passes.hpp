@@ -6,6 +6,8 @@
 // - gpu_reductions: reductions that threads or blocks share become atomic;
 // - gpu_memory_kinds: where each tensor lives (global, shared, local), and
 //   each kernel's shared memory against the GPU's limit;
+// - gpu_reduction_trees: a reduction all threads of a block apply to one
+//   element, summed in a tree of shared memory instead of atomics;
 // - gpu_barriers: statements of a block that write shared memory in thread
 //   0 alone, and barriers where threads meet at an element.
 #pragma once
@@ -21,6 +23,7 @@ ir::StmtP checkGpuScopes(const ir::StmtP& nest, const ir::Program& program, cons
 ir::StmtP makeKernels(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP atomicGpuReductions(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP chooseGpuMemoryKinds(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
+ir::StmtP sumInTrees(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP insertGuardsAndBarriers(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 
 }  // namespace teml::lowering

@@ -110,17 +110,23 @@ class Barriers {
         return withBody(f, body);
       }
       case StmtKind::Seq: {
+        // `since`: what ran since the last barrier. A statement with
+        // barriers of its own meets it only with what runs before its first
+        // one, and leaves behind only what runs after its last.
         std::vector<StmtP> out, since;
         for (auto& item : s->as<Seq>().stmts) {
           StmtP t = blockLevel(item);
+          Parts parts = partsOf(t);
           bool wait = false;
-          for (auto& p : since) wait = wait || conflict(p, t);
+          for (auto& p : since)
+            for (auto& h : parts.head) wait = wait || conflict(p, h);
           if (wait) {
             out.push_back(barrier(locOf(t)));
             since.clear();
           }
           out.push_back(t);
-          since.push_back(t);
+          if (parts.barriers) since = parts.tail;
+          else since.push_back(t);
         }
         return makeSeq(out);
       }
@@ -138,6 +144,35 @@ class Barriers {
       }
       default: return s;
     }
+  }
+
+  // The statements of a block-level statement in order, through its
+  // sequences and tensor definitions: those before its first barrier, those
+  // after its last, and whether it has one.
+  struct Parts {
+    std::vector<StmtP> head, tail;
+    bool barriers = false;
+  };
+  static Parts partsOf(const StmtP& s) {
+    std::vector<StmtP> leaves;
+    std::function<void(const StmtP&)> flatten = [&](const StmtP& t) {
+      if (t->kind == StmtKind::Seq)
+        for (auto& u : t->as<Seq>().stmts) flatten(u);
+      else if (t->kind == StmtKind::VarDef) flatten(t->as<VarDef>().body);
+      else leaves.push_back(t);
+    };
+    flatten(s);
+    Parts p;
+    for (auto& l : leaves) {
+      if (l->kind == StmtKind::Barrier) {
+        p.barriers = true;
+        p.tail.clear();
+      } else {
+        (p.barriers ? p.tail : p.head).push_back(l);
+      }
+    }
+    if (!p.barriers) p.tail = p.head;
+    return p;
   }
 
   // Inside a thread loop, not every thread may reach a barrier: where two

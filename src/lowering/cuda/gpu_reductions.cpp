@@ -1,8 +1,8 @@
 // Reductions that several threads or blocks of a kernel apply to one
 // element: atomic updates (atomicAdd, or compare-and-swap where the GPU
 // has no instruction). The dependence analysis that admitted each GPU loop
-// says which reductions meet across its iterations. Warp shuffles and
-// shared-memory trees are later passes.
+// says which reductions meet across its iterations; gpu_reduction_trees
+// then sums those all threads of a block share in shared memory.
 #include <set>
 
 #include "analysis/concurrency_with_isl.hpp"
