@@ -86,8 +86,8 @@ bool indexesEveryWrite(const For& f) {
 }
 
 // The loops perfectly nested in `loop` that write different elements in
-// each iteration, merged into it, then to blocks of threads.
-bool mergedToThreads(AutoState& state, const std::string& loop) {
+// each iteration, merged into it (more blocks); false when there are none.
+bool mergeOuter(AutoState& state, const std::string& loop) {
   auto chain = perfectChain(state.body, loop);
   size_t merged = 1;
   for (; merged < chain.size(); ++merged) {
@@ -95,7 +95,7 @@ bool mergedToThreads(AutoState& state, const std::string& loop) {
     if (!f || constantTrips(*f) < 0 || !indexesEveryWrite(*f)) break;
     if (!state.tryStep({"merge", {loop, chain[merged]}})) break;
   }
-  return merged > 1 && toThreads(state, loop, true);
+  return merged > 1;
 }
 
 }  // namespace
@@ -103,8 +103,9 @@ bool mergedToThreads(AutoState& state, const std::string& loop) {
 void autoGpu(AutoState& state) {
   for (const std::string& loop : outermostLoops(state.body)) {
     const std::function<bool(AutoState&)> candidates[] = {
+        [&](AutoState& s) { return mergeOuter(s, loop) && coalesced(s, loop); },
         [&](AutoState& s) { return coalesced(s, loop); },
-        [&](AutoState& s) { return mergedToThreads(s, loop); },
+        [&](AutoState& s) { return mergeOuter(s, loop) && toThreads(s, loop, true); },
         [&](AutoState& s) { return toThreads(s, loop, true); },
         [&](AutoState& s) { return s.tryStep({"parallelize", {loop}, {}, "blockIdx.x"}); },
     };

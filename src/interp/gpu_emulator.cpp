@@ -20,13 +20,7 @@ using namespace ir;
 
 namespace {
 
-SourceLoc locOf(const Stmt* s) {
-  if (!s) return {};
-  if (s->kind == StmtKind::Store) return s->as<Store>().loc;
-  if (s->kind == StmtKind::Reduce) return s->as<Reduce>().loc;
-  if (s->kind == StmtKind::Assert) return s->as<Assert>().loc;
-  return s->made.loc;
-}
+SourceLoc locOf(const Stmt* s) { return s ? sourceLocOf(s->self()) : SourceLoc{}; }
 
 std::string triple(const int64_t v[3]) {
   return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";

@@ -203,6 +203,30 @@ std::string assertionMessage(const std::string& message, int64_t shown) {
   return out;
 }
 
+SourceLoc sourceLocOf(const StmtP& s) {
+  switch (s->kind) {
+    case StmtKind::Store: return s->as<Store>().loc;
+    case StmtKind::Reduce: return s->as<Reduce>().loc;
+    case StmtKind::Assert: return s->as<Assert>().loc;
+    default: break;
+  }
+  if (s->made.loc.line > 0) return s->made.loc;
+  for (const StmtP& inner : [&]() -> std::vector<StmtP> {
+         switch (s->kind) {
+           case StmtKind::For: return {s->as<For>().body};
+           case StmtKind::Seq: return s->as<Seq>().stmts;
+           case StmtKind::If: return {s->as<If>().then};
+           case StmtKind::VarDef: return {s->as<VarDef>().body};
+           case StmtKind::LibCall: return {s->as<LibCall>().reference};
+           default: return {};
+         }
+       }()) {
+    SourceLoc loc = sourceLocOf(inner);
+    if (loc.line > 0) return loc;
+  }
+  return {};
+}
+
 }  // namespace teml::ir
 
 namespace teml::ir {

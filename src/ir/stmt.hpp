@@ -377,6 +377,11 @@ StmtP makeIf(ExprP cond, StmtP then, StmtP otherwise);
 // A copy of `s` with another id and provenance (everything else the same).
 StmtP withIdentity(const StmtP& s, std::string id, Provenance made);
 
+// Where `s` stands in the source, for messages: a store's, reduction's or
+// assertion's own location, else where it was made, else the first such
+// location inside it.
+SourceLoc sourceLocOf(const StmtP& s);
+
 // The statements of s as a list (the items of a Seq, or s alone).
 std::vector<StmtP> items(const StmtP& s);
 

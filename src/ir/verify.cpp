@@ -30,8 +30,17 @@ class Verifier : public ScopedVisitor {
     integral(f.end, "the end of loop '" + f.var + "'");
     if (f.step == 0) fail("loop '" + f.var + "' has step 0");
     if (isBound(f.var)) fail("loop '" + f.var + "' rebinds the iterator of a loop around it");
+    if (f.loopKind.gpuBlocks() && threadLoop_)
+      fail("loop '" + f.var + "' bound to blockIdx is inside '" + threadLoop_->var + "', bound to threadIdx");
     ownedBody_ = f.body.get();
+    const For* outerThreads = threadLoop_;
+    if (f.loopKind.gpuThreads()) threadLoop_ = &f;
     ScopedVisitor::visitFor(f);
+    threadLoop_ = outerThreads;
+  }
+  // A barrier only where every thread of the block gets: outside thread loops.
+  void visitBarrier(const Barrier&) override {
+    if (threadLoop_) fail("a barrier inside loop '" + threadLoop_->var + "', bound to threadIdx");
   }
   void visitVarDef(const VarDef& v) override {
     if (v.loopLocal) {
@@ -105,6 +114,7 @@ class Verifier : public ScopedVisitor {
   }
 
   std::set<std::string> ids_;
+  const For* threadLoop_ = nullptr;  // the innermost loop around bound to threadIdx
 };
 
 }  // namespace

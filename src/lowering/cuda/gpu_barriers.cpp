@@ -121,7 +121,7 @@ class Barriers {
           for (auto& p : since)
             for (auto& h : parts.head) wait = wait || conflict(p, h);
           if (wait) {
-            out.push_back(barrier(locOf(t)));
+            out.push_back(barrier(sourceLocOf(t)));
             since.clear();
           }
           out.push_back(t);
@@ -184,7 +184,7 @@ class Barriers {
       for (size_t a = 0; a < q.size(); ++a)
         for (size_t b = a + 1; b < q.size(); ++b)
           if ((hasThreadLoop(q[a]) || hasThreadLoop(q[b])) && conflict(q[a], q[b]))
-            throw UserError(locOf(q[b]), "this statement and the one at line " + std::to_string(locOf(q[a]).line) +
+            throw UserError(sourceLocOf(q[b]), "this statement and the one at line " + std::to_string(sourceLocOf(q[a]).line) +
                                              " need a barrier between them (threads touch each other's elements), "
                                              "and they are inside loop '" + loop->as<For>().var + "', bound to " +
                                              parallelScopeName(loop->as<For>().loopKind.scope) +
@@ -249,25 +249,13 @@ class Barriers {
       kind.scope = d == 0 ? ParallelScope::ThreadX : d == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
       kind.independent = true;
       std::string name = freshName("teml_guard", taken_);
-      out = makeFor(name, name, intConst(0), intConst(1), 1, kind, out, {}, Provenance{locOf(s), "gpu_barriers", ""});
+      out = makeFor(name, name, intConst(0), intConst(1), 1, kind, out, {}, Provenance{sourceLocOf(s), "gpu_barriers", ""});
     }
     return out;
   }
 
   StmtP barrier(SourceLoc loc) {
     return std::make_shared<Barrier>(scope_, "", Provenance{loc.line ? loc : kernelLoc_, "gpu_barriers", ""});
-  }
-
-  static SourceLoc locOf(const StmtP& s) {
-    if (s->kind == StmtKind::Store) return s->as<Store>().loc;
-    if (s->kind == StmtKind::Reduce) return s->as<Reduce>().loc;
-    if (s->kind == StmtKind::Assert) return s->as<Assert>().loc;
-    if (s->made.loc.line) return s->made.loc;
-    SourceLoc found;
-    forEachStmt(s, [&](const StmtP& t) {
-      if (!found.line && t.get() != s.get()) found = locOf(t);
-    });
-    return found;
   }
 
   // May a thread of `b` touch an element a thread of `a` touched, another

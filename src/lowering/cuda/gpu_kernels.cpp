@@ -12,7 +12,6 @@
 #include "ir/accesses.hpp"
 #include "ir/fresh_name.hpp"
 #include "ir/mutator.hpp"
-#include "ir/printer.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
 
 namespace teml::lowering {
@@ -28,21 +27,6 @@ bool hasGpuLoop(const StmtP& s) {
 }
 
 bool readsData(const ExprP& e) { return e && !readsOf(e).empty(); }
-
-SourceLoc locOf(const StmtP& s) {
-  switch (s->kind) {
-    case StmtKind::Store: return s->as<Store>().loc;
-    case StmtKind::Reduce: return s->as<Reduce>().loc;
-    case StmtKind::Assert: return s->as<Assert>().loc;
-    default: break;
-  }
-  if (s->made.loc.line > 0) return s->made.loc;
-  SourceLoc found;
-  forEachStmt(s, [&](const StmtP& t) {
-    if (found.line == 0 && t.get() != s.get()) found = locOf(t);
-  });
-  return found;
-}
 
 // The most iterations `f` runs: its trip count, or for a loop ending at
 // min(a, b) (a split loop's tail) the fewer of the counts to a and to b
@@ -99,7 +83,7 @@ class Kernels {
         if (f.loopKind.gpuThreads()) return kernel(wrapInLoop(s, "teml_block", ParallelScope::BlockX)->as<For>());
         if (!hasGpuLoop(s)) return oneThread(s);
         if (readsData(f.begin) || readsData(f.end))
-          throw UserError(locOf(s), "the bounds of loop '" + f.var +
+          throw UserError(sourceLocOf(s), "the bounds of loop '" + f.var +
                                         "' read tensors, which live on the GPU, and the loop has kernels inside; bind "
                                         "it to blockIdx or threadIdx, or move the kernels out of it");
         return withBody(f, host(loopBody(f)));
@@ -108,7 +92,7 @@ class Kernels {
         auto& i = s->as<If>();
         if (!hasGpuLoop(s)) return oneThread(s);
         if (readsData(i.cond))
-          throw UserError(locOf(s), "a branch whose condition reads tensors (which live on the GPU) has kernels inside; "
+          throw UserError(sourceLocOf(s), "a branch whose condition reads tensors (which live on the GPU) has kernels inside; "
                                     "move the condition into the kernels");
         return std::make_shared<If>(i.cond, host(i.then), i.otherwise ? host(i.otherwise) : nullptr, i.id, i.made);
       }
@@ -133,7 +117,7 @@ class Kernels {
     kind.scope = scope;
     kind.independent = true;  // one iteration
     std::string name = freshName(base, taken_);
-    return makeFor(name, name, intConst(0), intConst(1), 1, kind, s, {}, Provenance{locOf(s), "gpu_kernels", ""});
+    return makeFor(name, name, intConst(0), intConst(1), 1, kind, s, {}, Provenance{sourceLocOf(s), "gpu_kernels", ""});
   }
   StmtP oneThread(const StmtP& s) { return kernel(wrapInLoop(replaceLibCalls(s), "teml_thread", ParallelScope::BlockX)->as<For>()); }
 
@@ -155,7 +139,7 @@ class Kernels {
     const StmtP& inner = loopBody(*blocks.back());
     for (auto* b : blocks)
       if (readsData(b->begin) || readsData(b->end))
-        throw UserError(locOf(b->self()), "the bounds of loop '" + b->var + "', bound to " +
+        throw UserError(sourceLocOf(b->self()), "the bounds of loop '" + b->var + "', bound to " +
                                               parallelScopeName(b->loopKind.scope) +
                                               ", read tensors: a grid's size is fixed when the kernel starts");
     GpuKernelPlan plan;
@@ -164,13 +148,13 @@ class Kernels {
       if (s->kind != StmtKind::For) return;
       auto& f = s->as<For>();
       if (f.loopKind.gpuBlocks())
-        throw UserError(locOf(s), "loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
+        throw UserError(sourceLocOf(s), "loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
                                       " but is not directly inside the kernel's other loops bound to blockIdx");
       if (!f.loopKind.gpuThreads()) return;
       bool known = false;
       int64_t n = tripCount(f, &known);
       if (!known)
-        throw UserError(locOf(s), "loop '" + f.var + "', bound to " + parallelScopeName(f.loopKind.scope) +
+        throw UserError(sourceLocOf(s), "loop '" + f.var + "', bound to " + parallelScopeName(f.loopKind.scope) +
                                       ", needs a constant trip count: a block's threads are fixed when the kernel "
                                       "starts (split the loop by a constant and bind the inner one)");
       int d = gpuDimension(f.loopKind.scope);
@@ -178,7 +162,7 @@ class Kernels {
     });
     int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
     if (threads > target_.gpu.maxThreadsPerBlock)
-      throw UserError(locOf(root.self()), "kernel '" + root.id + "' has " + std::to_string(plan.blockDim[0]) + " x " +
+      throw UserError(sourceLocOf(root.self()), "kernel '" + root.id + "' has " + std::to_string(plan.blockDim[0]) + " x " +
                                               std::to_string(plan.blockDim[1]) + " x " + std::to_string(plan.blockDim[2]) +
                                               " threads per block; a block of " + target_.gpu.arch() + " has at most " +
                                               std::to_string(target_.gpu.maxThreadsPerBlock));
