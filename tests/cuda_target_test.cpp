@@ -16,6 +16,7 @@
 #include "ir/printer.hpp"
 #include "lowering/lower.hpp"
 #include "pipeline/freeform_schedule.hpp"
+#include "runtime/cuda_compile.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -66,7 +67,7 @@ std::string temporaryPath(const std::string& suffix) {
 std::pair<int, std::string> nvccCubin(const std::string& cuda) {
   std::string source = temporaryPath(".cu"), cubin = temporaryPath(".cubin"), log = temporaryPath(".log");
   std::ofstream(source) << cuda;
-  int status = std::system(("nvcc -cubin -arch=sm_90 -Xptxas -v -o " + cubin + " " + source + " > " + log + " 2>&1").c_str());
+  int status = std::system((runtime::findNvcc() + " -cubin -arch=sm_90 -Xptxas -v -o " + cubin + " " + source + " > " + log + " 2>&1").c_str());
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::remove(source.c_str());
@@ -75,7 +76,7 @@ std::pair<int, std::string> nvccCubin(const std::string& cuda) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, text};
 }
 
-bool haveNvcc() { return std::system("nvcc --version > /dev/null 2>&1") == 0; }
+bool haveNvcc() { return !runtime::findNvcc().empty(); }
 
 runtime::BufferMap emulated(const ir::Program& lowered, runtime::BufferMap b) {
   interp::emulate(lowered, b);
@@ -114,7 +115,7 @@ TEST(CudaTarget, EveryTestProgramGivesTheInterpretersResultsInTheEmulator) {
 }
 
 TEST(CudaTarget, EveryTestProgramCompilesToACubinWithoutSpills) {
-  if (!haveNvcc()) GTEST_SKIP() << "nvcc is not on PATH: the CUDA toolkit is not installed";
+  if (!haveNvcc()) GTEST_SKIP() << "no nvcc on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin: no CUDA toolkit";
   for (auto& program : programs()) {
     SCOPED_TRACE(program.name);
     std::string cuda = backend::emitFor(scheduledForCuda(program.source), target::cudaTarget());
@@ -383,4 +384,32 @@ TEST(CudaTarget, AReductionAllThreadsOfABlockShareIsATreeInSharedMemory) {
                  "s[i % 2] += x[i, j] * x[i, j]");
   text = ir::toString(lowering::lower(scheduledForCuda(shared), target::cudaTarget()), true);
   EXPECT_NE(text.find("atomic s[mod(i, 2)] += s_tree[0]"), std::string::npos) << text;
+}
+
+TEST(CudaTarget, TemlBindsLoopsWithTheSameScopeNamesAndRunsInTheEmulator) {
+  std::string file = temporaryPath(".teml");
+  std::ofstream(file) << R"(A = tensor([N, N])
+B = tensor([N, N])
+C = contract(A, B, [2, 1])
+l = build(C)
+l1 = stripmine(l, 2, 32)
+l2 = parallelize(l1, 1, "blockIdx.x")
+l3 = parallelize(l2, 3, "threadIdx.x")
+codegen(l3)
+)";
+  auto r = runTeml("run " + file + " --set N=70 --target cuda --emulate --random 1 --verify");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("(ok)"), std::string::npos) << r.out;
+  r = runTeml("emit " + file + " --set N=70 --target cuda --emit lowered");
+  EXPECT_NE(r.out.find("blockIdx.x kernel(L1.1, 32x1x1 threads"), std::string::npos) << r.out;
+  r = runTeml("run " + file + " --set N=70 --random 1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(":6:25: error: parallelize: \"blockIdx.x\" binds the loop to a GPU"), std::string::npos) << r.out;
+  std::remove(file.c_str());
+}
+
+TEST(CudaTarget, TeilAndTemlProgramsWithoutASchedulePassTheAutomaticGpuSchedule) {
+  auto r = runTeml("run " + std::string(TEML_SOURCE_DIR) + "/examples/teil/matmul.teil --set l=30 --set m=20 --set n=10 --target cuda --auto --emulate --random 1 --verify -v");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"threadIdx.x\""), std::string::npos) << r.out;
 }

@@ -14,12 +14,12 @@ struct Node;
 using NodeP = std::shared_ptr<const Node>;
 
 struct Node {
-  enum class Kind { Empty, Int, Float, Name, List, Arrow, Add, Sub, Mul, Neg };
+  enum class Kind { Empty, Int, Float, Name, Text, List, Arrow, Add, Sub, Mul, Neg };
   Kind kind;
   SourceLoc loc;
   int64_t intValue = 0;
   double floatValue = 0;
-  std::string name;
+  std::string name;  // of a Name; a Text's contents (a string literal: "blockIdx.x", "gpu/shared")
   std::vector<NodeP> kids;  // List: items; Arrow: {lhs, rhs}; Add/Sub/Mul: {a, b}; Neg: {a}
 };
 

@@ -97,6 +97,10 @@ StepArg Evaluator::argument(const NodeP& n) {
       a.kind = StepArg::Kind::Number;
       a.number = n->kind == Kind::Neg && n->kids[0]->kind == Kind::Int ? -n->kids[0]->intValue : sizeValue(n);
       return a;
+    case Kind::Text:
+      a.kind = StepArg::Kind::Text;
+      a.written = a.text = n->name;
+      return a;
     case Kind::List:
       a.kind = StepArg::Kind::List;
       for (auto& item : n->kids) a.items.push_back(argument(item));

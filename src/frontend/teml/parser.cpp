@@ -8,7 +8,7 @@ namespace teml::teml_lang {
 
 namespace {
 
-enum class Tok { Ident, Int, Float, LParen, RParen, LBracket, RBracket, Comma, Assign, At, Colon,
+enum class Tok { Ident, Int, Float, Text, LParen, RParen, LBracket, RBracket, Comma, Assign, At, Colon,
                  Arrow, Plus, Minus, Star, Semi, End };
 
 struct Token {
@@ -59,6 +59,14 @@ std::vector<Token> lex(const std::string& src) {
       advance(j - i);
       continue;
     }
+    if (c == '"') {  // a string: a GPU scope or a memory type
+      size_t j = i + 1;
+      while (j < src.size() && src[j] != '"' && src[j] != '\n') ++j;
+      if (j >= src.size() || src[j] != '"') throw UserError(loc, "unterminated string");
+      out.push_back({Tok::Text, src.substr(i + 1, j - i - 1), loc});
+      advance(j + 1 - i);
+      continue;
+    }
     if (c == '-' && i + 1 < src.size() && src[i + 1] == '>') { out.push_back({Tok::Arrow, "->", loc}); advance(2); continue; }
     if (src.compare(i, 3, "\xE2\x86\x92") == 0) { out.push_back({Tok::Arrow, "->", loc}); advance(3); continue; }
     Tok k;
@@ -94,6 +102,7 @@ const char* tokName(Tok t) {
     case Tok::Ident: return "an identifier";
     case Tok::Int: return "an integer";
     case Tok::Float: return "a number";
+    case Tok::Text: return "a string";
     case Tok::LParen: return "'('";
     case Tok::RParen: return "')'";
     case Tok::LBracket: return "'['";
@@ -265,6 +274,14 @@ class Parser {
         n->kind = Node::Kind::Float;
         n->loc = t.loc;
         n->floatValue = std::strtod(t.text.c_str(), nullptr);
+        return n;
+      }
+      case Tok::Text: {
+        next();
+        auto n = std::make_shared<Node>();
+        n->kind = Node::Kind::Text;
+        n->loc = t.loc;
+        n->name = t.text;
         return n;
       }
       case Tok::Ident: {
