@@ -1,5 +1,7 @@
 #include "lowering/cuda/cuda_passes.hpp"
 
+#include "ir/mutator.hpp"
+
 namespace teml::lowering {
 
 std::vector<TargetPass> cudaPasses() {
@@ -11,6 +13,14 @@ std::vector<TargetPass> cudaPasses() {
       {"gpu_reduction_trees", sumInTrees},
       {"gpu_barriers", insertGuardsAndBarriers},
   };
+}
+
+bool hasLoop(const ir::StmtP& s, bool (ir::LoopKind::*bound)() const) {
+  bool found = false;
+  ir::forEachStmt(s, [&](const ir::StmtP& t) {
+    found = found || (t->kind == ir::StmtKind::For && (t->as<ir::For>().loopKind.*bound)());
+  });
+  return found;
 }
 
 }  // namespace teml::lowering

@@ -19,6 +19,10 @@ namespace teml::lowering {
 
 std::vector<TargetPass> cudaPasses();
 
+// Whether `s` has a loop (itself included) whose kind satisfies `bound`:
+// hasLoop(s, &ir::LoopKind::gpuThreads).
+bool hasLoop(const ir::StmtP& s, bool (ir::LoopKind::*bound)() const);
+
 ir::StmtP checkGpuScopes(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP makeKernels(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP atomicGpuReductions(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);

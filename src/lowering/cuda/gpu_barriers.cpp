@@ -25,11 +25,7 @@ using namespace ir;
 
 namespace {
 
-bool hasThreadLoop(const StmtP& s) {
-  bool found = false;
-  forEachStmt(s, [&](const StmtP& t) { found |= t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads(); });
-  return found;
-}
+bool hasThreadLoop(const StmtP& s) { return hasLoop(s, &LoopKind::gpuThreads); }
 
 bool isThreadLoop(const StmtP& s) { return s->kind == StmtKind::For && s->as<For>().loopKind.gpuThreads(); }
 

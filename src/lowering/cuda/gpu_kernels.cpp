@@ -20,11 +20,7 @@ using namespace ir;
 
 namespace {
 
-bool hasGpuLoop(const StmtP& s) {
-  bool found = false;
-  forEachStmt(s, [&](const StmtP& t) { found |= t->kind == StmtKind::For && t->as<For>().loopKind.gpu(); });
-  return found;
-}
+bool hasGpuLoop(const StmtP& s) { return hasLoop(s, &LoopKind::gpu); }
 
 bool readsData(const ExprP& e) { return e && !readsOf(e).empty(); }
 
