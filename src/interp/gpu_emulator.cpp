@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <unordered_map>
 
 #include "interp/machine.hpp"
 #include "ir/mutator.hpp"
@@ -293,10 +294,9 @@ class KernelRun : public Interpreter::GpuHooks {
   }
 
   std::vector<ElementLog>& logOf(const runtime::Buffer& buf) {
-    for (auto& [b, log] : log_)
-      if (b == &buf) return log;
-    log_.push_back({&buf, std::vector<ElementLog>(static_cast<size_t>(std::max<int64_t>(1, buf.size())))});
-    return log_.back().second;
+    auto [it, added] = log_.try_emplace(&buf);
+    if (added) it->second.resize(static_cast<size_t>(std::max<int64_t>(1, buf.size())));
+    return it->second;
   }
 
   std::string elementText(const runtime::Buffer& buf, int64_t off, const std::string& tensor) const {
@@ -334,8 +334,8 @@ class KernelRun : public Interpreter::GpuHooks {
   int64_t grid_[3] = {1, 1, 1}, block_[3] = {1, 1, 1};
   bool barriers_ = false;
   int64_t epoch_ = 0;
-  // Per buffer the log of each element; buffers found by address (a few).
-  std::vector<std::pair<const runtime::Buffer*, std::vector<ElementLog>>> log_;
+  // Per buffer (by address: the program's, and each block's shared ones) the log of each element.
+  std::unordered_map<const runtime::Buffer*, std::vector<ElementLog>> log_;
   std::map<std::pair<const VarDef*, int64_t>, std::unique_ptr<Interpreter::Scoped>> shared_;  // per block
   int64_t block_id_ = 0;
   std::vector<std::unique_ptr<Coroutine>> coroutines_;
