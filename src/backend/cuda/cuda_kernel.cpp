@@ -1,6 +1,7 @@
 #include "backend/cuda/cuda_kernel.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
@@ -66,7 +67,7 @@ int64_t hostValue(const ExprP& e, const std::map<std::string, int64_t>& env) {
     }
     default: break;
   }
-  throw InternalError("cuda host: cannot compute " + std::string("an expression of the host") + " without the GPU");
+  throw InternalError("cuda host: an expression of the host that needs the GPU");
 }
 
 int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
@@ -78,12 +79,10 @@ int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
 // One run of the host code.
 class HostRun {
  public:
-  HostRun(const CudaKernel& kernel, CudaDriver& driver, std::map<std::string, std::vector<DevicePtr>>& tensors,
-          void* stream, const std::map<const Stmt*, codegen::KernelSignature>& signatures,
+  HostRun(CudaDriver& driver, std::map<std::string, std::vector<DevicePtr>>& tensors, void* stream,
+          const std::map<const Stmt*, codegen::KernelSignature>& signatures,
           const std::function<void*(const std::string&)>& function)
-      : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function) {
-    (void)kernel;
-  }
+      : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function) {}
 
   void exec(const StmtP& s) {
     switch (s->kind) {
@@ -199,7 +198,7 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
   auto failure = driver.global(module_, "teml_failure");
   driver.zero(failure.first, failure.second, stream);
   std::function<void*(const std::string&)> fn = [this](const std::string& name) { return function(name); };
-  for (auto& nest : lowered_.nests) HostRun(*this, driver, tensors, stream, signatures_, fn).exec(nest);
+  for (auto& nest : lowered_.nests) HostRun(driver, tensors, stream, signatures_, fn).exec(nest);
   struct Failure {
     int failed, line, col, message;
     long long value;
