@@ -16,6 +16,8 @@
 #include "ir/accesses.hpp"
 #include "ir/affine.hpp"
 #include "ir/fresh_name.hpp"
+#include "ir/functor.hpp"
+#include "ir/visitor.hpp"
 #include "ir/mutator.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
 
@@ -37,7 +39,7 @@ bool isGuard(const StmtP& s) {
   return constValue(f.begin, &b) && constValue(f.end, &e) && b == 0 && e == 1;
 }
 
-class Barriers {
+class Barriers : StmtFunctor<StmtP()> {
  public:
   Barriers(const StmtP& nest, const target::Target& target) : target_(target) {
     forEachStmt(nest, [&](const StmtP& s) {
@@ -82,65 +84,67 @@ class Barriers {
       if (StmtP shared = cooperativeCopy(s)) return shared;
       return guard(s);
     }
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = s->as<For>();
-        if (f.loopKind.gpuThreads()) {
-          refuseInsideThreads(s);
-          return s;
-        }
-        StmtP body = blockLevel(loopBody(f));
-        // Its next iteration after this one: what runs after the body's
-        // last barrier, then what runs before its first.
-        auto list = items(body);
-        std::vector<StmtP> tail, head;
-        for (auto it = list.rbegin(); it != list.rend() && (*it)->kind != StmtKind::Barrier; ++it) tail.push_back(*it);
-        for (auto& t : list) {
-          if (t->kind == StmtKind::Barrier) break;
-          head.push_back(t);
-        }
-        bool carried = false;
-        for (auto& a : tail)
-          for (auto& b : head) carried = carried || conflict(a, b, f.var);  // f's iterator differs between them
-        if (carried) body = makeSeq({body, barrier(f.made.loc)});
-        return withBody(f, body);
-      }
-      case StmtKind::Seq: {
-        // `since`: what ran since the last barrier. A statement with
-        // barriers of its own meets it only with what runs before its first
-        // one, and leaves behind only what runs after its last.
-        std::vector<StmtP> out, since;
-        for (auto& item : s->as<Seq>().stmts) {
-          StmtP t = blockLevel(item);
-          Parts parts = partsOf(t);
-          bool wait = false;
-          for (auto& p : since)
-            for (auto& h : parts.head) wait = wait || conflict(p, h);
-          if (wait) {
-            out.push_back(barrier(sourceLocOf(t)));
-            since.clear();
-          }
-          out.push_back(t);
-          if (parts.barriers) since = parts.tail;
-          else since.push_back(t);
-        }
-        return makeSeq(out);
-      }
-      case StmtKind::If: {
-        auto& i = s->as<If>();
-        return std::make_shared<If>(i.cond, blockLevel(i.then), i.otherwise ? blockLevel(i.otherwise) : nullptr, i.id, i.made);
-      }
-      case StmtKind::VarDef: {
-        auto& v = s->as<VarDef>();
-        return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
-      }
-      case StmtKind::Assert: {
-        auto& a = s->as<Assert>();
-        return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, blockLevel(a.body), a.id, a.made);
-      }
-      default: return s;
-    }
+    return dispatch(s);
   }
+
+ protected:
+  StmtP visitFor(const For& f) override {
+    if (f.loopKind.gpuThreads()) {
+      refuseInsideThreads(f.self());
+      return f.self();
+    }
+    StmtP body = blockLevel(loopBody(f));
+    // Its next iteration after this one: what runs after the body's
+    // last barrier, then what runs before its first.
+    auto list = items(body);
+    std::vector<StmtP> tail, head;
+    for (auto it = list.rbegin(); it != list.rend() && (*it)->kind != StmtKind::Barrier; ++it) tail.push_back(*it);
+    for (auto& t : list) {
+      if (t->kind == StmtKind::Barrier) break;
+      head.push_back(t);
+    }
+    bool carried = false;
+    for (auto& a : tail)
+      for (auto& b : head) carried = carried || conflict(a, b, f.var);  // f's iterator differs between them
+    if (carried) body = makeSeq({body, barrier(f.made.loc)});
+    return withBody(f, body);
+  }
+  StmtP visitSeq(const Seq& q) override {
+    // `since`: what ran since the last barrier. A statement with
+    // barriers of its own meets it only with what runs before its first
+    // one, and leaves behind only what runs after its last.
+    std::vector<StmtP> out, since;
+    for (auto& item : q.stmts) {
+      StmtP t = blockLevel(item);
+      Parts parts = partsOf(t);
+      bool wait = false;
+      for (auto& p : since)
+        for (auto& h : parts.head) wait = wait || conflict(p, h);
+      if (wait) {
+        out.push_back(barrier(sourceLocOf(t)));
+        since.clear();
+      }
+      out.push_back(t);
+      if (parts.barriers) since = parts.tail;
+      else since.push_back(t);
+    }
+    return makeSeq(out);
+  }
+  StmtP visitIf(const If& i) override {
+    return std::make_shared<If>(i.cond, blockLevel(i.then), i.otherwise ? blockLevel(i.otherwise) : nullptr, i.id, i.made);
+  }
+  StmtP visitVarDef(const VarDef& v) override {
+    return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
+  }
+  StmtP visitAssert(const Assert& a) override {
+    return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, blockLevel(a.body), a.id, a.made);
+  }
+  StmtP visitStore(const Store& st) override { return st.self(); }
+  StmtP visitReduce(const Reduce& r) override { return r.self(); }
+  StmtP visitLibCall(const LibCall& c) override { return c.self(); }
+  StmtP visitBarrier(const Barrier& b) override { return b.self(); }
+
+ private:
 
   // The statements of a block-level statement in order, through its
   // sequences and tensor definitions: those before its first barrier, those
@@ -281,34 +285,25 @@ class Barriers {
     std::set<std::string> serial;
   };
   static ThreadsOf threadsOf(const StmtP& s) {
-    ThreadsOf out;
-    std::vector<const For*> stack;
-    std::function<void(const StmtP&)> walk = [&](const StmtP& t) {
-      out.around[t.get()] = stack;
-      if (t->kind == StmtKind::For) {
-        auto& f = t->as<For>();
-        if (f.loopKind.gpuThreads()) stack.push_back(&f);
+    struct Walk : Visitor {
+      ThreadsOf out;
+      std::vector<const For*> stack;
+      using Visitor::visit;
+      void visit(const ExprP&) override {}
+      void visit(const StmtP& t) override {
+        out.around[t.get()] = stack;
+        Visitor::visit(t);
+      }
+      void visitFor(const For& f) override {
+        bool threads = f.loopKind.gpuThreads();
+        if (threads) stack.push_back(&f);
         else out.serial.insert(f.var);
-        walk(f.body);
-        if (f.loopKind.gpuThreads()) stack.pop_back();
-        return;
+        Visitor::visitFor(f);
+        if (threads) stack.pop_back();
       }
-      switch (t->kind) {
-        case StmtKind::Seq:
-          for (auto& u : t->as<Seq>().stmts) walk(u);
-          break;
-        case StmtKind::If:
-          walk(t->as<If>().then);
-          if (t->as<If>().otherwise) walk(t->as<If>().otherwise);
-          break;
-        case StmtKind::VarDef: walk(t->as<VarDef>().body); break;
-        case StmtKind::Assert: walk(t->as<Assert>().body); break;
-        case StmtKind::LibCall: walk(t->as<LibCall>().reference); break;
-        default: break;
-      }
-    };
-    walk(s);
-    return out;
+    } walk;
+    walk.visit(s);
+    return walk.out;
   }
 
   // Both accesses are inside loops over the same thread indices (same

@@ -11,6 +11,7 @@
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
 #include "ir/fresh_name.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
 
@@ -43,7 +44,7 @@ int64_t tripCount(const For& f, bool* known) {
   return most;
 }
 
-class Kernels {
+class Kernels : StmtFunctor<StmtP()> {
  public:
   Kernels(const StmtP& nest, const target::Target& target) : target_(target) {
     forEachStmt(nest, [&](const StmtP& s) {
@@ -54,58 +55,57 @@ class Kernels {
 
   // A statement of the host: kernels stay, loops and branches around
   // kernels are kept when the host can run them, the rest is wrapped.
-  StmtP host(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::Seq: {
-        std::vector<StmtP> out, pending;  // statements for one kernel of one thread
-        auto flush = [&] {
-          if (!pending.empty()) out.push_back(oneThread(makeSeq(pending)));
-          pending.clear();
-        };
-        for (auto& t : s->as<Seq>().stmts) {
-          if (hasGpuLoop(t)) {
-            flush();
-            out.push_back(host(t));
-          } else {
-            pending.push_back(t);
-          }
-        }
+  StmtP host(const StmtP& s) { return dispatch(s); }
+
+ protected:
+  StmtP visitSeq(const Seq& q) override {
+    std::vector<StmtP> out, pending;  // statements for one kernel of one thread
+    auto flush = [&] {
+      if (!pending.empty()) out.push_back(oneThread(makeSeq(pending)));
+      pending.clear();
+    };
+    for (auto& t : q.stmts) {
+      if (hasGpuLoop(t)) {
         flush();
-        return makeSeq(out);
+        out.push_back(host(t));
+      } else {
+        pending.push_back(t);
       }
-      case StmtKind::For: {
-        auto& f = s->as<For>();
-        if (f.loopKind.gpuBlocks()) return kernel(f);
-        if (f.loopKind.gpuThreads()) return kernel(wrapInLoop(s, "teml_block", ParallelScope::BlockX)->as<For>());
-        if (!hasGpuLoop(s)) return oneThread(s);
-        if (readsData(f.begin) || readsData(f.end))
-          throw UserError(sourceLocOf(s), "the bounds of loop '" + f.var +
-                                        "' read tensors, which live on the GPU, and the loop has kernels inside; bind "
-                                        "it to blockIdx or threadIdx, or move the kernels out of it");
-        return withBody(f, host(loopBody(f)));
-      }
-      case StmtKind::If: {
-        auto& i = s->as<If>();
-        if (!hasGpuLoop(s)) return oneThread(s);
-        if (readsData(i.cond))
-          throw UserError(sourceLocOf(s), "a branch whose condition reads tensors (which live on the GPU) has kernels inside; "
-                                    "move the condition into the kernels");
-        return std::make_shared<If>(i.cond, host(i.then), i.otherwise ? host(i.otherwise) : nullptr, i.id, i.made);
-      }
-      case StmtKind::VarDef: {
-        auto& v = s->as<VarDef>();
-        if (!hasGpuLoop(s)) return oneThread(s);
-        return std::make_shared<VarDef>(v.decl, host(v.body), v.loopLocal, v.id, v.made);
-      }
-      case StmtKind::Assert: {
-        auto& a = s->as<Assert>();
-        if (!hasGpuLoop(s) || readsData(a.cond) || readsData(a.shown)) return oneThread(s);
-        return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, host(a.body), a.id, a.made);
-      }
-      case StmtKind::LibCall: return host(s->as<LibCall>().reference);  // no library on the GPU yet
-      default: return oneThread(s);
     }
+    flush();
+    return makeSeq(out);
   }
+  StmtP visitFor(const For& f) override {
+    StmtP s = f.self();
+    if (f.loopKind.gpuBlocks()) return kernel(f);
+    if (f.loopKind.gpuThreads()) return kernel(wrapInLoop(s, "teml_block", ParallelScope::BlockX)->as<For>());
+    if (!hasGpuLoop(s)) return oneThread(s);
+    if (readsData(f.begin) || readsData(f.end))
+      throw UserError(sourceLocOf(s), "the bounds of loop '" + f.var +
+                                          "' read tensors, which live on the GPU, and the loop has kernels inside; bind "
+                                          "it to blockIdx or threadIdx, or move the kernels out of it");
+    return withBody(f, host(loopBody(f)));
+  }
+  StmtP visitIf(const If& i) override {
+    StmtP s = i.self();
+    if (!hasGpuLoop(s)) return oneThread(s);
+    if (readsData(i.cond))
+      throw UserError(sourceLocOf(s), "a branch whose condition reads tensors (which live on the GPU) has kernels inside; "
+                                      "move the condition into the kernels");
+    return std::make_shared<If>(i.cond, host(i.then), i.otherwise ? host(i.otherwise) : nullptr, i.id, i.made);
+  }
+  StmtP visitVarDef(const VarDef& v) override {
+    if (!hasGpuLoop(v.self())) return oneThread(v.self());
+    return std::make_shared<VarDef>(v.decl, host(v.body), v.loopLocal, v.id, v.made);
+  }
+  StmtP visitAssert(const Assert& a) override {
+    if (!hasGpuLoop(a.self()) || readsData(a.cond) || readsData(a.shown)) return oneThread(a.self());
+    return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, host(a.body), a.id, a.made);
+  }
+  StmtP visitLibCall(const LibCall& c) override { return host(c.reference); }  // no library on the GPU yet
+  StmtP visitStore(const Store& st) override { return oneThread(st.self()); }
+  StmtP visitReduce(const Reduce& r) override { return oneThread(r.self()); }
+  StmtP visitBarrier(const Barrier& b) override { return oneThread(b.self()); }
 
  private:
   StmtP wrapInLoop(const StmtP& s, const std::string& base, ParallelScope scope) {
