@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "diag/diagnostics.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "runtime/cuda_compile.hpp"
 
@@ -17,58 +18,63 @@ namespace {
 
 // The value of an integer expression of the host (sizes, the host's
 // iterators; no tensor: gpu_kernels keeps reads of data in kernels).
-int64_t hostValue(const ExprP& e, const std::map<std::string, int64_t>& env) {
-  auto of = [&](const ExprP& x) { return hostValue(x, env); };
-  switch (e->kind) {
-    case ExprKind::IntConst: return e->as<IntConst>().value;
-    case ExprKind::Var: {
-      auto it = env.find(e->as<Var>().name);
-      if (it == env.end()) throw InternalError("cuda host: unbound iterator '" + e->as<Var>().name + "'");
-      return it->second;
-    }
-    case ExprKind::Cast: return of(e->as<Cast>().a);
-    case ExprKind::Select: return of(e->as<Select>().cond) ? of(e->as<Select>().a) : of(e->as<Select>().b);
-    case ExprKind::Unary: {
-      auto& u = e->as<Unary>();
-      int64_t x = of(u.a);
-      if (u.op == UnaryOp::Neg) return -x;
-      if (u.op == UnaryOp::Abs) return x < 0 ? -x : x;
-      if (u.op == UnaryOp::Not) return !x;
-      break;
-    }
-    case ExprKind::Binary: {
-      auto& b = e->as<Binary>();
-      int64_t x = of(b.a), y = of(b.b);
-      switch (b.op) {
-        case BinOp::Add: return x + y;
-        case BinOp::Sub: return x - y;
-        case BinOp::Mul: return x * y;
-        case BinOp::Div:
-        case BinOp::FloorDiv:
-        case BinOp::Mod: {
-          if (y == 0) throw UserError({}, "integer division by zero on the host");
-          int64_t q = x / y;
-          if (x % y != 0 && ((x < 0) != (y < 0))) --q;
-          return b.op == BinOp::Mod ? x - q * y : q;
-        }
-        case BinOp::Min: return std::min(x, y);
-        case BinOp::Max: return std::max(x, y);
-        case BinOp::Lt: return x < y;
-        case BinOp::Le: return x <= y;
-        case BinOp::Gt: return x > y;
-        case BinOp::Ge: return x >= y;
-        case BinOp::Eq: return x == y;
-        case BinOp::Ne: return x != y;
-        case BinOp::And: return x && y;
-        case BinOp::Or: return x || y;
-        default: break;
-      }
-      break;
-    }
-    default: break;
+class HostValue : public ExprFunctor<int64_t()> {
+ public:
+  explicit HostValue(const std::map<std::string, int64_t>& env) : env_(env) {}
+  int64_t of(const ExprP& e) { return dispatch(e); }
+
+ private:
+  int64_t visitIntConst(const IntConst& c) override { return c.value; }
+  int64_t visitVar(const Var& v) override {
+    auto it = env_.find(v.name);
+    if (it == env_.end()) throw InternalError("cuda host: unbound iterator '" + v.name + "'");
+    return it->second;
   }
-  throw InternalError("cuda host: an expression of the host that needs the GPU");
-}
+  int64_t visitCast(const Cast& c) override { return of(c.a); }
+  int64_t visitSelect(const Select& s) override { return of(s.cond) ? of(s.a) : of(s.b); }
+  int64_t visitUnary(const Unary& u) override {
+    int64_t x = of(u.a);
+    if (u.op == UnaryOp::Neg) return -x;
+    if (u.op == UnaryOp::Abs) return x < 0 ? -x : x;
+    if (u.op == UnaryOp::Not) return !x;
+    return needsGpu();
+  }
+  int64_t visitBinary(const Binary& b) override {
+    int64_t x = of(b.a), y = of(b.b);
+    switch (b.op) {
+      case BinOp::Add: return x + y;
+      case BinOp::Sub: return x - y;
+      case BinOp::Mul: return x * y;
+      case BinOp::Div:
+      case BinOp::FloorDiv:
+      case BinOp::Mod: {
+        if (y == 0) throw UserError({}, "integer division by zero on the host");
+        int64_t q = x / y;
+        if (x % y != 0 && ((x < 0) != (y < 0))) --q;
+        return b.op == BinOp::Mod ? x - q * y : q;
+      }
+      case BinOp::Min: return std::min(x, y);
+      case BinOp::Max: return std::max(x, y);
+      case BinOp::Lt: return x < y;
+      case BinOp::Le: return x <= y;
+      case BinOp::Gt: return x > y;
+      case BinOp::Ge: return x >= y;
+      case BinOp::Eq: return x == y;
+      case BinOp::Ne: return x != y;
+      case BinOp::And: return x && y;
+      case BinOp::Or: return x || y;
+    }
+    return needsGpu();
+  }
+  int64_t visitFloatConst(const FloatConst&) override { return needsGpu(); }
+  int64_t visitLoad(const Load&) override { return needsGpu(); }
+  [[noreturn]] static int64_t needsGpu() {
+    throw InternalError("cuda host: an expression of the host that needs the GPU");
+  }
+  const std::map<std::string, int64_t>& env_;
+};
+
+int64_t hostValue(const ExprP& e, const std::map<std::string, int64_t>& env) { return HostValue(env).of(e); }
 
 int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
   int64_t b = hostValue(f.begin, env), e = hostValue(f.end, env), step = std::abs(f.step);
@@ -77,62 +83,58 @@ int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
 }
 
 // One run of the host code.
-class HostRun {
+class HostRun : StmtFunctor<void()> {
  public:
   HostRun(CudaDriver& driver, std::map<std::string, std::vector<DevicePtr>>& tensors, void* stream,
           const std::map<const Stmt*, codegen::KernelSignature>& signatures,
           const std::function<void*(const std::string&)>& function)
       : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function) {}
 
-  void exec(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (auto& t : s->as<Seq>().stmts) exec(t);
-        return;
-      case StmtKind::For: {
-        auto& f = s->as<For>();
-        if (!f.loopKind.kernel.name.empty()) return launch(f);
-        int64_t b = hostValue(f.begin, env_), e = hostValue(f.end, env_);
-        for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
-          env_[f.var] = i;
-          exec(f.body);
-        }
-        env_.erase(f.var);
-        return;
-      }
-      case StmtKind::If: {
-        auto& i = s->as<If>();
-        if (hostValue(i.cond, env_)) exec(i.then);
-        else if (i.otherwise) exec(i.otherwise);
-        return;
-      }
-      case StmtKind::Assert: {
-        auto& a = s->as<Assert>();
-        if (!hostValue(a.cond, env_))
-          throw UserError(a.loc, assertionMessage(a.message, a.shown ? hostValue(a.shown, env_) : 0));
-        return exec(a.body);
-      }
-      case StmtKind::VarDef: {  // a tensor of global memory between kernels, all zeros
-        auto& v = s->as<VarDef>();
-        size_t bytes = static_cast<size_t>(std::max<int64_t>(1, v.decl.elementCount()) * ir::bytes(v.decl.dtype));
-        DevicePtr p = driver_.allocate(bytes);
-        driver_.zero(p, bytes, stream_);
-        tensors_[v.decl.name].push_back(p);
-        try {
-          exec(v.body);
-        } catch (...) {
-          tensors_[v.decl.name].pop_back();
-          driver_.release(p);
-          throw;
-        }
-        tensors_[v.decl.name].pop_back();
-        driver_.synchronize(stream_);  // the kernels that use it have finished
-        driver_.release(p);
-        return;
-      }
-      default: throw InternalError("cuda host: a statement outside every kernel");
-    }
+  void exec(const StmtP& s) { dispatch(s); }
+
+ private:
+  void visitSeq(const Seq& q) override {
+    for (auto& t : q.stmts) exec(t);
   }
+  void visitFor(const For& f) override {
+    if (!f.loopKind.kernel.name.empty()) return launch(f);
+    int64_t b = hostValue(f.begin, env_), e = hostValue(f.end, env_);
+    for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
+      env_[f.var] = i;
+      exec(f.body);
+    }
+    env_.erase(f.var);
+  }
+  void visitIf(const If& i) override {
+    if (hostValue(i.cond, env_)) exec(i.then);
+    else if (i.otherwise) exec(i.otherwise);
+  }
+  void visitAssert(const Assert& a) override {
+    if (!hostValue(a.cond, env_)) throw UserError(a.loc, assertionMessage(a.message, a.shown ? hostValue(a.shown, env_) : 0));
+    exec(a.body);
+  }
+  void visitVarDef(const VarDef& v) override {  // a tensor of global memory between kernels, all zeros
+    size_t bytes = static_cast<size_t>(std::max<int64_t>(1, v.decl.elementCount()) * ir::bytes(v.decl.dtype));
+    DevicePtr p = driver_.allocate(bytes);
+    driver_.zero(p, bytes, stream_);
+    tensors_[v.decl.name].push_back(p);
+    try {
+      exec(v.body);
+    } catch (...) {
+      tensors_[v.decl.name].pop_back();
+      driver_.release(p);
+      throw;
+    }
+    tensors_[v.decl.name].pop_back();
+    driver_.synchronize(stream_);  // the kernels that use it have finished
+    driver_.release(p);
+  }
+  void visitStore(const Store&) override { outsideKernels(); }
+  void visitReduce(const Reduce&) override { outsideKernels(); }
+  void visitLibCall(const LibCall&) override { outsideKernels(); }
+  void visitBarrier(const Barrier&) override { outsideKernels(); }
+  [[noreturn]] static void outsideKernels() { throw InternalError("cuda host: a statement outside every kernel"); }
+
 
  private:
   void launch(const For& root) {
