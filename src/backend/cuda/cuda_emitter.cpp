@@ -9,6 +9,7 @@
 #include "codegen/c_names.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::codegen {
@@ -65,7 +66,7 @@ class Scope {
 const char* elementCType(DType t) { return t == DType::Bool ? "unsigned char" : cType(t); }
 
 // One kernel: its outermost loop and everything inside, as a __global__ function.
-class KernelPrinter {
+class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
  public:
   KernelPrinter(Scope& host, const For& root, const std::string& name, std::vector<std::string>& messages)
       : host_(host), root_(root), name_(name), messages_(messages) {}
@@ -99,128 +100,155 @@ class KernelPrinter {
   }
 
  private:
-  void stmt(const StmtP& st, int n, std::ostream& os) {
+  void stmt(const StmtP& st, int n, std::ostream& os) { dispatch(st, n, os); }
+
+  void visitFor(const For& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
     Scope& s = scope_;
     auto names = s.exprNames();
     std::string pad = indent(n);
-    switch (st->kind) {
-      case StmtKind::For: {
-        auto& f = st->as<For>();
-        std::string v = s.names.claim(f.var);
-        s.iterators[f.var] = v;
-        if (f.loopKind.gpu()) {
-          int d = gpuDimension(f.loopKind.scope);
-          std::string index = std::string(f.loopKind.gpuBlocks() ? "blockIdx." : "threadIdx.") + dims[d];
-          os << pad << "{  /* " << f.id << ": " << parallelScopeName(f.loopKind.scope) << " */\n";
-          os << pad << "  const long " << v << " = " << cExpr(f.begin, names) << " + (long)" << index << " * "
-             << f.step << ";\n";
-          // Threads past the loop's count skip it (none where it has one iteration per thread).
-          int64_t b = 0, e = 0;
-          bool exact = constValue(f.begin, &b) && constValue(f.end, &e) && f.step == 1 &&
-                       e - b == root_.loopKind.kernel.blockDim[d];
-          bool guard = f.loopKind.gpuThreads() && !exact;
-          if (guard) os << pad << "  if ((long)" << index << " < " << tripText(f, names) << ") {\n";
-          stmt(f.body, n + (guard ? 2 : 1), os);
-          if (guard) os << pad << "  }\n";
-          os << pad << "}\n";
-        } else {
-          os << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
-             << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
-          stmt(f.body, n + 1, os);
-          os << pad << "}\n";
-        }
-        s.iterators.erase(f.var);
-        s.names.release(v);
-        return;
-      }
-      case StmtKind::Seq:
-        for (auto& t : st->as<Seq>().stmts) stmt(t, n, os);
-        return;
-      case StmtKind::Store: {
-        auto& w = st->as<Store>();
-        const TensorDecl& d = *s.tensors.at(w.tensor).decl;
-        os << pad << s.element(w.tensor, w.indices) << " = (" << elementCType(d.dtype) << ")("
-           << cExpr(w.value, names, 0, false, d.dtype == DType::F32) << ");\n";
-        return;
-      }
-      case StmtKind::Reduce: {
-        auto& r = st->as<Reduce>();
-        const TensorDecl& d = *s.tensors.at(r.tensor).decl;
-        bool f32 = d.dtype == DType::F32, ints = isIntegral(d.dtype);
-        std::string e = s.element(r.tensor, r.indices), v = cExpr(r.value, names, 0, false, f32);
-        std::string typed = "(" + std::string(ints ? "long" : cType(d.dtype)) + ")(" + v + ")";
-        if (r.atomic) {
-          if (r.op == ReduceOp::Add) os << pad << "teml_atomic_add(&" << e << ", " << typed << ");\n";
-          else os << pad << "teml_atomic(" << (r.op == ReduceOp::Mul ? 1 : r.op == ReduceOp::Max ? 2 : 3) << ", &" << e << ", " << typed << ");\n";
-          return;
-        }
-        switch (r.op) {
-          case ReduceOp::Add: os << pad << e << " += " << v << ";\n"; return;
-          case ReduceOp::Mul: os << pad << e << " *= " << v << ";\n"; return;
-          case ReduceOp::Max:
-          case ReduceOp::Min: {
-            std::string fn = ints ? (r.op == ReduceOp::Max ? "teml_max" : "teml_min")
-                                  : std::string(r.op == ReduceOp::Max ? "fmax" : "fmin") + (f32 ? "f" : "");
-            os << pad << e << " = " << fn << "(" << e << ", " << typed << ");\n";
-            return;
-          }
-        }
-        return;
-      }
-      case StmtKind::If: {
-        auto& i = st->as<If>();
-        os << pad << "if (" << cExpr(i.cond, names) << ") {\n";
-        stmt(i.then, n + 1, os);
-        if (i.otherwise) {
-          os << pad << "} else {\n";
-          stmt(i.otherwise, n + 1, os);
-        }
-        os << pad << "}\n";
-        return;
-      }
-      case StmtKind::Assert: {
-        auto& a = st->as<Assert>();
-        messages_.push_back(a.message);
-        os << pad << "if (" << cExpr(a.cond, names) << ") {\n";
-        stmt(a.body, n + 1, os);
-        os << pad << "} else {\n"
-           << pad << "  teml_fail(" << a.loc.line << ", " << a.loc.col << ", " << messages_.size() - 1 << ", "
-           << (a.shown ? "(long long)(" + cExpr(a.shown, names) + ")" : std::string("0")) << ");\n"
-           << pad << "}\n";
-        return;
-      }
-      case StmtKind::VarDef: {
-        auto& v = st->as<VarDef>();
-        const TensorDecl& d = v.decl;
-        std::string c = s.names.claim(d.name);
-        s.tensors[d.name] = TensorName{c, &d};
-        int64_t count = std::max<int64_t>(1, d.elementCount());
-        const char* type = elementCType(d.dtype);
-        if (d.mem == MemKind::GpuShared) {
-          if (root_.loopKind.kernel.dynamicShared)
-            os << pad << type << " *" << c << " = (" << type << " *)(teml_shared + " << sharedOffset_ << ");\n";
-          else
-            os << pad << "__shared__ " << type << " " << c << "[" << count << "];\n";
-          sharedOffset_ += count * bytes(d.dtype);
-        } else {
-          os << pad << type << " " << c << "[" << count << "];\n";
-        }
-        bool filled = (v.loopLocal && v.loopLocal->writtenBeforeRead) || d.mem == MemKind::GpuShared;  // shared: filled in the IR
-        if (!filled) {
-          double init = v.loopLocal ? v.loopLocal->init : 0;
-          os << pad << "for (long teml_e = 0; teml_e < " << count << "; teml_e++) " << c << "[teml_e] = ("
-             << type << ")" << floatLiteral(init, d.dtype == DType::F32) << ";\n";
-        }
-        stmt(v.body, n, os);
-        s.tensors.erase(d.name);
-        s.names.release(c);
-        return;
-      }
-      case StmtKind::LibCall: return stmt(st->as<LibCall>().reference, n, os);
-      case StmtKind::Barrier:
-        os << pad << (st->as<Barrier>().scope == BarrierScope::Warp ? "__syncwarp();\n" : "__syncthreads();\n");
-        return;
+    auto& f = st->as<For>();
+    std::string v = s.names.claim(f.var);
+    s.iterators[f.var] = v;
+    if (f.loopKind.gpu()) {
+      int d = gpuDimension(f.loopKind.scope);
+      std::string index = std::string(f.loopKind.gpuBlocks() ? "blockIdx." : "threadIdx.") + dims[d];
+      os << pad << "{  /* " << f.id << ": " << parallelScopeName(f.loopKind.scope) << " */\n";
+      os << pad << "  const long " << v << " = " << cExpr(f.begin, names) << " + (long)" << index << " * "
+         << f.step << ";\n";
+      // Threads past the loop's count skip it (none where it has one iteration per thread).
+      int64_t b = 0, e = 0;
+      bool exact = constValue(f.begin, &b) && constValue(f.end, &e) && f.step == 1 &&
+                   e - b == root_.loopKind.kernel.blockDim[d];
+      bool guard = f.loopKind.gpuThreads() && !exact;
+      if (guard) os << pad << "  if ((long)" << index << " < " << tripText(f, names) << ") {\n";
+      stmt(f.body, n + (guard ? 2 : 1), os);
+      if (guard) os << pad << "  }\n";
+      os << pad << "}\n";
+    } else {
+      os << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
+         << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
+      stmt(f.body, n + 1, os);
+      os << pad << "}\n";
     }
+    s.iterators.erase(f.var);
+    s.names.release(v);
+  }
+
+  void visitStore(const Store& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    Scope& s = scope_;
+    auto names = s.exprNames();
+    std::string pad = indent(n);
+    auto& w = st->as<Store>();
+    const TensorDecl& d = *s.tensors.at(w.tensor).decl;
+    os << pad << s.element(w.tensor, w.indices) << " = (" << elementCType(d.dtype) << ")("
+       << cExpr(w.value, names, 0, false, d.dtype == DType::F32) << ");\n";
+  }
+
+  void visitReduce(const Reduce& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    Scope& s = scope_;
+    auto names = s.exprNames();
+    std::string pad = indent(n);
+    auto& r = st->as<Reduce>();
+    const TensorDecl& d = *s.tensors.at(r.tensor).decl;
+    bool f32 = d.dtype == DType::F32, ints = isIntegral(d.dtype);
+    std::string e = s.element(r.tensor, r.indices), v = cExpr(r.value, names, 0, false, f32);
+    std::string typed = "(" + std::string(ints ? "long" : cType(d.dtype)) + ")(" + v + ")";
+    if (r.atomic) {
+      if (r.op == ReduceOp::Add) os << pad << "teml_atomic_add(&" << e << ", " << typed << ");\n";
+      else os << pad << "teml_atomic(" << (r.op == ReduceOp::Mul ? 1 : r.op == ReduceOp::Max ? 2 : 3) << ", &" << e << ", " << typed << ");\n";
+      return;
+    }
+    switch (r.op) {
+      case ReduceOp::Add: os << pad << e << " += " << v << ";\n"; return;
+      case ReduceOp::Mul: os << pad << e << " *= " << v << ";\n"; return;
+      case ReduceOp::Max:
+      case ReduceOp::Min: {
+        std::string fn = ints ? (r.op == ReduceOp::Max ? "teml_max" : "teml_min")
+                              : std::string(r.op == ReduceOp::Max ? "fmax" : "fmin") + (f32 ? "f" : "");
+        os << pad << e << " = " << fn << "(" << e << ", " << typed << ");\n";
+        return;
+      }
+    }
+  }
+
+  void visitSeq(const Seq& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    for (auto& t : st->as<Seq>().stmts) stmt(t, n, os);
+  }
+
+  void visitIf(const If& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    Scope& s = scope_;
+    auto names = s.exprNames();
+    std::string pad = indent(n);
+    auto& i = st->as<If>();
+    os << pad << "if (" << cExpr(i.cond, names) << ") {\n";
+    stmt(i.then, n + 1, os);
+    if (i.otherwise) {
+      os << pad << "} else {\n";
+      stmt(i.otherwise, n + 1, os);
+    }
+    os << pad << "}\n";
+  }
+
+  void visitLibCall(const LibCall& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    return stmt(st->as<LibCall>().reference, n, os);
+  }
+
+  void visitVarDef(const VarDef& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    Scope& s = scope_;
+    auto names = s.exprNames();
+    std::string pad = indent(n);
+    auto& v = st->as<VarDef>();
+    const TensorDecl& d = v.decl;
+    std::string c = s.names.claim(d.name);
+    s.tensors[d.name] = TensorName{c, &d};
+    int64_t count = std::max<int64_t>(1, d.elementCount());
+    const char* type = elementCType(d.dtype);
+    if (d.mem == MemKind::GpuShared) {
+      if (root_.loopKind.kernel.dynamicShared)
+        os << pad << type << " *" << c << " = (" << type << " *)(teml_shared + " << sharedOffset_ << ");\n";
+      else
+        os << pad << "__shared__ " << type << " " << c << "[" << count << "];\n";
+      sharedOffset_ += count * bytes(d.dtype);
+    } else {
+      os << pad << type << " " << c << "[" << count << "];\n";
+    }
+    bool filled = (v.loopLocal && v.loopLocal->writtenBeforeRead) || d.mem == MemKind::GpuShared;  // shared: filled in the IR
+    if (!filled) {
+      double init = v.loopLocal ? v.loopLocal->init : 0;
+      os << pad << "for (long teml_e = 0; teml_e < " << count << "; teml_e++) " << c << "[teml_e] = ("
+         << type << ")" << floatLiteral(init, d.dtype == DType::F32) << ";\n";
+    }
+    stmt(v.body, n, os);
+    s.tensors.erase(d.name);
+    s.names.release(c);
+  }
+
+  void visitAssert(const Assert& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    Scope& s = scope_;
+    auto names = s.exprNames();
+    std::string pad = indent(n);
+    auto& a = st->as<Assert>();
+    messages_.push_back(a.message);
+    os << pad << "if (" << cExpr(a.cond, names) << ") {\n";
+    stmt(a.body, n + 1, os);
+    os << pad << "} else {\n"
+       << pad << "  teml_fail(" << a.loc.line << ", " << a.loc.col << ", " << messages_.size() - 1 << ", "
+       << (a.shown ? "(long long)(" + cExpr(a.shown, names) + ")" : std::string("0")) << ");\n"
+       << pad << "}\n";
+  }
+
+  void visitBarrier(const Barrier& node, int n, std::ostream& os) override {
+    const StmtP st = node.self();
+    std::string pad = indent(n);
+    os << pad << (st->as<Barrier>().scope == BarrierScope::Warp ? "__syncwarp();\n" : "__syncthreads();\n");
   }
 
   Scope& host_;
@@ -233,67 +261,91 @@ class KernelPrinter {
 
 // The host code of one nest: loops and branches around kernel launches,
 // tensors in global memory between kernels.
-class HostPrinter {
+class HostPrinter : StmtFunctor<void(int)> {
  public:
   HostPrinter(size_t nest, Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages,
               std::map<const Stmt*, KernelSignature>& signatures)
       : nest_(nest), s_(scope), kernels_(kernels), host_(host), messages_(messages), signatures_(signatures) {}
 
-  void stmt(const StmtP& st, int n) {
+  void stmt(const StmtP& st, int n) { dispatch(st, n); }
+
+  void visitFor(const For& node, int n) override {
+    const StmtP st = node.self();
     auto names = s_.exprNames();
     std::string pad = indent(n);
-    switch (st->kind) {
-      case StmtKind::For: {
-        auto& f = st->as<For>();
-        if (!f.loopKind.kernel.name.empty()) return launch(f, n);
-        std::string v = s_.names.claim(f.var);
-        s_.iterators[f.var] = v;
-        host_ << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
-              << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
-        stmt(f.body, n + 1);
-        host_ << pad << "}\n";
-        s_.iterators.erase(f.var);
-        s_.names.release(v);
-        return;
-      }
-      case StmtKind::Seq:
-        for (auto& t : st->as<Seq>().stmts) stmt(t, n);
-        return;
-      case StmtKind::If: {
-        auto& i = st->as<If>();
-        host_ << pad << "if (" << cExpr(i.cond, names) << ") {\n";
-        stmt(i.then, n + 1);
-        if (i.otherwise) {
-          host_ << pad << "} else {\n";
-          stmt(i.otherwise, n + 1);
-        }
-        host_ << pad << "}\n";
-        return;
-      }
-      case StmtKind::Assert: {
-        auto& a = st->as<Assert>();
-        host_ << pad << "if (!(" << cExpr(a.cond, names) << ")) return teml_host_fail(" << a.loc.line << ", "
-              << a.loc.col << ", " << cString(a.message) << ");\n";
-        return stmt(a.body, n);
-      }
-      case StmtKind::VarDef: {
-        auto& v = st->as<VarDef>();
-        std::string c = s_.names.claim(v.decl.name);
-        s_.tensors[v.decl.name] = TensorName{c, &v.decl};
-        const char* type = elementCType(v.decl.dtype);
-        int64_t size = std::max<int64_t>(1, v.decl.elementCount()) * bytes(v.decl.dtype);
-        host_ << pad << type << " *" << c << ";  /* gpu/global */\n"
-              << pad << "cudaMallocAsync((void **)&" << c << ", " << size << ", stream);\n"
-              << pad << "cudaMemsetAsync(" << c << ", 0, " << size << ", stream);\n";
-        stmt(v.body, n);
-        host_ << pad << "cudaFreeAsync(" << c << ", stream);\n";
-        s_.tensors.erase(v.decl.name);
-        s_.names.release(c);
-        return;
-      }
-      default:
-        throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
+    auto& f = st->as<For>();
+    if (!f.loopKind.kernel.name.empty()) return launch(f, n);
+    std::string v = s_.names.claim(f.var);
+    s_.iterators[f.var] = v;
+    host_ << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
+          << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
+    stmt(f.body, n + 1);
+    host_ << pad << "}\n";
+    s_.iterators.erase(f.var);
+    s_.names.release(v);
+  }
+
+  void visitStore(const Store& node, int n) override {
+    throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
+  }
+
+  void visitReduce(const Reduce& node, int n) override {
+    throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
+  }
+
+  void visitSeq(const Seq& node, int n) override {
+    const StmtP st = node.self();
+    for (auto& t : st->as<Seq>().stmts) stmt(t, n);
+  }
+
+  void visitIf(const If& node, int n) override {
+    const StmtP st = node.self();
+    auto names = s_.exprNames();
+    std::string pad = indent(n);
+    auto& i = st->as<If>();
+    host_ << pad << "if (" << cExpr(i.cond, names) << ") {\n";
+    stmt(i.then, n + 1);
+    if (i.otherwise) {
+      host_ << pad << "} else {\n";
+      stmt(i.otherwise, n + 1);
     }
+    host_ << pad << "}\n";
+  }
+
+  void visitLibCall(const LibCall& node, int n) override {
+    throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
+  }
+
+  void visitVarDef(const VarDef& node, int n) override {
+    const StmtP st = node.self();
+    auto names = s_.exprNames();
+    std::string pad = indent(n);
+    auto& v = st->as<VarDef>();
+    std::string c = s_.names.claim(v.decl.name);
+    s_.tensors[v.decl.name] = TensorName{c, &v.decl};
+    const char* type = elementCType(v.decl.dtype);
+    int64_t size = std::max<int64_t>(1, v.decl.elementCount()) * bytes(v.decl.dtype);
+    host_ << pad << type << " *" << c << ";  /* gpu/global */\n"
+          << pad << "cudaMallocAsync((void **)&" << c << ", " << size << ", stream);\n"
+          << pad << "cudaMemsetAsync(" << c << ", 0, " << size << ", stream);\n";
+    stmt(v.body, n);
+    host_ << pad << "cudaFreeAsync(" << c << ", stream);\n";
+    s_.tensors.erase(v.decl.name);
+    s_.names.release(c);
+  }
+
+  void visitAssert(const Assert& node, int n) override {
+    const StmtP st = node.self();
+    auto names = s_.exprNames();
+    std::string pad = indent(n);
+    auto& a = st->as<Assert>();
+    host_ << pad << "if (!(" << cExpr(a.cond, names) << ")) return teml_host_fail(" << a.loc.line << ", "
+          << a.loc.col << ", " << cString(a.message) << ");\n";
+    return stmt(a.body, n);
+  }
+
+  void visitBarrier(const Barrier& node, int n) override {
+    throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
   }
 
  private:
