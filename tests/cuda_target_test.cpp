@@ -300,6 +300,21 @@ TEST(CudaTarget, ACachesCopyRunsOnTheBlocksThreadsBetweenBarriers) {
   EXPECT_EQ(occurrences(text, "barrier block"), 2) << "after the copies, and before the next step's copies\n" << text;
 }
 
+TEST(CudaTarget, ACopyLargerThanTheBlockIsDealtToAllItsThreadsInTurn) {
+  std::string text = ir::toString(lowering::lower(scheduledForCuda(program("14")), target::cudaTarget()), true);
+  EXPECT_EQ(text.find("teml_guard"), std::string::npos) << "no copy left to thread 0\n" << text;
+  EXPECT_EQ(occurrences(text, "for teml_round"), 2) << "a's and b's tiles: 256 elements, 4 rounds of 64 threads\n" << text;
+  EXPECT_NE(text.find("for teml_round in [0, 4)"), std::string::npos) << text;
+}
+
+TEST(CudaTarget, OnlyTensorsAKernelNeverWritesAreRestrictPointers) {
+  // nvcc moves a load of a __restrict__ pointer above the barrier that
+  // orders it after another thread's store (tests/cuda/08 was wrong on an
+  // H200 so): a written tensor is a plain pointer.
+  std::string cuda = backend::emitFor(scheduledForCuda(program("08")), target::cudaTarget());
+  EXPECT_NE(cuda.find("(double *s, const double *__restrict__ x, double *y)"), std::string::npos) << cuda;
+}
+
 TEST(CudaTarget, AMemoryTypeMustFitWhereTheTensorIsDefined) {
   auto shared = [](const std::string& placement, const std::string& mtype) {
     std::string source = R"(import teml

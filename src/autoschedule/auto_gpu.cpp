@@ -19,16 +19,25 @@ namespace {
 constexpr int64_t kThreadsPerBlock = 256;
 
 // The loop inside `outer` (not itself) whose iterator is the last
-// subscript of the most accesses, with at least 16 iterations; "" if none.
-std::string coalescingLoop(const For& outer) {
+// subscript of the most accesses, with at least 16 iterations, among those
+// not in `tried` and neither inside nor around a thread loop; "" if none.
+std::string coalescingLoop(const For& outer, const std::set<std::string>& tried) {
   std::map<std::string, int> contiguous;
   for (auto& a : accessesOf(outer.body))
     if (!a.indices.empty() && a.indices.back()->kind == ExprKind::Var) ++contiguous[a.indices.back()->as<Var>().name];
+  std::set<std::string> inThreads;
+  forEachStmt(outer.body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::For || !s->as<For>().loopKind.gpuThreads()) return;
+    forEachStmt(s, [&](const StmtP& t) {
+      if (t->kind == StmtKind::For) inThreads.insert(t->as<For>().id);
+    });
+  });
   std::string best;
   int most = 0;
   forEachStmt(outer.body, [&](const StmtP& s) {
     if (s->kind != StmtKind::For) return;
     auto& f = s->as<For>();
+    if (tried.count(f.id) || inThreads.count(f.id) || lowering::hasLoop(f.body, &LoopKind::gpuThreads)) return;
     int64_t trips = constantTrips(f);
     auto it = contiguous.find(f.var);
     if (trips < 16 || it == contiguous.end() || it->second <= most) return;
@@ -61,12 +70,23 @@ bool toThreads(AutoState& state, const std::string& id, bool blocksToo) {
   return state.tryStep({"parallelize", {inner}, {}, "threadIdx.x"});
 }
 
+// `loop` to blocks, and in each part of its body the loop with the most
+// contiguous accesses to threads: one after another, each kept where the
+// nest's kernels are still admitted (a block's statements before and after
+// it may run on its threads too, as Longformer's scores and weighted sum).
 bool coalesced(AutoState& state, const std::string& loop) {
-  const For* f = loopWithId(state.body, loop);
-  if (!f) return false;
-  std::string inner = coalescingLoop(*f);
-  if (inner.empty()) return false;
-  return state.tryStep({"parallelize", {loop}, {}, "blockIdx.x"}) && toThreads(state, inner, false);
+  if (!state.tryStep({"parallelize", {loop}, {}, "blockIdx.x"})) return false;
+  std::set<std::string> tried;
+  bool any = false;
+  while (const For* f = loopWithId(state.body, loop)) {
+    std::string inner = coalescingLoop(*f, tried);
+    if (inner.empty()) break;
+    tried.insert(inner);
+    AutoState::Saved before = state.save();
+    if (toThreads(state, inner, false) && kernelsAdmitted(state.body, state.target)) any = true;
+    else state.restore(before);
+  }
+  return any;
 }
 
 // Every write in `f` to a tensor from outside it names an element by f's

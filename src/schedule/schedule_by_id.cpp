@@ -3,6 +3,7 @@
 // transformation on that nest and puts the result in its place.
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "ir/affine.hpp"
@@ -71,15 +72,23 @@ Schedule::Applied Schedule::reorder(const StmtP& top, const std::vector<std::str
   std::sort(slots.begin(), slots.end());
   StmtP nest = siteOf(top, order[0], "reorder").nest;
   return onNest("reorder", top, nest, true, [&] {
+    // Where each level's loop goes: the named ones to their slots, the others
+    // stay. Sorted by swaps of neighbours, each swapping a pair the order
+    // asks to invert, so a loop whose bounds use an outer one's iterator
+    // never passes it unless the order itself asks so (a direct swap of two
+    // distant levels could).
+    std::map<int, int> goesTo;
+    for (int l = slots.front(); l <= slots.back(); ++l) goesTo[l] = l;
+    for (size_t k = 0; k < levels.size(); ++k) goesTo[levels[k]] = slots[k];
     StmtP cur = nest;
-    std::vector<int> at = levels;  // where each named loop is now
-    for (size_t k = 0; k < slots.size(); ++k) {
-      if (at[k] == slots[k]) continue;
-      int from = at[k];
-      cur = schedule::interchange(cur, slots[k], from);
-      for (auto& a : at)
-        if (a == slots[k]) a = from;
-      at[k] = slots[k];
+    for (bool swapped = true; swapped;) {
+      swapped = false;
+      for (int l = slots.front(); l < slots.back(); ++l) {
+        if (goesTo[l] < goesTo[l + 1]) continue;
+        cur = schedule::interchange(cur, l, l + 1);
+        std::swap(goesTo[l], goesTo[l + 1]);
+        swapped = true;
+      }
     }
     return cur;
   });

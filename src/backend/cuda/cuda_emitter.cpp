@@ -76,10 +76,16 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
     Scope& s = scope_;
     std::string params;
     auto used = tensorsAccessed(root_.self());
+    auto written = tensorsWritten(root_.self());
     for (auto& [t, n] : host_.tensors) {
       if (!used.count(t)) continue;
       s.tensors[t] = TensorName{s.names.claim(t), n.decl};
-      params += std::string(params.empty() ? "" : ", ") + elementCType(n.decl->dtype) + " *__restrict__ " + s.tensors[t].cname;
+      // __restrict__ only where the kernel never writes: on a written tensor
+      // nvcc moves a thread's loads above the barrier that orders them after
+      // another thread's store (seen on an H200, tests/cuda/08).
+      std::string pointer = written.count(t) ? std::string(elementCType(n.decl->dtype)) + " *"
+                                             : std::string("const ") + elementCType(n.decl->dtype) + " *__restrict__ ";
+      params += std::string(params.empty() ? "" : ", ") + pointer + s.tensors[t].cname;
       args.push_back(n.cname);
       signature.tensors.push_back(t);
     }

@@ -85,10 +85,13 @@ int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
 // One run of the host code.
 class HostRun : StmtFunctor<void()> {
  public:
+  using Take = std::function<DevicePtr(size_t)>;
+  using Give = std::function<void(size_t, DevicePtr)>;
   HostRun(CudaDriver& driver, std::map<std::string, std::vector<DevicePtr>>& tensors, void* stream,
           const std::map<const Stmt*, codegen::KernelSignature>& signatures,
-          const std::function<void*(const std::string&)>& function)
-      : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function) {}
+          const std::function<void*(const std::string&)>& function, const Take& take, const Give& give)
+      : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function),
+        take_(take), give_(give) {}
 
   void exec(const StmtP& s) { dispatch(s); }
 
@@ -115,19 +118,18 @@ class HostRun : StmtFunctor<void()> {
   }
   void visitVarDef(const VarDef& v) override {  // a tensor of global memory between kernels, all zeros
     size_t bytes = static_cast<size_t>(std::max<int64_t>(1, v.decl.elementCount()) * ir::bytes(v.decl.dtype));
-    DevicePtr p = driver_.allocate(bytes);
+    DevicePtr p = take_(bytes);
     driver_.zero(p, bytes, stream_);
     tensors_[v.decl.name].push_back(p);
     try {
       exec(v.body);
     } catch (...) {
       tensors_[v.decl.name].pop_back();
-      driver_.release(p);
+      give_(bytes, p);
       throw;
     }
     tensors_[v.decl.name].pop_back();
-    driver_.synchronize(stream_);  // the kernels that use it have finished
-    driver_.release(p);
+    give_(bytes, p);
   }
   void visitStore(const Store&) override { outsideKernels(); }
   void visitReduce(const Reduce&) override { outsideKernels(); }
@@ -166,6 +168,8 @@ class HostRun : StmtFunctor<void()> {
   void* stream_;
   const std::map<const Stmt*, codegen::KernelSignature>& signatures_;
   const std::function<void*(const std::string&)>& function_;
+  const Take& take_;
+  const Give& give_;
   std::map<std::string, int64_t> env_;
 };
 
@@ -184,6 +188,13 @@ CudaKernel::CudaKernel(const Program& lowered, const target::Target& target, con
   messages_ = codegen::cudaCheckMessages(lowered_);
 }
 
+CudaKernel::~CudaKernel() {
+  try {  // cuMemFree waits for the kernels still using the memory
+    for (auto& [key, p] : spare_) CudaDriver::get().release(p);
+  } catch (...) {  // a driver that fails now leaves nothing to free
+  }
+}
+
 void* CudaKernel::function(const std::string& name) const {
   CudaDriver& driver = CudaDriver::get();
   if (!module_) module_ = driver.loadModule(cubin_);
@@ -200,7 +211,19 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
   auto failure = driver.global(module_, "teml_failure");
   driver.zero(failure.first, failure.second, stream);
   std::function<void*(const std::string&)> fn = [this](const std::string& name) { return function(name); };
-  for (auto& nest : lowered_.nests) HostRun(driver, tensors, stream, signatures_, fn).exec(nest);
+  HostRun::Take take = [&](size_t bytes) {
+    std::lock_guard<std::mutex> hold(spareLock_);
+    auto it = spare_.find({stream, bytes});
+    if (it == spare_.end()) return driver.allocate(bytes);
+    DevicePtr p = it->second;
+    spare_.erase(it);
+    return p;
+  };
+  HostRun::Give give = [&](size_t bytes, DevicePtr p) {
+    std::lock_guard<std::mutex> hold(spareLock_);
+    spare_.emplace(std::make_pair(stream, bytes), p);
+  };
+  for (auto& nest : lowered_.nests) HostRun(driver, tensors, stream, signatures_, fn, take, give).exec(nest);
   struct Failure {
     int failed, line, col, message;
     long long value;

@@ -6,6 +6,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_emitter.hpp"
@@ -16,6 +17,7 @@ namespace teml::backend {
 class CudaKernel : public Kernel {
  public:
   CudaKernel(const ir::Program& lowered, const target::Target& target, const runtime::JitOptions& jit);
+  ~CudaKernel() override;
   // Host buffers: copied to the GPU, run, copied back.
   void run(std::vector<void*>& buffers, int threads = 0) const override;
   // Buffers already on the device (one per program tensor), on `stream`
@@ -38,6 +40,11 @@ class CudaKernel : public Kernel {
   std::vector<std::string> notes_, warnings_;
   mutable void* module_ = nullptr;
   mutable std::map<std::string, void*> functions_;
+  // The host's tensors between kernels, kept for the next run on the same
+  // stream instead of freed (cuMemAlloc and cuMemFree stall the GPU between
+  // kernels); the stream's order makes the reuse safe.
+  mutable std::mutex spareLock_;
+  mutable std::multimap<std::pair<void*, size_t>, runtime::DevicePtr> spare_;
 };
 
 }  // namespace teml::backend

@@ -31,9 +31,20 @@ TEML_D float teml_modf(float a, float b) { return a - floorf(a / b) * b; }
 TEML_D double teml_sigmoid(double a) { double e = exp(-fabs(a)); return a != a ? a : (a >= 0 ? 1 : e) / (1 + e); }
 TEML_D float teml_sigmoidf(float a) { float e = expf(-fabsf(a)); return a != a ? a : (a >= 0 ? 1 : e) / (1 + e); }
 /* Reductions that threads share: atomicAdd where there is an instruction,
-   else compare-and-swap on the element's bits. op: 1 *, 2 max, 3 min. */
-TEML_D void teml_atomic_add(double *p, double v) { atomicAdd(p, v); }
-TEML_D void teml_atomic_add(float *p, float v) { atomicAdd(p, v); }
+   else compare-and-swap on the element's bits. op: 1 *, 2 max, 3 min.
+   A sum a whole warp adds to one element is first folded by shuffles, so
+   that one atomic, not 32 serialized ones, reaches the element. */
+TEML_D unsigned teml_lane() { unsigned lane; asm("mov.u32 %0, %%laneid;" : "=r"(lane)); return lane; }
+template <typename T> TEML_D void teml_atomic_add_warp(T *p, T v) {
+  if (__match_any_sync(__activemask(), (unsigned long long)p) == 0xffffffffu) {
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+    if (teml_lane() == 0) atomicAdd(p, v);
+  } else {
+    atomicAdd(p, v);
+  }
+}
+TEML_D void teml_atomic_add(double *p, double v) { teml_atomic_add_warp(p, v); }
+TEML_D void teml_atomic_add(float *p, float v) { teml_atomic_add_warp(p, v); }
 TEML_D void teml_atomic_add(int32_t *p, long v) { atomicAdd((int *)p, (int)v); }
 TEML_D void teml_atomic_add(int64_t *p, long v) { atomicAdd((unsigned long long *)p, (unsigned long long)v); }
 TEML_D double teml_apply(int op, double x, double v) { return op == 1 ? x * v : op == 2 ? fmax(x, v) : fmin(x, v); }

@@ -10,7 +10,10 @@
 // else __syncthreads. Two statements meet in one thread only when both
 // are guarded, or both are loops over the same thread indices that reach
 // each element at an index determined by the thread.
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -219,7 +222,8 @@ class Barriers : StmtFunctor<StmtP()> {
       if (used == 3 || trips > blockDim_[used]) break;
       bound[k] = scopes[used++];
     }
-    if (bound.back() == ParallelScope::Serial) return nullptr;
+    bool everyLoopBound = std::find(bound.begin(), bound.end(), ParallelScope::Serial) == bound.end();
+    if (!everyLoopBound) return flatCopy(chain, at);
     StmtP out = at;
     for (size_t k = chain.size(); k-- > 0;) {
       LoopKind kind = chain[k]->loopKind;
@@ -231,6 +235,55 @@ class Barriers : StmtFunctor<StmtP()> {
     for (auto b : bound)
       if (b != ParallelScope::Serial) usedDims[gpuDimension(b)] = true;
     return guard(out, usedDims);
+  }
+
+  // A copy larger than the block, or not shaped like it: its elements
+  // numbered row-major and dealt to the block's threads in turn (thread t
+  // copies elements t, t + T, t + 2T, ...), so that neighbouring threads
+  // read neighbouring elements. Null where a loop's bounds use another
+  // loop of the copy.
+  StmtP flatCopy(const std::vector<const For*>& chain, const StmtP& store) {
+    std::set<std::string> own;
+    for (auto* f : chain) own.insert(f->var);
+    for (auto* f : chain)
+      for (auto& v : own)
+        if (usesVar(f->begin, v)) return nullptr;
+    std::vector<int64_t> trips;
+    int64_t total = 1;
+    for (auto* f : chain) {
+      int64_t n = 0;
+      constValue(sub(f->end, f->begin), &n);
+      trips.push_back(n);
+      total *= n;
+    }
+    int64_t threads = blockDim_[0] * blockDim_[1] * blockDim_[2];
+    Provenance made{sourceLocOf(chain[0]->self()), "gpu_barriers", ""};
+    std::string thread[3], round = freshName("teml_round", taken_);
+    ExprP tid = intConst(0);
+    for (int d = 3; d-- > 0;) {
+      if (blockDim_[d] == 1) continue;
+      thread[d] = freshName("teml_copy", taken_);
+      tid = add(mul(tid, intConst(blockDim_[d])), var(thread[d]));
+    }
+    ExprP element = add(mul(var(round), intConst(threads)), tid);
+    std::map<std::string, ExprP> at;
+    int64_t stride = 1;
+    for (size_t k = chain.size(); k-- > 0;) {
+      at[chain[k]->var] = add(chain[k]->begin, binary(BinOp::Mod, floorDiv(element, intConst(stride)), intConst(trips[k])));
+      stride *= trips[k];
+    }
+    StmtP out = substitute(store, at);
+    if (total % threads != 0) out = makeIf(binary(BinOp::Lt, element, intConst(total)), out, nullptr);
+    for (int d = 0; d < 3; ++d) {
+      if (thread[d].empty()) continue;
+      LoopKind kind;
+      kind.scope = d == 0 ? ParallelScope::ThreadX : d == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
+      kind.independent = true;
+      out = makeFor(thread[d], thread[d], intConst(0), intConst(blockDim_[d]), 1, kind, out, {}, made);
+    }
+    LoopKind serial;
+    serial.independent = true;
+    return makeFor(round, round, intConst(0), intConst((total + threads - 1) / threads), 1, serial, out, {}, made);
   }
 
   bool writesShared(const StmtP& s) const {
