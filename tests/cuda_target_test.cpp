@@ -307,6 +307,23 @@ TEST(CudaTarget, ACopyLargerThanTheBlockIsDealtToAllItsThreadsInTurn) {
   EXPECT_NE(text.find("for teml_round in [0, 4)"), std::string::npos) << text;
 }
 
+TEST(CudaTarget, TheMatrixProductExampleGivesTheInterpretersResultsInTheEmulator) {
+  std::ifstream in(std::string(TEML_SOURCE_DIR) + "/examples/cuda/mm.py");
+  freeform::FreeformOptions o = cudaOptions();
+  o.sizes["N"] = 128;
+  ir::Program p = pipeline::compileFreeform(std::string(std::istreambuf_iterator<char>(in), {}), o).program;
+  ir::Program lowered = lowering::lower(p, target::cudaTarget());
+  std::string text = ir::toString(lowered, true);
+  EXPECT_NE(text.find("c_cache : float"), std::string::npos) << "the thread's patch\n" << text;
+  EXPECT_NE(text.find("gpu/local"), std::string::npos) << text;
+  auto inputs = gpuInputs(p);
+  EXPECT_LE(runtime::maxRelativeDifference(emulated(lowered, inputs).at("c"), runInterpreter(p, inputs).at("c")), tolerance(p));
+  if (!haveNvcc()) return;
+  auto [status, log] = nvccCubin(backend::emitFor(p, target::cudaTarget()));
+  ASSERT_EQ(status, 0) << log;
+  EXPECT_NE(log.find("0 bytes stack frame"), std::string::npos) << "the patch in registers\n" << log;
+}
+
 TEST(CudaTarget, OnlyTensorsAKernelNeverWritesAreRestrictPointers) {
   // nvcc moves a load of a __restrict__ pointer above the barrier that
   // orders it after another thread's store (tests/cuda/08 was wrong on an

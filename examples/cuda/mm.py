@@ -1,13 +1,18 @@
 """A matrix product C = A B for the CUDA target (docs/cuda.md): blocks of
-64 x 64 elements of C, 16 x 16 threads each computing a 4 x 4 patch, the
-tiles of A and B a step of k needs cached in shared memory and copied by
-the block's threads.
+TILE x TILE elements of C, (TILE / PATCH)^2 threads each computing a
+PATCH x PATCH patch of C in registers (cache_reduce, the patch's loops
+unrolled), the tiles of A and B a step of k needs cached in shared memory
+and copied by all the block's threads in turn.
 
     teml run examples/cuda/mm.py --target cuda --set N=1024 --random 1 --verify
     teml emit examples/cuda/mm.py --target cuda --set N=1024"""
 from __future__ import annotations
 
 import teml
+
+TILE = 64
+PATCH = 4
+STEP = 16
 
 
 @teml.transform
@@ -23,14 +28,20 @@ def mm(a: teml.Var[(N, N), "float32"], b: teml.Var[(N, N), "float32"], c: teml.V
 
 @teml.schedule(mm)
 def tiled(s):
-    io, i = s.split("Li", 64)
-    ii, i4 = s.split(i, 4)
-    jo, j = s.split("Lj", 64)
-    ji, j4 = s.split(j, 4)
-    ko, k = s.split("Lk", 16)
-    s.reorder([io, jo, ko, ii, ji, i4, j4, k])
+    io, i = s.split("Li", TILE)
+    ii, i4 = s.split(i, PATCH)
+    jo, j = s.split("Lj", TILE)
+    ji, j4 = s.split(j, PATCH)
+    ko, k = s.split("Lk", STEP)
+    # a step of k outside the threads' loops (the block shares its tiles),
+    # then per thread: k, and its patch innermost (PATCH values of A and of
+    # B from shared memory feed PATCH^2 multiply-adds)
+    s.reorder([io, jo, ko, ii, ji, k, i4, j4])
     s.cache(ko, "a", "gpu/shared")
     s.cache(ko, "b", "gpu/shared")
+    s.cache_reduce(ji, "c")  # the thread's patch: gpu/local, in registers once unrolled
+    s.unroll(j4)
+    s.unroll(i4)
     s.parallelize(io, "blockIdx.y")
     s.parallelize(jo, "blockIdx.x")
     s.parallelize(ii, "threadIdx.y")

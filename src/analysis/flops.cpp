@@ -20,14 +20,16 @@ int64_t opsIn(const ExprP& e) {
   return n;
 }
 
-// Does any loop bound or guard inside s mention `v`? If not, the work of s is
-// the same in every iteration of the loop over v and is counted once.
+// Does any loop's trip count or guard inside s depend on `v`? If not, the
+// work of s is the same in every iteration of the loop over v and is
+// counted once.
 bool controlUses(const StmtP& s, const std::string& v) {
   bool found = false;
   forEachStmt(s, [&](const StmtP& t) {
     if (t->kind == StmtKind::For) {
       auto& f = t->as<For>();
-      found |= usesVar(f.begin, v) || usesVar(f.end, v);
+      int64_t trips = 0;  // a loop shifted by v (a split's inner loop) does the same work for every v
+      if (!constValue(sub(f.end, f.begin), &trips)) found |= usesVar(f.begin, v) || usesVar(f.end, v);
     } else if (t->kind == StmtKind::If) {
       found |= usesVar(t->as<If>().cond, v);
     }
