@@ -13,7 +13,11 @@
 #     CUDA events (teml bench --target cuda) at the paper's sizes, against
 #     PyTorch CUDA and cuBLAS (bench/freetensor/torch_gpu.py);
 #  5. writes freetensor_gpu.md (bench/freetensor/gpu_report.py) naming the card.
-# Everything lands in $OUT.
+# Everything lands in $OUT. BUDGET (seconds, 450 by default) bounds the
+# whole check: steps that would start too late are skipped and said so.
+# BASELINES=FILE reuses PyTorch's figures of an earlier check on the same
+# kind of card (bench/freetensor/device/*.json) instead of measuring them
+# (two minutes of a short lease).
 set -o pipefail
 OUT=${OUT:-/tmp/device-out}
 mkdir -p "$OUT"
