@@ -62,6 +62,35 @@ target::Target targetNamed(const std::string& name) {
   return t;
 }
 
+// A program lowered for a GPU, run in the emulator on copies of the arrays
+// (one per tensor, in order), which get the results back.
+void emulateOn(const ir::Program& program, const target::Target& target, const std::vector<py::array>& arrays) {
+  ir::Program lowered = lowering::lower(program, target);
+  runtime::BufferMap buffers = runtime::allocateBuffers(lowered);
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
+    std::memcpy(b.data(), arrays[k].data(), static_cast<size_t>(arrays[k].nbytes()));
+  }
+  {
+    py::gil_scoped_release unlocked;
+    interp::emulate(lowered, buffers);
+  }
+  for (size_t k = 0; k < arrays.size(); ++k) {
+    runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
+    std::memcpy(const_cast<void*>(arrays[k].data()), b.data(), static_cast<size_t>(arrays[k].nbytes()));
+  }
+}
+
+// A CUDA kernel run on device pointers (one per tensor) on `stream` (a
+// CUstream; 0: the default stream), without copies.
+void runKernelOnDevice(const backend::Kernel& kernel, const std::vector<uintptr_t>& pointers, uintptr_t stream) {
+  auto* k = dynamic_cast<const backend::CudaKernel*>(&kernel);
+  if (!k) throw InternalError("a CUDA target without a CUDA kernel");
+  std::vector<runtime::DevicePtr> device(pointers.begin(), pointers.end());
+  py::gil_scoped_release unlocked;
+  k->runOnDevice(device, reinterpret_cast<void*>(stream));
+}
+
 // A compiled free-form entry: its parameters, IR, C, and the kernel (compiled on first use).
 class Compiled {
  public:
@@ -88,16 +117,12 @@ class Compiled {
   void runOnDevice(const std::vector<uintptr_t>& pointers, uintptr_t stream) {
     if (target_.kind != target::Kind::Cuda) throw UsageError("device pointers need a transform for target \"cuda\"");
     if (emulate_) throw UsageError("the emulator runs on host arrays (NumPy), not on GPU memory");
-    auto* k = dynamic_cast<const backend::CudaKernel*>(&kernel());
-    if (!k) throw InternalError("a CUDA target without a CUDA kernel");
-    std::vector<runtime::DevicePtr> device(pointers.begin(), pointers.end());
-    py::gil_scoped_release unlocked;
-    k->runOnDevice(device, reinterpret_cast<void*>(stream));
+    runKernelOnDevice(kernel(), pointers, stream);
   }
 
   // Runs on one buffer per parameter (checked by the Python layer).
   void run(const std::vector<py::array>& arrays, int threads) {
-    if (emulate_) return emulated(arrays);
+    if (emulate_) return emulateOn(program_.program, target_, arrays);
     const backend::Kernel& k = kernel();
     std::vector<void*> ptrs;
     for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
@@ -113,24 +138,6 @@ class Compiled {
       kernel_ = backend::buildFor(program_.program, target_, jit_);
     }
     return *kernel_;
-  }
-
-  // The lowered program in the GPU emulator, on copies of the arrays.
-  void emulated(const std::vector<py::array>& arrays) {
-    ir::Program lowered = lowering::lower(program_.program, target_);
-    runtime::BufferMap buffers = runtime::allocateBuffers(lowered);
-    for (size_t k = 0; k < arrays.size(); ++k) {
-      runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
-      std::memcpy(b.data(), arrays[k].data(), static_cast<size_t>(arrays[k].nbytes()));
-    }
-    {
-      py::gil_scoped_release unlocked;
-      interp::emulate(lowered, buffers);
-    }
-    for (size_t k = 0; k < arrays.size(); ++k) {
-      runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
-      std::memcpy(const_cast<void*>(arrays[k].data()), b.data(), static_cast<size_t>(arrays[k].nbytes()));
-    }
   }
 
   freeform::FreeformProgram program_;
@@ -179,11 +186,12 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
 class CompiledGradient {
  public:
   CompiledGradient(const freeform::FreeformProgram& p, const std::vector<std::string>& wrt,
-                   const std::vector<std::string>& of, const std::string& tapes, runtime::JitOptions jit)
-      : jit_(std::move(jit)) {
+                   const std::vector<std::string>& of, const std::string& tapes, runtime::JitOptions jit,
+                   target::Target target, bool emulate)
+      : jit_(std::move(jit)), target_(std::move(target)), emulate_(emulate) {
     // Differentiated and scheduled as `teml grad` does it.
     autodiff::GradientProgram g =
-        driver::differentiate(p.program, {wrt, of, autodiff::tapeModeNamed(tapes)}, pythonTarget(), true, "").gradient;
+        driver::differentiate(p.program, {wrt, of, autodiff::tapeModeNamed(tapes)}, target_, true, "").gradient;
     size_t forwardNests = p.program.nests.size();
     forward_ = backward_ = g.program;
     forward_.nests.resize(forwardNests);
@@ -214,26 +222,39 @@ class CompiledGradient {
   std::string ir() const { return ir::toString(forward_, true) + ir::toString(backward_, true); }
 
   void run(const std::string& pass, const std::vector<py::array>& arrays, int threads) {
-    std::unique_ptr<backend::Kernel>& k = pass == "forward" ? forwardKernel_ : backwardKernel_;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!k) {
-        py::gil_scoped_release unlocked;
-        k = backend::buildFor(pass == "forward" ? forward_ : backward_, pythonTarget(), jit_);
-      }
-    }
+    if (emulate_) return emulateOn(pass == "forward" ? forward_ : backward_, target_, arrays);
+    const backend::Kernel& k = kernel(pass);
     std::vector<void*> ptrs;
     for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
     py::gil_scoped_release unlocked;
-    k->run(ptrs, threads);
+    k.run(ptrs, threads);
   }
+  // CUDA: the pass on device pointers (one per tensor of params()) on `stream`.
+  void runDevice(const std::string& pass, const std::vector<uintptr_t>& pointers, uintptr_t stream) {
+    if (target_.kind != target::Kind::Cuda) throw UsageError("device pointers need a gradient for target \"cuda\"");
+    if (emulate_) throw UsageError("the emulator runs on host arrays (NumPy), not on GPU memory");
+    runKernelOnDevice(kernel(pass), pointers, stream);
+  }
+  std::string targetName() const { return target::kindName(target_.kind); }
 
  private:
+  const backend::Kernel& kernel(const std::string& pass) {
+    std::unique_ptr<backend::Kernel>& k = pass == "forward" ? forwardKernel_ : backwardKernel_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!k) {
+      py::gil_scoped_release unlocked;  // the compiler may take a while
+      k = backend::buildFor(pass == "forward" ? forward_ : backward_, target_, jit_);
+    }
+    return *k;
+  }
+
   ir::Program forward_, backward_;
   std::vector<py::tuple> params_;
   std::vector<std::string> tapes_;
   std::map<std::string, std::string> gradientOf_;
   runtime::JitOptions jit_;
+  target::Target target_;
+  bool emulate_ = false;
   std::unique_ptr<backend::Kernel> forwardKernel_, backwardKernel_;
   std::mutex mutex_;
 };
@@ -244,9 +265,13 @@ std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, con
                                                   const std::map<std::string, std::vector<int64_t>>& inputShapes,
                                                   bool checkIndices, const std::vector<std::string>& wrt,
                                                   const std::vector<std::string>& of, const std::string& tapes,
-                                                  const std::string& cacheDir) {
-  auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, false, false);
-  return std::make_shared<CompiledGradient>(pipeline::compileFreeform(source, o), wrt, of, tapes, jitOptions(cacheDir));
+                                                  const std::string& cacheDir, const std::string& targetName,
+                                                  bool emulate) {
+  target::Target t = targetNamed(targetName);
+  if (emulate && t.kind != target::Kind::Cuda) throw UsageError("emulate=True runs a GPU program: give target=\"cuda\"");
+  auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, false, false, t);
+  return std::make_shared<CompiledGradient>(pipeline::compileFreeform(source, o), wrt, of, tapes, jitOptions(cacheDir),
+                                            t, emulate);
 }
 
 // A .teml, .teil or .til program compiled by the driver, as `teml run` does.
@@ -357,10 +382,12 @@ PYBIND11_MODULE(_teml, m) {
       .def("tapes", &CompiledGradient::tapes)
       .def("gradient_of", &CompiledGradient::gradientOf)
       .def("ir", &CompiledGradient::ir)
-      .def("run", &CompiledGradient::run, py::arg("pass_"), py::arg("arrays"), py::arg("threads"));
+      .def("target", &CompiledGradient::targetName)
+      .def("run", &CompiledGradient::run, py::arg("pass_"), py::arg("arrays"), py::arg("threads"))
+      .def("run_device", &CompiledGradient::runDevice, py::arg("pass_"), py::arg("pointers"), py::arg("stream"));
   m.def("compile_gradient", &compileGradient, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices"), py::arg("wrt"), py::arg("of"), py::arg("tapes"),
-        py::arg("cache_dir") = "");
+        py::arg("cache_dir") = "", py::arg("target") = "cpu", py::arg("emulate") = false);
   m.def("schedule_primitives", &schedulePrimitives);
   m.def("compile_freeform", &compileFreeform, py::arg("source"), py::arg("entry"), py::arg("sizes"),
         py::arg("input_shapes"), py::arg("check_indices") = true, py::arg("apply_schedules") = true,

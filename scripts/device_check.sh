@@ -60,12 +60,15 @@ for p in tests/cuda/*.py; do
     exit 3
   fi
 done
+# The workload's own GPU schedule (@teml.schedule(f, target="cuda")) where
+# it has one, else the automatic one (its CPU schedule set aside).
+schedule_of() { grep -q 'target="cuda"' "examples/freetensor/$1.py" && echo --auto || echo --no-schedule; }
 small=/tmp/teml-small
 python3 examples/freetensor/make_inputs.py "$small" --small >> "$log" 2>&1
 for w in subdivnet longformer softras gat; do
   enough 110 "$w (small)" || continue
   args=(); for f in "$small/$w"/*.npy; do args+=(--input "$(basename "$f" .npy)=$f"); done
-  if timeout 60 "$T" run "examples/freetensor/$w.py" --no-schedule --target cuda --verify --cache-dir "$cache" "${args[@]}" >> "$log" 2>&1; then
+  if timeout 60 "$T" run "examples/freetensor/$w.py" "$(schedule_of $w)" --target cuda --verify --cache-dir "$cache" "${args[@]}" >> "$log" 2>&1; then
     echo "ok   $w (small)" | tee -a "$log"
   else
     echo "FAIL $w (small)" | tee -a "$log"; failed=$((failed + 1))
@@ -96,13 +99,16 @@ say "4. timings at the paper's sizes"
 data=/tmp/teml-freetensor-data
 python3 examples/freetensor/make_inputs.py "$data" >> "$log" 2>&1
 : > "$OUT/teml_gpu.jsonl"
-for w in subdivnet longformer softras gat; do
-  enough 80 "timing $w" || continue
+for run in subdivnet longformer softras gat longformer-auto gat-auto; do
+  w=${run%-auto}
+  how=$(schedule_of "$w"); [ "$run" != "$w" ] && how=--no-schedule
+  [ "$run" != "$w" ] && [ "$(schedule_of "$w")" = --no-schedule ] && continue  # timed above already
+  enough 80 "timing $run" || continue
   args=(); for f in "$data/$w"/*.npy; do args+=(--input "$(basename "$f" .npy)=$f"); done
-  timeout 60 "$T" bench "examples/freetensor/$w.py" --no-schedule --target cuda --json --runs 20 --cache-dir "$cache" "${args[@]}" \
-    2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"$w\", /" >> "$OUT/teml_gpu.jsonl"
+  timeout 60 "$T" bench "examples/freetensor/$w.py" "$how" --target cuda --json --runs 20 --cache-dir "$cache" "${args[@]}" \
+    2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"$run\", /" >> "$OUT/teml_gpu.jsonl"
 done
-for n in 1024 2048 4096; do
+for n in ${MM_SIZES-1024 2048 4096}; do  # MM_SIZES="": no matrix products
   enough 60 "timing mm $n" || continue
   timeout 40 "$T" bench examples/cuda/mm.py --target cuda --set N=$n --random 1 --json --runs 10 --cache-dir "$cache" \
     2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"mm$n\", /" >> "$OUT/teml_gpu.jsonl"

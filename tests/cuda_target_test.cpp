@@ -95,6 +95,15 @@ runtime::BufferMap gpuInputs(const ir::Program& p) {
     for (int64_t r = 0; r < b.at("ptr").size(); ++r) b.at("ptr").setInt(r, std::min<int64_t>(40, r * 4));
     for (int64_t k = 0; k < b.at("idx").size(); ++k) b.at("idx").setInt(k, (k * 7) % 10);
   }
+  if (b.count("rowptr")) {  // rows of uneven lengths, some longer than a block's threads
+    const int64_t lengths[] = {0, 1, 5, 31, 32, 33, 70, 3, 0, 55};
+    int64_t at = 0;
+    for (int64_t r = 0; r < b.at("rowptr").size(); ++r) {
+      b.at("rowptr").setInt(r, at);
+      if (r < 10) at += lengths[r];
+    }
+    for (int64_t k = 0; k < b.at("col").size(); ++k) b.at("col").setInt(k, (k * 7) % 10);
+  }
   if (b.count("k"))
     for (int64_t i = 0; i < b.at("k").size(); ++i) b.at("k").setInt(i, (i * 37) % 101);
   return b;
@@ -248,7 +257,8 @@ TEST(CudaTarget, EveryBarrierTheCompilerInsertedIsNeededTheEmulatorReportsARaceW
         if (s->kind == ir::StmtKind::Barrier) inserted.push_back(s.get());
       });
     barriers += static_cast<int>(inserted.size());
-    for (const ir::Stmt* deleted : inserted) {
+    for (size_t k = 0; k < inserted.size(); ++k) {
+      const ir::Stmt* deleted = inserted[k];
       struct Delete : ir::Mutator {
         const ir::Stmt* target;
         explicit Delete(const ir::Stmt* t) : target(t) {}
@@ -265,7 +275,8 @@ TEST(CudaTarget, EveryBarrierTheCompilerInsertedIsNeededTheEmulatorReportsARaceW
       bool caught = report.find("data race on ") != std::string::npos ||
                     report.find("in shared memory, which no thread of block") != std::string::npos;
       EXPECT_TRUE(caught)
-          << "without the barrier at line " << deleted->made.loc.line << ": " << report << "\n"
+          << "without barrier " << k + 1 << " of " << inserted.size() << " (line "
+          << deleted->made.loc.line << "): " << report << "\n"
           << ir::toString(lowered, true);
     }
   }
@@ -444,4 +455,47 @@ TEST(CudaTarget, TeilAndTemlProgramsWithoutASchedulePassTheAutomaticGpuSchedule)
   auto r = runTeml("run " + std::string(TEML_SOURCE_DIR) + "/examples/teil/matmul.teil --set l=30 --set m=20 --set n=10 --target cuda --auto --emulate --random 1 --verify -v");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"threadIdx.x\""), std::string::npos) << r.out;
+}
+
+TEST(CudaTarget, ASmallTensorTheBlockWritesOutsideItsThreadsIsComputedByEveryThread) {
+  ir::Program lowered = lowering::lower(scheduledForCuda(program("16")), target::cudaTarget());
+  std::string text = ir::toString(lowered, true);
+  EXPECT_NE(text.find("var w : float[] gpu/local"), std::string::npos) << text;
+  EXPECT_NE(text.find("var big : float[] gpu/shared"), std::string::npos) << text;  // its writer also writes m
+}
+
+TEST(CudaTarget, AWarpsLanesMeetAgainBeforeAtomicsThatFollowADataDependentLoop) {
+  // Lanes leave a CSR row's chunks apart; without the __syncwarp they reach
+  // the flush of their register sums one by one and no atomic folds (GAT
+  // issued 8x the instructions on an H200).
+  std::string cuda = backend::emitFor(scheduledForCuda(program("15")), target::cudaTarget());
+  auto meet = cuda.find("__syncwarp();  /* the warp's lanes together again before their atomics */");
+  ASSERT_NE(meet, std::string::npos) << cuda;
+  EXPECT_LT(meet, cuda.find("teml_atomic_add(&acc[")) << cuda;
+  EXPECT_GT(meet, cuda.find("for (long k_2 = ")) << cuda;
+}
+
+TEST(CudaTarget, InA2DBlockWritesRunOncePerElementWhereALoopLeavesAThreadIndexUnbound) {
+  ir::Program lowered = lowering::lower(scheduledForCuda(program("17")), target::cudaTarget());
+  std::string text = ir::toString(lowered, true);
+  // The warp's flush of its sum: lane 0 of each warp (threadIdx.x guarded inside the loop over y).
+  auto warps = text.find("threadIdx.y  @Lsum.o");
+  auto lane0 = text.find("threadIdx.x", warps);
+  ASSERT_NE(warps, std::string::npos) << text;
+  EXPECT_LT(lane0, text.find("atomic total += total_cache")) << text;
+  // The loop over threadIdx.x alone writes y where threadIdx.y is 0.
+  auto out = text.find("threadIdx.x  @Lout");
+  ASSERT_NE(out, std::string::npos) << text;
+  EXPECT_LT(text.find("threadIdx.y", out), text.find("y[i][c] =", out)) << text;
+}
+
+TEST(CudaTarget, AThreadsOwnTensorThatInnerThreadsWriteForOneAnotherIsRefused) {
+  // acc's copy per warp (cache_reduce on the loop over threadIdx.y) would be
+  // each thread's own, but the lanes write its elements for one another.
+  std::string source = program("17");
+  source.replace(source.find("s.cache_reduce(warps, \"total\")"), 30, "s.cache_reduce(warps, \"acc\")  ");
+  Failure f = failureOf([&] { lowering::lower(scheduledForCuda(source), target::cudaTarget()); });
+  ASSERT_TRUE(f.failed);
+  EXPECT_NE(f.message.find("'acc_cache' is each thread's own (it is defined inside loop 'Lsum.o', bound to threadIdx.y)"),
+            std::string::npos) << f.message;
 }

@@ -116,7 +116,7 @@ TEST(ScheduleStage, EveryPrimitiveIsSpelledInALanguageAndTakesItsArgumentsFromTh
   }
   // Each spelling names one primitive per language.
   for (auto& p : schedule::primitives()) {
-    if (!p.freeform.empty()) EXPECT_EQ(schedule::freeformPrimitive(p.freeform)->name, p.name);
+    if (!p.freeform.empty()) EXPECT_EQ(schedule::freeformPrimitive(p.freeform, p.keyword)->name, p.name);
     if (!p.teml.empty()) EXPECT_EQ(schedule::temlPrimitive(p.teml)->name, p.name);
   }
 }

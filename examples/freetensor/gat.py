@@ -38,11 +38,13 @@ def gat_layer(ptr: teml.Var[(n_nodes + 1,), "int32"],
     #! label: Lnode
     for i in range(n_nodes):
         top = teml.full((), -float("inf"), "float32")
+        #! label: Lmax
         for p in range(ptr[i], ptr[i + 1]):
             top[()] = max(top, leaky_relu(el[idx[p]] + er[i]))
         # one exp per edge; the softmax's division once per node, at the end
         total = teml.zeros((), "float32")
         acc = teml.zeros((FEAT,), "float32")
+        #! label: Ledge
         for p in range(ptr[i], ptr[i + 1]):
             weight_p = teml.exp(leaky_relu(el[idx[p]] + er[i]) - top)
             total[()] += weight_p
@@ -63,3 +65,19 @@ def schedule(s):
     s.parallelize(blocks, "dynamic")
     s.vectorize("Lacc")
     s.vectorize("Lout")
+
+
+@teml.schedule(gat_layer, target="cuda")
+def gpu_schedule(s):
+    # A block (one warp) per node, its in-edges shared by the warp's 32
+    # threads in contiguous chunks: a node with thousands of edges is no
+    # longer walked by one thread. Each thread sums its edges' weighted rows
+    # in registers (acc_cache) and adds them to the block's row once.
+    s.parallelize("Lnode", "blockIdx.x")
+    lanes, _ = s.split("Lmax", nparts=32)
+    s.parallelize(lanes, "threadIdx.x")
+    lanes, _ = s.split("Ledge", nparts=32)
+    s.parallelize(lanes, "threadIdx.x")
+    s.cache_reduce(lanes, "acc")
+    s.parallelize("Lout", "threadIdx.x")
+    s.auto_schedule()

@@ -48,3 +48,21 @@ def schedule(s):
     s.parallelize("Ltoken")
     s.vectorize("Ldot")
     s.vectorize("Lacc")
+
+
+@teml.schedule(longformer, target="cuda")
+def gpu_schedule(s):
+    # A block (one warp) per token. Each window score is a dot product of
+    # two rows: the 32 threads take every 32nd feature (coalesced loads),
+    # sum theirs in a register and fold the warp's sums into the score; the
+    # weighted sum of V rows likewise, each thread its features.
+    s.merge("Lhead", "Ltoken")
+    s.parallelize("Lhead", "blockIdx.x")
+    chunks, lanes = s.split("Ldot", 32)
+    s.reorder([lanes, chunks])
+    s.parallelize(lanes, "threadIdx.x")
+    s.cache_reduce(lanes, "dot")
+    chunks, lanes = s.split("Lacc", 32)
+    s.reorder([lanes, chunks])
+    s.parallelize(lanes, "threadIdx.x")
+    s.auto_schedule()

@@ -69,7 +69,7 @@ def subdivnet(rng, small=False):
 
 
 def longformer(rng, small=False):
-    heads, seq_len, feat_len = (8, 200, 16) if small else (8, 10000, 512)
+    heads, seq_len, feat_len = (8, 200, 32) if small else (8, 10000, 512)
     scale = feat_len ** -0.25  # keeps the scores of a softmax in a sensible range
     return {name: (rng.standard_normal((heads, seq_len, feat_len)) * scale).astype(np.float32) for name in "qkv"}
 

@@ -1,14 +1,15 @@
 """teml.grad and teml.torch_function: reverse-mode gradients of a free-form
 entry (docs/autodiff.md). The entry as written is differentiated; its
 forward pass (filling the tapes the backward pass reads) and its backward
-pass are two kernels over one set of buffers."""
+pass are two kernels over one set of buffers: NumPy arrays, or PyTorch
+CUDA tensors (the CUDA target, in GPU memory)."""
 import threading
 
 import numpy as np
 
 from . import _teml
 from ._errors import ProgramError
-from ._transform import Transform, _THREADS, _as_array
+from ._transform import Transform, _THREADS, _TORCH_DTYPES, _as_array, _cuda_interface
 
 
 class _GradientProgram:
@@ -25,8 +26,8 @@ class _GradientProgram:
         self._compiled = {}
         self._lock = threading.Lock()
 
-    def compiled(self, shapes):
-        key = tuple(tuple(shapes[n]) for n in self.f._passed)
+    def compiled(self, shapes, target):
+        key = (target,) + tuple(tuple(shapes[n]) for n in self.f._passed)
         with self._lock:
             entry = self._compiled.get(key)
             if entry is None:
@@ -34,7 +35,8 @@ class _GradientProgram:
                 try:
                     entry = _teml.compile_gradient(self.f._source(), self.f.python.__name__, self.f._sizes(),
                                                    {k: list(v) for k, v in shapes.items()}, self.f.check_indices,
-                                                   wrt, self.of, self.tapes)
+                                                   wrt, self.of, self.tapes, target=target,
+                                                   emulate=self.f.emulate and target == "cuda")
                 except ProgramError as e:
                     self.f._locate(e)
                     raise
@@ -51,11 +53,17 @@ class _GradientProgram:
 class _Pass:
     """The buffers of one forward call, kept for its backward call."""
 
+    def __new__(cls, program, args):
+        faces = [_cuda_interface(a) if type(a) is not np.ndarray else None for a in args]
+        if any(face is not None for face in faces):
+            return _DevicePass(program, args, faces)
+        return super().__new__(cls)
+
     def __init__(self, program, args):
         f = program.f
         arrays = [_as_array(a)[0] for a in args]
         self.torch = any(_as_array(a)[1] for a in args)
-        compiled, self.wrt = program.compiled({n: a.shape for n, a in zip(f._passed, arrays)})
+        compiled, self.wrt = program.compiled({n: a.shape for n, a in zip(f._passed, arrays)}, f.target or "cpu")
         self.compiled, self.of = compiled, program.of
         self.params = [(n, np.dtype(d), tuple(s), role) for n, d, s, role in compiled.params()]
         given = dict(zip(f._passed, arrays))
@@ -94,6 +102,57 @@ class _Pass:
         return grads[0] if len(grads) == 1 else tuple(grads)
 
 
+class _DevicePass:
+    """The buffers of one forward call on PyTorch CUDA tensors: the CUDA
+    target, in GPU memory (no copies to the host), on PyTorch's current
+    stream; the inputs are kept (not copied) for the backward call, the
+    other buffers are PyTorch tensors on the inputs' device."""
+
+    def __init__(self, program, args, faces):
+        f = program.f
+        f._check_gpu_call(faces)
+        if any(type(a).__module__.split(".")[0] != "torch" for a in args):
+            raise TypeError(f"the gradient of {f.__name__} on the GPU keeps its tensors in PyTorch: give PyTorch "
+                            "CUDA tensors")
+        import torch
+        self.torch = torch
+        compiled, self.wrt = program.compiled({n: tuple(face["shape"]) for n, face in zip(f._passed, faces)}, "cuda")
+        self.compiled, self.of = compiled, program.of
+        self.params = [(n, np.dtype(d), tuple(s), role) for n, d, s, role in compiled.params()]
+        given = dict(zip(f._passed, args))
+        device = args[0].device
+        self.stream = torch.cuda.current_stream(device).cuda_stream
+        self.buffers = {}
+        for name, dtype, shape, role in self.params:
+            if role in ("input", "inout"):
+                a = given[name]
+                f._check_device_array(name, _cuda_interface(a), dtype, shape, role)
+                self.buffers[name] = a.detach() if role == "input" else a.detach().clone()
+            else:
+                self.buffers[name] = torch.zeros(shape, dtype=getattr(torch, _TORCH_DTYPES[dtype.name]), device=device)
+        self._run("forward")
+        self.outputs = [self.buffers[n] for n, _, _, role in self.params if role == "output"]
+
+    def _run(self, which):
+        pointers = [self.buffers[n].data_ptr() for n, _, _, _ in self.params]
+        self.compiled.run_device(which, pointers, self.stream)
+
+    def backward(self, weights):
+        """Gradients of sum(OUT * weight) over `of`, for each of `wrt`, as PyTorch CUDA tensors."""
+        if len(weights) != len(self.of):
+            raise TypeError(f"backward takes one weight array per result ({', '.join(self.of)}), not {len(weights)}")
+        for name, _, _, role in self.params:
+            if role in ("gradient", "temporary"):
+                self.buffers[name].zero_()
+        names = self.compiled.gradient_of()
+        for name, w in zip(self.of, weights):
+            target = self.buffers[names[name]]
+            target.fill_(1) if w is None else target.copy_(w)
+        self._run("backward")
+        grads = [self.buffers[names[x]].clone() for x in self.wrt]
+        return grads[0] if len(grads) == 1 else tuple(grads)
+
+
 def grad(f, wrt=None, of=None, tapes="auto"):
     """Forward and backward callables for a @teml.transform function.
     `forward(*inputs)` returns what f returns and keeps what the backward
@@ -107,7 +166,9 @@ def grad(f, wrt=None, of=None, tapes="auto"):
     def forward(*args):
         state["pass"] = _Pass(program, args)
         outputs = state["pass"].outputs
-        if state["pass"].torch:
+        if isinstance(state["pass"], _DevicePass):
+            outputs = [o.clone() for o in outputs]
+        elif state["pass"].torch:
             import torch
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -131,18 +192,22 @@ def torch_function(f, tapes="auto"):
     class Function(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *inputs):
-            ctx.teml_pass = _Pass(program, [x.detach().cpu().numpy() for x in inputs])
-            ctx.teml_inputs = f._passed
-            outputs = tuple(torch.from_numpy(o.copy()) for o in ctx.teml_pass.outputs)
+            on_gpu = any(x.is_cuda for x in inputs)  # then in GPU memory throughout (the CUDA target)
+            ctx.teml_pass = _Pass(program, [x.detach() if on_gpu else x.detach().cpu().numpy() for x in inputs])
+            ctx.teml_inputs, ctx.teml_on_gpu = f._passed, on_gpu
+            outputs = tuple(o.clone() if on_gpu else torch.from_numpy(o.copy()) for o in ctx.teml_pass.outputs)
             return outputs[0] if len(outputs) == 1 else outputs
 
         @staticmethod
         def backward(ctx, *grad_outputs):
             p = ctx.teml_pass
-            grads = p.backward([g.detach().cpu().numpy() for g in grad_outputs])
+            grads = p.backward([g.detach().contiguous() if ctx.teml_on_gpu else g.detach().cpu().numpy()
+                                for g in grad_outputs])
             grads = list(grads) if isinstance(grads, tuple) else [grads]
             by_name = dict(zip(p.wrt, grads))
-            return tuple(torch.from_numpy(np.asarray(by_name[n])) if n in by_name else None for n in ctx.teml_inputs)
+            if not ctx.teml_on_gpu:
+                by_name = {n: torch.from_numpy(np.asarray(g)) for n, g in by_name.items()}
+            return tuple(by_name.get(n) for n in ctx.teml_inputs)
 
     def apply(*inputs):
         return Function.apply(*inputs)

@@ -23,7 +23,16 @@ class Handle:
         return f"<teml loop handle {self.name}>"
 
 
+class _Keyword:
+    """A keyword argument of a primitive, written back as `name=value`."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+
 def _text(value):
+    if isinstance(value, _Keyword):
+        return f"{value.name}={_text(value.value)}"
     if isinstance(value, Handle):
         return value.name
     if isinstance(value, (list, tuple)):
@@ -51,8 +60,12 @@ class Schedule:
         handles = [Handle(n) for n in names]
         return tuple(handles) if len(handles) > 1 else (handles[0] if handles else None)
 
-    def split(self, loop, factor):
-        return self._record("split", (loop, factor))
+    def split(self, loop, factor=None, *, nparts=None):
+        if (factor is None) == (nparts is None):
+            raise TypeError("teml.Schedule.split takes split(loop, factor) or split(loop, nparts=n)")
+        if factor is not None:
+            return self._record("split", (loop, factor))
+        return self._record("split", (loop, _Keyword("nparts", nparts)))
 
     def reorder(self, loops):
         return self._record("reorder", (list(loops),))

@@ -265,14 +265,7 @@ class Transform:
     def _call_on_device(self, args, interfaces, out):
         """Arrays in GPU memory: the CUDA target, in place (no copies), on the
         producer's stream; outputs made by PyTorch on the inputs' device."""
-        host = [n for n, face in zip(self._passed, interfaces) if face is None]
-        if host:
-            raise ValueError(f"{self.__name__} is given arrays in GPU memory and arrays on the host ({', '.join(host)}); "
-                             "give them all on one device")
-        if self.target == "cpu":
-            raise ValueError(f'{self.__name__} was made with target="cpu" and is given arrays in GPU memory')
-        if self.emulate:
-            raise ValueError("the emulator (emulate=True) runs on host arrays: give NumPy arrays or CPU tensors")
+        self._check_gpu_call(interfaces)
         compiled, params = self._compile({n: tuple(f["shape"]) for n, f in zip(self._passed, interfaces)}, "cuda")
         torch_like = next((v for v in args if type(v).__module__.split(".")[0] == "torch"), None)
         reuse = list(out) if isinstance(out, (tuple, list)) else ([] if out is None else [out])
@@ -312,6 +305,18 @@ class Transform:
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _check_gpu_call(self, interfaces):
+        """A call (or a gradient's forward pass) on arrays in GPU memory: all of
+        them there, and a transform that may run on the GPU."""
+        host = [n for n, face in zip(self._passed, interfaces) if face is None]
+        if host:
+            raise ValueError(f"{self.__name__} is given arrays in GPU memory and arrays on the host ({', '.join(host)}); "
+                             "give them all on one device")
+        if self.target == "cpu":
+            raise ValueError(f'{self.__name__} was made with target="cpu" and is given arrays in GPU memory')
+        if self.emulate:
+            raise ValueError("the emulator (emulate=True) runs on host arrays: give NumPy arrays or CPU tensors")
 
     def _check_device_array(self, name, face, dtype, shape, access):
         got = np.dtype(face["typestr"])
@@ -394,8 +399,12 @@ def transform(fn=None, *, check_indices=True, schedule=None, auto=True, target=N
     return Transform(fn, check_indices, schedule, auto, target, emulate)
 
 
-def schedule(entry):
-    """Decorator of a schedule function for `entry` (read by teml from the source; Python leaves it as it is)."""
+def schedule(entry, target=None):
+    """Decorator of a schedule function for `entry` (read by teml from the
+    source; Python leaves it as it is); `target="cpu"` or `"cuda"`: for that
+    target only, instead of the one for every target."""
+    if target not in (None, "cpu", "cuda"):
+        raise ValueError(f'target must be "cpu" or "cuda", not {target!r}')
     return lambda fn: fn
 
 

@@ -48,6 +48,9 @@ class Finder : StmtFunctor<bool(const Inner&)> {
     }
     Span range;
     if (!loopRange(f, inner, &range)) {
+      // A loop whose iterator never indexes the tensor (a CSR row's edges
+      // summed into a local row) leaves the box as its body makes it.
+      if (!indexesTensor(f)) return stmt(f.body, inner);
       why_ = "the bounds of loop '" + f.var + "' (" + toString(f.begin) + " to " + toString(f.end) +
              ") do not give it a fixed number of values per iteration of the loop '" + tensor_ + "' is local to";
       return false;
@@ -56,6 +59,13 @@ class Finder : StmtFunctor<bool(const Inner&)> {
     auto r = inner;
     r[f.var] = range;
     return stmt(f.body, r);
+  }
+  bool indexesTensor(const For& f) const {
+    for (auto& a : accessesOf(f.body))
+      if (a.tensor == tensor_)
+        for (auto& i : a.indices)
+          if (usesVar(i, f.var)) return true;
+    return false;
   }
   bool visitStore(const Store& st, const Inner& inner) override {
     if (st.tensor == tensor_ && !access(st.indices, inner)) return false;

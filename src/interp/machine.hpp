@@ -240,23 +240,9 @@ class Interpreter : StmtFunctor<void()> {
       }
       if (b.op == BinOp::And) return of(b.a) && of(b.b);  // short-circuit, as C
       if (b.op == BinOp::Or) return of(b.a) || of(b.b);
-      int64_t x = of(b.a), y = of(b.b);
-      switch (b.op) {
-        case BinOp::Add: return x + y;
-        case BinOp::Sub: return x - y;
-        case BinOp::Mul: return x * y;
-        case BinOp::Div:
-        case BinOp::FloorDiv:
-        case BinOp::Mod: {
-          if (y == 0) throw InternalError("interpreter: integer division by zero");
-          int64_t q = x / y;
-          if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
-          return b.op == BinOp::Mod ? x - q * y : q;
-        }
-        case BinOp::Min: return std::min(x, y);
-        case BinOp::Max: return std::max(x, y);
-        default: return compareValues(b.op, x, y);
-      }
+      std::optional<int64_t> v = integerValue(b.op, of(b.a), of(b.b));
+      if (!v) throw InternalError("interpreter: integer division by zero");
+      return *v;
     }
     int64_t visitUnary(const Unary& u) override {
       int64_t x = u.a->isInt() ? of(u.a) : 0;

@@ -1,8 +1,7 @@
 #include "ir/expr.hpp"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 
 #include "ir/mutator.hpp"
 
@@ -250,6 +249,25 @@ ExprP binary(BinOp op, ExprP a, ExprP b) {
     if ((op == BinOp::Min || op == BinOp::Max) && equal(a, b)) return a;
   }
   return std::make_shared<Binary>(op, std::move(a), std::move(b));
+}
+
+std::optional<int64_t> integerValue(BinOp op, int64_t x, int64_t y) {
+  switch (op) {
+    case BinOp::Add: return x + y;
+    case BinOp::Sub: return x - y;
+    case BinOp::Mul: return x * y;
+    case BinOp::Div:
+    case BinOp::FloorDiv:
+    case BinOp::Mod: {
+      if (y == 0) return std::nullopt;
+      int64_t q = x / y;
+      if (x % y != 0 && ((x < 0) != (y < 0))) --q;
+      return op == BinOp::Mod ? x - q * y : q;
+    }
+    case BinOp::Min: return std::min(x, y);
+    case BinOp::Max: return std::max(x, y);
+    default: return compareValues(op, x, y);
+  }
 }
 
 ExprP add(ExprP a, ExprP b) { return binary(BinOp::Add, std::move(a), std::move(b)); }

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ bool compareValues(BinOp op, T x, T y) {
     default: return x || y;  // Or (callers pass comparisons and logical operations only)
   }
 }
+
+// The value of `op` on two integers, as teml's integer arithmetic defines
+// it (// and % round toward minus infinity, as Python's); nullopt for a
+// division by zero, which each caller reports in its own terms.
+std::optional<int64_t> integerValue(BinOp op, int64_t x, int64_t y);
 
 // Neg and Abs keep their operand's type, Not gives Bool, Floor and Ceil keep
 // a float type; the others (exp, log, sqrt, tanh, sigmoid, sin, cos) give

@@ -48,6 +48,7 @@ struct UserStep {
 struct UserSchedule {
   std::vector<UserStep> steps;
   bool given = false;  // the user wrote a schedule (even an empty one)
+  std::string target;  // @teml.schedule(f, target="cuda"): for that target only; "": for every target
 };
 
 }  // namespace teml::ir

@@ -94,14 +94,14 @@ class Replay {
     const std::string& p = c.primitive;
     std::vector<StepArg> args = c.args;
     std::set<std::string> allowed;
-    if (p == "split") allowed = {"factor", "nparts"};  // split(loop, nparts=n) is split_n
+    if (p == "split") allowed = {"factor", "nparts"};
     for (auto& [k, v] : c.keywords)
       if (!allowed.count(k)) fail(c.loc, p + "() takes no keyword argument '" + k + "'");
     if (p == "auto_schedule") return autoSchedule(c);
     const schedule::Primitive* prim = schedule::freeformPrimitive(p);
     if (!prim) fail(c.primitiveLoc, "unknown schedule primitive '" + p + "'");
     for (auto& [k, v] : c.keywords) {
-      if (k == "nparts") prim = schedule::primitiveNamed("split_n");
+      if (auto picked = schedule::freeformPrimitive(p, k)) prim = picked;  // split(loop, nparts=n)
       args.push_back(v);
     }
     size_t most = prim->params.size(), least = most - prim->optional;
@@ -179,8 +179,11 @@ freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const fr
   ir::StmtP body = p.program.nests.at(0);
   p.program.nests.clear();
   schedule::Schedule sch(p.program, schedule::ScheduleOptions{options.checkLegality, options.analysisCacheDir});
-  if (p.schedule.given) Replay(sch, body, options.target, &p).run(p.schedule.steps);
-  if (!p.schedule.given && options.autoSchedule) autoScheduleInto(sch, body, options.target, &p);
+  const ir::UserSchedule* written = &p.schedule;  // the target's own schedule, else the one for every target
+  for (auto& t : p.targetSchedules)
+    if (t.target == target::kindName(options.target.kind)) written = &t;
+  if (written->given) Replay(sch, body, options.target, &p).run(written->steps);
+  if (!written->given && options.autoSchedule) autoScheduleInto(sch, body, options.target, &p);
   try {
     sch.admit(body);
   } catch (const schedule::ScheduleError& e) {

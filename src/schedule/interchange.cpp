@@ -1,3 +1,4 @@
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 #include "ir/scoped_visitor.hpp"
 #include "schedule/nest_path.hpp"
@@ -26,9 +27,33 @@ class IteratorScope : public ScopedVisitor {
 
 void checkScoping(const StmtP& nest, const std::string& what) { IteratorScope(what).visit(nest); }
 
-StmtP interchange(const StmtP& nest, int r1, int r2) {
+namespace {
+
+// The loops below level r1 (to r2) whose range moves with an iterator of
+// the loops it would pass but whose length is a constant (a strip-mined
+// block, [b + v*o, b + v*o + v)), counted from 0 instead: its iterator
+// becomes an offset, p := b + v*o + p in its body, so it may go above o.
+StmtP countFromZero(StmtP nest, int r1, int r2) {
+  for (int l = r1 + 1; l <= r2; ++l) {
+    auto chain = loopsToLevel(nest, r2, "interchange");
+    const For& f = *chain[l - 1];
+    bool moves = false;
+    for (int above = r1; above < l; ++above)
+      moves = moves || usesVar(f.begin, chain[above - 1]->var) || usesVar(f.end, chain[above - 1]->var);
+    Affine length;
+    if (!moves || f.step != 1 || !toAffine(sub(f.end, f.begin), &length) || !length.coeffs.empty()) continue;
+    StmtP body = substitute(f.body, {{f.var, add(f.begin, var(f.var))}});
+    nest = replaceLevel(chain, l, std::make_shared<For>(f.id, f.var, intConst(0), intConst(length.constant), 1, f.loopKind, body, f.made));
+  }
+  return nest;
+}
+
+}  // namespace
+
+StmtP interchange(const StmtP& original, int r1, int r2) {
   if (r1 == r2) throw ScheduleError("interchange: both levels are " + std::to_string(r1));
   if (r1 > r2) std::swap(r1, r2);
+  StmtP nest = countFromZero(original, r1, r2);
   auto chain = loopsToLevel(nest, r2, "interchange");
   // Rebuild levels r1..r2 innermost first, with the headers of r1 and r2 swapped.
   StmtP body = loopBody(*chain[r2 - 1]);

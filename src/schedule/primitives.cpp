@@ -29,6 +29,9 @@ std::vector<Primitive> table() {
        [](Schedule& s, const StmtP& t, const Step& p) { return s.split(t, p.loops.at(0), p.numbers.at(0)); }, 2},
       {"split_n", "", "stripmine_n", {P::Loop, P::Integer}, 0, "", "stripmine_n(l, n, factor)", Returns::LoopAndInner,
        [](Schedule& s, const StmtP& t, const Step& p) { return s.splitN(t, p.loops.at(0), p.numbers.at(0)); }, 2},
+      {"split_parts", "split", "", {P::Loop, P::Integer}, 0, "split(loop, nparts=n)", "", Returns::LoopAndInner,
+       [](Schedule& s, const StmtP& t, const Step& p) { return s.splitParts(t, p.loops.at(0), p.numbers.at(0)); }, 2,
+       "nparts"},
       {"interchange", "interchange", "interchange", {P::Loop, P::Loop}, 0,
        "interchange(a, b): two loops of one perfect nest trade places", "interchange(l, level1, level2)",
        Returns::Created,
@@ -174,6 +177,11 @@ const std::vector<Primitive>& primitives() {
 const Primitive* primitiveNamed(const std::string& name) { return find(&Primitive::name, name); }
 const Primitive* freeformPrimitive(const std::string& spelling) { return find(&Primitive::freeform, spelling); }
 const Primitive* temlPrimitive(const std::string& spelling) { return find(&Primitive::teml, spelling); }
+const Primitive* freeformPrimitive(const std::string& spelling, const std::string& keyword) {
+  for (auto& p : primitives())
+    if (p.freeform == spelling && p.keyword == keyword) return &p;
+  return nullptr;
+}
 
 Schedule::Applied applyStep(Schedule& schedule, const ir::StmtP& top, const Step& step) {
   return named(step.primitive).apply(schedule, top, step);
@@ -188,7 +196,8 @@ std::string freeformText(const Step& step) {
   } else {
     for (auto& l : step.loops) args.push_back(quoted(l));
   }
-  for (auto n : step.numbers) args.push_back(std::to_string(n));
+  const std::string& keyword = named(step.primitive).keyword;  // s.split(L, nparts=n)
+  for (auto n : step.numbers) args.push_back((keyword.empty() ? "" : keyword + "=") + std::to_string(n));
   if (!step.word.empty()) args.push_back(quoted(step.word));
   if (!step.mem.empty()) args.push_back(quoted(step.mem));
   std::string text = "s." + named(step.primitive).freeform + "(";

@@ -64,12 +64,15 @@ struct Primitive {
   // Checks and applies the step to `top` (the free-form body, the TeML nest).
   std::function<Schedule::Applied(Schedule&, const ir::StmtP& top, const Step&)> apply;
   size_t handles = 0;  // the loops a free-form step returns that Python's teml.Schedule hands back
+  std::string keyword = {};  // split(L, nparts=n): the keyword argument that picks this row over the spelling's first
 };
 
 const std::vector<Primitive>& primitives();
 // The primitive called `name`, spelled `spelling` in each language; null where none is.
 const Primitive* primitiveNamed(const std::string& name);
 const Primitive* freeformPrimitive(const std::string& spelling);
+// The row a keyword argument picks (split(L, nparts=n)); null where none does.
+const Primitive* freeformPrimitive(const std::string& spelling, const std::string& keyword);
 const Primitive* temlPrimitive(const std::string& spelling);
 
 // Runs `step` on `top` through `schedule` (checked like any step); throws

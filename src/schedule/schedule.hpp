@@ -61,6 +61,7 @@ class Schedule {
   };
   Applied split(const ir::StmtP& top, const std::string& loop, int64_t factor);  // created: the outer loop
   Applied splitN(const ir::StmtP& top, const std::string& loop, int64_t blocks);
+  Applied splitParts(const ir::StmtP& top, const std::string& loop, int64_t parts);  // created: the outer loop
   Applied interchange(const ir::StmtP& top, const std::string& a, const std::string& b);
   // Tiles the perfect nest below `loop` (the loop and every loop perfectly nested in it).
   Applied tile(const ir::StmtP& top, const std::string& loop, int64_t factor);
@@ -97,6 +98,7 @@ class Schedule {
   void admit(const ir::StmtP& nest);
   // Tensors local to loops of admitted nests: not program buffers.
   std::set<std::string> localTensors() const;
+  static const ir::TensorDecl* localAround(const ir::StmtP& top, const std::string& loop, const std::string& tensor);
   const ScheduleStats& stats() const { return stats_; }
   // A copy that checks every step, whatever this one does (--no-check): the
   // automatic schedule decides on it.

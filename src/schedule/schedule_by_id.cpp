@@ -48,6 +48,11 @@ Schedule::Applied Schedule::splitN(const StmtP& top, const std::string& loop, in
   return onNest("stripmine_n", top, s.nest, false, [&] { return schedule::stripmineN(s.nest, s.level, blocks); });
 }
 
+Schedule::Applied Schedule::splitParts(const StmtP& top, const std::string& loop, int64_t parts) {
+  auto s = siteOf(top, loop, "split");
+  return onNest("split", top, s.nest, false, [&] { return schedule::splitParts(s.nest, s.level, parts); });
+}
+
 Schedule::Applied Schedule::interchange(const StmtP& top, const std::string& a, const std::string& b) {
   auto [o, i] = sitesOf(top, a, b, "interchange");
   return onNest("interchange", top, o.nest, true, [&] { return schedule::interchange(o.nest, o.level, i.level); });
@@ -189,11 +194,24 @@ std::string Schedule::freshCopyName(const StmtP& top, const std::string& tensor,
   return name;
 }
 
+// The declaration of the tensor `tensor` defined around loop `loop`, if any.
+const TensorDecl* Schedule::localAround(const StmtP& top, const std::string& loop, const std::string& tensor) {
+  const TensorDecl* found = nullptr;
+  forEachStmt(top, [&](const StmtP& s) {
+    if (s->kind != StmtKind::VarDef || s->as<VarDef>().decl.name != tensor) return;
+    forEachStmt(s->as<VarDef>().body, [&](const StmtP& t) {
+      if (t->kind == StmtKind::For && t->as<For>().id == loop) found = &s->as<VarDef>().decl;
+    });
+  });
+  return found;
+}
+
 Schedule::Applied Schedule::cache(const StmtP& top, const std::string& loop, const std::string& tensor, bool reduce,
                                   int line) {
-  const TensorDecl* decl = program_.find(tensor);
   const std::string what = reduce ? "cache_reduce" : "cache";
-  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is not a program tensor");
+  const TensorDecl* decl = program_.find(tensor);
+  if (!decl) decl = localAround(top, loop, tensor);  // a tensor the program defines, as GAT's acc
+  if (!decl) throw ScheduleError(what + ": '" + tensor + "' is neither a program tensor nor defined around loop '" + loop + "'");
   std::string name = freshCopyName(top, tensor, line);
   TEML_ON_LOOP(what, false, schedule::cache(s.nest, s.level, *decl, name, reduce))
 }

@@ -14,6 +14,9 @@ namespace teml::schedule {
 // loop that keeps the original iterator; a last partial block runs when v does
 // not divide the extent.
 ir::StmtP stripmine(const ir::StmtP& nest, int r, int64_t v);
+// Splits level r into an outer loop of `parts` iterations, each over one
+// contiguous chunk of ceil(extent / parts) iterations (FreeTensor's nparts).
+ir::StmtP splitParts(const ir::StmtP& nest, int r, int64_t parts);
 // Swaps the loops at levels r1 and r2.
 ir::StmtP interchange(const ir::StmtP& nest, int r1, int r2);
 // Merges the loops at levels 1..r of two nests with the same iteration ranges.

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "backend/cuda/cuda_prelude.hpp"
 #include "codegen/c_expr.hpp"
@@ -127,14 +128,20 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
       bool exact = constValue(f.begin, &b) && constValue(f.end, &e) && f.step == 1 &&
                    e - b == root_.loopKind.kernel.blockDim[d];
       bool guard = f.loopKind.gpuThreads() && !exact;
+      bool outerLevel = warpLevel_;
+      // Every lane of every warp runs this body (a warp's lanes share y and z).
+      warpLevel_ = f.loopKind.gpuThreads() && exact && d == 0 && root_.loopKind.kernel.blockDim[0] % kWarpSize == 0;
       if (guard) os << pad << "  if ((long)" << index << " < " << tripText(f, names) << ") {\n";
       stmt(f.body, n + (guard ? 2 : 1), os);
       if (guard) os << pad << "  }\n";
       os << pad << "}\n";
+      warpLevel_ = outerLevel;
     } else {
       os << pad << "for (long " << v << " = " << cExpr(f.begin, names) << "; " << v << (f.step > 0 ? " < " : " > ")
          << cExpr(f.end, names) << "; " << v << " += " << f.step << ") {\n";
+      bool outerLevel = std::exchange(warpLevel_, false);
       stmt(f.body, n + 1, os);
+      warpLevel_ = outerLevel;
       os << pad << "}\n";
     }
     s.iterators.erase(f.var);
@@ -182,7 +189,27 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
 
   void visitSeq(const Seq& node, int n, std::ostream& os) override {
     const StmtP st = node.self();
-    for (auto& t : st->as<Seq>().stmts) stmt(t, n, os);
+    bool diverged = false;  // lanes may have left a loop or branch apart: their atomics would not fold
+    for (auto& t : st->as<Seq>().stmts) {
+      if (warpLevel_ && diverged && hasAtomic(t)) {
+        os << indent(n) << "__syncwarp();  /* the warp's lanes together again before their atomics */\n";
+        diverged = false;
+      }
+      diverged = diverged || hasControl(t);
+      stmt(t, n, os);
+    }
+  }
+  static bool hasAtomic(const StmtP& s) {
+    bool found = false;
+    forEachStmt(s, [&](const StmtP& t) { found = found || (t->kind == StmtKind::Reduce && t->as<Reduce>().atomic); });
+    return found;
+  }
+  static bool hasControl(const StmtP& s) {
+    bool found = false;
+    forEachStmt(s, [&](const StmtP& t) {
+      found = found || t->kind == StmtKind::For || t->kind == StmtKind::If || t->kind == StmtKind::Assert;
+    });
+    return found;
   }
 
   void visitIf(const If& node, int n, std::ostream& os) override {
@@ -192,11 +219,13 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
     std::string pad = indent(n);
     auto& i = st->as<If>();
     os << pad << "if (" << cExpr(i.cond, names) << ") {\n";
+    bool outerLevel = std::exchange(warpLevel_, false);  // lanes may differ on the condition
     stmt(i.then, n + 1, os);
     if (i.otherwise) {
       os << pad << "} else {\n";
       stmt(i.otherwise, n + 1, os);
     }
+    warpLevel_ = outerLevel;
     os << pad << "}\n";
   }
 
@@ -244,7 +273,9 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
     auto& a = st->as<Assert>();
     messages_.push_back(a.message);
     os << pad << "if (" << cExpr(a.cond, names) << ") {\n";
+    bool outerLevel = std::exchange(warpLevel_, false);
     stmt(a.body, n + 1, os);
+    warpLevel_ = outerLevel;
     os << pad << "} else {\n"
        << pad << "  teml_fail(" << a.loc.line << ", " << a.loc.col << ", " << messages_.size() - 1 << ", "
        << (a.shown ? "(long long)(" + cExpr(a.shown, names) + ")" : std::string("0")) << ");\n"
@@ -257,6 +288,8 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
     os << pad << (st->as<Barrier>().scope == BarrierScope::Warp ? "__syncwarp();\n" : "__syncthreads();\n");
   }
 
+  static constexpr int64_t kWarpSize = 32;
+  bool warpLevel_ = false;  // in the body of a thread loop that every lane of each warp runs
   Scope& host_;
   Scope scope_;
   const For& root_;

@@ -40,31 +40,9 @@ class HostValue : public ExprFunctor<int64_t()> {
     return needsGpu();
   }
   int64_t visitBinary(const Binary& b) override {
-    int64_t x = of(b.a), y = of(b.b);
-    switch (b.op) {
-      case BinOp::Add: return x + y;
-      case BinOp::Sub: return x - y;
-      case BinOp::Mul: return x * y;
-      case BinOp::Div:
-      case BinOp::FloorDiv:
-      case BinOp::Mod: {
-        if (y == 0) throw UserError({}, "integer division by zero on the host");
-        int64_t q = x / y;
-        if (x % y != 0 && ((x < 0) != (y < 0))) --q;
-        return b.op == BinOp::Mod ? x - q * y : q;
-      }
-      case BinOp::Min: return std::min(x, y);
-      case BinOp::Max: return std::max(x, y);
-      case BinOp::Lt: return x < y;
-      case BinOp::Le: return x <= y;
-      case BinOp::Gt: return x > y;
-      case BinOp::Ge: return x >= y;
-      case BinOp::Eq: return x == y;
-      case BinOp::Ne: return x != y;
-      case BinOp::And: return x && y;
-      case BinOp::Or: return x || y;
-    }
-    return needsGpu();
+    std::optional<int64_t> v = integerValue(b.op, of(b.a), of(b.b));
+    if (!v) throw UserError({}, "integer division by zero on the host");
+    return *v;
   }
   int64_t visitFloatConst(const FloatConst&) override { return needsGpu(); }
   int64_t visitLoad(const Load&) override { return needsGpu(); }

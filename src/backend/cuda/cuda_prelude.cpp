@@ -32,16 +32,25 @@ TEML_D double teml_sigmoid(double a) { double e = exp(-fabs(a)); return a != a ?
 TEML_D float teml_sigmoidf(float a) { float e = expf(-fabsf(a)); return a != a ? a : (a >= 0 ? 1 : e) / (1 + e); }
 /* Reductions that threads share: atomicAdd where there is an instruction,
    else compare-and-swap on the element's bits. op: 1 *, 2 max, 3 min.
-   A sum a whole warp adds to one element is first folded by shuffles, so
-   that one atomic, not 32 serialized ones, reaches the element. */
+   The lanes of a warp that add to one element at once first sum their
+   values by shuffles (a tree for a whole warp, else the lowest of them
+   gathers the others'), so that one atomic, not up to 32 serialized ones,
+   reaches the element. */
 TEML_D unsigned teml_lane() { unsigned lane; asm("mov.u32 %0, %%laneid;" : "=r"(lane)); return lane; }
 template <typename T> TEML_D void teml_atomic_add_warp(T *p, T v) {
-  if (__match_any_sync(__activemask(), (unsigned long long)p) == 0xffffffffu) {
+  unsigned peers = __match_any_sync(__activemask(), (unsigned long long)p);
+  if (peers == 0xffffffffu) {
     for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
     if (teml_lane() == 0) atomicAdd(p, v);
-  } else {
-    atomicAdd(p, v);
+    return;
   }
+  unsigned first = __ffs(peers) - 1;
+  T sum = v;
+  for (unsigned rest = peers & (peers - 1); rest; rest &= rest - 1) {  /* every peer runs it: same mask */
+    T other = __shfl_sync(peers, v, __ffs(rest) - 1);
+    if (teml_lane() == first) sum += other;
+  }
+  if (teml_lane() == first) atomicAdd(p, sum);
 }
 TEML_D void teml_atomic_add(double *p, double v) { teml_atomic_add_warp(p, v); }
 TEML_D void teml_atomic_add(float *p, float v) { teml_atomic_add_warp(p, v); }

@@ -32,7 +32,8 @@ struct FreeformProgram {
   ir::Program program;                   // the entry's parameters are its tensors, one nest
   std::map<std::string, Access> access;  // of each parameter
   std::string entry;                     // the entry function's name
-  ir::UserSchedule schedule;             // the entry's @teml.schedule functions, as data
+  ir::UserSchedule schedule;             // the entry's @teml.schedule functions for every target, as data
+  std::vector<ir::UserSchedule> targetSchedules;  // those for one target (@teml.schedule(f, target="cuda"))
   // Filled by the schedule stage:
   double analysisSeconds = 0;
   bool autoScheduled = false;            // the automatic schedule ran (it may have taken no step)

@@ -159,12 +159,24 @@ void Builder::readSchedules(const std::string& entry, FreeformProgram* out) {
     if (s->kind != NodeKind::FunctionDef || !options_.applySchedules) continue;
     for (auto& d : s->decorators) {
       if (!isDecorator(d, "schedule")) continue;
-      if (d->kind != NodeKind::Call || d->kids.size() != 2 || d->kids[1]->kind != NodeKind::Name)
+      if (d->kind != NodeKind::Call || d->kids.size() != 2 + d->keywords.size() || d->kids[1]->kind != NodeKind::Name)
         fail(d->loc, "write @teml.schedule(entry) with the entry function itself");
       if (!functions_.count(d->kids[1]->text)) fail(d->kids[1]->loc, "unknown function '" + d->kids[1]->text + "'");
+      std::string target;
+      for (size_t k = 0; k < d->keywords.size(); ++k) {
+        const NodeP& v = d->kids[2 + k];
+        if (d->keywords[k] != "target" || v->kind != NodeKind::Str || (v->text != "cpu" && v->text != "cuda"))
+          fail(v->loc, "@teml.schedule takes (entry) or (entry, target=\"cpu\" or \"cuda\")");
+        target = v->text;
+      }
       if (d->kids[1]->text != entry) continue;  // the schedule of another entry
-      ScheduleReader(globals_, out->schedule).run(*s);
-      out->schedule.given = true;
+      ir::UserSchedule* into = &out->schedule;
+      for (auto& t : out->targetSchedules)
+        if (t.target == target) into = &t;
+      if (!target.empty() && into == &out->schedule) into = &out->targetSchedules.emplace_back();
+      ScheduleReader(globals_, *into).run(*s);
+      into->given = true;
+      into->target = target;
     }
   }
 }

@@ -23,4 +23,16 @@ bool hasLoop(const ir::StmtP& s, bool (ir::LoopKind::*bound)() const) {
   return found;
 }
 
+ir::StmtP eachKernel(const ir::StmtP& nest, const std::function<ir::StmtP(const ir::For& kernel)>& rewrite) {
+  struct Kernels : ir::Mutator {
+    const std::function<ir::StmtP(const ir::For&)>& rewrite;
+    explicit Kernels(const std::function<ir::StmtP(const ir::For&)>& r) : rewrite(r) {}
+    ir::StmtP mutateFor(const ir::StmtP& s) override {
+      auto& f = s->as<ir::For>();
+      return f.loopKind.kernel.name.empty() ? Mutator::mutateFor(s) : rewrite(f);
+    }
+  };
+  return Kernels(rewrite).mutate(nest);
+}
+
 }  // namespace teml::lowering

@@ -11,6 +11,7 @@
 // - gpu_barriers: statements of a block that write shared memory in thread
 //   0 alone, and barriers where threads meet at an element.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "lowering/target_passes.hpp"
@@ -22,6 +23,10 @@ std::vector<TargetPass> cudaPasses();
 // Whether `s` has a loop (itself included) whose kind satisfies `bound`:
 // hasLoop(s, &ir::LoopKind::gpuThreads).
 bool hasLoop(const ir::StmtP& s, bool (ir::LoopKind::*bound)() const);
+
+// `nest` with each kernel (a loop whose plan names it) replaced by
+// `rewrite(kernel)`; the host's statements around them stay.
+ir::StmtP eachKernel(const ir::StmtP& nest, const std::function<ir::StmtP(const ir::For& kernel)>& rewrite);
 
 ir::StmtP checkGpuScopes(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP makeKernels(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);

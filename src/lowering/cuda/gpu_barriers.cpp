@@ -35,12 +35,11 @@ bool hasThreadLoop(const StmtP& s) { return hasLoop(s, &LoopKind::gpuThreads); }
 bool isThreadLoop(const StmtP& s) { return s->kind == StmtKind::For && s->as<For>().loopKind.gpuThreads(); }
 
 // A guard: loops of one iteration (from 0) bound to threadIdx around a statement.
-bool isGuard(const StmtP& s) {
-  if (!isThreadLoop(s)) return false;
-  auto& f = s->as<For>();
+bool isGuardLoop(const For* f) {
   int64_t b = -1, e = -1;
-  return constValue(f.begin, &b) && constValue(f.end, &e) && b == 0 && e == 1;
+  return f->loopKind.gpuThreads() && constValue(f->begin, &b) && constValue(f->end, &e) && b == 0 && e == 1;
 }
+bool isGuard(const StmtP& s) { return s->kind == StmtKind::For && isGuardLoop(&s->as<For>()); }
 
 class Barriers : StmtFunctor<StmtP()> {
  public:
@@ -53,15 +52,7 @@ class Barriers : StmtFunctor<StmtP()> {
   }
 
   StmtP host(const StmtP& s) {
-    struct Kernels : Mutator {
-      Barriers& b;
-      explicit Kernels(Barriers& b) : b(b) {}
-      StmtP mutateFor(const StmtP& s) override {
-        auto& f = s->as<For>();
-        return f.loopKind.kernel.name.empty() ? Mutator::mutateFor(s) : b.kernel(f);
-      }
-    };
-    return Kernels(*this).mutate(s);
+    return eachKernel(s, [&](const For& f) { return kernel(f); });
   }
 
  private:
@@ -93,8 +84,9 @@ class Barriers : StmtFunctor<StmtP()> {
  protected:
   StmtP visitFor(const For& f) override {
     if (f.loopKind.gpuThreads()) {
-      refuseInsideThreads(f.self());
-      return f.self();
+      StmtP guarded = guardUnboundIndices(f.self());
+      refuseInsideThreads(guarded);
+      return guarded;
     }
     StmtP body = blockLevel(loopBody(f));
     // Its next iteration after this one: what runs after the body's
@@ -176,6 +168,38 @@ class Barriers : StmtFunctor<StmtP()> {
     }
     if (!p.barriers) p.tail = p.head;
     return p;
+  }
+
+  // Inside thread loops that leave a thread index of the block unbound (a
+  // 2-D block's loop over threadIdx.x alone; a warp's statements in a loop
+  // over threadIdx.y, outside its lanes' loop), a write to what threads
+  // share runs where that index is 0, as a block's statement runs in
+  // thread 0: each element written once, not once per thread.
+  StmtP guardUnboundIndices(const StmtP& loop) {
+    struct Unbound : Mutator {
+      Barriers& b;
+      std::vector<bool> bound{false, false, false};
+      explicit Unbound(Barriers& b) : b(b) {}
+      StmtP mutateFor(const StmtP& s) override {
+        auto& f = s->as<For>();
+        if (!f.loopKind.gpuThreads()) return Mutator::mutateFor(s);
+        int d = gpuDimension(f.loopKind.scope);
+        bool outer = bound[d];
+        bound[d] = true;
+        StmtP out = Mutator::mutateFor(s);
+        bound[d] = outer;
+        return out;
+      }
+      StmtP leaf(const StmtP& s) {
+        bool every = true;
+        for (int d = 0; d < 3; ++d) every = every && (bound[d] || b.blockDim_[d] == 1);
+        return every || !b.writesShared(s) ? s : b.guard(s, bound);
+      }
+      StmtP mutateStore(const StmtP& s) override { return leaf(s); }
+      StmtP mutateReduce(const StmtP& s) override { return leaf(s); }
+      StmtP mutateLibCall(const StmtP& s) override { return leaf(s); }
+    };
+    return Unbound(*this).mutate(loop);
   }
 
   // Inside a thread loop, not every thread may reach a barrier: where two
@@ -369,7 +393,13 @@ class Barriers : StmtFunctor<StmtP()> {
     auto ix = ta.around.find(x.stmt), iy = tb.around.find(y.stmt);
     if (ix == ta.around.end() || iy == tb.around.end()) return false;
     const auto &lx = ix->second, &ly = iy->second;
-    if (lx.empty() || lx.size() != ly.size() || x.indices.size() != y.indices.size()) return false;
+    if (lx.empty() || lx.size() != ly.size()) return false;
+    if (std::all_of(lx.begin(), lx.end(), isGuardLoop) && std::all_of(ly.begin(), ly.end(), isGuardLoop)) {
+      bool sameScopes = true;  // guards over the same thread indices: both in thread 0
+      for (size_t k = 0; k < lx.size(); ++k) sameScopes = sameScopes && lx[k]->loopKind.scope == ly[k]->loopKind.scope;
+      if (sameScopes) return true;
+    }
+    if (x.indices.size() != y.indices.size()) return false;
     std::map<std::string, ExprP> rename;
     std::set<std::string> threadVars;
     for (size_t k = 0; k < lx.size(); ++k) {

@@ -1,12 +1,15 @@
 // Where each tensor a nest defines lives on the GPU. On the host (between
 // kernels): global memory. In a kernel: a thread's own (gpu/local,
 // registers where the indices are known) when only one thread's statements
-// touch it, else the block's shared memory (filled with its first value
-// explicitly: shared memory starts undefined). Each kernel's shared memory is
+// touch it, or when every thread computes it alike (a small tensor the
+// block writes outside its thread loops), else the block's shared memory
+// (filled with its first value explicitly: shared memory starts undefined). Each kernel's shared memory is
 // checked against the GPU's limit and requested dynamically above the
 // static one.
 #include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
 
 namespace teml::lowering {
@@ -25,11 +28,13 @@ class GpuMemoryKinds : public Mutator {
     bool root = !f.loopKind.kernel.name.empty();
     int64_t outerShared = shared_;
     bool outerIn = inKernel_, outerThreads = inThreads_;
+    const For* outerLoop = threadLoop_;
     if (root) shared_ = 0, inKernel_ = true;
-    if (f.loopKind.gpuThreads()) inThreads_ = true;
+    if (f.loopKind.gpuThreads()) inThreads_ = true, threadLoop_ = &f;
     // A loop's local tensors are VarDefs inside it: they are decided in its body.
     StmtP out = Mutator::mutateFor(s);
     inThreads_ = outerThreads;
+    threadLoop_ = outerLoop;
     if (!root) return out;
     inKernel_ = outerIn;
     auto& g = out->as<For>();
@@ -49,7 +54,8 @@ class GpuMemoryKinds : public Mutator {
     TensorDecl decl = v.decl;
     if (decl.mem == MemKind::Auto || !isGpuMemory(decl.mem)) {
       if (!inKernel_) decl.mem = MemKind::GpuGlobal;
-      else if (inThreads_ || !touchedByThreads(v)) decl.mem = MemKind::GpuLocal;
+      else if (inThreads_) decl.mem = ownCopies(v);
+      else if (!touchedByThreads(v) || computedByEveryThread(v)) decl.mem = MemKind::GpuLocal;
       else decl.mem = MemKind::GpuShared;
     } else {
       checkChosen(v);
@@ -90,6 +96,55 @@ class GpuMemoryKinds : public Mutator {
     if (v.decl.mem == MemKind::GpuGlobal && inKernel_)
       throw UserError(v.made.loc, what + "it is defined inside a kernel; define it outside, or make it gpu/shared or gpu/local");
   }
+  // A small tensor of the block that its thread loops only read: each
+  // thread keeps its own copy and runs the block's statements that write
+  // it (all threads read the same inputs there, so the copies agree), with
+  // no store by thread 0 and no barrier before the threads read it (GAT's
+  // weight of an edge, read by the threads of its features).
+  // The statements that write it must run in every thread: outside thread
+  // loops, and writing nothing else the block shares (gpu_barriers gives
+  // such a statement to thread 0 alone).
+  static bool computedByEveryThread(const VarDef& v) {
+    constexpr int64_t kMostElements = 16;  // registers, not a block's worth of local memory
+    return v.decl.elementCount() <= kMostElements && writtenByEveryThread(v);
+  }
+  // A tensor defined inside a thread loop is each thread's own; where thread
+  // loops inside it (another thread index) touch it, their threads share
+  // what the one outside computed, which is right only where every thread
+  // computes it alike.
+  MemKind ownCopies(const VarDef& v) const {
+    if (!touchedByThreads(v) || writtenByEveryThread(v)) return MemKind::GpuLocal;
+    throw UserError(v.made.loc, "'" + v.decl.name + "' is each thread's own (it is defined inside loop '" +
+                                    threadLoop_->id + "', bound to " + parallelScopeName(threadLoop_->loopKind.scope) +
+                                    "), but threads of a loop inside it write it for one another; define it outside '" +
+                                    threadLoop_->id + "' (shared by the block) or inside the loop that writes it");
+  }
+  static bool writtenByEveryThread(const VarDef& v) {
+    struct Writers : Visitor {
+      const std::string& name;
+      bool everyThread = true;
+      explicit Writers(const std::string& n) : name(n) {}
+      using Visitor::visit;
+      void visit(const ExprP&) override {}
+      void visit(const StmtP& s) override {
+        if (hasLoop(s, &LoopKind::gpuThreads)) {
+          if (s->kind == StmtKind::For && s->as<For>().loopKind.gpuThreads()) everyThread = everyThread && !tensorsWritten(s).count(name);
+          else Visitor::visit(s);
+          return;
+        }
+        // A statement of the block: everything it writes is its own or this tensor.
+        auto written = tensorsWritten(s);
+        if (!written.count(name)) return;
+        std::set<std::string> own;
+        forEachStmt(s, [&](const StmtP& t) {
+          if (t->kind == StmtKind::VarDef) own.insert(t->as<VarDef>().decl.name);
+        });
+        for (auto& t : written) everyThread = everyThread && (t == name || own.count(t));
+      }
+    } writers(v.decl.name);
+    writers.visit(v.body);
+    return writers.everyThread;
+  }
   static bool touchedByThreads(const VarDef& v) {
     bool found = false;
     forEachStmt(v.body, [&](const StmtP& t) {
@@ -102,6 +157,7 @@ class GpuMemoryKinds : public Mutator {
   const target::Target& target_;
   int64_t shared_ = 0;
   bool inKernel_ = false, inThreads_ = false;
+  const For* threadLoop_ = nullptr;  // the innermost thread loop around
 };
 
 }  // namespace

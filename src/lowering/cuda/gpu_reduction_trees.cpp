@@ -59,18 +59,11 @@ class Trees {
   }
 
   StmtP run(const StmtP& nest) {
-    struct Kernels : Mutator {
-      Trees& t;
-      explicit Kernels(Trees& t) : t(t) {}
-      StmtP mutateFor(const StmtP& s) override {
-        auto& f = s->as<For>();
-        if (f.loopKind.kernel.name.empty()) return Mutator::mutateFor(s);
-        const GpuKernelPlan& plan = f.loopKind.kernel;
-        if (plan.blockDim[1] != 1 || plan.blockDim[2] != 1 || plan.blockDim[0] < 2) return s;
-        return t.inKernel(s, plan);
-      }
-    };
-    return Kernels(*this).mutate(nest);
+    return eachKernel(nest, [&](const For& f) {
+      const GpuKernelPlan& plan = f.loopKind.kernel;
+      if (plan.blockDim[1] != 1 || plan.blockDim[2] != 1 || plan.blockDim[0] < 2) return f.self();
+      return inKernel(f.self(), plan);
+    });
   }
 
  private:
