@@ -10,6 +10,7 @@
 
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
+#include "driver/mpi_ranks.hpp"
 
 namespace {
 
@@ -184,6 +185,7 @@ int main(int argc, char** argv) {
       usage("unknown command '" + cmd + "'");
     teml::driver::Options o = parseOptions(argc, argv, 2);
     display = o.programPath == "-" ? "<stdin>" : o.programPath;
+    if (cmd == "run" || cmd == "bench" || cmd == "grad") teml::driver::refuseSeveralRanks();
     if (cmd == "run") return teml::driver::commandRun(o, std::cout, std::cerr);
     if (cmd == "emit") return teml::driver::commandEmit(o, std::cout, std::cerr);
     if (cmd == "check") return teml::driver::commandCheck(o, std::cout, std::cerr);

@@ -83,6 +83,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       auto& f = static_cast<const For&>(*s);
       os << pad << "for " << f.var << " in [" << toString(f.begin) << ", " << toString(f.end) << ")";
       if (f.step != 1) os << " step " << f.step;
+      if (f.loopKind.distributed) os << " distributed";
       if (f.loopKind.threads()) os << " parallel";
       if (f.loopKind.threads() && f.loopKind.schedule != ThreadSchedule::Static)
         os << "(" << threadScheduleName(f.loopKind.schedule) << ")";

@@ -182,6 +182,9 @@ struct LoopKind {
   // (analysis/factored_sums) add up only the rest and multiply once after
   // it (CpuLoopPlans::factoredSums: those the CPU's lowering does so).
   bool factorSums = false;
+  // distribute: the iterations split across the MPI ranks in contiguous
+  // blocks (with one rank, all of them: the loop runs as it would without).
+  bool distributed = false;
   CpuLoopPlans cpu;  // the CPU target's own plans (empty for any other target)
   GpuKernelPlan kernel;  // of a CUDA kernel's outermost loop
   bool operator==(const LoopKind&) const = default;

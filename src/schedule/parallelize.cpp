@@ -93,6 +93,37 @@ StmtP markLoop(const StmtP& nest, int r, ParallelScope scope, ThreadSchedule sch
 
 }  // namespace
 
+StmtP distribute(const StmtP& nest, int r) {
+  auto chain = loopsToLevel(nest, r, "distribute");
+  const For& f = *chain[r - 1];
+  if (f.loopKind.distributed) throw ScheduleError("distribute: the loop '" + f.var + "' is distributed already");
+  for (int level = 1; level < r; ++level) {
+    const For& around = *chain[level - 1];
+    if (around.loopKind.distributed)
+      throw ScheduleError("distribute: the loop '" + f.var + "' is inside '" + around.var +
+                          "', which is distributed already; the ranks split one loop of a nest");
+    if (around.loopKind.gpu() || around.loopKind.threads() || around.loopKind.lanes())
+      throw ScheduleError("distribute: the loop '" + f.var + "' is inside '" + around.var + "', bound to " +
+                          parallelScopeName(around.loopKind.scope) + "; the ranks split a loop outside threads");
+  }
+  if (f.loopKind.gpu() || f.loopKind.lanes())
+    throw ScheduleError("distribute: the loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
+                        "; distribute the loop around it");
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For && s->as<For>().loopKind.distributed)
+      throw ScheduleError("distribute: the loop '" + f.var + "' holds '" + s->as<For>().var +
+                          "', which is distributed already; the ranks split one loop of a nest");
+  });
+  // The same legality as parallelize: independent iterations, or ones that
+  // meet only in reductions (combined across ranks).
+  LoopKind kind = f.loopKind;
+  kind.distributed = true;
+  auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
+  auto c = analysis::concurrencyOf(nest, *marked, false, false);
+  if (!c.report.ok) throw ScheduleError("distribute: " + c.report.reason, Refusal::Illegal);
+  return replaceLevel(chain, r, marked);
+}
+
 StmtP parallelize(const StmtP& nest, int r, ThreadSchedule schedule) {
   return markLoop(nest, r, ParallelScope::Threads, schedule);
 }

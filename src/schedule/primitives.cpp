@@ -142,6 +142,8 @@ std::vector<Primitive> table() {
          if (auto gpu = ir::gpuScopeNamed(p.word)) return s.parallelize(t, p.loops.at(0), *gpu);
          return s.parallelize(t, p.loops.at(0), threads(p.word));
        }},
+      {"distribute", "distribute", "distribute", {P::Loop}, 0, "distribute(loop)", "distribute(l, level)",
+       Returns::Created, [](Schedule& s, const StmtP& t, const Step& p) { return s.distribute(t, p.loops.at(0)); }},
       {"vectorize", "vectorize", "vectorize", {P::Loop}, 0, "vectorize(loop)", "vectorize(l, level)", Returns::Created,
        [](Schedule& s, const StmtP& t, const Step& p) { return s.vectorize(t, p.loops.at(0)); }},
       {"hoist_product", "hoist_product", "hoist_product", {P::Loop}, 0, "hoist_product(loop)",

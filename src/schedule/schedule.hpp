@@ -62,6 +62,7 @@ class Schedule {
   Applied split(const ir::StmtP& top, const std::string& loop, int64_t factor);  // created: the outer loop
   Applied splitN(const ir::StmtP& top, const std::string& loop, int64_t blocks);
   Applied splitParts(const ir::StmtP& top, const std::string& loop, int64_t parts);  // created: the outer loop
+  Applied distribute(const ir::StmtP& top, const std::string& loop);
   Applied interchange(const ir::StmtP& top, const std::string& a, const std::string& b);
   // Tiles the perfect nest below `loop` (the loop and every loop perfectly nested in it).
   Applied tile(const ir::StmtP& top, const std::string& loop, int64_t factor);

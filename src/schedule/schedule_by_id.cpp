@@ -158,6 +158,9 @@ Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loo
 Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loop, ParallelScope scope) {
   TEML_ON_LOOP("parallelize", false, schedule::parallelizeOnGpu(s.nest, s.level, scope))
 }
+Schedule::Applied Schedule::distribute(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("distribute", false, schedule::distribute(s.nest, s.level))
+}
 Schedule::Applied Schedule::vectorize(const StmtP& top, const std::string& loop) {
   TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level))
 }

@@ -17,6 +17,9 @@ ir::StmtP stripmine(const ir::StmtP& nest, int r, int64_t v);
 // Splits level r into an outer loop of `parts` iterations, each over one
 // contiguous chunk of ceil(extent / parts) iterations (FreeTensor's nparts).
 ir::StmtP splitParts(const ir::StmtP& nest, int r, int64_t parts);
+// Level r's iterations split across the MPI ranks (contiguous blocks),
+// checked as parallelize is: independent, or meeting only in reductions.
+ir::StmtP distribute(const ir::StmtP& nest, int r);
 // Swaps the loops at levels r1 and r2.
 ir::StmtP interchange(const ir::StmtP& nest, int r1, int r2);
 // Merges the loops at levels 1..r of two nests with the same iteration ranges.

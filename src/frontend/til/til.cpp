@@ -250,6 +250,11 @@ class Translator {
       Place& a = place(args[0]);
       return a.nest + " = parallelize(" + a.nest + ", " + std::to_string(a.level) + schedule + ")";
     }
+    if (f == "distribute") {
+      need(1, "distribute(iterator)");
+      Place& a = place(args[0]);
+      return a.nest + " = distribute(" + a.nest + ", " + std::to_string(a.level) + ")";
+    }
     if (f == "replace_array") {
       need(3, "replace_array(iterator, old, new)");
       Place& a = place(args[0]);
