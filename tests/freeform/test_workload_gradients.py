@@ -63,3 +63,11 @@ def test_gradients_on_the_gpu_target_in_the_emulator_equal_pytorch_autograd(teml
     # passes are checked in test_gpu_workloads.py.)
     expect_pytorch_gradients(teml, EXAMPLES / f"{name}.py", name, output, wrt,
                              ["--no-schedule", "--target", "cuda", "--emulate"])
+
+
+@pytest.mark.parametrize("tapes", ["all", "none"])
+def test_gpu_scheduled_gradients_under_every_tape_choice_equal_pytorch_autograd(teml, tapes):
+    # The GPU schedule of the backward pass differs with what is taped
+    # (recomputed values read inside kernels instead of stored ones).
+    expect_pytorch_gradients(teml, EXAMPLES / "gat.py", "gat", "y", ["feat", "weight", "attn_l", "attn_r"],
+                             ["--no-schedule", "--target", "cuda", "--emulate", "--tapes", tapes])
