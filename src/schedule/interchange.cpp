@@ -1,3 +1,5 @@
+#include <optional>
+
 #include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 #include "ir/scoped_visitor.hpp"
@@ -29,10 +31,19 @@ void checkScoping(const StmtP& nest, const std::string& what) { IteratorScope(wh
 
 namespace {
 
+// The constant length of [begin, end), if it has one.
+std::optional<int64_t> constantLength(const ExprP& begin, const ExprP& end) {
+  Affine length;
+  if (!toAffine(sub(end, begin), &length) || !length.coeffs.empty()) return std::nullopt;
+  return length.constant;
+}
+
 // The loops below level r1 (to r2) whose range moves with an iterator of
 // the loops it would pass but whose length is a constant (a strip-mined
 // block, [b + v*o, b + v*o + v)), counted from 0 instead: its iterator
 // becomes an offset, p := b + v*o + p in its body, so it may go above o.
+// A last partial block, [b + v*o, min(b + v*o + v, N)), counts to v too,
+// its body guarded by b + v*o + p < N (a factor that does not divide).
 StmtP countFromZero(StmtP nest, int r1, int r2) {
   for (int l = r1 + 1; l <= r2; ++l) {
     auto chain = loopsToLevel(nest, r2, "interchange");
@@ -40,10 +51,21 @@ StmtP countFromZero(StmtP nest, int r1, int r2) {
     bool moves = false;
     for (int above = r1; above < l; ++above)
       moves = moves || usesVar(f.begin, chain[above - 1]->var) || usesVar(f.end, chain[above - 1]->var);
-    Affine length;
-    if (!moves || f.step != 1 || !toAffine(sub(f.end, f.begin), &length) || !length.coeffs.empty()) continue;
-    StmtP body = substitute(f.body, {{f.var, add(f.begin, var(f.var))}});
-    nest = replaceLevel(chain, l, std::make_shared<For>(f.id, f.var, intConst(0), intConst(length.constant), 1, f.loopKind, body, f.made));
+    if (!moves || f.step != 1) continue;
+    std::optional<int64_t> length = constantLength(f.begin, f.end);
+    ExprP limit;  // the end a partial block stops at
+    if (!length && f.end->kind == ExprKind::Binary && f.end->as<Binary>().op == BinOp::Min) {
+      auto& m = f.end->as<Binary>();
+      if ((length = constantLength(f.begin, m.a))) limit = m.b;
+      else if ((length = constantLength(f.begin, m.b))) limit = m.a;
+    }
+    if (!length) continue;
+    ExprP at = add(f.begin, var(f.var));
+    auto counted = std::make_shared<For>(f.id, f.var, intConst(0), intConst(*length), 1, f.loopKind,
+                                         substitute(f.body, {{f.var, at}}), f.made);
+    StmtP loop = counted;
+    if (limit) loop = withBody(*counted, makeIf(binary(BinOp::Lt, at, limit), loopBody(*counted), nullptr));
+    nest = replaceLevel(chain, l, loop);
   }
   return nest;
 }
