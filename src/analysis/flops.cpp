@@ -72,6 +72,7 @@ class Counter : public StmtFunctor<double()> {
   double visitVarDef(const VarDef& v) override { return count(v.body); }
   double visitAssert(const Assert& a) override { return count(a.body); }
   double visitBarrier(const Barrier&) override { return 0; }
+  double visitExchange(const Exchange&) override { return 0; }
   double visitIf(const If& i) override {
     if (eval(i.cond)) return count(i.then);
     return i.otherwise ? count(i.otherwise) : 0;

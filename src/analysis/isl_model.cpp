@@ -177,6 +177,7 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   void visitLibCall(const LibCall& c, Occurrence ctx) override { collect(c.reference, std::move(ctx)); }
   // The body's instances may or may not run (a check on data): all are kept.
   void visitBarrier(const Barrier&, Occurrence) override {}  // no access
+  void visitExchange(const Exchange&, Occurrence) override {}  // moves values between ranks, changes none
   void visitAssert(const Assert& a, Occurrence ctx) override {
     addReads(ctx.controlReads, a.cond);
     if (a.shown) addReads(ctx.controlReads, a.shown);

@@ -85,6 +85,7 @@ class Finder : StmtFunctor<bool(const Inner&)> {
   }
   bool visitVarDef(const VarDef& v, const Inner& inner) override { return stmt(v.body, inner); }
   bool visitBarrier(const Barrier&, const Inner&) override { return true; }
+  bool visitExchange(const Exchange&, const Inner&) override { return true; }
   bool visitAssert(const Assert& a, const Inner& inner) override {
     return expr(a.cond, inner) && (!a.shown || expr(a.shown, inner)) && stmt(a.body, inner);
   }

@@ -38,6 +38,7 @@ class Backward : public StmtFunctor<StmtP()> {
     return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
   }
   StmtP visitBarrier(const Barrier&) override { return nullptr; }  // made after differentiation
+  StmtP visitExchange(const Exchange&) override { return nullptr; }
   StmtP visitAssert(const Assert& a) override {
     StmtP body = reverse(a.body);
     return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;

@@ -102,6 +102,7 @@ class Recompute : public StmtFunctor<StmtP()> {
     return makeIf(i.cond, then ? then : makeSeq({}), otherwise);
   }
   StmtP visitBarrier(const Barrier&) override { return nullptr; }  // made after differentiation
+  StmtP visitExchange(const Exchange&) override { return nullptr; }
   StmtP visitAssert(const Assert& a) override {
     StmtP body = dispatch(a.body);
     return body ? makeAssert(a.cond, a.message, a.shown, a.loc, body) : nullptr;

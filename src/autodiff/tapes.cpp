@@ -48,6 +48,7 @@ class RecomputeWork : public StmtFunctor<double(const std::string&)> {
   double visitVarDef(const VarDef& v, const std::string& t) override { return dispatch(v.body, t); }
   double visitAssert(const Assert& a, const std::string& t) override { return dispatch(a.body, t); }
   double visitBarrier(const Barrier&, const std::string&) override { return 0; }
+  double visitExchange(const Exchange&, const std::string&) override { return 0; }
   double visitStore(const Store& st, const std::string& t) override {
     return st.tensor == t ? 1.0 + static_cast<double>(operationsIn(st.value)) : 0.0;
   }

@@ -31,6 +31,11 @@ class Kernel {
     return std::nullopt;
   }
   virtual bool compiledNow() const = 0;  // false: taken from the kernel cache
+  // An object the kernel defines (the MPI exchanges' byte counters); null where it has none.
+  virtual void* symbol(const std::string& name) const {
+    (void)name;
+    return nullptr;
+  }
   virtual const std::vector<std::string>& notes() const = 0;     // for -v
   virtual const std::vector<std::string>& warnings() const = 0;  // for the user
 };

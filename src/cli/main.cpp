@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 #include <new>
 #include <string>
 
 #include "diag/diagnostics.hpp"
 #include "driver/driver.hpp"
 #include "driver/mpi_ranks.hpp"
+#include "runtime/mpi.hpp"
 
 namespace {
 
@@ -27,6 +29,7 @@ const char* kUsage =
     "  --input TENSOR=FILE     load a tensor from .npy (repeatable)\n"
     "  --output TENSOR=FILE    write a tensor to .npy (repeatable)\n"
     "  --threads N             threads for parallel loops\n"
+    "  --ranks N               emit, check: lower for N MPI ranks (run, bench: mpirun's count)\n"
     "  --target cpu|cuda       where the program runs (default cpu)\n"
     "  --arch sm_NN            cuda: the GPU architecture (default: the device's, else sm_90)\n"
     "  --emulate               cuda: run in teml's GPU emulator on the CPU (checks races and barriers)\n"
@@ -81,6 +84,10 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.inputs.push_back(splitAssign(value(), "--input"));
     } else if (a == "--output") {
       o.outputs.push_back(splitAssign(value(), "--output"));
+    } else if (a == "--ranks") {
+      long n = parseInt(value(), "--ranks");
+      if (n < 1 || n > 1 << 20) usage("--ranks must be between 1 and 1048576");
+      o.ranks = static_cast<int>(n);
     } else if (a == "--threads") {
       long n = parseInt(value(), "--threads");
       if (n < 1 || n > 4096) usage("--threads must be between 1 and 4096");
@@ -172,6 +179,12 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
 
 }  // namespace
 
+// An error after the ranks started working together stops all of them.
+int ended(int status) {
+  if (teml::runtime::mpi::started()) teml::runtime::mpi::abortAll(status);
+  return status;
+}
+
 int main(int argc, char** argv) {
   std::string display = "teml";
   try {
@@ -185,29 +198,43 @@ int main(int argc, char** argv) {
       usage("unknown command '" + cmd + "'");
     teml::driver::Options o = parseOptions(argc, argv, 2);
     display = o.programPath == "-" ? "<stdin>" : o.programPath;
-    if (cmd == "run" || cmd == "bench" || cmd == "grad") teml::driver::refuseSeveralRanks();
-    if (cmd == "run") return teml::driver::commandRun(o, std::cout, std::cerr);
+    bool runs = cmd == "run" || cmd == "bench" || cmd == "grad";
+    if (runs && o.ranks > 1) usage("--ranks is for emit and check; run and bench take the ranks mpirun starts");
+    std::ostream* out = &std::cout;
+    std::ostream* err = &std::cerr;
+    std::ostringstream quiet;
+    if (runs) {
+      int launched = teml::driver::launchedRanks(o, cmd);
+      if (launched > 1) {
+        o.ranks = launched;
+      } else if (teml::runtime::mpi::launchedRanks() > 1 && teml::runtime::mpi::launchedRank() != 0) {
+        // Every rank runs the whole program (grad, the interpreter, a GPU): rank 0 reports and writes.
+        o.outputs.clear();
+        out = err = &quiet;
+      }
+    }
+    if (cmd == "run") return teml::driver::commandRun(o, *out, *err);
     if (cmd == "emit") return teml::driver::commandEmit(o, std::cout, std::cerr);
     if (cmd == "check") return teml::driver::commandCheck(o, std::cout, std::cerr);
-    if (cmd == "grad") return teml::driver::commandGrad(o, std::cout, std::cerr);
-    return teml::driver::commandBench(o, std::cout, std::cerr);
+    if (cmd == "grad") return teml::driver::commandGrad(o, *out, *err);
+    return teml::driver::commandBench(o, *out, *err);
   } catch (const teml::UserError& e) {
     std::cerr << teml::formatDiagnostic(display, e) << "\n";
-    return 1;
+    return ended(1);
   } catch (const teml::UsageError& e) {
     std::cerr << "teml: error: " << e.what() << "\n";
-    return 2;
+    return ended(2);
   } catch (const teml::UnavailableError& e) {
     std::cerr << "teml: error: " << e.what() << "\n";
-    return 4;
+    return ended(4);
   } catch (const teml::InternalError& e) {
     std::cerr << "teml: internal error (a bug in teml): " << e.what() << "\n";
-    return 3;
+    return ended(3);
   } catch (const std::bad_alloc&) {
     std::cerr << "teml: internal error: out of memory\n";
-    return 3;
+    return ended(3);
   } catch (const std::exception& e) {
     std::cerr << "teml: internal error (a bug in teml): " << e.what() << "\n";
-    return 3;
+    return ended(3);
   }
 }

@@ -38,14 +38,17 @@
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
 #include "lowering/decisions.hpp"
+#include "lowering/distributed/traffic.hpp"
 #include "lowering/lower.hpp"
 #include "lowering/pass_log.hpp"
 #include "runtime/npy.hpp"
+#include "driver/run_parts.hpp"
+#include "runtime/mpi.hpp"
 #include "schedule/transforms.hpp"
 
 namespace teml::driver {
 
-namespace {
+// Shared with distributed_run.cpp (run_parts.hpp).
 
 
 
@@ -144,7 +147,7 @@ std::string shapeText(const ir::TensorDecl& t) {
   return s + "]";
 }
 
-}  // namespace
+
 
 std::vector<std::string> writtenTensors(const ir::Program& program) {
   std::vector<std::string> out;
@@ -171,7 +174,9 @@ target::Target targetFor(const Options& o) {
     t.threads = threadCount(o);  // of the emulator and the CPU's reference runs
     return t;
   }
-  return machineTarget(threadCount(o));
+  target::Target t = machineTarget(threadCount(o));
+  t.ranks = std::max(1, o.ranks);
+  return t;
 }
 
 std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target) {
@@ -367,9 +372,28 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
 
 }  // namespace
 
+// Under --ranks N: what the plan moves and keeps, the largest per rank and the total.
+void printTraffic(const Compiled& c, std::ostream& err) {
+  if (c.lowered.distribution.ranks <= 1) return;
+  auto traffic = lowering::predictedTraffic(c.lowered);
+  lowering::RankTraffic most, total;
+  for (auto& t : traffic) {
+    most.sent = std::max(most.sent, t.sent), total.sent += t.sent;
+    most.received = std::max(most.received, t.received), total.received += t.received;
+    most.kept = std::max(most.kept, t.kept), total.kept += t.kept;
+    most.inputs = std::max(most.inputs, t.inputs), total.inputs += t.inputs;
+  }
+  err << "teml: " << traffic.size() << " ranks: per rank at most " << most.sent << " B sent, " << most.received
+      << " B received, " << most.kept << " B kept (" << most.inputs << " B of inputs); in all " << total.sent
+      << " B sent, " << total.kept << " B kept (" << total.inputs << " B of inputs)\n";
+}
+
 int commandCheck(const Options& o, std::ostream& out, std::ostream& err) {
   Compiled c = compile(o);
-  if (o.verbose) printStages(c, err);
+  if (o.verbose) {
+    printStages(c, err);
+    printTraffic(c, err);
+  }
   return 0;
 }
 
@@ -486,8 +510,11 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   std::vector<std::string> written = writtenTensors(c.program), shown;
   for (auto& name : written)
     if (!c.program.temporaries.count(name)) shown.push_back(name);  // a front end's intermediate is not a result
-  auto [status, runTime] = runAndReport(c, o, shown, written, out);
-  if (o.verbose) {
+  double runTime = 0;
+  int status = 0;
+  if (c.lowered.distribution.ranks > 1) status = runDistributed(c, o, shown, written, out, err, &runTime);
+  else std::tie(status, runTime) = runAndReport(c, o, shown, written, out);
+  if (o.verbose && (c.lowered.distribution.ranks <= 1 || runtime::mpi::rank() == 0)) {
     printStages(c, err);
     double outside = secondsSince(total) - runTime;
     for (auto& [name, secs] : c.stages)
@@ -538,6 +565,7 @@ double peakRssMb() {
 int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
   autodiff::GradientProgram g;
   Compiled c = o.wrt.empty() && o.of.empty() ? compile(o) : compileGradient(o, g);
+  if (c.lowered.distribution.ranks > 1) return benchDistributed(c, o, out, err);
   Executable e = prepareKernel(c, o);
   const runtime::BufferMap initial = prepareBuffers(c.program, o);
   runtime::BufferMap buffers = initial;

@@ -1,30 +1,20 @@
 #include "driver/mpi_ranks.hpp"
 
-#include <cstdlib>
-#include <string>
-
 #include "diag/diagnostics.hpp"
+#include "runtime/mpi.hpp"
 
 namespace teml::driver {
 
-int launchedRanks() {
-  // Open MPI's mpirun, then MPICH's (Hydra) and PMI launchers such as srun.
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
-    const char* value = std::getenv(name);
-    if (!value) continue;
-    char* end = nullptr;
-    long n = std::strtol(value, &end, 10);
-    if (end != value && *end == '\0' && n >= 1) return static_cast<int>(n);
-  }
-  return 1;
-}
-
-void refuseSeveralRanks() {
-  int ranks = launchedRanks();
-  if (ranks > 1)
+int launchedRanks(const Options& o, const std::string& command) {
+  int ranks = runtime::mpi::launchedRanks();
+  if (ranks <= 1) return 1;
+  if (!runtime::mpi::built())
     throw UnavailableError("this teml is built without MPI, and it was launched with " + std::to_string(ranks) +
                            " ranks: each would run the whole program; run it as one process (distribute changes "
                            "nothing then), or build teml where MPI is installed");
+  bool splits = (command == "run" || command == "bench") && !o.interpret && !o.emulate && o.target == "cpu" &&
+                o.wrt.empty() && o.of.empty();
+  return splits ? ranks : 1;
 }
 
 }  // namespace teml::driver

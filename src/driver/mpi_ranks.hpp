@@ -1,13 +1,16 @@
-// The MPI ranks a command was launched with (by mpirun, or srun with PMI).
+// How many MPI ranks a `teml run`, `bench` or `grad` splits its program over
+// (docs/distributed.md).
 #pragma once
+#include <string>
+
+#include "driver/driver.hpp"
 
 namespace teml::driver {
 
-// The world size the launcher announced in the environment; 1 without one.
-int launchedRanks();
-
-// teml is built without MPI: launched with more than one rank, it would run
-// the whole program once per rank; throws UnavailableError (exit 4) saying so.
-void refuseSeveralRanks();
+// The ranks mpirun (or srun) launched, where the command runs compiled CPU
+// code of a program (run, bench); 1 where every rank runs the whole program
+// (grad, --interp, a GPU target) or there is no launcher. Throws
+// UnavailableError for several ranks when teml is built without MPI.
+int launchedRanks(const Options& options, const std::string& command);
 
 }  // namespace teml::driver

@@ -150,6 +150,8 @@ class Interpreter : StmtFunctor<void()> {
   void visitBarrier(const Barrier& b) override {
     if (gpuThread) gpuThread->hooks->barrier(*gpuThread, b);  // elsewhere (the lowered program on the CPU's interpreter) nothing to wait for
   }
+  // One process runs every iteration: it has every value an exchange would bring.
+  void visitExchange(const Exchange&) override {}
   void visitVarDef(const VarDef& v) override {
     if (gpuThread && v.decl.mem == MemKind::GpuShared) {  // one buffer for the block's threads
       std::vector<Scoped*>& stack = stackOf(v);

@@ -48,6 +48,7 @@ StmtP Mutator::mutateAssert(const StmtP& s) {
 }
 
 StmtP Mutator::mutateBarrier(const StmtP& s) { return s; }
+StmtP Mutator::mutateExchange(const StmtP& s) { return s; }
 
 StmtP Mutator::mutateLibCall(const StmtP& s) {
   auto& c = static_cast<const LibCall&>(*s);

@@ -159,6 +159,23 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       os << pad << (s->as<Barrier>().scope == BarrierScope::Warp ? "barrier warp" : "barrier block")
          << (withIds ? idText(*s) : "") << "\n";
       break;
+    case StmtKind::Exchange: {
+      auto& x = s->as<Exchange>();
+      auto box = [&](const BoxTransfer& b) {
+        for (size_t d = 0; d < b.lo.size(); ++d) os << (d ? " x " : " ") << "[" << b.lo[d] << ", " << b.hi[d] << ")";
+      };
+      os << pad << "exchange " << exchangeKindName(x.kind) << " " << x.tensor;
+      if (x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::Reduction) {
+        os << " " << reduceOpName(x.op);
+        box(x.combined);
+      }
+      for (size_t k = 0; k < x.transfers.size(); ++k) {
+        os << (k ? ";" : ":") << " rank " << x.transfers[k].from << " -> " << x.transfers[k].to;
+        box(x.transfers[k]);
+      }
+      os << (withIds ? idText(*s) : "") << "\n";
+      break;
+    }
     case StmtKind::Assert: {
       auto& a = static_cast<const Assert&>(*s);
       os << pad << "assert " << toString(a.cond) << (withIds ? idText(a) : "") << "  # " << a.message;

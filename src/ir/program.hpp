@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/distribution.hpp"
 #include "ir/stmt.hpp"
 #include "ir/tensor_decl.hpp"
 
@@ -17,6 +18,7 @@ struct Program {
   std::map<std::string, double> initialValues;  // tensor -> value every element starts with
   std::vector<StmtP> nests;                     // executed in this order
   std::set<std::string> temporaries;            // tensors a front end introduced (not the user's)
+  Distribution distribution;                    // lowered for several MPI ranks (ranks > 1)
 
   // The last tensor of that name: a view that appends the tensors a nest
   // defines finds the innermost.

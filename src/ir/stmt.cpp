@@ -265,8 +265,30 @@ StmtP withIdentity(const StmtP& s, std::string id, Provenance made) {
     }
     case StmtKind::Barrier:
       return std::make_shared<Barrier>(s->as<Barrier>().scope, std::move(id), std::move(made));
+    case StmtKind::Exchange: {
+      auto& x = s->as<Exchange>();
+      return std::make_shared<Exchange>(x.kind, x.tensor, x.op, x.transfers, x.combined, x.index, std::move(id),
+                                        std::move(made));
+    }
   }
   return s;
+}
+
+const char* exchangeKindName(ExchangeKind k) {
+  switch (k) {
+    case ExchangeKind::Halo: return "halo";
+    case ExchangeKind::Broadcast: return "broadcast";
+    case ExchangeKind::Gather: return "gather";
+    case ExchangeKind::ReductionStart: return "reduction start";
+    case ExchangeKind::Reduction: return "reduction";
+  }
+  return "?";
+}
+
+int64_t BoxTransfer::elements() const {
+  int64_t n = 1;
+  for (size_t d = 0; d < lo.size(); ++d) n *= std::max<int64_t>(0, hi[d] - lo[d]);
+  return n;
 }
 
 }  // namespace teml::ir

@@ -356,6 +356,39 @@ struct Barrier : Stmt {
       : Stmt(StmtKind::Barrier, std::move(i), std::move(m)), scope(s) {}
 };
 
+// Written by the lowering stage for several MPI ranks
+// (lowering/distributed/exchanges): data moved between ranks between two
+// steps of a program, as docs/distributed.md describes. Every rank runs the
+// statement; each takes the part of `transfers` that names it.
+//   Halo, Broadcast, Gather: rank `from` sends box [lo, hi) of `tensor` to
+//     rank `to` (elements a rank reads and another wrote, or that no
+//     partition narrows: every iteration reads them, or indices from data).
+//   ReductionStart: ranks other than 0 set box `combined` to `op`'s
+//     identity, so that a value the tensor starts with is counted once.
+//   Reduction: box `combined` summed (`op`) over every rank, in every rank.
+// The MPI rank running the code: the variable in a distributed loop's bounds
+// (lowering/distributed/rank_blocks), a name no program can give a loop.
+inline constexpr const char* kRankVariable = "teml.rank";
+enum class ExchangeKind { Halo, Broadcast, Gather, ReductionStart, Reduction };
+const char* exchangeKindName(ExchangeKind k);  // "halo", "broadcast", "gather", "reduction start", "reduction"
+struct BoxTransfer {
+  int from = 0, to = 0;
+  std::vector<int64_t> lo, hi;  // per dimension, hi exclusive
+  int64_t elements() const;
+};
+struct Exchange : Stmt {
+  const ExchangeKind kind;
+  const std::string tensor;
+  const ReduceOp op;
+  const std::vector<BoxTransfer> transfers;  // Halo, Broadcast, Gather
+  const BoxTransfer combined;                // ReductionStart, Reduction (from, to unused)
+  const int index;                           // its place among the program's exchanges (counters for -v)
+  Exchange(ExchangeKind k, std::string t, ReduceOp o, std::vector<BoxTransfer> tr, BoxTransfer c, int n,
+           std::string i = {}, Provenance m = {})
+      : Stmt(StmtKind::Exchange, std::move(i), std::move(m)), kind(k), tensor(std::move(t)), op(o),
+        transfers(std::move(tr)), combined(std::move(c)), index(n) {}
+};
+
 StmtP makeAssert(ExprP cond, std::string message, ExprP shown, SourceLoc loc, StmtP body);
 // An assertion's message with "{}" replaced by the value shown.
 std::string assertionMessage(const std::string& message, int64_t shown);

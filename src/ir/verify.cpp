@@ -85,7 +85,7 @@ class Verifier : public ScopedVisitor {
     Visitor::visitLoad(l);
   }
   void visitVar(const Var& v) override {
-    if (!isBound(v.name)) fail("iterator '" + v.name + "' is used outside a loop that binds it");
+    if (!isBound(v.name) && v.name != kRankVariable) fail("iterator '" + v.name + "' is used outside a loop that binds it");
   }
   void visitSelect(const Select& s) override {
     integral(s.cond, "a select's condition");

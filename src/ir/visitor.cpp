@@ -43,6 +43,7 @@ void Visitor::visitIf(const If& node) {
 void Visitor::visitLibCall(const LibCall& node) { visit(node.reference); }
 void Visitor::visitVarDef(const VarDef& node) { visit(node.body); }
 void Visitor::visitBarrier(const Barrier&) {}
+void Visitor::visitExchange(const Exchange&) {}
 void Visitor::visitAssert(const Assert& node) {
   visit(node.cond);
   if (node.shown) visit(node.shown);

@@ -9,6 +9,7 @@
 #include "ir/verify.hpp"
 #include "lowering/branches_to_selects.hpp"
 #include "lowering/carried_dependences.hpp"
+#include "lowering/distributed/exchanges.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/narrow_float_conversions.hpp"
 #include "lowering/pass_log.hpp"
@@ -50,6 +51,8 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     for (auto& pass : targetPasses(target.kind))  // then the target's own
       run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });
   }
+  // Several MPI ranks: exchanges between the steps, then each distributed loop bound to its rank's block.
+  if (target.kind == target::Kind::Cpu && target.ranks > 1) p = boundToRanks(planExchanges(p, target.ranks));
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);
   return p;

@@ -159,4 +159,6 @@ void Kernel::run(std::vector<void*>& buffers, int nthreads) const {
     throw UserError(SourceLoc{line, col}, ir::assertionMessage(message ? message : "a run-time check failed", value));
 }
 
+void* Kernel::symbol(const std::string& name) const { return handle_ ? dlsym(handle_, name.c_str()) : nullptr; }
+
 }  // namespace teml::runtime

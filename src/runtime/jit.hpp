@@ -34,6 +34,7 @@ class Kernel {
   void run(std::vector<void*>& buffers, int nthreads) const;
   bool compiledNow() const { return compiledNow_; }  // false: taken from the cache
   const std::string& libraryPath() const { return libPath_; }
+  void* symbol(const std::string& name) const;  // of the loaded kernel; null when it has none
   // What happened to the cache on the way (a damaged entry rebuilt...), for -v.
   const std::vector<std::string>& notes() const { return notes_; }
   // Problems the user should hear about (the cache directory was unusable).

@@ -60,7 +60,7 @@ static std::string dictValue(const std::string& header, const std::string& key,
   return header.substr(start, end - start);
 }
 
-NpyArray readNpy(const std::string& path) {
+NpyHeader readNpyHeader(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot open file");
   char magic[8];
@@ -83,7 +83,8 @@ NpyArray readNpy(const std::string& path) {
   std::string header(headerLen, '\0');
   if (!in.read(header.data(), headerLen)) throw UsageError(path + ": truncated .npy header");
 
-  NpyArray arr;
+  NpyHeader arr;
+  arr.dataOffset = (major == 1 ? 10 : 12) + headerLen;
   arr.descr = dictValue(header, "descr", path);
   // Byte order does not apply to one-byte types; '=' is native, little-endian here.
   if (arr.descr.size() == 3 && (arr.descr[0] == '|' || arr.descr[0] == '=')) arr.descr[0] = '<';
@@ -111,11 +112,33 @@ NpyArray readNpy(const std::string& path) {
     count *= d;
     if (count > (int64_t(1) << 40)) throw UsageError(path + ": .npy array too large");
   }
-  size_t bytes = count * ir::bytes(*typeOfDescr(arr.descr));
+  arr.dtype = *typeOfDescr(arr.descr);
+  return arr;
+}
+
+NpyArray readNpy(const std::string& path) {
+  NpyHeader h = readNpyHeader(path);
+  NpyArray arr;
+  arr.descr = h.descr;
+  arr.shape = h.shape;
+  int64_t count = 1;
+  for (auto d : h.shape) count *= d;
+  size_t bytes = count * ir::bytes(h.dtype);
   arr.data.resize(bytes);
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(h.dataOffset);
   if (bytes && !in.read(arr.data.data(), bytes))
     throw UsageError(path + ": truncated .npy data (expected " + std::to_string(bytes) + " bytes)");
   return arr;
+}
+
+NpyHeader npyHeaderFor(const std::string& path, const std::string& tensor, ir::DType dtype,
+                       const std::vector<int64_t>& shape) {
+  NpyHeader h = readNpyHeader(path);
+  if (h.shape != shape || h.dtype != dtype)
+    throw UsageError(path + ": tensor '" + tensor + "' is declared " + ir::dtypeName(dtype) + shapeText(shape) +
+                     " but the file holds " + ir::dtypeName(h.dtype) + shapeText(h.shape));
+  return h;
 }
 
 void loadNpyInto(const std::string& path, const std::string& tensor, Buffer& buffer) {
@@ -127,22 +150,23 @@ void loadNpyInto(const std::string& path, const std::string& tensor, Buffer& buf
   std::memcpy(buffer.data(), arr.data.data(), arr.data.size());
 }
 
-void writeNpy(const std::string& path, const Buffer& buffer) {
+std::string npyHeader(ir::DType dtype, const std::vector<int64_t>& shape) {
   std::ostringstream h;
-  h << "{'descr': '" << descrOf(buffer.dtype())
-    << "', 'fortran_order': False, 'shape': (";
-  for (size_t i = 0; i < buffer.shape().size(); ++i) h << buffer.shape()[i] << ",";
+  h << "{'descr': '" << descrOf(dtype) << "', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i) h << shape[i] << ",";
   h << "), }";
   std::string header = h.str();
   size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError(path + ": cannot write file");
-  out.write("\x93NUMPY\x01\x00", 8);
   unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
                           static_cast<unsigned char>(header.size() >> 8)};
-  out.write(reinterpret_cast<char*>(len), 2);
-  out << header;
+  return std::string("\x93NUMPY\x01\x00", 8) + std::string(reinterpret_cast<char*>(len), 2) + header;
+}
+
+void writeNpy(const std::string& path, const Buffer& buffer) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError(path + ": cannot write file");
+  out << npyHeader(buffer.dtype(), buffer.shape());
   out.write(static_cast<const char*>(buffer.data()), buffer.bytes());
   if (!out) throw UsageError(path + ": error writing file");
 }

@@ -34,6 +34,7 @@ struct Target {
   int vectorBytes = 16;      // bytes in one SIMD register
   int threads = 0;           // threads a parallel loop runs on; 0: OpenMP's default
   GpuLimits gpu;             // of a CUDA target
+  int ranks = 1;             // MPI ranks a CPU program is lowered for (docs/distributed.md)
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
 };

@@ -1,6 +1,5 @@
 """distribute from the command line: with one rank (no mpirun) the program
-runs as without it; this teml has no MPI, so a launch with several ranks
-stops with exit 4 instead of running the whole program once per rank."""
+runs as without it (several ranks: tests/distributed)."""
 import os
 import subprocess
 
@@ -30,9 +29,3 @@ def test_one_rank_runs_the_distributed_loop_whole(tmp_path):
     result = run(tmp_path, 1)
     assert result.returncode == 0, result.stderr
     assert "(ok)" in result.stdout
-
-
-def test_several_ranks_without_mpi_stop_with_exit_4(tmp_path):
-    result = run(tmp_path, 3)
-    assert result.returncode == 4, result.stderr
-    assert "built without MPI" in result.stderr and "3 ranks" in result.stderr

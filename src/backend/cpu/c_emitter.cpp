@@ -4,6 +4,7 @@
 
 #include "codegen/c_names.hpp"
 #include "codegen/c_text.hpp"
+#include "backend/cpu/mpi_prelude.hpp"
 #include "backend/cpu/nest_emitter.hpp"
 #include "ir/mutator.hpp"
 
@@ -90,6 +91,8 @@ bool callsBlas(const Program& program) {
 std::vector<std::string> linkFlags(const Program& program) {
   std::vector<std::string> flags;
   if (callsBlas(program)) flags.push_back("-lopenblas");
+  if (program.distribution.ranks > 1)
+    for (auto& f : mpiFlags()) flags.push_back(f);
 #if defined(__x86_64__)
   flags.push_back("-lmvec");  // glibc's vector math, declared in the preamble
 #endif
@@ -165,6 +168,10 @@ std::string emitC(const Program& program, const target::Target& target) {
         "typedef float teml_vf_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
      << streamingPrelude(target.vectorBytes) << maskedPrelude(target.vectorBytes);
   bool blas = callsBlas(program);
+  bool mpi = program.distribution.ranks > 1;
+  int exchanges = 0;
+  for (auto& n : program.nests) forEachStmt(n, [&](const StmtP& s) { exchanges += s->kind == StmtKind::Exchange; });
+  if (mpi) os << mpiPrelude(exchanges);
   if (blas)
     os << "/* CBLAS (OpenBLAS): 101 row-major, 111 no transpose, 112 transpose. */\n"
           "void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *, int);\n"
@@ -195,6 +202,10 @@ std::string emitC(const Program& program, const target::Target& target) {
         "#ifdef _OPENMP\n  if (nthreads > 0) omp_set_num_threads(nthreads);\n#endif\n"
         "  (void)nthreads;\n"
         "  teml_failed = 0;\n";
+  if (mpi)
+    os << "  MPI_Comm_rank(MPI_COMM_WORLD, &teml_rank);\n"
+          "  memset(teml_mpi_sent, 0, sizeof teml_mpi_sent);\n"
+          "  memset(teml_mpi_received, 0, sizeof teml_mpi_received);\n";
   if (blas) os << "  if (nthreads > 0) openblas_set_num_threads(nthreads);\n";
   for (size_t k = 0; k < program.nests.size(); ++k) {
     os << "  teml_nest_" << k + 1 << "(";

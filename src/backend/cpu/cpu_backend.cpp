@@ -18,6 +18,7 @@ class CpuKernel : public Kernel {
     kernel_.run(buffers, threads > 0 ? threads : threads_);
   }
   bool compiledNow() const override { return kernel_.compiledNow(); }
+  void* symbol(const std::string& name) const override { return kernel_.symbol(name); }
   const std::vector<std::string>& notes() const override { return kernel_.notes(); }
   const std::vector<std::string>& warnings() const override { return kernel_.warnings(); }
 

@@ -28,6 +28,7 @@ std::string NestEmitter::body(const StmtP& nest) {
 std::string NestEmitter::iterName(const std::string& var) {
   for (auto it = iterNames_.rbegin(); it != iterNames_.rend(); ++it)
     if (it->first == var) return it->second;
+  if (var == kRankVariable) return "teml_rank";  // set at entry (mpi_prelude.cpp)
   throw InternalError("code generation: iterator '" + var + "' is not bound by an enclosing loop");
 }
 
@@ -321,6 +322,7 @@ class NestEmitter::ScalarStmt : public StmtFunctor<void(int)> {
   void visitVarDef(const VarDef& v, int indent) override { e_.emitVarDef(v, indent); }
   void visitAssert(const Assert& a, int indent) override { e_.emitAssert(a, indent); }
   void visitBarrier(const Barrier&, int) override { throw InternalError("C emitter: a GPU barrier on the CPU target"); }
+  void visitExchange(const Exchange& x, int indent) override { e_.emitExchange(x, indent); }
 
   NestEmitter& e_;
 };

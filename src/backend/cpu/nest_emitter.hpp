@@ -70,6 +70,8 @@ class NestEmitter {
   std::string loopHeader(const For& f, const std::string& cvar);
 
   void emitFor(const For& f, int indent);
+  // Data moved between MPI ranks (nest_emitter_exchange.cpp).
+  void emitExchange(const ir::Exchange& x, int indent);
 
   // Emits the body of parallel loop f as a function of the iterators in scope,
   // the tensors and the accumulators it uses, and returns the call. GCC

@@ -164,6 +164,7 @@ class NestEmitter::VectorStmt : public StmtFunctor<void(int)> {
   void visitVarDef(const VarDef&, int) override { refuse(); }
   void visitAssert(const Assert&, int) override { refuse(); }
   void visitBarrier(const Barrier&, int) override { refuse(); }
+  void visitExchange(const Exchange&, int) override { refuse(); }
   [[noreturn]] static void refuse() {
     throw InternalError("code generation: a guard, call or tensor definition in an explicitly vectorized loop");
   }

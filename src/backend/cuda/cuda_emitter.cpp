@@ -282,6 +282,9 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
        << pad << "}\n";
   }
 
+  void visitExchange(const Exchange&, int, std::ostream&) override {
+    throw InternalError("cuda emitter: an MPI exchange in a kernel");
+  }
   void visitBarrier(const Barrier& node, int n, std::ostream& os) override {
     const StmtP st = node.self();
     std::string pad = indent(n);
@@ -383,6 +386,9 @@ class HostPrinter : StmtFunctor<void(int)> {
     return stmt(a.body, n);
   }
 
+  void visitExchange(const Exchange&, int) override {
+    throw InternalError("cuda emitter: an MPI exchange on the CUDA target");
+  }
   void visitBarrier(const Barrier& node, int n) override {
     throw InternalError("cuda emitter: a statement of the host outside every kernel (gpu_kernels wraps them)");
   }

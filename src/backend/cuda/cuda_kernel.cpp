@@ -113,6 +113,7 @@ class HostRun : StmtFunctor<void()> {
   void visitReduce(const Reduce&) override { outsideKernels(); }
   void visitLibCall(const LibCall&) override { outsideKernels(); }
   void visitBarrier(const Barrier&) override { outsideKernels(); }
+  void visitExchange(const Exchange&) override { throw InternalError("an MPI exchange in a CUDA program"); }
   [[noreturn]] static void outsideKernels() { throw InternalError("cuda host: a statement outside every kernel"); }
 
 

@@ -75,6 +75,7 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
   bool visitVarDef(const VarDef&) override { return false; }
   bool visitAssert(const Assert&) override { return false; }
   bool visitBarrier(const Barrier&) override { return false; }
+  bool visitExchange(const Exchange&) override { return false; }
 
   bool value(const ExprP& e) { return ExprFunctor<bool()>::dispatch(e); }
   bool visitFloatConst(const FloatConst&) override { return true; }

@@ -138,6 +138,7 @@ class Barriers : StmtFunctor<StmtP()> {
   StmtP visitReduce(const Reduce& r) override { return r.self(); }
   StmtP visitLibCall(const LibCall& c) override { return c.self(); }
   StmtP visitBarrier(const Barrier& b) override { return b.self(); }
+  StmtP visitExchange(const Exchange& x) override { return x.self(); }
 
  private:
 

@@ -106,6 +106,7 @@ class Kernels : StmtFunctor<StmtP()> {
   StmtP visitStore(const Store& st) override { return oneThread(st.self()); }
   StmtP visitReduce(const Reduce& r) override { return oneThread(r.self()); }
   StmtP visitBarrier(const Barrier& b) override { return oneThread(b.self()); }
+  StmtP visitExchange(const Exchange& x) override { return x.self(); }
 
  private:
   StmtP wrapInLoop(const StmtP& s, const std::string& base, ParallelScope scope) {

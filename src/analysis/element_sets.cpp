@@ -1,0 +1,191 @@
+#include "analysis/element_sets.hpp"
+
+#include <isl/ilp.h>
+#include <isl/map.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+#include <isl/val.h>
+
+#include "analysis/isl_model.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/accesses.hpp"
+#include "ir/functor.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::analysis {
+
+using namespace ir;
+
+namespace {
+
+[[noreturn]] void islFailed() { throw CannotDistribute("distribute: isl cannot describe the elements a rank touches"); }
+
+isl_set* checked(isl_set* s) {
+  if (!s) islFailed();
+  return s;
+}
+
+std::string boxText(const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+  std::string vars, cond;
+  for (size_t d = 0; d < lo.size(); ++d) {
+    std::string v = "e" + std::to_string(d);
+    vars += (d ? ", " : "") + v;
+    cond += (d ? " and " : "") + std::to_string(lo[d]) + " <= " + v + " < " + std::to_string(hi[d]);
+  }
+  return "{ [" + vars + "]" + (cond.empty() ? "" : " : " + cond) + " }";
+}
+
+bool containsLoad(const ExprP& e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case ExprKind::Load: return true;
+    case ExprKind::Binary: return containsLoad(e->as<Binary>().a) || containsLoad(e->as<Binary>().b);
+    case ExprKind::Unary: return containsLoad(e->as<Unary>().a);
+    case ExprKind::Cast: return containsLoad(e->as<Cast>().a);
+    case ExprKind::Select:
+      return containsLoad(e->as<Select>().cond) || containsLoad(e->as<Select>().a) || containsLoad(e->as<Select>().b);
+    default: return false;
+  }
+}
+
+int storesAndReduces(const StmtP& s) {
+  int n = 0;
+  forEachStmt(s, [&](const StmtP& t) { n += t->kind == StmtKind::Store || t->kind == StmtKind::Reduce; });
+  return n;
+}
+
+}  // namespace
+
+ElementSet ElementSet::box(isl_ctx* ctx, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+  return ElementSet(checked(isl_set_read_from_str(ctx, boxText(lo, hi).c_str())));
+}
+
+ElementSet ElementSet::whole(isl_ctx* ctx, const std::vector<int64_t>& shape) {
+  return box(ctx, std::vector<int64_t>(shape.size(), 0), shape);
+}
+
+ElementSet ElementSet::none(isl_ctx* ctx, const std::vector<int64_t>& shape) {
+  ElementSet w = whole(ctx, shape);
+  return w - w;
+}
+
+ElementSet ElementSet::operator|(const ElementSet& o) const {
+  return ElementSet(checked(isl_set_coalesce(isl_set_union(isl_set_copy(s_), isl_set_copy(o.s_)))));
+}
+ElementSet ElementSet::operator&(const ElementSet& o) const {
+  return ElementSet(checked(isl_set_coalesce(isl_set_intersect(isl_set_copy(s_), isl_set_copy(o.s_)))));
+}
+ElementSet ElementSet::operator-(const ElementSet& o) const {
+  return ElementSet(checked(isl_set_coalesce(isl_set_subtract(isl_set_copy(s_), isl_set_copy(o.s_)))));
+}
+
+bool ElementSet::empty() const {
+  isl_bool b = isl_set_is_empty(s_);
+  if (b == isl_bool_error) islFailed();
+  return b == isl_bool_true;
+}
+
+bool ElementSet::subsetOf(const ElementSet& o) const {
+  isl_bool b = isl_set_is_subset(s_, o.s_);
+  if (b == isl_bool_error) islFailed();
+  return b == isl_bool_true;
+}
+
+bool ElementSet::hull(std::vector<int64_t>& lo, std::vector<int64_t>& hi) const {
+  if (empty()) return false;
+  isl_size dims = isl_set_dim(s_, isl_dim_set);
+  lo.assign(dims, 0);
+  hi.assign(dims, 0);
+  for (int d = 0; d < dims; ++d) {
+    isl_val* a = isl_set_dim_min_val(isl_set_copy(s_), d);
+    isl_val* b = isl_set_dim_max_val(isl_set_copy(s_), d);
+    bool ok = a && b && isl_val_is_int(a) && isl_val_is_int(b);
+    if (ok) {
+      lo[d] = isl_val_get_num_si(a);
+      hi[d] = isl_val_get_num_si(b) + 1;
+    }
+    isl_val_free(a);
+    isl_val_free(b);
+    if (!ok) islFailed();
+  }
+  return true;
+}
+
+std::optional<std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>> ElementSet::boxes() const {
+  using Boxes = std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
+  Boxes out;
+  std::vector<int64_t> lo, hi;
+  if (!hull(lo, hi)) return out;
+  isl_ctx* ctx = isl_set_get_ctx(s_);
+  if (box(ctx, lo, hi).subsetOf(*this)) return Boxes{{lo, hi}};
+  ElementSet pieces(checked(isl_set_make_disjoint(isl_set_copy(s_))));
+  std::vector<ElementSet> parts;
+  isl_set_foreach_basic_set(
+      pieces.get(),
+      [](isl_basic_set* b, void* user) {
+        static_cast<std::vector<ElementSet>*>(user)->emplace_back(isl_set_from_basic_set(b));
+        return isl_stat_ok;
+      },
+      &parts);
+  for (auto& p : parts) {
+    if (!p.hull(lo, hi)) continue;
+    if (!box(ctx, lo, hi).subsetOf(p)) return std::nullopt;
+    out.push_back({lo, hi});
+  }
+  return out;
+}
+
+StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::string, std::vector<int64_t>>& shapes,
+                          std::optional<std::pair<int64_t, int64_t>> block) {
+  StepAccesses out;
+  for (auto& [t, shape] : shapes) {
+    out.read.emplace(t, ElementSet::none(ctx, shape));
+    out.written.emplace(t, ElementSet::none(ctx, shape));
+  }
+  auto occ = isl_model::occurrences(step);
+  if (static_cast<int>(occ.size()) != storesAndReduces(step))
+    throw CannotDistribute("distribute: a statement the lowering stage made has no id to describe it by");
+  auto add = [&](std::map<std::string, ElementSet>& into, isl_model::Occurrence& o, const isl_model::Access& a) {
+    auto shape = shapes.find(a.tensor);
+    if (shape == shapes.end() || o.scoped.count(a.tensor)) return;  // the step's own tensor
+    isl_model::UMap m = isl_model::accessRelation(ctx, o, a);
+    isl_union_set* range = isl_union_map_range(m.copy());
+    if (!range) islFailed();
+    isl_set* s = isl_set_from_union_set(range);
+    if (!s || isl_set_n_param(s) != 0) {
+      isl_set_free(s);
+      throw CannotDistribute("distribute: the elements of '" + a.tensor + "' a rank touches depend on values isl cannot name");
+    }
+    ElementSet elements(checked(isl_set_reset_tuple_id(s)));
+    elements = elements & ElementSet::whole(ctx, shape->second);  // an index loaded from data: any element
+    into.at(a.tensor) = into.at(a.tensor) | elements;
+    for (auto& i : a.indices)
+      if (containsLoad(i)) out.indirect.insert(a.tensor);
+  };
+  try {
+    for (auto& o : occ) {
+      if (block) {
+        if (o.vars.empty()) throw CannotDistribute("distribute: a statement outside the distributed loop");
+        o.constraints.push_back(std::to_string(block->first) + " <= " + o.vars[0] + " < " +
+                                std::to_string(block->second));
+      }
+      for (auto& r : o.reads) add(out.read, o, r);
+      add(out.written, o, o.write);
+      if (o.isReduce) {
+        out.reduceOps[o.write.tensor].insert(o.op);
+        add(out.read, o, o.write);  // a reduction reads what it adds to
+      } else {
+        out.stored.insert(o.write.tensor);
+      }
+    }
+  } catch (const isl_model::IslFailure&) {
+    islFailed();
+  }
+  // A read that decides no store (a check alone in its loop): the whole tensor.
+  for (auto& a : accessesOf(step))
+    if (a.kind == AccessKind::Read && a.stmt && shapes.count(a.tensor) && storesAndReduces(a.stmt->self()) == 0)
+      out.read.at(a.tensor) = ElementSet::whole(ctx, shapes.at(a.tensor));
+  return out;
+}
+
+}  // namespace teml::analysis

@@ -1,0 +1,139 @@
+#include "backend/cpu/mpi_prelude.hpp"
+
+#include "diag/diagnostics.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+std::string mpiPrelude(int exchanges) {
+  std::string n = std::to_string(std::max(1, exchanges));
+  return "#include <mpi.h>\n"
+         "/* MPI (docs/distributed.md): this rank, and the bytes each exchange sent and received. */\n"
+         "static int teml_rank;\n"
+         "long teml_mpi_sent[" + n + "], teml_mpi_received[" + n + "];\n"
+         "/* Copies box [lo, hi) of a row-major tensor into (pack) or out of a packed buffer, a row at a time. */\n"
+         "static void teml_box_copy(char *t, const long *shape, int dims, int elem, const long *lo, const long *hi,\n"
+         "                          char *packed, int pack) {\n"
+         "  long idx[16], run = (hi[dims - 1] - lo[dims - 1]) * elem;\n"
+         "  for (int d = 0; d < dims; d++) { if (hi[d] <= lo[d]) return; idx[d] = lo[d]; }\n"
+         "  for (;;) {\n"
+         "    long off = 0;\n"
+         "    for (int d = 0; d < dims; d++) off = off * shape[d] + idx[d];\n"
+         "    if (pack) memcpy(packed, t + off * elem, run); else memcpy(t + off * elem, packed, run);\n"
+         "    packed += run;\n"
+         "    int d = dims - 2;\n"
+         "    while (d >= 0 && ++idx[d] == hi[d]) { idx[d] = lo[d]; d--; }\n"
+         "    if (d < 0) return;\n"
+         "  }\n"
+         "}\n"
+         "static long teml_box_elements(int dims, const long *lo, const long *hi) {\n"
+         "  long n = 1;\n"
+         "  for (int d = 0; d < dims; d++) n *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;\n"
+         "  return n;\n"
+         "}\n"
+         "/* rows: n times {from, to, lo[dims], hi[dims]}; this rank sends the boxes it is `from` in and receives\n"
+         "   those it is `to` in, all at once (messages of one sender arrive in the order sent). */\n"
+         "static void teml_mpi_exchange(int id, char *t, const long *shape, int dims, int elem, int n, const long *rows) {\n"
+         "  MPI_Request *requests = malloc(sizeof(MPI_Request) * (n + 1));\n"
+         "  char **packed = calloc(n + 1, sizeof(char *));\n"
+         "  MPI_Datatype element;\n"
+         "  MPI_Type_contiguous(elem, MPI_BYTE, &element);\n"
+         "  MPI_Type_commit(&element);\n"
+         "  int waiting = 0;\n"
+         "  for (int k = 0; k < n; k++) {\n"
+         "    const long *r = rows + k * (2 + 2 * dims), *lo = r + 2, *hi = r + 2 + dims;\n"
+         "    long count = teml_box_elements(dims, lo, hi);\n"
+         "    if (count == 0 || r[0] == r[1]) continue;\n"
+         "    if (r[1] == teml_rank) {\n"
+         "      packed[k] = malloc(count * elem);\n"
+         "      MPI_Irecv(packed[k], (int)count, element, (int)r[0], id, MPI_COMM_WORLD, &requests[waiting++]);\n"
+         "      teml_mpi_received[id] += count * elem;\n"
+         "    } else if (r[0] == teml_rank) {\n"
+         "      packed[k] = malloc(count * elem);\n"
+         "      teml_box_copy(t, shape, dims, elem, lo, hi, packed[k], 1);\n"
+         "      MPI_Isend(packed[k], (int)count, element, (int)r[1], id, MPI_COMM_WORLD, &requests[waiting++]);\n"
+         "      teml_mpi_sent[id] += count * elem;\n"
+         "    }\n"
+         "  }\n"
+         "  MPI_Waitall(waiting, requests, MPI_STATUSES_IGNORE);\n"
+         "  for (int k = 0; k < n; k++) {\n"
+         "    const long *r = rows + k * (2 + 2 * dims);\n"
+         "    if (packed[k] && r[1] == teml_rank) teml_box_copy(t, shape, dims, elem, r + 2, r + 2 + dims, packed[k], 0);\n"
+         "    free(packed[k]);\n"
+         "  }\n"
+         "  MPI_Type_free(&element);\n"
+         "  free(packed);\n"
+         "  free(requests);\n"
+         "}\n"
+         "/* Ranks other than 0 start a reduction's box at the identity: the value the tensor had is counted once. */\n"
+         "static void teml_mpi_identity(int id, char *t, const long *shape, int dims, int elem, const long *box,\n"
+         "                              const void *identity) {\n"
+         "  (void)id;\n"
+         "  if (teml_rank == 0) return;\n"
+         "  long count = teml_box_elements(dims, box, box + dims);\n"
+         "  char *packed = malloc(count * elem + 1);\n"
+         "  for (long i = 0; i < count; i++) memcpy(packed + i * elem, identity, elem);\n"
+         "  teml_box_copy(t, shape, dims, elem, box, box + dims, packed, 0);\n"
+         "  free(packed);\n"
+         "}\n"
+         "/* A reduction's box combined over every rank, in every rank. */\n"
+         "static void teml_mpi_combine(int id, char *t, const long *shape, int dims, int elem, MPI_Datatype type, MPI_Op op,\n"
+         "                             const long *box) {\n"
+         "  long count = teml_box_elements(dims, box, box + dims);\n"
+         "  if (count == 0) return;\n"
+         "  char *packed = malloc(count * elem);\n"
+         "  teml_box_copy(t, shape, dims, elem, box, box + dims, packed, 1);\n"
+         "  MPI_Allreduce(MPI_IN_PLACE, packed, (int)count, type, op, MPI_COMM_WORLD);\n"
+         "  teml_box_copy(t, shape, dims, elem, box, box + dims, packed, 0);\n"
+         "  teml_mpi_sent[id] += count * elem;\n"
+         "  teml_mpi_received[id] += count * elem;\n"
+         "  free(packed);\n"
+         "}\n\n";
+}
+
+std::string mpiType(DType t) {
+  switch (t) {
+    case DType::Bool: return "MPI_C_BOOL";
+    case DType::I32: return "MPI_INT32_T";
+    case DType::I64: return "MPI_INT64_T";
+    case DType::F32: return "MPI_FLOAT";
+    case DType::F64: return "MPI_DOUBLE";
+  }
+  return "MPI_BYTE";
+}
+
+std::string mpiOp(DType t, ReduceOp op) {
+  // Bools: += and max= are "or", *= and min= "and" (as the C emitter's reductions).
+  if (t == DType::Bool) return op == ReduceOp::Add || op == ReduceOp::Max ? "MPI_LOR" : "MPI_LAND";
+  switch (op) {
+    case ReduceOp::Add: return "MPI_SUM";
+    case ReduceOp::Mul: return "MPI_PROD";
+    case ReduceOp::Max: return "MPI_MAX";
+    case ReduceOp::Min: return "MPI_MIN";
+  }
+  return "MPI_SUM";
+}
+
+std::string mpiIdentity(DType t, ReduceOp op) {
+  bool boolean = t == DType::Bool;
+  switch (op) {
+    case ReduceOp::Add: return "0";
+    case ReduceOp::Mul: return "1";
+    case ReduceOp::Max:
+      return boolean ? "0" : t == DType::I32 ? "INT32_MIN" : t == DType::I64 ? "INT64_MIN" : "-INFINITY";
+    case ReduceOp::Min:
+      return boolean ? "1" : t == DType::I32 ? "INT32_MAX" : t == DType::I64 ? "INT64_MAX" : "INFINITY";
+  }
+  return "0";
+}
+
+std::vector<std::string> mpiFlags() {
+#ifdef TEML_MPI_INCLUDE
+  return {std::string("-I") + TEML_MPI_INCLUDE, TEML_MPI_LIBRARY};
+#else
+  return {};
+#endif
+}
+
+}  // namespace teml::codegen

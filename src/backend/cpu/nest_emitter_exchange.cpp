@@ -1,0 +1,61 @@
+// An ir::Exchange as calls of the MPI helpers the C prelude defines
+// (mpi_prelude.cpp): the boxes as a constant table, then one call.
+#include <string>
+
+#include "backend/cpu/mpi_prelude.hpp"
+#include "backend/cpu/nest_emitter.hpp"
+#include "diag/diagnostics.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+namespace {
+
+std::string list(const std::vector<int64_t>& v) {
+  std::string s;
+  for (auto x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+// A scalar is moved as a tensor of one element.
+std::vector<int64_t> orOne(const std::vector<int64_t>& v, int64_t one) {
+  return v.empty() ? std::vector<int64_t>{one} : v;
+}
+
+}  // namespace
+
+void NestEmitter::emitExchange(const Exchange& x, int indent) {
+  const TensorDecl* t = view_.find(x.tensor);
+  if (!t) throw InternalError("code generation: an exchange of unknown tensor '" + x.tensor + "'");
+  std::string name = tensorNames_.at(x.tensor);
+  std::string tag = "teml_x" + std::to_string(x.index);
+  std::string shape = list(orOne(t->shape, 1));
+  std::string dims = std::to_string(std::max<size_t>(1, t->shape.size()));
+  std::string elem = std::to_string(bytes(t->dtype));
+  line(indent, "{ /* " + std::string(exchangeKindName(x.kind)) + " of " + x.tensor + " */");
+  line(indent + 1, "static const long shape[] = {" + shape + "};");
+  std::string head = std::to_string(x.index) + ", (char *)" + name + ", shape, " + dims + ", " + elem;
+  if (x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::Reduction) {
+    line(indent + 1, "static const long box[] = {" + list(orOne(x.combined.lo, 0)) + ", " +
+                         list(orOne(x.combined.hi, 1)) + "};");
+    if (x.kind == ExchangeKind::ReductionStart)
+      line(indent + 1, std::string("static const ") + cType(t->dtype) + " identity = " +
+                           mpiIdentity(t->dtype, x.op) + ";");
+    line(indent + 1, x.kind == ExchangeKind::ReductionStart
+                         ? "teml_mpi_identity(" + head + ", box, &identity);"
+                         : "teml_mpi_combine(" + head + ", " + mpiType(t->dtype) + ", " + mpiOp(t->dtype, x.op) +
+                               ", box);");
+  } else {
+    std::string rows;
+    for (auto& b : x.transfers)
+      rows += "\n" + std::string(2 * (indent + 2), ' ') + std::to_string(b.from) + ", " + std::to_string(b.to) +
+              ", " + list(orOne(b.lo, 0)) + ", " + list(orOne(b.hi, 1)) + ",";
+    if (x.transfers.empty()) rows = " 0";
+    line(indent + 1, "static const long rows[] = {" + rows + "};");
+    line(indent + 1, "teml_mpi_exchange(" + head + ", " + std::to_string(x.transfers.size()) + ", rows);");
+  }
+  line(indent, "}");
+}
+
+}  // namespace teml::codegen

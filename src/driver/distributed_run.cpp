@@ -1,0 +1,337 @@
+// `teml run` and `teml bench` under mpirun for a program lowered for several
+// ranks (docs/distributed.md): each rank keeps the part of each tensor the
+// plan gives it (Program::distribution), reads that part of its inputs with
+// MPI-IO, runs the kernel (which exchanges what the ranks share), and writes
+// the elements it holds of each output into one .npy file; -v gathers each
+// rank's lines at rank 0.
+#include <chrono>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <sys/resource.h>
+
+#include "backend/backend.hpp"
+#include "diag/diagnostics.hpp"
+#include "driver/run_parts.hpp"
+#include "interp/interpreter.hpp"
+#include "ir/mutator.hpp"
+#include "runtime/mpi.hpp"
+#include "runtime/npy.hpp"
+
+namespace teml::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int64_t linear(const std::vector<int64_t>& shape, const std::vector<int64_t>& index) {
+  int64_t at = 0;
+  for (size_t d = 0; d < shape.size(); ++d) at = at * shape[d] + index[d];
+  return at;
+}
+
+bool emptyBox(const ir::BoxTransfer& b) {
+  for (size_t d = 0; d < b.lo.size(); ++d)
+    if (b.hi[d] <= b.lo[d]) return true;
+  return false;
+}
+
+// The box as runs of consecutive elements {first, count}: a run per row of
+// the dimensions the box does not cover whole.
+std::vector<std::pair<int64_t, int64_t>> runsOf(const std::vector<int64_t>& shape, const ir::BoxTransfer& b) {
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  if (emptyBox(b)) return runs;
+  size_t dims = shape.size();
+  if (dims == 0) return {{0, 1}};
+  size_t split = dims - 1;  // dimensions from split on are one run per index of those before
+  while (split > 0 && b.lo[split] == 0 && b.hi[split] == shape[split]) --split;
+  int64_t inner = 1;
+  for (size_t d = split + 1; d < dims; ++d) inner *= shape[d];
+  int64_t run = (b.hi[split] - b.lo[split]) * inner;
+  std::vector<int64_t> index(b.lo);
+  for (;;) {
+    runs.push_back({linear(shape, index), run});
+    int d = static_cast<int>(split) - 1;
+    while (d >= 0 && ++index[d] == b.hi[d]) {
+      index[d] = b.lo[d];
+      --d;
+    }
+    if (d < 0) return runs;
+  }
+}
+
+// This rank's part of each program tensor: its kept box's elements from the
+// first to the last in row-major order.
+struct Part {
+  int64_t first = 0, count = 0;
+  runtime::Buffer buffer{ir::DType::F64, {1}};
+};
+
+Part partOf(const ir::TensorDecl& t, const ir::BoxTransfer& kept) {
+  Part p;
+  if (!emptyBox(kept)) {
+    std::vector<int64_t> last(kept.hi);
+    for (auto& x : last) --x;
+    p.first = linear(t.shape, kept.lo);
+    p.count = linear(t.shape, last) - p.first + 1;
+  }
+  p.buffer = runtime::Buffer(t.dtype, {std::max<int64_t>(1, p.count)});
+  return p;
+}
+
+class RankRun {
+ public:
+  RankRun(Compiled& c, const Options& o) : c_(c), o_(o), rank_(runtime::mpi::rank()) {
+    if (runtime::mpi::size() != c.lowered.distribution.ranks)
+      throw InternalError("lowered for " + std::to_string(c.lowered.distribution.ranks) + " ranks, run on " +
+                          std::to_string(runtime::mpi::size()));
+  }
+
+  // Rank 0 compiles into the kernel cache first; the others load it.
+  void build() {
+    auto t = Clock::now();
+    auto backend = backend::backendFor(c_.target);
+    if (rank_ == 0) kernel_ = backend->build(c_.lowered, o_.jit);
+    runtime::mpi::barrier();
+    if (rank_ != 0) kernel_ = backend->build(c_.lowered, o_.jit);
+    c_.stages.push_back({kernel_->compiledNow() ? "compile" : "load", secondsSince(t)});
+  }
+
+  void prepare() {
+    auto t = Clock::now();
+    const ir::Program& p = c_.lowered;
+    runtime::BufferMap whole;
+    if (o_.randomSeed >= 0) whole = prepareBuffers(c_.program, o_);  // the same values as one process
+    for (auto& t : p.tensors) {
+      Part part = partOf(t, p.distribution.kept.at(t.name)[rank_]);
+      size_t elem = ir::bytes(t.dtype);
+      if (auto v = p.initialValues.find(t.name); v != p.initialValues.end()) part.buffer.fill(v->second);
+      if (whole.count(t.name)) {
+        std::memcpy(part.buffer.data(), static_cast<const char*>(whole.at(t.name).data()) + part.first * elem,
+                    part.count * elem);
+      } else {
+        for (auto& [name, file] : o_.inputs) {
+          if (name != t.name) continue;
+          runtime::NpyHeader h = runtime::npyHeaderFor(file, name, t.dtype, t.shape);
+          runtime::mpi::readAt(file, h.dataOffset + part.first * elem, part.buffer.data(), part.count * elem);
+        }
+      }
+      parts_.emplace(t.name, std::move(part));
+    }
+    for (auto& [name, file] : o_.inputs)
+      if (!parts_.count(name)) throw UsageError("--input: the program declares no tensor '" + name + "'");
+    for (auto& [name, file] : o_.outputs)
+      if (!parts_.count(name)) throw UsageError("--output: the program declares no tensor '" + name + "'");
+    initial_ = parts_;
+    c_.stages.push_back({"buffers", secondsSince(t)});
+  }
+
+  void restart() {
+    for (auto& [name, part] : parts_) part.buffer = initial_.at(name).buffer;
+  }
+
+  double run() {
+    std::vector<void*> pointers;
+    for (auto& t : c_.lowered.tensors) {
+      Part& part = parts_.at(t.name);
+      pointers.push_back(static_cast<char*>(part.buffer.data()) - part.first * ir::bytes(t.dtype));
+    }
+    runtime::mpi::barrier();
+    auto t = Clock::now();
+    kernel_->run(pointers, threadCount(o_));
+    return runtime::mpi::maxOver(secondsSince(t));
+  }
+
+  void writeOutputs() {
+    for (auto& [name, file] : o_.outputs) {
+      const ir::TensorDecl& t = *c_.lowered.find(name);
+      size_t elem = ir::bytes(t.dtype);
+      std::string head = runtime::npyHeader(t.dtype, t.shape);
+      const Part& part = parts_.at(name);
+      std::vector<runtime::mpi::Run> runs;
+      for (auto& [first, count] : resultRuns(name))
+        runs.push_back({static_cast<int64_t>(head.size() + first * elem),
+                        static_cast<const char*>(part.buffer.data()) + (first - part.first) * elem,
+                        static_cast<int64_t>(count * elem)});
+      runtime::mpi::writeRuns(file, head, static_cast<int64_t>(head.size() + t.elementCount() * elem), runs);
+    }
+  }
+
+  // Rank 0 gets the whole of each tensor named (the others an empty map).
+  runtime::BufferMap gather(const std::vector<std::string>& names) {
+    runtime::BufferMap out;
+    for (auto& name : names) {
+      const ir::TensorDecl& t = *c_.lowered.find(name);
+      size_t elem = ir::bytes(t.dtype);
+      std::vector<char> mine;
+      const Part& part = parts_.at(name);
+      for (auto& [first, count] : resultRuns(name)) {
+        size_t at = mine.size();
+        mine.resize(at + 16 + count * elem);
+        std::memcpy(&mine[at], &first, 8);
+        std::memcpy(&mine[at + 8], &count, 8);
+        std::memcpy(&mine[at + 16], static_cast<const char*>(part.buffer.data()) + (first - part.first) * elem,
+                    count * elem);
+      }
+      auto all = runtime::mpi::gatherAtZero(mine);
+      if (rank_ != 0) continue;
+      runtime::Buffer whole(t.dtype, t.shape);
+      for (auto& bytes : all)
+        for (size_t at = 0; at < bytes.size();) {
+          int64_t first, count;
+          std::memcpy(&first, &bytes[at], 8);
+          std::memcpy(&count, &bytes[at + 8], 8);
+          std::memcpy(static_cast<char*>(whole.data()) + first * elem, &bytes[at + 16], count * elem);
+          at += 16 + count * elem;
+        }
+      out.emplace(name, std::move(whole));
+    }
+    return out;
+  }
+
+  // Each rank's iterations, exchanges (bytes predicted and moved) and memory, printed by rank 0.
+  void report(std::ostream& err) {
+    const ir::Program& p = c_.lowered;
+    std::ostringstream os;
+    std::string me = "teml: rank " + std::to_string(rank_) + ": ";
+    for (size_t k = 0; k < p.distribution.loops.size(); ++k) {
+      auto& l = p.distribution.loops[k];
+      os << me << "distributed loop " << k + 1 << " '" << l.var << "' iterations [" << l.first(rank_, p.distribution.ranks) << ", "
+         << l.first(rank_ + 1, p.distribution.ranks) << ") of [" << l.begin << ", " << l.end << ")\n";
+    }
+    auto* sent = static_cast<long*>(kernel_->symbol("teml_mpi_sent"));
+    auto* received = static_cast<long*>(kernel_->symbol("teml_mpi_received"));
+    for (auto& n : p.nests)
+      ir::forEachStmt(n, [&](const ir::StmtP& s) {
+        if (s->kind != ir::StmtKind::Exchange) return;
+        auto& x = s->as<ir::Exchange>();
+        if (x.kind == ir::ExchangeKind::ReductionStart) return;
+        const ir::TensorDecl* t = p.find(x.tensor);
+        int64_t elem = t ? ir::bytes(t->dtype) : 8, out = 0, in = 0;
+        if (!t)  // a tensor the nest defines
+          forEachStmt(n, [&](const ir::StmtP& d) {
+            if (d->kind == ir::StmtKind::VarDef && d->as<ir::VarDef>().decl.name == x.tensor)
+              elem = ir::bytes(d->as<ir::VarDef>().decl.dtype);
+          });
+        for (auto& b : x.transfers) {
+          if (b.from == b.to) continue;
+          if (b.from == rank_) out += b.elements() * elem;
+          if (b.to == rank_) in += b.elements() * elem;
+        }
+        if (x.kind == ir::ExchangeKind::Reduction) out = in = x.combined.elements() * elem;
+        os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': predicted " << out << " B sent, " << in
+           << " B received; moved " << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0)
+           << " B received\n";
+      });
+    int64_t kept = 0, whole = 0;
+    for (auto& t : p.tensors) {
+      kept += parts_.at(t.name).count * ir::bytes(t.dtype);
+      whole += t.elementCount() * ir::bytes(t.dtype);
+    }
+    struct rusage use {};
+    getrusage(RUSAGE_SELF, &use);
+    os << me << "keeps " << kept << " B of the program's tensors (" << whole << " B whole); peak resident "
+       << std::fixed << std::setprecision(1) << use.ru_maxrss / 1024.0 << " MiB\n";
+    std::string text = os.str();
+    auto all = runtime::mpi::gatherAtZero(std::vector<char>(text.begin(), text.end()));
+    for (auto& lines : all) err << std::string(lines.begin(), lines.end());
+  }
+
+  int rank() const { return rank_; }
+
+ private:
+  std::vector<std::pair<int64_t, int64_t>> resultRuns(const std::string& name) {
+    const ir::TensorDecl& t = *c_.lowered.find(name);
+    std::vector<std::pair<int64_t, int64_t>> runs;
+    auto results = c_.lowered.distribution.results.find(name);
+    if (results == c_.lowered.distribution.results.end()) {
+      // Not written: the values it starts with, from the ranks that keep them (rank 0's first).
+      if (rank_ == 0) runs.push_back({0, t.elementCount()});
+      return runs;
+    }
+    for (auto& b : results->second[rank_])
+      for (auto& r : runsOf(t.shape, b)) runs.push_back(r);
+    return runs;
+  }
+
+  Compiled& c_;
+  const Options& o_;
+  int rank_;
+  std::unique_ptr<backend::Kernel> kernel_;
+  std::map<std::string, Part> parts_, initial_;
+};
+
+}  // namespace
+
+int runDistributed(Compiled& c, const Options& o, const std::vector<std::string>& shown,
+                   const std::vector<std::string>& compared, std::ostream& out, std::ostream& err, double* runTime) {
+  runtime::mpi::start();
+  RankRun r(c, o);
+  r.build();
+  r.prepare();
+  *runTime = r.run();
+  c.stages.push_back({"run", *runTime});
+  r.writeOutputs();
+  std::vector<std::string> gathered;
+  if (o.outputs.empty() || o.verify) gathered = o.verify ? compared : shown;
+  runtime::BufferMap whole = r.gather(gathered);
+  if (o.verbose) r.report(err);
+  if (r.rank() != 0) return 0;
+  if (o.outputs.empty())
+    for (auto& name : shown) {
+      const runtime::Buffer& b = whole.at(name);
+      out << name << ": " << shapeText(*c.program.find(name)) << "  sum = " << std::setprecision(10) << b.sum()
+          << "  max|x| = " << b.maxAbs() << "\n";
+    }
+  if (!o.verify) return 0;
+  runtime::BufferMap initial = prepareBuffers(c.program, o);
+  interp::run(c.program, initial);
+  double worst = 0;
+  bool single = false;
+  for (auto& name : compared) {
+    worst = std::max(worst, runtime::maxRelativeDifference(whole.at(name), initial.at(name)));
+    single |= c.program.find(name)->dtype == ir::DType::F32;
+  }
+  bool ok = worst <= (single ? 1e-3 : 1e-9);
+  out << "verify: largest relative difference from the reference interpreter " << std::scientific
+      << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
+  return ok ? 0 : 3;
+}
+
+int benchDistributed(Compiled& c, const Options& o, std::ostream& out, std::ostream& err) {
+  runtime::mpi::start();
+  RankRun r(c, o);
+  r.build();
+  r.prepare();
+  double warm = r.run();
+  int runs = o.runs;
+  if (runs <= 0) runs = std::max(3, static_cast<int>(std::min(1000.0, 1.0 / std::max(warm, 1e-6))));
+  runs = static_cast<int>(runtime::mpi::maxOver(runs));  // every rank the same count
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    r.restart();
+    times.push_back(r.run());
+  }
+  std::sort(times.begin(), times.end());
+  double median = times.size() % 2 ? times[times.size() / 2]
+                                   : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
+  if (o.verbose) r.report(err);
+  if (r.rank() != 0) return 0;
+  int ranks = c.lowered.distribution.ranks, threads = threadCount(o);
+  if (o.json) {
+    out << "{\"program\": \"" << c.displayName << "\", \"ranks\": " << ranks << ", \"threads\": " << threads
+        << ", \"runs\": " << runs << ", \"min_s\": " << std::scientific << std::setprecision(6) << times.front()
+        << ", \"median_s\": " << median << "}\n";
+  } else {
+    out << c.displayName << ": " << runs << " runs on " << ranks << " ranks of " << threads << " thread"
+        << (threads == 1 ? "" : "s") << ", min " << std::fixed << std::setprecision(6) << times.front()
+        << " s, median " << median << " s\n";
+  }
+  if (o.verbose) printStages(c, err);
+  return 0;
+}
+
+}  // namespace teml::driver

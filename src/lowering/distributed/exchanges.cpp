@@ -1,0 +1,302 @@
+#include "lowering/distributed/exchanges.hpp"
+
+#include <isl/ctx.h>
+
+#include "analysis/element_sets.hpp"
+#include "analysis/isl_model.hpp"
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+using analysis::ElementSet;
+using analysis::StepAccesses;
+
+namespace {
+
+const For* distributedStep(const StmtP& step) {
+  if (step->kind == StmtKind::For && step->as<For>().loopKind.distributed) return &step->as<For>();
+  const For* inner = nullptr;
+  forEachStmt(step, [&](const StmtP& s) {
+    if (s != step && s->kind == StmtKind::For && s->as<For>().loopKind.distributed) inner = &s->as<For>();
+  });
+  if (inner)
+    throw UserError(inner->made.loc, "distribute: loop '" + inner->var +
+                                         "' runs inside another statement; the ranks split loops at the top level of "
+                                         "the program only");
+  return nullptr;
+}
+
+int64_t constant(const ExprP& e, const For& f) {
+  if (e->kind != ExprKind::IntConst)
+    throw UserError(f.made.loc, "distribute: loop '" + f.var + "' has bounds that are not constants");
+  return e->as<IntConst>().value;
+}
+
+BoxTransfer boxOf(int from, int to, std::vector<int64_t> lo, std::vector<int64_t> hi) {
+  BoxTransfer b;
+  b.from = from;
+  b.to = to;
+  b.lo = std::move(lo);
+  b.hi = std::move(hi);
+  return b;
+}
+
+// Boxes covering `part` whose every element `holder` has up to date.
+std::vector<BoxTransfer> boxesWithin(const ElementSet& part, const ElementSet& holder, int from, int to) {
+  std::vector<BoxTransfer> out;
+  if (auto boxes = part.boxes()) {
+    for (auto& [lo, hi] : *boxes) out.push_back(boxOf(from, to, lo, hi));
+    return out;
+  }
+  std::vector<int64_t> lo, hi;
+  part.hull(lo, hi);
+  if (!ElementSet::box(part.get() ? isl_set_get_ctx(part.get()) : nullptr, lo, hi).subsetOf(holder))
+    throw analysis::CannotDistribute("the elements to move form no box that one rank holds");
+  out.push_back(boxOf(from, to, lo, hi));
+  return out;
+}
+
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<ElementSet> valid;    // per rank: elements whose current value it holds
+  std::vector<ElementSet> touched;  // per rank: what it reads, writes or combines (the first pass)
+};
+
+class Planner {
+ public:
+  Planner(const Program& p, int ranks) : p_(p), ranks_(ranks), ctx_(analysis::isl_model::boundedContext()) {}
+
+  Program run() {
+    Program out = p_;
+    out.distribution.ranks = ranks_;
+    // First pass: what every rank touches, so that it keeps that part.
+    for (auto& t : p_.tensors) {
+      Tensor& x = tensors_[t.name];
+      x.shape = t.shape;
+      x.touched.assign(ranks_, ElementSet::none(ctx_.get(), t.shape));
+    }
+    for (auto& nest : p_.nests) walk(nest, nullptr);
+    for (auto& t : p_.tensors) {
+      Tensor& x = tensors_[t.name];
+      auto& kept = out.distribution.kept[t.name];
+      ElementSet covered = ElementSet::none(ctx_.get(), t.shape);
+      for (int r = 0; r < ranks_; ++r) covered = covered | x.touched[r];
+      // Elements no rank touches keep their first values: rank 0 writes them out.
+      ElementSet rest = ElementSet::whole(ctx_.get(), t.shape) - covered;
+      x.touched[0] = x.touched[0] | hullOf(rest, t.shape);
+      for (int r = 0; r < ranks_; ++r) {
+        BoxTransfer b = boxOf(r, r, std::vector<int64_t>(t.shape.size(), 0), std::vector<int64_t>(t.shape.size(), 0));
+        x.touched[r].hull(b.lo, b.hi);
+        kept.push_back(b);
+        x.valid.push_back(ElementSet::box(ctx_.get(), b.lo, b.hi));
+      }
+    }
+    // Second pass: the exchanges, with what each rank holds before each step.
+    for (auto& nest : out.nests) nest = walk(nest, &out);
+    for (auto& t : p_.tensors) {
+      if (!written_.count(t.name)) continue;
+      Tensor& x = tensors_[t.name];
+      auto& results = out.distribution.results[t.name];
+      ElementSet before = ElementSet::none(ctx_.get(), t.shape);
+      for (int r = 0; r < ranks_; ++r) {
+        results.push_back(boxesWithin(x.valid[r] - before, x.valid[r], r, r));
+        before = before | x.valid[r];
+      }
+      if (!(ElementSet::whole(ctx_.get(), t.shape) - before).empty())
+        throw InternalError("distribute: elements of '" + t.name + "' no rank holds at the end");
+    }
+    return out;
+  }
+
+ private:
+  ElementSet hullOf(const ElementSet& s, const std::vector<int64_t>& shape) {
+    std::vector<int64_t> lo, hi;
+    if (!s.hull(lo, hi)) return ElementSet::none(ctx_.get(), shape);
+    return ElementSet::box(ctx_.get(), lo, hi);
+  }
+
+  // With `out` null, records what ranks touch; else returns the nest with
+  // its exchanges. Sequences and the tensors a program defines around its
+  // steps are walked through; anything else is a step.
+  StmtP walk(const StmtP& s, Program* out) {
+    if (s->kind == StmtKind::Seq) {
+      std::vector<StmtP> steps;
+      for (auto& item : s->as<Seq>().stmts) {
+        if (item->kind == StmtKind::Seq || (item->kind == StmtKind::VarDef && !item->as<VarDef>().loopLocal)) {
+          steps.push_back(walk(item, out));
+          continue;
+        }
+        step(item, out, steps);
+      }
+      return out ? makeSeq(std::move(steps)) : s;
+    }
+    if (s->kind == StmtKind::VarDef && !s->as<VarDef>().loopLocal) {
+      auto& d = s->as<VarDef>();
+      Tensor& x = tensors_[d.decl.name];
+      x.shape = d.decl.shape;
+      x.valid.assign(ranks_, ElementSet::whole(ctx_.get(), x.shape));  // fresh, all zeros, in every rank
+      x.touched.assign(ranks_, ElementSet::whole(ctx_.get(), x.shape));
+      StmtP body = walk(d.body, out);
+      tensors_.erase(d.decl.name);
+      return out ? std::make_shared<VarDef>(d.decl, body, d.loopLocal, d.id, d.made) : s;
+    }
+    std::vector<StmtP> steps;
+    step(s, out, steps);
+    return out ? makeSeq(std::move(steps)) : s;
+  }
+
+  void step(const StmtP& s, Program* out, std::vector<StmtP>& steps) {
+    const For* loop = distributedStep(s);
+    try {
+      plan(s, loop, out, steps);
+    } catch (const analysis::CannotDistribute& e) {
+      SourceLoc loc = loop ? loop->made.loc : s->made.loc;
+      throw UserError(loc, e.what() + std::string(loop ? " (loop '" + loop->var + "')" : ""));
+    }
+  }
+
+  void plan(const StmtP& step, const For* loop, Program* out, std::vector<StmtP>& steps) {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    for (auto& [name, x] : tensors_) shapes[name] = x.shape;
+    std::vector<StepAccesses> acc;
+    if (loop) {
+      int64_t b = constant(loop->begin, *loop), e = constant(loop->end, *loop);
+      if (loop->step != 1) throw UserError(loop->made.loc, "distribute: loop '" + loop->var + "' steps by more than 1");
+      DistributedLoop d{loop->var, b, std::max(b, e)};
+      if (out) out->distribution.loops.push_back(d);
+      for (int r = 0; r < ranks_; ++r)
+        acc.push_back(analysis::stepAccesses(ctx_.get(), step, shapes, std::make_pair(d.first(r, ranks_), d.first(r + 1, ranks_))));
+    } else {
+      acc.assign(ranks_, analysis::stepAccesses(ctx_.get(), step, shapes, std::nullopt));
+    }
+    std::vector<StmtP> before, after;
+    for (auto& [name, x] : tensors_) {
+      const auto& ops = acc[0].reduceOps.count(name) ? acc[0].reduceOps.at(name) : std::set<ReduceOp>{};
+      bool stored = false, reduced = false;
+      for (auto& a : acc) stored |= a.stored.count(name) > 0, reduced |= a.reduceOps.count(name) > 0;
+      bool overlap = false;
+      if (loop) {
+        ElementSet before = ElementSet::none(ctx_.get(), x.shape);
+        for (int r = 0; r < ranks_ && !overlap; ++r) {
+          overlap = !(acc[r].written.at(name) & before).empty();
+          before = before | acc[r].written.at(name);
+        }
+      }
+      if (overlap && stored)
+        throw analysis::CannotDistribute("two ranks would store the same elements of '" + name + "'");
+      std::vector<ElementSet> needs;
+      std::vector<int64_t> lo, hi;
+      bool combined = overlap && reduced;
+      if (combined) {
+        if (ops.size() != 1)
+          throw analysis::CannotDistribute("'" + name + "' is reduced with two operators across the ranks");
+        ElementSet all = ElementSet::none(ctx_.get(), x.shape);
+        for (auto& a : acc) all = all | a.written.at(name);
+        all.hull(lo, hi);
+        ElementSet box = ElementSet::box(ctx_.get(), lo, hi);
+        for (int r = 0; r < ranks_; ++r) {
+          x.touched[r] = x.touched[r] | box;
+          needs.push_back(r == 0 ? box : ElementSet::none(ctx_.get(), x.shape));
+        }
+      } else {
+        for (int r = 0; r < ranks_; ++r) {
+          x.touched[r] = x.touched[r] | acc[r].read.at(name) | acc[r].written.at(name);
+          needs.push_back(acc[r].read.at(name));
+        }
+      }
+      if (out) {
+        if (auto moved = bring(name, x, needs, acc, loop != nullptr)) before.push_back(moved);
+        if (combined) {
+          BoxTransfer b = boxOf(0, 0, lo, hi);
+          before.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionStart, name, *ops.begin(),
+                                                      std::vector<BoxTransfer>{}, b, count_++));
+          after.push_back(std::make_shared<Exchange>(ExchangeKind::Reduction, name, *ops.begin(),
+                                                     std::vector<BoxTransfer>{}, b, count_++));
+          ElementSet box = ElementSet::box(ctx_.get(), lo, hi);
+          for (int r = 0; r < ranks_; ++r) x.valid[r] = x.valid[r] | box;
+        } else {
+          for (int r = 0; r < ranks_; ++r) {
+            const ElementSet& w = acc[r].written.at(name);
+            if (w.empty()) continue;
+            written_.insert(name);
+            for (int q = 0; q < ranks_; ++q) x.valid[q] = q == r ? x.valid[q] | w : loop ? x.valid[q] - w : x.valid[q];
+          }
+        }
+        if (reduced || stored) written_.insert(name);
+      }
+    }
+    steps.insert(steps.end(), before.begin(), before.end());
+    steps.push_back(step);
+    steps.insert(steps.end(), after.begin(), after.end());
+  }
+
+  // The exchange that gives each rank the elements of `needs` it does not
+  // hold, from ranks that hold them; null when none moves.
+  StmtP bring(const std::string& name, Tensor& x, const std::vector<ElementSet>& needs,
+              const std::vector<StepAccesses>& acc, bool distributed) {
+    std::vector<BoxTransfer> transfers;
+    bool same = true;
+    for (int r = 1; r < ranks_; ++r) same &= needs[r].subsetOf(needs[0]) && needs[0].subsetOf(needs[r]);
+    const std::vector<ElementSet> held = x.valid;  // before anything moves: all messages travel at once
+    for (int r = 0; r < ranks_; ++r) {
+      ElementSet missing = needs[r] - held[r];
+      for (int k = 1; k < ranks_ && !missing.empty(); ++k) {
+        int q = (r + k) % ranks_;  // the next ranks first: a halo comes from a neighbour
+        ElementSet part = missing & held[q];
+        if (part.empty()) continue;
+        for (auto& b : boxesWithin(part, held[q], q, r)) transfers.push_back(b);
+        missing = missing - part;
+      }
+      if (!missing.empty())
+        throw InternalError("distribute: elements of '" + name + "' rank " + std::to_string(r) + " reads are held by no rank");
+      x.valid[r] = x.valid[r] | needs[r];
+    }
+    if (transfers.empty()) return nullptr;
+    ExchangeKind kind = acc[0].indirect.count(name) ? ExchangeKind::Gather
+                        : same || !distributed      ? ExchangeKind::Broadcast
+                                                    : ExchangeKind::Halo;
+    return std::make_shared<Exchange>(kind, name, ReduceOp::Add, std::move(transfers), BoxTransfer{}, count_++);
+  }
+
+  const Program& p_;
+  int ranks_;
+  analysis::isl_model::Ctx ctx_;
+  std::map<std::string, Tensor> tensors_;
+  std::set<std::string> written_;
+  int count_ = 0;
+};
+
+class BoundToRank : public Mutator {
+ public:
+  explicit BoundToRank(int ranks) : ranks_(ranks) {}
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = s->as<For>();
+    if (!f.loopKind.distributed) return Mutator::mutateFor(s);
+    ExprP n = sub(f.end, f.begin), rank = var(kRankVariable), r = intConst(ranks_);
+    ExprP first = add(f.begin, floorDiv(mul(n, rank), r));
+    ExprP last = add(f.begin, floorDiv(mul(n, add(rank, intConst(1))), r));
+    return std::make_shared<For>(f.id, f.var, first, last, f.step, f.loopKind, f.body, f.made);
+  }
+
+ private:
+  int ranks_;
+};
+
+}  // namespace
+
+Program planExchanges(const Program& lowered, int ranks) {
+  if (ranks <= 1) return lowered;
+  return Planner(lowered, ranks).run();
+}
+
+Program boundToRanks(const Program& planned) {
+  Program p = planned;
+  if (p.distribution.ranks <= 1) return p;
+  BoundToRank b(p.distribution.ranks);
+  for (auto& n : p.nests) n = b.mutate(n);
+  return p;
+}
+
+}  // namespace teml::lowering

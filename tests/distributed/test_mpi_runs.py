@@ -1,0 +1,189 @@
+"""Distributed runs (docs/distributed.md): every program below, launched by
+mpirun with 1, 2, 3 and 4 ranks (oversubscribed on this machine), writes
+the outputs one process writes: exactly for integers, to the last bits for
+floats (the ranks compute each element as one process does). Under -v each
+rank reports its iterations, and the bytes each exchange moved equal the
+bytes predicted from the accesses and, for a vertical stencil, the closed
+form (two rows per neighbour)."""
+import os
+import pathlib
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TEML = os.environ.get("TEML_BINARY", str(ROOT / "build" / "teml"))
+EXAMPLES = ROOT / "examples" / "distributed"
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_hwloc_base_binding_policy="none",
+           OMP_NUM_THREADS="1")
+rng = np.random.default_rng(7)
+
+
+def csr_inputs(n, m, c):
+    counts = rng.multinomial(m, np.ones(n) / n)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return {"ptr": ptr, "col": rng.integers(0, n, m).astype(np.int32),
+            "x": rng.integers(-50, 50, (n, c)).astype(np.int64), "total": np.arange(c, dtype=np.int64) * 100}
+
+
+# name: (program, sizes, inputs, outputs); sizes that the ranks do not divide.
+PROGRAMS = {
+    "interp": ("interp.teml", {"E": 37, "N": 7}, lambda: {"A": rng.random((7, 7)), "u": rng.random((37, 7, 7, 7))}, ["v"]),
+    "helm": ("helm.teml", {"E": 13, "N": 5},
+             lambda: {"S": rng.random((5, 5)), "D": rng.random((5, 5, 5)) + 1, "u": rng.random((13, 5, 5, 5))}, ["v"]),
+    "blur": ("blur.teml", {"N": 23}, lambda: {"inp": rng.random((23, 23))}, ["out", "tmp"]),
+    "mttkrp": ("mttkrp.teml", {"I": 11, "J": 9, "K": 5, "L": 6},
+               lambda: {"B": rng.random((11, 5, 6)), "C": rng.random((5, 9)), "D": rng.random((6, 9))}, ["A"]),
+    "mm": ("mm.teml", {"N": 19}, lambda: {"A": rng.random((19, 19)), "B": rng.random((19, 19))}, ["C"]),
+    "gather": ("gather.py", {"F": 17, "C": 5},
+               lambda: {"x": rng.integers(-9, 9, (17, 5)).astype(np.int64),
+                        "adj": rng.integers(0, 17, (17, 3)).astype(np.int32)}, ["y"]),
+    "csr": ("csr.py", {"N": 15, "M": 60, "C": 4}, lambda: csr_inputs(15, 60, 4), ["y", "total"]),
+}
+
+
+def run(tmp_path, program, sizes, inputs, outputs, ranks=None, tag="", extra=()):
+    args = [TEML, "run", str(program), "--cache-dir", str(tmp_path / "cache")]
+    for k, v in sizes.items():
+        args += ["--set", f"{k}={v}"]
+    for name, value in inputs.items():
+        np.save(tmp_path / f"in_{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'in_{name}.npy'}"]
+    for name in outputs:
+        args += ["--output", f"{name}={tmp_path / f'out{tag}_{name}.npy'}"]
+    args += list(extra)
+    if ranks:
+        args = ["mpirun", "-np", str(ranks)] + args
+    result = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return {name: np.load(tmp_path / f"out{tag}_{name}.npy") for name in outputs}, result
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_every_rank_count_writes_what_one_process_writes(tmp_path, name):
+    program, sizes, make_inputs, outputs = PROGRAMS[name]
+    inputs = make_inputs()
+    alone, _ = run(tmp_path, EXAMPLES / program, sizes, inputs, outputs, tag="alone")
+    for ranks in (1, 2, 3, 4):
+        together, result = run(tmp_path, EXAMPLES / program, sizes, inputs, outputs, ranks, tag=str(ranks),
+                               extra=["-v"])
+        for out in outputs:
+            if alone[out].dtype.kind == "f":
+                np.testing.assert_allclose(together[out], alone[out], rtol=1e-12, atol=0, err_msg=f"{out}, {ranks} ranks")
+            else:
+                np.testing.assert_array_equal(together[out], alone[out], err_msg=f"{out}, {ranks} ranks")
+        if ranks > 1:
+            check_report(result.stderr, ranks)
+
+
+def check_report(stderr, ranks):
+    """Each rank reports its block of every distributed loop, blocks that cover
+    the loop once, and exchanges that moved what was predicted."""
+    blocks = {}
+    for rank, k, lo, hi, begin, end in re.findall(
+            r"rank (\d+): distributed loop (\d+) '\S+' iterations \[(-?\d+), (-?\d+)\) of \[(-?\d+), (-?\d+)\)", stderr):
+        blocks.setdefault((k, int(begin), int(end)), []).append((int(rank), int(lo), int(hi)))
+    assert blocks, stderr
+    for (var, begin, end), parts in blocks.items():
+        parts.sort()
+        assert [r for r, _, _ in parts] == list(range(ranks)), (var, parts)
+        assert parts[0][1] == begin and parts[-1][2] == end
+        assert all(parts[k][2] == parts[k + 1][1] for k in range(ranks - 1)), parts
+    for sent, received, moved_sent, moved_received in re.findall(
+            r"predicted (\d+) B sent, (\d+) B received; moved (\d+) B sent, (\d+) B received", stderr):
+        assert (sent, received) == (moved_sent, moved_received), stderr
+
+
+VERTICAL = '''import teml
+@teml.transform
+def f(a: teml.Var[(N + 4, W), "int64"], out: teml.Var[(N, W), "int64", "output"]):
+    tmp = teml.empty((N + 2, W), "int64")
+    for i in range(N, N + 2):
+        for j in range(W):
+            tmp[i, j] = a[i, j] + a[i + 1, j] * 2 + a[i + 2, j] * 3
+    #! label: L1
+    for i in range(N):
+        for j in range(W):
+            tmp[i, j] = a[i, j] + a[i + 1, j] * 2 + a[i + 2, j] * 3
+    #! label: L2
+    for i in range(N):
+        for j in range(W):
+            out[i, j] = tmp[i, j] - tmp[i + 1, j] + tmp[i + 2, j] * 5
+@teml.schedule(f)
+def g(s):
+    s.distribute("L1")
+    s.distribute("L2")
+'''
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_a_vertical_stencil_moves_two_rows_per_neighbour(tmp_path, ranks):
+    path = tmp_path / "vertical.py"
+    path.write_text(VERTICAL)
+    n, w = 40, 9
+    a = rng.integers(-100, 100, (n + 4, w)).astype(np.int64)
+    alone, _ = run(tmp_path, path, {"N": n, "W": w}, {"a": a}, ["out"], tag="alone")
+    together, result = run(tmp_path, path, {"N": n, "W": w}, {"a": a}, ["out"], ranks, tag="mpi", extra=["-v"])
+    # Both loops split [0, N) alike; the two rows past it every rank computes.
+    np.testing.assert_array_equal(together["out"], alone["out"])
+    halos = re.findall(r"rank (\d+): halo of 'tmp': predicted (\d+) B sent, (\d+) B received; "
+                       r"moved (\d+) B sent, (\d+) B received", result.stderr)
+    assert len(halos) == ranks, result.stderr
+    row = w * 8
+    for rank, sent, received, moved_sent, moved_received in halos:
+        r = int(rank)
+        # Each rank but the last receives two rows of tmp from the next; each but the first sends two.
+        assert int(received) == int(moved_received) == (2 * row if r < ranks - 1 else 0)
+        assert int(sent) == int(moved_sent) == (2 * row if r > 0 else 0)
+
+
+def test_four_ranks_each_keep_under_a_third_of_interp(tmp_path):
+    program, sizes, make_inputs, outputs = PROGRAMS["interp"]
+    sizes = {"E": 400, "N": 7}
+    inputs = {"A": rng.random((7, 7)), "u": rng.random((400, 7, 7, 7))}
+    _, result = run(tmp_path, EXAMPLES / program, sizes, inputs, outputs, 4, extra=["-v"])
+    kept = re.findall(r"rank \d+: keeps (\d+) B of the program's tensors \((\d+) B whole\)", result.stderr)
+    assert len(kept) == 4
+    for part, whole in kept:
+        assert int(part) < int(whole) / 3, result.stderr
+
+
+def test_a_carried_dependence_is_refused_under_mpirun_too(tmp_path):
+    path = tmp_path / "carried.py"
+    path.write_text('''import teml
+@teml.transform
+def f(a: teml.Var[(8,), "int64", "inout"]):
+    #! label: Li
+    for i in range(1, 8):
+        a[i] = a[i - 1] + 1
+@teml.schedule(f)
+def g(s):
+    s.distribute("Li")
+''')
+    result = subprocess.run(["mpirun", "-np", "2", TEML, "run", str(path), "--cache-dir", str(tmp_path / "c")],
+                            capture_output=True, text=True, env=ENV, timeout=120)
+    assert result.returncode == 1, result.stderr
+    assert "distribute" in result.stderr and "'a'" in result.stderr
+
+
+def test_bench_under_mpirun_reports_the_ranks(tmp_path):
+    program, sizes, make_inputs, _ = PROGRAMS["mm"]
+    args = ["mpirun", "-np", "2", TEML, "bench", str(EXAMPLES / program), "--set", "N=64", "--runs", "3",
+            "--cache-dir", str(tmp_path / "c")]
+    result = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("runs on 2 ranks of 1 thread") == 1, result.stdout
+
+
+def test_without_outputs_rank_0_prints_the_sums_of_the_whole_tensors(tmp_path):
+    program, sizes, make_inputs, _ = PROGRAMS["gather"]
+    args = [TEML, "run", str(EXAMPLES / program), "--set", "F=17", "--set", "C=5", "--random", "3", "--verify",
+            "--cache-dir", str(tmp_path / "c")]
+    alone = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=120)
+    together = subprocess.run(["mpirun", "-np", "3"] + args, capture_output=True, text=True, env=ENV, timeout=120)
+    assert alone.returncode == 0 and together.returncode == 0, together.stderr
+    assert together.stdout == alone.stdout
+    assert "(ok)" in together.stdout
