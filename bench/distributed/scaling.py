@@ -35,7 +35,7 @@ WORK = pathlib.Path(os.environ.get("TEML_BENCH_DIR", "/tmp/teml_distributed"))
 WORKLOADS = {
     "interp": (EX / "interp.teml", {"E": 350000, "N": 7}, "E"),
     "helm": (EX / "helm.teml", {"E": 25000, "N": 13}, "E"),
-    "blur": (EX / "blur.teml", {"N": 4096}, "N"),
+    "blur": (EX / "blur.teml", {"N": 4096}, None),  # square: no size doubles it
 }
 
 
@@ -65,7 +65,7 @@ def turns(label_a, a, label_b, b, n):
     return {label_a: ma, label_b: mb, "ratio": mb / ma, "turns": n}
 
 
-def memory(turns_n):
+def memory(turns_n):  # noqa: ARG001 (one measurement: peak memory does not vary)
     """Peak resident MiB of one process and of each of 4 ranks, interp with files."""
     program, sizes, _ = WORKLOADS["interp"]
     e, n = sizes["E"], sizes["N"]
@@ -80,23 +80,27 @@ def memory(turns_n):
     four = subprocess.run(["mpirun", "-np", "4", TEML, "run", *common], capture_output=True, text=True, env=ENV,
                           check=True)
     ranks = [float(x) for x in re.findall(r"rank \d+: .*peak resident ([0-9.]+) MiB", four.stderr)]
-    v1 = np.load(WORK / "v.npy", mmap_mode="r")
     return {"one_process_mib": single, "ranks_mib": ranks, "largest_over_one": max(ranks) / single}
 
 
 def model(quick):
-    """Bytes per rank from the plan, for 1..1024 ranks."""
+    """Bytes per rank from the plan, for 1..1024 ranks (the CSR gather's plan
+    grows with the square of the ranks: up to 256)."""
     cases = {
-        "interp": (EX / "interp.teml", {"E": 350000, "N": 7}),
-        "blur": (EX / "blur.teml", {"N": 4096}),
-        "mm": (EX / "mm.teml", {"N": 4096}),
-        "gat-like csr": (EX / "csr.py", {"N": 2708, "M": 13264, "C": 64}),
+        "interp (E=350000)": (EX / "interp.teml", {"E": 350000, "N": 7}, 1024),
+        "blur (N=4096)": (EX / "blur.teml", {"N": 4096}, 1024),
+        "stencil (N=4096, W=4096)": (EX / "stencil.py", {"N": 4096, "W": 4096}, 1024),
+        "mm by rows (N=4096)": (EX / "mm.teml", {"N": 4096}, 1024),
+        "GAT-like CSR (Cora: 2708 nodes, 13264 edges, 64 features)": (
+            EX / "csr.py", {"N": 2708, "M": 13264, "C": 64}, 256),
     }
     counts = [1, 2, 4, 16, 64] if quick else [1, 2, 4, 16, 64, 256, 1024]
     out = {}
-    for name, (program, sizes) in cases.items():
+    for name, (program, sizes, most) in cases.items():
         rows = []
         for r in counts:
+            if r > most:
+                continue
             res = subprocess.run([TEML, "check", str(program), *sizes_args(sizes), "--ranks", str(r), "-v"],
                                  capture_output=True, text=True, env=ENV, check=True)
             m = re.search(r"per rank at most (\d+) B sent, (\d+) B received, (\d+) B kept \((\d+) B of inputs\)",
@@ -107,11 +111,85 @@ def model(quick):
     return out
 
 
+def mib(b):
+    return "-" if b is None else f"{b / 2**20:.3g}"
+
+
+def markdown(result):
+    lines = ["# Distributed runs (MPI) on this machine", "",
+             f"Machine: {result['machine']}; Open MPI over shared memory; written by "
+             "bench/distributed/scaling.py (times: `teml bench` medians, the slowest rank's time with its "
+             f"exchanges, {result['turns']} turns A B A B; docs/distributed.md).", "",
+             "## The cost of the transport: 2 ranks of 1 thread against 1 rank of 2 threads", "",
+             "| workload | 1 rank x 2 threads (s) | 2 ranks x 1 thread (s) | ratio (target <= 1.2) |",
+             "|---|---|---|---|"]
+    for name, r in result["transport"].items():
+        lines.append(f"| {name} | {r['1 rank x 2 threads']:.4f} | {r['2 ranks x 1 thread']:.4f} | {r['ratio']:.2f} |")
+    lines += ["", "## Strong scaling (same problem, 1 thread per rank)", "",
+              "| workload | 1 rank (s) | 2 ranks (s) | speed-up |", "|---|---|---|---|"]
+    for name, r in result["strong"].items():
+        lines.append(f"| {name} | {r['1 rank x 1 thread']:.4f} | {r['2 ranks x 1 thread']:.4f} | {1 / r['ratio']:.2f} |")
+    lines += ["", "## Weak scaling (the problem doubled with the ranks, 1 thread per rank)", "",
+              "| workload | 1 rank, half (s) | 2 ranks, whole (s) | efficiency |", "|---|---|---|---|"]
+    for name, r in result["weak"].items():
+        a, b = [k for k in r if k not in ("ratio", "turns")]
+        lines.append(f"| {name} | {r[a]:.4f} ({a}) | {r[b]:.4f} ({b}) | {1 / r['ratio']:.2f} |")
+    m = result["memory"]
+    lines += ["", "## Memory: interp (E=350000), inputs from files, output to a file", "",
+              f"One process: peak resident {m['one_process_mib']:.0f} MiB. Four ranks: "
+              + ", ".join(f"{x:.0f}" for x in m["ranks_mib"])
+              + f" MiB; the largest is {m['largest_over_one']:.2f} of one process (target < 0.33).", "",
+              "## Communication model (from the plan, not measured)", "",
+              "Per rank, the most any rank sends and receives in the exchanges, keeps of the program's tensors, "
+              "and of that reads from input files (`teml check --ranks N -v`). On a cluster, exchanged bytes "
+              "cross the network and input bytes come from the file system.", ""]
+    for name, rows in result["model"].items():
+        lines += [f"### {name}", "", "| ranks | sent (MiB) | received (MiB) | kept (MiB) | of it inputs (MiB) |",
+                  "|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['ranks']} | {mib(r['sent'])} | {mib(r['received'])} | {mib(r['kept'])} | {mib(r['inputs'])} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    for name, rows in result["model"].items():
+        rows = [x for x in rows if x["kept"] is not None]  # one rank: no plan
+        r = [x["ranks"] for x in rows]
+        ax[0].plot(r, [max(1, x["received"]) / 2**20 for x in rows], marker="o", label=name.split(" (")[0])
+        ax[1].plot(r, [max(1, x["kept"]) / 2**20 for x in rows], marker="o", label=name.split(" (")[0])
+    for a, title in zip(ax, ["received per rank (MiB, exchanges)", "kept per rank (MiB)"]):
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        a.set_xlabel("ranks")
+        a.set_title(title)
+    ax[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--from-json", action="store_true", help="only redraw bench/distributed.md and .png")
+    ap.add_argument("--memory-and-model", action="store_true", help="measure only those, keep the timings")
     args = ap.parse_args()
+    if args.memory_and_model:
+        result = json.loads((ROOT / "bench" / "distributed.json").read_text())
+        result["memory"] = memory(args.turns)
+        result["model"] = model(args.quick)
+        (ROOT / "bench" / "distributed.json").write_text(json.dumps(result, indent=1) + "\n")
+        args.from_json = True
+    if args.from_json:
+        result = json.loads((ROOT / "bench" / "distributed.json").read_text())
+        (ROOT / "bench" / "distributed.md").write_text(markdown(result))
+        plot(result, ROOT / "bench" / "distributed.png")
+        return
     WORK.mkdir(parents=True, exist_ok=True)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     try:
@@ -127,14 +205,19 @@ def main():
         result["strong"][name] = turns(
             "1 rank x 1 thread", lambda: bench(program, sizes, 1, 1, runs),
             "2 ranks x 1 thread", lambda: bench(program, sizes, 2, 1, runs), args.turns)
+        if not scaled:
+            continue
         half = dict(sizes, **{scaled: sizes[scaled] // 2})
         result["weak"][name] = turns(
             f"1 rank, {scaled}={half[scaled]}", lambda: bench(program, half, 1, 1, runs),
             f"2 ranks, {scaled}={sizes[scaled]}", lambda: bench(program, sizes, 2, 1, runs), args.turns)
+    result["turns"] = args.turns
     result["memory"] = memory(args.turns)
     result["model"] = model(args.quick)
     (ROOT / "bench" / "distributed.json").write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(result, indent=1))
+    (ROOT / "bench" / "distributed.md").write_text(markdown(result))
+    plot(result, ROOT / "bench" / "distributed.png")
+    print(markdown(result))
 
 
 if __name__ == "__main__":

@@ -138,6 +138,7 @@ std::optional<std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
 StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::string, std::vector<int64_t>>& shapes,
                           std::optional<std::pair<int64_t, int64_t>> block) {
   StepAccesses out;
+  isl_ctx_reset_operations(ctx);  // the budget is for one question, not for every rank's
   for (auto& [t, shape] : shapes) {
     out.read.emplace(t, ElementSet::none(ctx, shape));
     out.written.emplace(t, ElementSet::none(ctx, shape));

@@ -42,6 +42,7 @@
 #include "lowering/lower.hpp"
 #include "lowering/pass_log.hpp"
 #include "runtime/npy.hpp"
+#include "driver/auto_distribute.hpp"
 #include "driver/run_parts.hpp"
 #include "runtime/mpi.hpp"
 #include "schedule/transforms.hpp"
@@ -139,6 +140,20 @@ std::vector<void*> pointers(const ir::Program& p, runtime::BufferMap& buffers) {
   std::vector<void*> out;
   for (auto& t : p.tensors) out.push_back(buffers.at(t.name).data());
   return out;
+}
+
+int compareWithInterpreter(const Compiled& c, const runtime::BufferMap& computed, const runtime::BufferMap& reference,
+                           const std::vector<std::string>& compared, std::ostream& out) {
+  double worst = 0;
+  bool single = false;
+  for (auto& name : compared) {
+    worst = std::max(worst, runtime::maxRelativeDifference(computed.at(name), reference.at(name)));
+    single |= c.program.find(name)->dtype == ir::DType::F32;
+  }
+  bool ok = worst <= (single ? 1e-3 : 1e-9);
+  out << "verify: largest relative difference from the reference interpreter " << std::scientific
+      << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
+  return ok ? 0 : 3;
 }
 
 std::string shapeText(const ir::TensorDecl& t) {
@@ -313,6 +328,7 @@ Compiled compile(const Options& o) {
   Compiled c = frontEndAndSchedule(o, target);
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
+  if (c.autoScheduled && target.ranks > 1) c.program = autoDistribute(c.program, target, analysisCacheFor(o), c.autoSteps);
   auto t = Clock::now();
   c.target = target;
   std::unique_ptr<lowering::PassLog> log = passLogFor(o);
@@ -489,16 +505,7 @@ std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::ve
   auto ti = Clock::now();
   interp::run(c.program, initial);
   c.stages.push_back({"verify", secondsSince(ti)});
-  double worst = 0;
-  bool single = false;
-  for (auto& name : compared) {
-    worst = std::max(worst, runtime::maxRelativeDifference(buffers.at(name), initial.at(name)));
-    single |= c.program.find(name)->dtype == ir::DType::F32;
-  }
-  bool ok = worst <= (single ? 1e-3 : 1e-9);
-  out << "verify: largest relative difference from the reference interpreter " << std::scientific
-      << std::setprecision(2) << worst << (ok ? " (ok)" : " (FAILED)") << "\n";
-  return {ok ? 0 : 3, runTime};
+  return {compareWithInterpreter(c, buffers, initial, compared, out), runTime};
 }
 
 }  // namespace

@@ -14,6 +14,10 @@ void printStages(const Compiled& c, std::ostream& err);
 // Buffers with the program's initial values, then --input files, then --random values.
 runtime::BufferMap prepareBuffers(const ir::Program& p, const Options& o);
 std::string shapeText(const ir::TensorDecl& t);
+// --verify: the largest relative difference of `compared` from the
+// interpreter's results, printed; 0 within tolerance, else 3.
+int compareWithInterpreter(const Compiled& c, const runtime::BufferMap& computed, const runtime::BufferMap& reference,
+                           const std::vector<std::string>& compared, std::ostream& out);
 
 // The distributed run of a program lowered for several ranks (under mpirun):
 // run or bench. Returns the exit status; `runTime` the kernel's seconds.

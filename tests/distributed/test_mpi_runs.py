@@ -97,37 +97,15 @@ def check_report(stderr, ranks):
         assert (sent, received) == (moved_sent, moved_received), stderr
 
 
-VERTICAL = '''import teml
-@teml.transform
-def f(a: teml.Var[(N + 4, W), "int64"], out: teml.Var[(N, W), "int64", "output"]):
-    tmp = teml.empty((N + 2, W), "int64")
-    for i in range(N, N + 2):
-        for j in range(W):
-            tmp[i, j] = a[i, j] + a[i + 1, j] * 2 + a[i + 2, j] * 3
-    #! label: L1
-    for i in range(N):
-        for j in range(W):
-            tmp[i, j] = a[i, j] + a[i + 1, j] * 2 + a[i + 2, j] * 3
-    #! label: L2
-    for i in range(N):
-        for j in range(W):
-            out[i, j] = tmp[i, j] - tmp[i + 1, j] + tmp[i + 2, j] * 5
-@teml.schedule(f)
-def g(s):
-    s.distribute("L1")
-    s.distribute("L2")
-'''
 
 
 @pytest.mark.parametrize("ranks", [2, 3, 4])
 def test_a_vertical_stencil_moves_two_rows_per_neighbour(tmp_path, ranks):
-    path = tmp_path / "vertical.py"
-    path.write_text(VERTICAL)
+    path = EXAMPLES / "stencil.py"
     n, w = 40, 9
-    a = rng.integers(-100, 100, (n + 4, w)).astype(np.int64)
+    a = rng.integers(-100, 100, (n + 2, w)).astype(np.int64)
     alone, _ = run(tmp_path, path, {"N": n, "W": w}, {"a": a}, ["out"], tag="alone")
     together, result = run(tmp_path, path, {"N": n, "W": w}, {"a": a}, ["out"], ranks, tag="mpi", extra=["-v"])
-    # Both loops split [0, N) alike; the two rows past it every rank computes.
     np.testing.assert_array_equal(together["out"], alone["out"])
     halos = re.findall(r"rank (\d+): halo of 'tmp': predicted (\d+) B sent, (\d+) B received; "
                        r"moved (\d+) B sent, (\d+) B received", result.stderr)
@@ -187,3 +165,45 @@ def test_without_outputs_rank_0_prints_the_sums_of_the_whole_tensors(tmp_path):
     assert alone.returncode == 0 and together.returncode == 0, together.stderr
     assert together.stdout == alone.stdout
     assert "(ok)" in together.stdout
+
+
+AUTO = '''import teml
+@teml.transform
+def f(x: teml.Var[(N, 8), "int64"], y: teml.Var[(N, 8), "int64", "output"]):
+    for i in range(N):
+        for j in range(8):
+            y[i, j] = x[i, j] * x[i, j] + i * j
+'''
+
+
+def test_the_automatic_schedule_distributes_under_mpirun_and_says_so(tmp_path):
+    path = tmp_path / "auto.py"
+    path.write_text(AUTO)
+    x = rng.integers(-100, 100, (4000, 8)).astype(np.int64)
+    alone, _ = run(tmp_path, path, {"N": 4000}, {"x": x}, ["y"], tag="alone")
+    together, result = run(tmp_path, path, {"N": 4000}, {"x": x}, ["y"], 2, tag="mpi", extra=["-v"])
+    np.testing.assert_array_equal(together["y"], alone["y"])
+    assert "distribute(" in result.stderr and "predicted exchanges 0 B per rank" in result.stderr, result.stderr
+    check_report(result.stderr, 2)
+
+
+def test_python_under_mpirun_gives_every_rank_the_complete_outputs(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text('''import numpy as np
+import teml
+
+@teml.transform
+def double(x: teml.Var[(16,), "int64"], y: teml.Var[(16,), "int64", "output"]):
+    for i in range(16):
+        y[i] = x[i] * 2
+
+y = double(np.arange(16, dtype=np.int64))
+import sys
+sys.stdout.write(f"sum {int(y.sum())} len {len(y)}\\n")
+sys.stdout.flush()
+''')
+    env = dict(ENV, PYTHONPATH=str(ROOT / "build" / "python"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    result = subprocess.run(["mpirun", "-np", "2", "/usr/bin/python3", str(script)], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("240 len 16") == 2, result.stdout  # one line per rank (they may interleave)

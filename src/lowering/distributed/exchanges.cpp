@@ -82,7 +82,10 @@ class Planner {
       Tensor& x = tensors_[t.name];
       auto& kept = out.distribution.kept[t.name];
       ElementSet covered = ElementSet::none(ctx_.get(), t.shape);
-      for (int r = 0; r < ranks_; ++r) covered = covered | x.touched[r];
+      for (int r = 0; r < ranks_; ++r) {
+        isl_ctx_reset_operations(ctx_.get());
+        covered = covered | x.touched[r];
+      }
       // Elements no rank touches keep their first values: rank 0 writes them out.
       ElementSet rest = ElementSet::whole(ctx_.get(), t.shape) - covered;
       x.touched[0] = x.touched[0] | hullOf(rest, t.shape);
@@ -101,6 +104,7 @@ class Planner {
       auto& results = out.distribution.results[t.name];
       ElementSet before = ElementSet::none(ctx_.get(), t.shape);
       for (int r = 0; r < ranks_; ++r) {
+        isl_ctx_reset_operations(ctx_.get());
         results.push_back(boxesWithin(x.valid[r] - before, x.valid[r], r, r));
         before = before | x.valid[r];
       }
@@ -180,6 +184,7 @@ class Planner {
       if (loop) {
         ElementSet before = ElementSet::none(ctx_.get(), x.shape);
         for (int r = 0; r < ranks_ && !overlap; ++r) {
+          isl_ctx_reset_operations(ctx_.get());
           overlap = !(acc[r].written.at(name) & before).empty();
           before = before | acc[r].written.at(name);
         }
@@ -193,7 +198,10 @@ class Planner {
         if (ops.size() != 1)
           throw analysis::CannotDistribute("'" + name + "' is reduced with two operators across the ranks");
         ElementSet all = ElementSet::none(ctx_.get(), x.shape);
-        for (auto& a : acc) all = all | a.written.at(name);
+        for (auto& a : acc) {
+          isl_ctx_reset_operations(ctx_.get());
+          all = all | a.written.at(name);
+        }
         all.hull(lo, hi);
         ElementSet box = ElementSet::box(ctx_.get(), lo, hi);
         for (int r = 0; r < ranks_; ++r) {
@@ -217,11 +225,17 @@ class Planner {
           ElementSet box = ElementSet::box(ctx_.get(), lo, hi);
           for (int r = 0; r < ranks_; ++r) x.valid[r] = x.valid[r] | box;
         } else {
+          // A rank's writes are up to date there and stale on every other rank.
+          ElementSet all = ElementSet::none(ctx_.get(), x.shape);
+          for (int r = 0; r < ranks_ && loop; ++r) {
+            isl_ctx_reset_operations(ctx_.get());
+            all = all | acc[r].written.at(name);
+          }
           for (int r = 0; r < ranks_; ++r) {
+            isl_ctx_reset_operations(ctx_.get());
             const ElementSet& w = acc[r].written.at(name);
-            if (w.empty()) continue;
-            written_.insert(name);
-            for (int q = 0; q < ranks_; ++q) x.valid[q] = q == r ? x.valid[q] | w : loop ? x.valid[q] - w : x.valid[q];
+            if (!w.empty()) written_.insert(name);
+            x.valid[r] = (loop ? x.valid[r] - all : x.valid[r]) | w;
           }
         }
         if (reduced || stored) written_.insert(name);
@@ -241,9 +255,11 @@ class Planner {
     for (int r = 1; r < ranks_; ++r) same &= needs[r].subsetOf(needs[0]) && needs[0].subsetOf(needs[r]);
     const std::vector<ElementSet> held = x.valid;  // before anything moves: all messages travel at once
     for (int r = 0; r < ranks_; ++r) {
+      isl_ctx_reset_operations(ctx_.get());
       ElementSet missing = needs[r] - held[r];
       for (int k = 1; k < ranks_ && !missing.empty(); ++k) {
         int q = (r + k) % ranks_;  // the next ranks first: a halo comes from a neighbour
+        isl_ctx_reset_operations(ctx_.get());
         ElementSet part = missing & held[q];
         if (part.empty()) continue;
         for (auto& b : boxesWithin(part, held[q], q, r)) transfers.push_back(b);
