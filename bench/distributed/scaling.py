@@ -143,6 +143,17 @@ def markdown(result):
               "Per rank, the most any rank sends and receives in the exchanges, keeps of the program's tensors, "
               "and of that reads from input files (`teml check --ranks N -v`). On a cluster, exchanged bytes "
               "cross the network and input bytes come from the file system.", ""]
+    lines += [
+        "What the model implies for a cluster (a model, not a measurement): interp, helm and mm by rows "
+        "exchange nothing while they run; their cost beyond the work is reading each rank's part of the "
+        "inputs, which shrinks as 1/ranks (mm's B excepted: every rank reads all of it, so mm by rows stops "
+        "scaling in memory and input traffic once B dominates; a 2-D distribution would be needed). A stencil "
+        "moves a constant two rows per neighbour (64 KiB at N = 4096) whatever the rank count, so its "
+        "communication shrinks against the work (1/ranks) until latency, not bandwidth, bounds it. The "
+        "GAT-like gather replicates h: each rank receives nearly all of h, a volume that does not shrink, so it "
+        "scales only while the work per rank dwarfs one copy of h; exchanging only the rows the indices "
+        "name (an inspector) is what would fix it. The GAT-like plan is computed up to 256 ranks (its plan "
+        "grows with the square of the ranks).", ""]
     for name, rows in result["model"].items():
         lines += [f"### {name}", "", "| ranks | sent (MiB) | received (MiB) | kept (MiB) | of it inputs (MiB) |",
                   "|---|---|---|---|---|"]

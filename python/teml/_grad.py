@@ -50,8 +50,27 @@ class _GradientProgram:
         return [n for n, d, s, a in probe.params() if a != "output" and np.dtype(d).kind == "f"]
 
 
-class _Pass:
-    """The buffers of one forward call, kept for its backward call."""
+class _Backward:
+    """The backward call over one forward call's buffers; a subclass says how
+    its buffers are zeroed, filled and copied out."""
+
+    def backward(self, weights):
+        """Gradients of sum(OUT * weight) over `of`, for each of `wrt`."""
+        if len(weights) != len(self.of):
+            raise TypeError(f"backward takes one weight array per result ({', '.join(self.of)}), not {len(weights)}")
+        for name, _, _, role in self.params:
+            if role in ("gradient", "temporary"):
+                self._zero(self.buffers[name])
+        names = self.compiled.gradient_of()
+        for name, w in zip(self.of, weights):
+            self._fill(self.buffers[names[name]], w)
+        self._run("backward")
+        grads = [self._result(self.buffers[names[x]]) for x in self.wrt]
+        return grads[0] if len(grads) == 1 else tuple(grads)
+
+
+class _Pass(_Backward):
+    """The buffers of one forward call (NumPy), kept for its backward call."""
 
     def __new__(cls, program, args):
         faces = [_cuda_interface(a) if type(a) is not np.ndarray else None for a in args]
@@ -84,25 +103,20 @@ class _Pass:
     def _run(self, which):
         self.compiled.run(which, [self.buffers[n] for n, _, _, _ in self.params], self.threads)
 
-    def backward(self, weights):
-        """Gradients of sum(OUT * weight) over `of`, for each of `wrt`."""
-        if len(weights) != len(self.of):
-            raise TypeError(f"backward takes one weight array per result ({', '.join(self.of)}), not {len(weights)}")
-        for name, _, _, role in self.params:
-            if role in ("gradient", "temporary"):
-                self.buffers[name][...] = 0
-        names = self.compiled.gradient_of()
-        for name, w in zip(self.of, weights):
-            self.buffers[names[name]][...] = 1 if w is None else _as_array(w)[0]
-        self._run("backward")
-        grads = [self.buffers[names[x]].copy() for x in self.wrt]
+    def _zero(self, buffer):
+        buffer[...] = 0
+
+    def _fill(self, buffer, weight):
+        buffer[...] = 1 if weight is None else _as_array(weight)[0]
+
+    def _result(self, buffer):
         if self.torch:
             import torch
-            grads = [torch.from_numpy(g) for g in grads]
-        return grads[0] if len(grads) == 1 else tuple(grads)
+            return torch.from_numpy(buffer.copy())
+        return buffer.copy()
 
 
-class _DevicePass:
+class _DevicePass(_Backward):
     """The buffers of one forward call on PyTorch CUDA tensors: the CUDA
     target, in GPU memory (no copies to the host), on PyTorch's current
     stream; the inputs are kept (not copied) for the backward call, the
@@ -137,20 +151,14 @@ class _DevicePass:
         pointers = [self.buffers[n].data_ptr() for n, _, _, _ in self.params]
         self.compiled.run_device(which, pointers, self.stream)
 
-    def backward(self, weights):
-        """Gradients of sum(OUT * weight) over `of`, for each of `wrt`, as PyTorch CUDA tensors."""
-        if len(weights) != len(self.of):
-            raise TypeError(f"backward takes one weight array per result ({', '.join(self.of)}), not {len(weights)}")
-        for name, _, _, role in self.params:
-            if role in ("gradient", "temporary"):
-                self.buffers[name].zero_()
-        names = self.compiled.gradient_of()
-        for name, w in zip(self.of, weights):
-            target = self.buffers[names[name]]
-            target.fill_(1) if w is None else target.copy_(w)
-        self._run("backward")
-        grads = [self.buffers[names[x]].clone() for x in self.wrt]
-        return grads[0] if len(grads) == 1 else tuple(grads)
+    def _zero(self, buffer):
+        buffer.zero_()
+
+    def _fill(self, buffer, weight):
+        buffer.fill_(1) if weight is None else buffer.copy_(weight)
+
+    def _result(self, buffer):
+        return buffer.clone()
 
 
 def grad(f, wrt=None, of=None, tapes="auto"):

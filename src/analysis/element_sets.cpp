@@ -152,6 +152,10 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
     isl_model::UMap m = isl_model::accessRelation(ctx, o, a);
     isl_union_set* range = isl_union_map_range(m.copy());
     if (!range) islFailed();
+    if (isl_union_set_is_empty(range) == isl_bool_true) {  // no instance in this block: nothing touched
+      isl_union_set_free(range);
+      return;
+    }
     isl_set* s = isl_set_from_union_set(range);
     if (!s || isl_set_n_param(s) != 0) {
       isl_set_free(s);

@@ -36,6 +36,10 @@ std::optional<ParallelScope> gpuScopeNamed(const std::string& name) {
   return std::nullopt;
 }
 
+ParallelScope threadScope(int dimension) {
+  return dimension == 0 ? ParallelScope::ThreadX : dimension == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
+}
+
 int gpuDimension(ParallelScope s) {
   switch (s) {
     case ParallelScope::BlockY:

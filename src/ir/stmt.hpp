@@ -36,6 +36,8 @@ const char* parallelScopeName(ParallelScope s);
 std::optional<ParallelScope> gpuScopeNamed(const std::string& name);
 // 0, 1, 2 for .x, .y, .z of a GPU scope.
 int gpuDimension(ParallelScope s);
+// threadIdx.x, .y, .z for dimension 0, 1, 2.
+ParallelScope threadScope(int dimension);
 
 enum class ReduceOp { Add, Mul, Max, Min };
 

@@ -207,3 +207,14 @@ sys.stdout.flush()
                             env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("240 len 16") == 2, result.stdout  # one line per rank (they may interleave)
+
+
+def test_fewer_iterations_than_ranks_leave_some_ranks_idle(tmp_path):
+    program, _, _, outputs = PROGRAMS["mm"]
+    a, b = rng.random((3, 3)), rng.random((3, 3))
+    alone, _ = run(tmp_path, EXAMPLES / program, {"N": 3}, {"A": a, "B": b}, outputs, tag="alone")
+    together, result = run(tmp_path, EXAMPLES / program, {"N": 3}, {"A": a, "B": b}, outputs, 4, tag="mpi",
+                           extra=["-v"])
+    np.testing.assert_allclose(together["C"], alone["C"], rtol=1e-12, atol=0)
+    assert re.search(r"rank \d+: distributed loop 1 'i\S*' iterations \[(\d+), \1\)", result.stderr), result.stderr
+    check_report(result.stderr, 4)

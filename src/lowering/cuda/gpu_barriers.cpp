@@ -302,7 +302,7 @@ class Barriers : StmtFunctor<StmtP()> {
     for (int d = 0; d < 3; ++d) {
       if (thread[d].empty()) continue;
       LoopKind kind;
-      kind.scope = d == 0 ? ParallelScope::ThreadX : d == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
+      kind.scope = threadScope(d);
       kind.independent = true;
       out = makeFor(thread[d], thread[d], intConst(0), intConst(blockDim_[d]), 1, kind, out, {}, made);
     }
@@ -324,7 +324,7 @@ class Barriers : StmtFunctor<StmtP()> {
     for (int d = 0; d < 3; ++d) {
       if (blockDim_[d] == 1 || boundDims[d]) continue;
       LoopKind kind;
-      kind.scope = d == 0 ? ParallelScope::ThreadX : d == 1 ? ParallelScope::ThreadY : ParallelScope::ThreadZ;
+      kind.scope = threadScope(d);
       kind.independent = true;
       std::string name = freshName("teml_guard", taken_);
       out = makeFor(name, name, intConst(0), intConst(1), 1, kind, out, {}, Provenance{sourceLocOf(s), "gpu_barriers", ""});
