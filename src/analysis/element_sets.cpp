@@ -35,19 +35,6 @@ std::string boxText(const std::vector<int64_t>& lo, const std::vector<int64_t>& 
   return "{ [" + vars + "]" + (cond.empty() ? "" : " : " + cond) + " }";
 }
 
-bool containsLoad(const ExprP& e) {
-  if (!e) return false;
-  switch (e->kind) {
-    case ExprKind::Load: return true;
-    case ExprKind::Binary: return containsLoad(e->as<Binary>().a) || containsLoad(e->as<Binary>().b);
-    case ExprKind::Unary: return containsLoad(e->as<Unary>().a);
-    case ExprKind::Cast: return containsLoad(e->as<Cast>().a);
-    case ExprKind::Select:
-      return containsLoad(e->as<Select>().cond) || containsLoad(e->as<Select>().a) || containsLoad(e->as<Select>().b);
-    default: return false;
-  }
-}
-
 int storesAndReduces(const StmtP& s) {
   int n = 0;
   forEachStmt(s, [&](const StmtP& t) { n += t->kind == StmtKind::Store || t->kind == StmtKind::Reduce; });
@@ -165,7 +152,7 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
     elements = elements & ElementSet::whole(ctx, shape->second);  // an index loaded from data: any element
     into.at(a.tensor) = into.at(a.tensor) | elements;
     for (auto& i : a.indices)
-      if (containsLoad(i)) out.indirect.insert(a.tensor);
+      if (!readsOf(i).empty()) out.indirect.insert(a.tensor);  // an index loaded from data
   };
   try {
     for (auto& o : occ) {

@@ -17,6 +17,7 @@
 #include "driver/run_parts.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/mutator.hpp"
+#include "lowering/distributed/traffic.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/npy.hpp"
 
@@ -205,24 +206,13 @@ class RankRun {
     }
     auto* sent = static_cast<long*>(kernel_->symbol("teml_mpi_sent"));
     auto* received = static_cast<long*>(kernel_->symbol("teml_mpi_received"));
+    auto elem = lowering::elementBytes(p);
     for (auto& n : p.nests)
       ir::forEachStmt(n, [&](const ir::StmtP& s) {
         if (s->kind != ir::StmtKind::Exchange) return;
         auto& x = s->as<ir::Exchange>();
         if (x.kind == ir::ExchangeKind::ReductionStart) return;
-        const ir::TensorDecl* t = p.find(x.tensor);
-        int64_t elem = t ? ir::bytes(t->dtype) : 8, out = 0, in = 0;
-        if (!t)  // a tensor the nest defines
-          forEachStmt(n, [&](const ir::StmtP& d) {
-            if (d->kind == ir::StmtKind::VarDef && d->as<ir::VarDef>().decl.name == x.tensor)
-              elem = ir::bytes(d->as<ir::VarDef>().decl.dtype);
-          });
-        for (auto& b : x.transfers) {
-          if (b.from == b.to) continue;
-          if (b.from == rank_) out += b.elements() * elem;
-          if (b.to == rank_) in += b.elements() * elem;
-        }
-        if (x.kind == ir::ExchangeKind::Reduction) out = in = x.combined.elements() * elem;
+        auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
         os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': predicted " << out << " B sent, " << in
            << " B received; moved " << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0)
            << " B received" << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)" : "")

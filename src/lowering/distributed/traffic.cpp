@@ -9,26 +9,38 @@ namespace teml::lowering {
 
 using namespace ir;
 
-std::vector<RankTraffic> predictedTraffic(const Program& p) {
-  int ranks = std::max(1, p.distribution.ranks);
-  std::vector<RankTraffic> out(ranks);
-  std::map<std::string, int64_t> elem;  // bytes per element, program tensors and those the nests define
+std::map<std::string, int64_t> elementBytes(const Program& p) {
+  std::map<std::string, int64_t> elem;
   for (auto& t : p.tensors) elem[t.name] = bytes(t.dtype);
   for (auto& n : p.nests)
     forEachStmt(n, [&](const StmtP& s) {
       if (s->kind == StmtKind::VarDef) elem.emplace(s->as<VarDef>().decl.name, bytes(s->as<VarDef>().decl.dtype));
     });
+  return elem;
+}
+
+std::pair<int64_t, int64_t> exchangeBytes(const Exchange& x, int64_t elem, int rank) {
+  if (x.kind == ExchangeKind::Reduction) return {x.combined.elements() * elem, x.combined.elements() * elem};
+  int64_t sent = 0, received = 0;
+  for (auto& b : x.transfers) {
+    if (b.from == b.to) continue;
+    if (b.from == rank) sent += b.elements() * elem;
+    if (b.to == rank) received += b.elements() * elem;
+  }
+  return {sent, received};
+}
+
+std::vector<RankTraffic> predictedTraffic(const Program& p) {
+  int ranks = std::max(1, p.distribution.ranks);
+  std::vector<RankTraffic> out(ranks);
+  auto elem = elementBytes(p);
   for (auto& n : p.nests)
     forEachStmt(n, [&](const StmtP& s) {
       if (s->kind != StmtKind::Exchange) return;
-      auto& x = s->as<Exchange>();
-      int64_t e = elem.count(x.tensor) ? elem.at(x.tensor) : 8;
-      if (x.kind == ExchangeKind::Reduction)
-        for (auto& r : out) r.sent += x.combined.elements() * e, r.received += x.combined.elements() * e;
-      for (auto& b : x.transfers) {
-        if (b.from == b.to) continue;
-        out[b.from].sent += b.elements() * e;
-        out[b.to].received += b.elements() * e;
+      for (int r = 0; r < ranks; ++r) {
+        auto [sent, received] = exchangeBytes(s->as<Exchange>(), elem.at(s->as<Exchange>().tensor), r);
+        out[r].sent += sent;
+        out[r].received += received;
       }
     });
   for (auto& [name, boxes] : p.distribution.kept) {

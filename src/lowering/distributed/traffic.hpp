@@ -3,6 +3,9 @@
 // -v, the communication model in bench/distributed/).
 #pragma once
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/program.hpp"
@@ -16,5 +19,10 @@ struct RankTraffic {
 };
 
 std::vector<RankTraffic> predictedTraffic(const ir::Program& lowered);
+
+// Bytes per element of every tensor the program names (its own and those its nests define).
+std::map<std::string, int64_t> elementBytes(const ir::Program& program);
+// Bytes exchange `x` sends and receives in `rank` (a reduction's box both ways).
+std::pair<int64_t, int64_t> exchangeBytes(const ir::Exchange& x, int64_t elementBytes, int rank);
 
 }  // namespace teml::lowering
