@@ -9,7 +9,8 @@
 #     reference interpreter (--verify), and the four workloads and mm at
 #     small sizes likewise;
 #  3. runs compute-sanitizer racecheck and memcheck on a few kernels;
-#  4. times the four workloads (auto-scheduled for the GPU) and mm with
+#  4. times the four workloads (auto-scheduled for the GPU), the candidate
+#     schedules of bench/freetensor/gpu_variants.py, and mm with
 #     CUDA events (teml bench --target cuda) at the paper's sizes, against
 #     PyTorch CUDA and cuBLAS (bench/freetensor/torch_gpu.py);
 #  5. writes freetensor_gpu.md (bench/freetensor/gpu_report.py) naming the card.
@@ -74,6 +75,20 @@ for w in subdivnet longformer softras gat; do
     echo "FAIL $w (small)" | tee -a "$log"; failed=$((failed + 1))
   fi
 done
+# Candidate GPU schedules not yet timed on a card (bench/freetensor/gpu_variants.py).
+variants=/tmp/teml-gpu-variants
+python3 bench/freetensor/gpu_variants.py "$variants" >> "$log" 2>&1
+for f in "$variants"/*.py; do
+  run=$(basename "$f" .py) w=${run%%-*}
+  enough 110 "$run (small)" || continue
+  args=(); for i in "$small/$w"/*.npy; do args+=(--input "$(basename "$i" .npy)=$i"); done
+  [ "$w" = mm ] && args=(--set N=256 --random 1)
+  if timeout 60 "$T" run "$f" --auto --target cuda --verify --cache-dir "$cache" "${args[@]}" >> "$log" 2>&1; then
+    echo "ok   $run (small)" | tee -a "$log"
+  else
+    echo "FAIL $run (small)" | tee -a "$log"; failed=$((failed + 1))
+  fi
+done
 timeout 60 "$T" run examples/cuda/mm.py --target cuda --set N=256 --random 1 --verify --cache-dir "$cache" >> "$log" 2>&1 \
   && echo "ok   mm (256)" | tee -a "$log" || { echo "FAIL mm (256)" | tee -a "$log"; failed=$((failed + 1)); }
 echo "$failed failed" | tee -a "$log"
@@ -108,10 +123,20 @@ for run in subdivnet longformer softras gat longformer-auto gat-auto; do
   timeout 60 "$T" bench "examples/freetensor/$w.py" "$how" --target cuda --json --runs 20 --cache-dir "$cache" "${args[@]}" \
     2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"$run\", /" >> "$OUT/teml_gpu.jsonl"
 done
+for f in "$variants"/*.py; do  # the candidate schedules (mm's: timed with mm below)
+  run=$(basename "$f" .py) w=${run%%-*}
+  [ "$w" = mm ] && continue
+  enough 90 "timing $run" || continue
+  args=(); for i in "$data/$w"/*.npy; do args+=(--input "$(basename "$i" .npy)=$i"); done
+  timeout 60 "$T" bench "$f" --auto --target cuda --json --runs 20 --cache-dir "$cache" "${args[@]}" \
+    2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"$run\", /" >> "$OUT/teml_gpu.jsonl"
+done
 for n in ${MM_SIZES-1024 2048 4096}; do  # MM_SIZES="": no matrix products
   enough 60 "timing mm $n" || continue
   timeout 40 "$T" bench examples/cuda/mm.py --target cuda --set N=$n --random 1 --json --runs 10 --cache-dir "$cache" \
     2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"mm$n\", /" >> "$OUT/teml_gpu.jsonl"
+  timeout 40 "$T" bench "$variants/mm-cublas.py" --target cuda --set N=$n --random 1 --json --runs 10 --cache-dir "$cache" \
+    2>> "$log" | tail -1 | sed "s/^{/{\"workload\": \"mm-cublas$n\", /" >> "$OUT/teml_gpu.jsonl"
 done
 cat "$OUT/teml_gpu.jsonl" | tee -a "$log"
 if [ -n "${BASELINES:-}" ]; then  # PyTorch's figures of an earlier check on this kind of card

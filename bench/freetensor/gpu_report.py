@@ -32,9 +32,12 @@ def main():
              f"SGEMM {sgemm / 1e12:.1f} TFLOP/s.", "",
              "| workload | teml (ms) | PyTorch strongest (ms) | speed-up | teml's share of the card's limit |",
              "|---|---|---|---|---|"]
-    # "NAME": the file's GPU schedule where it has one, else the automatic one; "NAME-auto": the automatic one
-    for row in ["subdivnet", "longformer", "longformer-auto", "softras", "gat", "gat-auto"]:
-        name = row.removesuffix("-auto")
+    # "NAME": the file's GPU schedule where it has one, else the automatic one; "NAME-auto": the automatic one;
+    # "NAME-VARIANT": a candidate schedule of gpu_variants.py
+    fixed = ["subdivnet", "longformer", "longformer-auto", "softras", "gat", "gat-auto"]
+    candidates = sorted(k for k in teml if "-" in k and k not in fixed and not k.startswith("mm"))
+    for row in fixed + candidates:
+        name = row.split("-")[0]
         t = teml.get(row)
         if row != name and not t:
             continue
@@ -48,16 +51,20 @@ def main():
             share = f"{floor / t['median_s']:.0%} ({'memory' if w['bytes'] / bandwidth >= w['flops'] / sgemm else 'compute'})"
         lines.append(f"| {row} | {t['median_s'] * 1e3:.3f} | " if t else f"| {row} | failed | ")
         lines[-1] += (f"{base * 1e3:.3f} | {base / t['median_s']:.2f}x | {share} |" if t and base else "n/a | n/a | |")
-    lines += ["", "| mm (float32) | teml (ms) | teml TFLOP/s | cuBLAS (ms) | teml / cuBLAS |", "|---|---|---|---|---|"]
+    lines += ["", "| mm (float32) | teml (ms) | teml TFLOP/s | cuBLAS (ms) | teml / cuBLAS | teml's as_lib -> cuBLAS (ms) |",
+              "|---|---|---|---|---|---|"]
     for n in (1024, 2048, 4096):
         t = teml.get(f"mm{n}")
         c = ceilings.get(f"mm{n}")
+        lib = teml.get(f"mm-cublas{n}")
+        lib_text = f"{lib['median_s'] * 1e3:.3f}" if lib else "n/a"
         if not t:
-            lines.append(f"| {n} | failed | | | |")
+            lines.append(f"| {n} | failed | | | | {lib_text} |")
             continue
         rate = 2 * n ** 3 / t["median_s"] / 1e12
         lines.append(f"| {n} | {t['median_s'] * 1e3:.3f} | {rate:.1f} | " +
-                     (f"{c['median_s'] * 1e3:.3f} | {c['median_s'] / t['median_s']:.2f} |" if c else "n/a | |"))
+                     (f"{c['median_s'] * 1e3:.3f} | {c['median_s'] / t['median_s']:.2f} |" if c else "n/a | |") +
+                     f" {lib_text} |")
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

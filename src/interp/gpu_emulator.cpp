@@ -7,6 +7,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <unordered_map>
@@ -27,10 +28,14 @@ std::string triple(const int64_t v[3]) {
   return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
 }
 
-// One access to an element: by which thread (linear id) of which block,
-// between which two barriers of its block (epoch), from which statement.
+// A warp: 32 threads of consecutive linear ids in a block (every NVIDIA GPU's).
+constexpr int64_t kWarpSize = 32;
+
+// One access to an element: by which thread (linear id) of which block and
+// warp, between which two barriers of its block (epoch) and of its warp
+// (warpEpoch: any barrier the warp passed), from which statement.
 struct Touch {
-  int64_t thread = -1, block = -1, epoch = 0;
+  int64_t thread = -1, block = -1, epoch = 0, warp = -1, warpEpoch = 0;
   const Stmt* stmt = nullptr;
   bool atomic = false;
 };
@@ -152,6 +157,7 @@ class KernelRun : public Interpreter::GpuHooks {
     for (int64_t b : blocks) {
       block_id_ = b;
       epoch_ = 0;
+      warpEpoch_.assign(static_cast<size_t>((threads.size() + kWarpSize - 1) / kWarpSize), 0);
       if (barriers_) runBlockWithBarriers(b, threads);
       else
         for (int64_t t : threads) {  // one after another: one interpreter for all
@@ -197,8 +203,10 @@ class KernelRun : public Interpreter::GpuHooks {
   Interpreter::Scoped* shared(const Interpreter::GpuThread&, const VarDef& v) override { return sharedBuffer(v); }
 
   // The threads of block b take turns between barriers: each runs until it
-  // waits at a barrier or finishes; then all must wait at the same barrier
-  // (they pass it together) or all have finished.
+  // waits at a barrier or finishes. A warp whose threads wait at a warp
+  // barrier (__syncwarp) passes it when all of them wait at that one; else
+  // all threads of the block must wait at the same block barrier (they pass
+  // it together) or all have finished.
   void runBlockWithBarriers(int64_t b, const std::vector<int64_t>& order) {
     size_t n = order.size();
     if (coroutines_.size() < n)
@@ -216,12 +224,14 @@ class KernelRun : public Interpreter::GpuHooks {
       c.root = &root_;
       c.start(&scheduler);
     }
+    std::vector<Coroutine*> runnable = threads;
     while (true) {
-      for (Coroutine* c : threads) {
-        if (c->done) continue;
+      for (Coroutine* c : runnable) {
         c->resume();
         if (c->failure) std::rethrow_exception(c->failure);
       }
+      runnable = passWarpBarriers(threads);
+      if (!runnable.empty()) continue;
       const Coroutine* finished = nullptr;
       const Coroutine* waiting = nullptr;
       for (Coroutine* c : threads) (c->done ? finished : waiting) = c;
@@ -236,8 +246,36 @@ class KernelRun : public Interpreter::GpuHooks {
       }
       ++epoch_;  // all passed the barrier: what they did before it happens before what follows
       (void)finished;
+      runnable = threads;
     }
   }
+
+  // The threads of the warps whose threads all wait at one warp barrier,
+  // each such warp's epoch advanced; a warp barrier that some of a warp's
+  // threads do not reach is an error.
+  std::vector<Coroutine*> passWarpBarriers(const std::vector<Coroutine*>& threads) {
+    std::map<int64_t, std::vector<Coroutine*>> warps;
+    for (Coroutine* c : threads) warps[warpOf(c->place.id)].push_back(c);
+    std::vector<Coroutine*> passing;
+    for (auto& [warp, members] : warps) {
+      const Coroutine* at = nullptr;
+      for (Coroutine* c : members)
+        if (c->waiting && c->waiting->scope == BarrierScope::Warp) at = c;
+      if (!at) continue;
+      for (Coroutine* c : members)
+        if (c->done || c->waiting != at->waiting)
+          throw UserError(locOf(at->waiting),
+                          "a warp barrier that not every thread of the warp reaches: " + placeText(threadId(*at)) +
+                              " waits here, and " + placeText(threadId(*c)) +
+                              (c->done ? " has finished the kernel" : " waits at the barrier at line " +
+                                                                          std::to_string(locOf(c->waiting).line)));
+      warpEpoch_[static_cast<size_t>(warp)] = ++warpClock_;
+      passing.insert(passing.end(), members.begin(), members.end());
+    }
+    return passing;
+  }
+
+  int64_t warpOf(int64_t id) const { return id % (block_[0] * block_[1] * block_[2]) / kWarpSize; }
 
   int64_t threadId(const Coroutine& c) const {
     int64_t perBlock = block_[0] * block_[1] * block_[2];
@@ -266,21 +304,27 @@ class KernelRun : public Interpreter::GpuHooks {
     out[2] = k / (dims[0] * dims[1]);
   }
 
+  // An earlier touch happens before a later one: a barrier of their block
+  // between them, or one of their warp.
+  static bool orderedBefore(const Touch& a, const Touch& b) {
+    return a.block == b.block && (a.epoch < b.epoch || (a.warp == b.warp && a.warpEpoch < b.warpEpoch));
+  }
   // Two touches of one element race: different threads, at least one
   // writing, not both atomic, and not ordered by a barrier (different
   // blocks, or the same block between the same two barriers).
-  bool unordered(const Touch& a, const Touch& b) const {
-    return a.thread >= 0 && a.thread != b.thread && (a.block != b.block || a.epoch == b.epoch);
+  static bool unordered(const Touch& a, const Touch& b) {
+    return a.thread >= 0 && a.thread != b.thread && !orderedBefore(a, b);
   }
   // Keep the latest touch of a block: an earlier one is ordered before what follows.
   static void keep(Touch& slot, const Touch& now) {
-    if (slot.thread < 0 || slot.thread == now.thread || (slot.block == now.block && slot.epoch < now.epoch)) slot = now;
+    if (slot.thread < 0 || slot.thread == now.thread || orderedBefore(slot, now)) slot = now;
   }
 
   void record(const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write, bool atomic,
               const Stmt* stmt, int64_t id, int64_t block) {
     ElementLog& e = logOf(buf)[static_cast<size_t>(off)];
-    Touch now{id, block, epoch_, stmt, atomic};
+    int64_t warp = warpOf(id);
+    Touch now{id, block, epoch_, warp, warpEpoch_[static_cast<size_t>(warp)], stmt, atomic};
     if (write) {
       if (unordered(e.writer, now) && !(atomic && e.writer.atomic)) race(buf, off, tensor, e.writer, "writes", now, "writes");
       for (const Touch* r : {&e.reader, &e.otherReader})
@@ -289,7 +333,7 @@ class KernelRun : public Interpreter::GpuHooks {
       return;
     }
     if (unordered(e.writer, now)) race(buf, off, tensor, e.writer, "writes", now, "reads");
-    if (e.reader.thread < 0 || e.reader.thread == id || (e.reader.block == block && e.reader.epoch < epoch_)) keep(e.reader, now);
+    if (e.reader.thread < 0 || e.reader.thread == id || orderedBefore(e.reader, now)) keep(e.reader, now);
     else if (e.reader.thread != id) keep(e.otherReader, now);
   }
 
@@ -334,6 +378,8 @@ class KernelRun : public Interpreter::GpuHooks {
   int64_t grid_[3] = {1, 1, 1}, block_[3] = {1, 1, 1};
   bool barriers_ = false;
   int64_t epoch_ = 0;
+  std::vector<int64_t> warpEpoch_;  // per warp of the running block
+  int64_t warpClock_ = 0;           // warp epochs only grow
   // Per buffer (by address: the program's, and each block's shared ones) the log of each element.
   std::unordered_map<const runtime::Buffer*, std::vector<ElementLog>> log_;
   std::map<std::pair<const VarDef*, int64_t>, std::unique_ptr<Interpreter::Scoped>> shared_;  // per block

@@ -33,14 +33,24 @@ class Verifier : public ScopedVisitor {
     if (f.loopKind.gpuBlocks() && threadLoop_)
       fail("loop '" + f.var + "' bound to blockIdx is inside '" + threadLoop_->var + "', bound to threadIdx");
     ownedBody_ = f.body.get();
-    const For* outerThreads = threadLoop_;
+    const For *outerThreads = threadLoop_, *outerLanes = laneLoop_;
+    bool outerWarpRows = warpRows_;
+    if (!f.loopKind.kernel.name.empty()) {
+      auto& d = f.loopKind.kernel.blockDim;
+      warpRows_ = d[0] == kWarpSize || d[0] * d[1] * d[2] <= kWarpSize;
+    }
     if (f.loopKind.gpuThreads()) threadLoop_ = &f;
+    if (f.loopKind.scope == ParallelScope::ThreadX) laneLoop_ = &f;
     ScopedVisitor::visitFor(f);
-    threadLoop_ = outerThreads;
+    threadLoop_ = outerThreads, laneLoop_ = outerLanes, warpRows_ = outerWarpRows;
   }
-  // A barrier only where every thread of the block gets: outside thread loops.
-  void visitBarrier(const Barrier&) override {
-    if (threadLoop_) fail("a barrier inside loop '" + threadLoop_->var + "', bound to threadIdx");
+  // A barrier only where every thread it waits for gets: a block's outside
+  // thread loops; a warp's also inside loops over threadIdx.y and .z where
+  // each row of the block (threadIdx.x) is one warp, or the block is one.
+  void visitBarrier(const Barrier& b) override {
+    if (!threadLoop_) return;
+    if (b.scope != BarrierScope::Warp || laneLoop_ || !warpRows_)
+      fail("a barrier inside loop '" + threadLoop_->var + "', bound to threadIdx");
   }
   void visitVarDef(const VarDef& v) override {
     if (v.loopLocal) {
@@ -114,7 +124,10 @@ class Verifier : public ScopedVisitor {
   }
 
   std::set<std::string> ids_;
+  static constexpr int64_t kWarpSize = 32;  // every NVIDIA GPU's
   const For* threadLoop_ = nullptr;  // the innermost loop around bound to threadIdx
+  const For* laneLoop_ = nullptr;    // the innermost loop around bound to threadIdx.x
+  bool warpRows_ = false;            // the kernel's rows of threads are warps, or it is one warp
 };
 
 }  // namespace

@@ -63,8 +63,9 @@ Schedule::Applied Schedule::tile(const StmtP& top, const std::string& loop, int6
   return onNest("tile", top, l, true, [&] { return schedule::tile(l, factor); });
 }
 
-Schedule::Applied Schedule::reorder(const StmtP& top, const std::vector<std::string>& order) {
+Schedule::Applied Schedule::reorder(const StmtP& original, const std::vector<std::string>& order) {
   if (order.empty()) throw ScheduleError("reorder: no loops given");
+  StmtP top = schedule::sinkBranches(original, std::set<std::string>(order.begin(), order.end()));
   // The named loops take, in the order given, the levels they occupy now.
   std::vector<int> levels;
   for (auto& id : order) {

@@ -22,6 +22,10 @@ ir::StmtP splitParts(const ir::StmtP& nest, int r, int64_t parts);
 ir::StmtP distribute(const ir::StmtP& nest, int r);
 // Swaps the loops at levels r1 and r2.
 ir::StmtP interchange(const ir::StmtP& nest, int r1, int r2);
+// Branches without an else between loops of `loops` (by id), inside one
+// of them, moved into the loop they wrap where its bounds read no tensor
+// (sink_branches.cpp): the loops then form one perfect nest for reorder.
+ir::StmtP sinkBranches(const ir::StmtP& top, const std::set<std::string>& loops);
 // Merges the loops at levels 1..r of two nests with the same iteration ranges.
 ir::StmtP fuseOuter(const ir::StmtP& a, const ir::StmtP& b, int r);
 // Merges the sibling loops (same range) that form the body of level r-1.

@@ -9,6 +9,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,12 +17,23 @@ import pytest
 from conftest import EXAMPLES, TEML
 from test_workloads import make_inputs, reference
 
+sys.path.insert(0, str(EXAMPLES.parents[1] / "bench" / "freetensor"))
+import gpu_variants  # noqa: E402  (the candidate GPU schedules the device check times)
+
 # nvcc as teml finds it (runtime/cuda_compile.cpp): on PATH, under $CUDA_HOME/bin or /usr/local/cuda/bin.
 NVCC = shutil.which("nvcc") or next((str(p) for p in (pathlib.Path(os.environ.get("CUDA_HOME", "/nonexistent")) / "bin" / "nvcc",
                                                      pathlib.Path("/usr/local/cuda/bin/nvcc")) if p.exists()), None)
 
 WORKLOADS = [("subdivnet", "y"), ("longformer", "y"), ("softras", "prob"), ("gat", "y")]
 OWN_GPU_SCHEDULES = [("longformer", "y"), ("gat", "y")]  # files with @teml.schedule(f, target="cuda")
+OUTPUT = dict(WORKLOADS)
+
+
+def small_inputs(name):
+    inputs = make_inputs.WORKLOADS[name](np.random.default_rng(5), small=True)
+    if name == "longformer":  # 40 tokens: the emulator runs every thread of every block
+        inputs = {k: v[:, :40] for k, v in inputs.items()}
+    return inputs
 
 
 @pytest.mark.parametrize("name,output", WORKLOADS)
@@ -35,10 +47,25 @@ def test_workload_as_users_write_it_auto_scheduled_for_the_gpu_matches_numpy_in_
 
 @pytest.mark.parametrize("name,output", OWN_GPU_SCHEDULES)
 def test_workloads_own_gpu_schedule_matches_numpy_in_the_emulator(teml, name, output):
-    inputs = make_inputs.WORKLOADS[name](np.random.default_rng(5), small=True)
-    if name == "longformer":  # 40 tokens: the emulator runs every thread of every block
-        inputs = {k: v[:, :40] for k, v in inputs.items()}
+    inputs = small_inputs(name)
     got = teml.run(EXAMPLES / f"{name}.py", inputs, [output], extra=["--target", "cuda", "--emulate", "-v"])[output]
+    np.testing.assert_allclose(got, getattr(reference, name)(**inputs), rtol=2e-4, atol=2e-4)
+
+
+WORKLOAD_VARIANTS = sorted(v for v in gpu_variants.VARIANTS if v.split("-")[0] in OUTPUT)  # not mm's (tests/cuda_target_test.cpp)
+
+
+def variant_file(tmp_path, variant):
+    path = tmp_path / f"{variant}.py"
+    path.write_text(gpu_variants.variant_source(variant))
+    return variant.split("-")[0], path
+
+
+@pytest.mark.parametrize("variant", WORKLOAD_VARIANTS)
+def test_candidate_gpu_schedules_of_the_device_check_match_numpy_in_the_emulator(teml, tmp_path, variant):
+    name, path = variant_file(tmp_path, variant)
+    inputs = small_inputs(name)
+    got = teml.run(path, inputs, [OUTPUT[name]], extra=["--target", "cuda", "--emulate"])[OUTPUT[name]]
     np.testing.assert_allclose(got, getattr(reference, name)(**inputs), rtol=2e-4, atol=2e-4)
 
 
@@ -61,11 +88,14 @@ def test_the_automatic_gpu_schedule_binds_blocks_and_threads(tmp_path, name, out
 
 @pytest.mark.skipif(NVCC is None, reason="no nvcc (no CUDA toolkit)")
 @pytest.mark.parametrize("name,output,schedule", [(n, o, "--no-schedule") for n, o in WORKLOADS] +
-                         [(n, o, "--auto") for n, o in OWN_GPU_SCHEDULES])
+                         [(n, o, "--auto") for n, o in OWN_GPU_SCHEDULES] +
+                         [(v, OUTPUT[v.split("-")[0]], "--auto") for v in WORKLOAD_VARIANTS])
 def test_workload_cuda_compiles_to_a_cubin_without_spills(tmp_path, name, output, schedule):
     source = tmp_path / f"{name}.cu"
-    emitted = subprocess.run([TEML, "emit", str(EXAMPLES / f"{name}.py"), schedule, "--target", "cuda",
-                              "-o", str(source), *input_files(tmp_path, name)], capture_output=True, text=True)
+    program = variant_file(tmp_path, name)[1] if name in gpu_variants.VARIANTS else EXAMPLES / f"{name}.py"
+    emitted = subprocess.run([TEML, "emit", str(program), schedule, "--target", "cuda",
+                              "-o", str(source), *input_files(tmp_path, name.split("-")[0])],
+                             capture_output=True, text=True)
     assert emitted.returncode == 0, emitted.stderr
     built = subprocess.run([NVCC, "-cubin", "-arch=sm_90", "-Xptxas", "-v", "-o", str(tmp_path / "k.cubin"),
                             str(source)], capture_output=True, text=True)

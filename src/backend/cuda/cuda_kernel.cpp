@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "diag/diagnostics.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
+#include "runtime/cublas.hpp"
 #include "runtime/cuda_compile.hpp"
 
 namespace teml::backend {
@@ -65,11 +67,14 @@ class HostRun : StmtFunctor<void()> {
  public:
   using Take = std::function<DevicePtr(size_t)>;
   using Give = std::function<void(size_t, DevicePtr)>;
-  HostRun(CudaDriver& driver, std::map<std::string, std::vector<DevicePtr>>& tensors, void* stream,
-          const std::map<const Stmt*, codegen::KernelSignature>& signatures,
+  HostRun(CudaDriver& driver, const std::vector<TensorDecl>& declared, std::map<std::string, std::vector<DevicePtr>>& tensors,
+          void* stream, const std::map<const Stmt*, codegen::KernelSignature>& signatures,
           const std::function<void*(const std::string&)>& function, const Take& take, const Give& give)
       : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function),
-        take_(take), give_(give) {}
+        take_(take), give_(give) {
+    for (auto& t : declared)
+      if (t.dtype == DType::F32) single_.insert(t.name);
+  }
 
   void exec(const StmtP& s) { dispatch(s); }
 
@@ -95,6 +100,7 @@ class HostRun : StmtFunctor<void()> {
     exec(a.body);
   }
   void visitVarDef(const VarDef& v) override {  // a tensor of global memory between kernels, all zeros
+    if (v.decl.dtype == DType::F32) single_.insert(v.decl.name);
     size_t bytes = static_cast<size_t>(std::max<int64_t>(1, v.decl.elementCount()) * ir::bytes(v.decl.dtype));
     DevicePtr p = take_(bytes);
     driver_.zero(p, bytes, stream_);
@@ -111,7 +117,15 @@ class HostRun : StmtFunctor<void()> {
   }
   void visitStore(const Store&) override { outsideKernels(); }
   void visitReduce(const Reduce&) override { outsideKernels(); }
-  void visitLibCall(const LibCall&) override { outsideKernels(); }
+  // A matrix product as_lib made: cuBLAS on the stream, on the tensors' device memory.
+  void visitLibCall(const LibCall& c) override {
+    if (c.routine != "gemm" || c.tensors.size() != 3 || c.args.size() != 8)
+      throw InternalError("cuda host: unknown library call " + c.routine);
+    auto at = [&](size_t k) { return tensors_.at(c.tensors[k]).back(); };
+    const std::vector<int64_t>& a = c.args;
+    runtime::Cublas::get().gemm(single_.count(c.tensors[0]) > 0, a[0], a[1], a[2], a[3], a[4], at(1), a[5], at(2), a[6],
+                                at(0), a[7], stream_);
+  }
   void visitBarrier(const Barrier&) override { outsideKernels(); }
   void visitExchange(const Exchange&) override { throw InternalError("an MPI exchange in a CUDA program"); }
   [[noreturn]] static void outsideKernels() { throw InternalError("cuda host: a statement outside every kernel"); }
@@ -150,6 +164,7 @@ class HostRun : StmtFunctor<void()> {
   const Take& take_;
   const Give& give_;
   std::map<std::string, int64_t> env_;
+  std::set<std::string> single_;  // the float32 tensors (a library call's type)
 };
 
 }  // namespace
@@ -202,7 +217,7 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
     std::lock_guard<std::mutex> hold(spareLock_);
     spare_.emplace(std::make_pair(stream, bytes), p);
   };
-  for (auto& nest : lowered_.nests) HostRun(driver, tensors, stream, signatures_, fn, take, give).exec(nest);
+  for (auto& nest : lowered_.nests) HostRun(driver, lowered_.tensors, tensors, stream, signatures_, fn, take, give).exec(nest);
   struct Failure {
     int failed, line, col, message;
     long long value;

@@ -24,6 +24,11 @@ std::vector<TargetPass> cudaPasses();
 // hasLoop(s, &ir::LoopKind::gpuThreads).
 bool hasLoop(const ir::StmtP& s, bool (ir::LoopKind::*bound)() const);
 
+// The most iterations `f` runs: its trip count, or for a loop ending at
+// min(a, b) (a split loop's tail) the fewer of the counts to a and to b
+// that are constants; *known is false where neither is.
+int64_t mostIterations(const ir::For& f, bool* known);
+
 // `nest` with each kernel (a loop whose plan names it) replaced by
 // `rewrite(kernel)`; the host's statements around them stay.
 ir::StmtP eachKernel(const ir::StmtP& nest, const std::function<ir::StmtP(const ir::For& kernel)>& rewrite);

@@ -9,11 +9,15 @@
 // may touch what this one did. __syncwarp where the block is one warp,
 // else __syncthreads. Two statements meet in one thread only when both
 // are guarded, or both are loops over the same thread indices that reach
-// each element at an index determined by the thread.
+// each element at an index determined by the thread. Inside a loop over
+// threadIdx.y or .z whose every iteration is one warp (blockDim.x is 32),
+// the warp's statements are ordered likewise with __syncwarp, where the
+// threads that meet are of one warp.
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -31,8 +35,6 @@ using namespace ir;
 namespace {
 
 bool hasThreadLoop(const StmtP& s) { return hasLoop(s, &LoopKind::gpuThreads); }
-
-bool isThreadLoop(const StmtP& s) { return s->kind == StmtKind::For && s->as<For>().loopKind.gpuThreads(); }
 
 // A guard: loops of one iteration (from 0) bound to threadIdx around a statement.
 bool isGuardLoop(const For* f) {
@@ -73,6 +75,7 @@ class Barriers : StmtFunctor<StmtP()> {
   }
 
   StmtP blockLevel(const StmtP& s) {
+    if (!warpLoop_.empty() && !hasThreadLoop(s)) return s;  // guarded where it must be by guardUnboundIndices
     if (!hasThreadLoop(s)) {
       if (!writesShared(s)) return s;  // each thread computes its own
       if (StmtP shared = cooperativeCopy(s)) return shared;
@@ -84,10 +87,16 @@ class Barriers : StmtFunctor<StmtP()> {
  protected:
   StmtP visitFor(const For& f) override {
     if (f.loopKind.gpuThreads()) {
+      if (!warpLoop_.empty()) {  // a loop of a warp's lanes
+        refuseInsideThreads(f.self());
+        return f.self();
+      }
       StmtP guarded = guardUnboundIndices(f.self());
+      if (eachIterationAWarp(f)) return warpLevel(guarded->as<For>());
       refuseInsideThreads(guarded);
       return guarded;
     }
+    ++nested_;  // a barrier at the end of the body is inside the loop too
     StmtP body = blockLevel(loopBody(f));
     // Its next iteration after this one: what runs after the body's
     // last barrier, then what runs before its first.
@@ -100,7 +109,8 @@ class Barriers : StmtFunctor<StmtP()> {
     }
     bool carried = false;
     for (auto& a : tail)
-      for (auto& b : head) carried = carried || conflict(a, b, f.var);  // f's iterator differs between them
+      for (auto& b : head) carried = carried || needsBarrier(a, b, f.var);  // f's iterator differs between them
+    --nested_;
     if (carried) body = makeSeq({body, barrier(f.made.loc)});
     return withBody(f, body);
   }
@@ -114,7 +124,7 @@ class Barriers : StmtFunctor<StmtP()> {
       Parts parts = partsOf(t);
       bool wait = false;
       for (auto& p : since)
-        for (auto& h : parts.head) wait = wait || conflict(p, h);
+        for (auto& h : parts.head) wait = wait || needsBarrier(p, h);
       if (wait) {
         out.push_back(barrier(sourceLocOf(t)));
         since.clear();
@@ -126,7 +136,10 @@ class Barriers : StmtFunctor<StmtP()> {
     return makeSeq(out);
   }
   StmtP visitIf(const If& i) override {
-    return std::make_shared<If>(i.cond, blockLevel(i.then), i.otherwise ? blockLevel(i.otherwise) : nullptr, i.id, i.made);
+    ++nested_;
+    StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
+    --nested_;
+    return std::make_shared<If>(i.cond, then, otherwise, i.id, i.made);
   }
   StmtP visitVarDef(const VarDef& v) override {
     return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
@@ -143,19 +156,35 @@ class Barriers : StmtFunctor<StmtP()> {
  private:
 
   // The statements of a block-level statement in order, through its
-  // sequences and tensor definitions: those before its first barrier, those
-  // after its last, and whether it has one.
+  // sequences, tensor definitions and run-time checks (a failed one ends
+  // the run with an error, so what follows need not be ordered then):
+  // those before its first barrier, those after its last, and whether it
+  // has one. In a block of one warp, a loop
+  // over threadIdx.y or .z that every thread runs once counts through its
+  // body too, each of its statements inside a copy of the loop: its
+  // barriers are the block's.
   struct Parts {
     std::vector<StmtP> head, tail;
     bool barriers = false;
   };
-  static Parts partsOf(const StmtP& s) {
+  Parts partsOf(const StmtP& s) const {
     std::vector<StmtP> leaves;
+    const For* around = nullptr;  // such a loop, while its body is flattened
     std::function<void(const StmtP&)> flatten = [&](const StmtP& t) {
-      if (t->kind == StmtKind::Seq)
+      if (t->kind == StmtKind::Seq) {
         for (auto& u : t->as<Seq>().stmts) flatten(u);
-      else if (t->kind == StmtKind::VarDef) flatten(t->as<VarDef>().body);
-      else leaves.push_back(t);
+      } else if (t->kind == StmtKind::VarDef) {
+        flatten(t->as<VarDef>().body);
+      } else if (t->kind == StmtKind::Assert && hasBarrier(t)) {
+        flatten(t->as<Assert>().body);
+      } else if (!around && t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads() &&
+                 everyThreadOfOneWarp(t->as<For>())) {
+        around = &t->as<For>();
+        flatten(loopBody(*around));
+        around = nullptr;
+      } else {
+        leaves.push_back(around && t->kind != StmtKind::Barrier ? withBody(*around, t) : t);
+      }
     };
     flatten(s);
     Parts p;
@@ -169,6 +198,89 @@ class Barriers : StmtFunctor<StmtP()> {
     }
     if (!p.barriers) p.tail = p.head;
     return p;
+  }
+
+  // A loop over threadIdx.y or .z whose iterations a warp's barrier may
+  // order: in a block whose rows are warps (blockDim.x is the warp size)
+  // each iteration's threads are one warp; in a block of one warp, a loop
+  // that every thread runs once (its count is the block's) has all its
+  // iterations in the warp.
+  bool eachIterationAWarp(const For& f) const {
+    if (f.loopKind.scope != ParallelScope::ThreadY && f.loopKind.scope != ParallelScope::ThreadZ) return false;
+    return (blockDim_[0] == target_.gpu.warpSize && !isGuardLoop(&f)) || everyThreadOfOneWarp(f);
+  }
+  bool everyThreadOfOneWarp(const For& f) const {
+    int64_t b = 0, e = 0;
+    return scope_ == BarrierScope::Warp && f.step == 1 && constValue(f.begin, &b) && constValue(f.end, &e) &&
+           e - b == blockDim_[gpuDimension(f.loopKind.scope)] && e - b > 1;
+  }
+  // The body of such a loop ordered as a block's statements are, with
+  // __syncwarp: every lane of the warp reaches it (its control is the
+  // warp's), and threads of other warps work on other iterations.
+  StmtP warpLevel(const For& f) {
+    BarrierScope outer = scope_;
+    oneWarp_ = everyThreadOfOneWarp(f);
+    scope_ = BarrierScope::Warp;
+    warpLoop_ = f.var;
+    int outerNested = std::exchange(nested_, 0);
+    forEachStmt(f.body, [&](const StmtP& t) {
+      if (t->kind == StmtKind::VarDef) insideWarp_.insert(t->as<VarDef>().decl.name);
+    });
+    StmtP body = blockLevel(loopBody(f));
+    warpLoop_.clear();
+    insideWarp_.clear();
+    scope_ = outer;
+    oneWarp_ = false;
+    nested_ = outerNested;
+    return withBody(f, body);
+  }
+  // A barrier between `a` and `b` (see conflict). Inside a warp's loop
+  // the threads that meet must be of one warp: the loop's iterations
+  // touch other elements, or the schedule is refused.
+  bool needsBarrier(const StmtP& a, const StmtP& b, const std::string& varying = "") const {
+    if (!conflict(a, b, varying)) return false;
+    if (oneWarp_ && nested_ > 0)  // iterations of the loop may take other paths through loops and branches
+      throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
+                                          " need a barrier between them inside a loop or branch within loop '" +
+                                          warpLoop_ + "', whose iterations (one warp's threads) may not all get there; "
+                                          "move them out of it, or make each iteration a warp (blockDim.x of 32)");
+    if (oneWarp_) return true;  // threads of every iteration are in the warp the barrier orders
+    if (!warpLoop_.empty() && acrossWarps(a, b))
+      throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
+                                          " need a barrier between them, and threads of different iterations of loop '" +
+                                          warpLoop_ + "' (different warps) may touch the same element; a warp's "
+                                          "barrier does not order them");
+    return true;
+  }
+  // May threads of different iterations of the warp loop (different warps)
+  // touch one element in `a` and `b`, one of them writing? For a tensor
+  // defined outside the loop, no: the dependence analysis admitted the loop
+  // on threads (its iterations meet only in atomic updates). For one
+  // defined inside, each iteration's copy is apart where some subscript of
+  // both accesses is the same function of the loop's iterator (with nothing
+  // else that varies between threads): a multiplexed copy's first index.
+  bool acrossWarps(const StmtP& a, const StmtP& b) const {
+    ThreadsOf ta = threadsOf(a), tb = threadsOf(b);
+    std::set<std::string> varies = ta.serial;
+    varies.insert(tb.serial.begin(), tb.serial.end());
+    for (auto& t : {&ta, &tb})
+      for (auto& [stmt, loops] : t->around)
+        for (const For* l : loops) varies.insert(l->var);
+    for (auto& x : accessesOf(a))
+      for (auto& y : accessesOf(b)) {
+        if (x.tensor != y.tensor || private_.count(x.tensor) || !insideWarp_.count(x.tensor)) continue;
+        if (x.kind == AccessKind::Read && y.kind == AccessKind::Read) continue;
+        bool apart = false;  // a subscript that differs between warps
+        for (size_t d = 0; d < x.indices.size() && d < y.indices.size() && !apart; ++d) {
+          Affine ax, ay;
+          if (!toAffine(x.indices[d], &ax) || !toAffine(y.indices[d], &ay)) continue;
+          bool clean = ax.coeffs == ay.coeffs && ax.constant == ay.constant && ax.coeff(warpLoop_) != 0;
+          for (auto& [w, c] : ax.coeffs) clean = clean && !varies.count(w);
+          apart = clean;
+        }
+        if (!apart) return true;
+      }
+    return false;
   }
 
   // Inside thread loops that leave a thread index of the block unbound (a
@@ -218,6 +330,12 @@ class Barriers : StmtFunctor<StmtP()> {
                                              parallelScopeName(loop->as<For>().loopKind.scope) +
                                              ", which not every thread may run; bind them to threads of the same loops");
     });
+  }
+
+  static bool hasBarrier(const StmtP& s) {
+    bool found = false;
+    forEachStmt(s, [&](const StmtP& t) { found = found || t->kind == StmtKind::Barrier; });
+    return found;
   }
 
   // A cache's copy (a perfect nest of loops with constant trip counts
@@ -386,9 +504,11 @@ class Barriers : StmtFunctor<StmtP()> {
 
   // Both accesses are inside loops over the same thread indices (same
   // ranges), and for each index some subscript is the same affine function
-  // of it in both, using no other thread index and no iterator that varies
-  // between threads or between the two: an element both reach is reached
-  // by one thread.
+  // of it in both, using no other thread index: c * thread + the same terms
+  // in what is fixed + terms in iterators that vary between threads or
+  // between the two, each a multiple of c times the loop's thread count
+  // (lane + 32 * chunk: two lanes never meet). An element both reach is
+  // then reached by one thread.
   static bool sameThread(const ThreadsOf& ta, const ThreadsOf& tb, const Access& x, const Access& y,
                          const std::string& varying) {
     auto ix = ta.around.find(x.stmt), iy = tb.around.find(y.stmt);
@@ -414,13 +534,27 @@ class Barriers : StmtFunctor<StmtP()> {
     varies.insert(tb.serial.begin(), tb.serial.end());
     if (!varying.empty()) varies.insert(varying);
     for (const For* f : lx) {
+      bool counted = false;
+      int64_t threads = mostIterations(*f, &counted);
       bool determined = false;
       for (size_t d = 0; d < x.indices.size() && !determined; ++d) {
         Affine ax, ay;
         if (!toAffine(x.indices[d], &ax) || !toAffine(substitute(y.indices[d], rename), &ay)) continue;
-        if (ax.coeffs != ay.coeffs || ax.constant != ay.constant || ax.coeff(f->var) == 0) continue;
-        bool clean = true;
-        for (auto& [w, c] : ax.coeffs) clean = clean && (w == f->var || (!threadVars.count(w) && !varies.count(w)));
+        int64_t c = ax.coeff(f->var);
+        if (c == 0 || ay.coeff(f->var) != c) continue;
+        int64_t period = counted && f->step == 1 ? std::abs(c) * threads : 0;  // 0: nothing may vary
+        auto apartByPeriods = [&](int64_t k) { return period ? k % period == 0 : k == 0; };
+        std::set<std::string> names;
+        for (auto* a : {&ax, &ay})
+          for (auto& [w, k] : a->coeffs) names.insert(w);
+        bool clean = apartByPeriods(ax.constant - ay.constant);
+        for (auto& w : names) {
+          if (w == f->var) continue;
+          int64_t kx = ax.coeff(w), ky = ay.coeff(w);
+          if (threadVars.count(w)) clean = clean && kx == 0 && ky == 0;
+          else if (varies.count(w)) clean = clean && apartByPeriods(kx) && apartByPeriods(ky);
+          else clean = clean && kx == ky;
+        }
         determined = clean;
       }
       if (!determined) return false;
@@ -433,6 +567,10 @@ class Barriers : StmtFunctor<StmtP()> {
   int64_t blockDim_[3] = {1, 1, 1};
   BarrierScope scope_ = BarrierScope::Block;
   SourceLoc kernelLoc_;
+  std::string warpLoop_;             // the warp loop whose body is being ordered (empty outside)
+  bool oneWarp_ = false;             // all its iterations are in one warp
+  int nested_ = 0;                   // loops and branches around, inside it
+  std::set<std::string> insideWarp_;  // the tensors it defines
 };
 
 }  // namespace

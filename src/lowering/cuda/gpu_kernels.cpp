@@ -25,25 +25,6 @@ bool hasGpuLoop(const StmtP& s) { return hasLoop(s, &LoopKind::gpu); }
 
 bool readsData(const ExprP& e) { return e && !readsOf(e).empty(); }
 
-// The most iterations `f` runs: its trip count, or for a loop ending at
-// min(a, b) (a split loop's tail) the fewer of the counts to a and to b
-// that are constants.
-int64_t tripCount(const For& f, bool* known) {
-  std::vector<ExprP> ends{f.end};
-  if (f.end->kind == ExprKind::Binary && f.end->as<Binary>().op == (f.step > 0 ? BinOp::Min : BinOp::Max))
-    ends = {f.end->as<Binary>().a, f.end->as<Binary>().b};
-  *known = false;
-  int64_t most = 0;
-  for (auto& e : ends) {
-    int64_t span = 0;
-    if (!constValue(f.step > 0 ? sub(e, f.begin) : sub(f.begin, e), &span)) continue;
-    int64_t step = f.step > 0 ? f.step : -f.step, n = span <= 0 ? 0 : (span + step - 1) / step;
-    most = *known ? std::min(most, n) : n;
-    *known = true;
-  }
-  return most;
-}
-
 class Kernels : StmtFunctor<StmtP()> {
  public:
   Kernels(const StmtP& nest, const target::Target& target) : target_(target) {
@@ -102,7 +83,7 @@ class Kernels : StmtFunctor<StmtP()> {
     if (!hasGpuLoop(a.self()) || readsData(a.cond) || readsData(a.shown)) return oneThread(a.self());
     return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, host(a.body), a.id, a.made);
   }
-  StmtP visitLibCall(const LibCall& c) override { return host(c.reference); }  // no library on the GPU yet
+  StmtP visitLibCall(const LibCall& c) override { return c.self(); }  // cuBLAS, called by the host
   StmtP visitStore(const Store& st) override { return oneThread(st.self()); }
   StmtP visitReduce(const Reduce& r) override { return oneThread(r.self()); }
   StmtP visitBarrier(const Barrier& b) override { return oneThread(b.self()); }
@@ -149,7 +130,7 @@ class Kernels : StmtFunctor<StmtP()> {
                                       " but is not directly inside the kernel's other loops bound to blockIdx");
       if (!f.loopKind.gpuThreads()) return;
       bool known = false;
-      int64_t n = tripCount(f, &known);
+      int64_t n = mostIterations(f, &known);
       if (!known)
         throw UserError(sourceLocOf(s), "loop '" + f.var + "', bound to " + parallelScopeName(f.loopKind.scope) +
                                       ", needs a constant trip count: a block's threads are fixed when the kernel "

@@ -3,9 +3,15 @@
 // registers where the indices are known) when only one thread's statements
 // touch it, or when every thread computes it alike (a small tensor the
 // block writes outside its thread loops), else the block's shared memory
-// (filled with its first value explicitly: shared memory starts undefined). Each kernel's shared memory is
+// (filled with its first value explicitly: shared memory starts undefined).
+// A tensor defined inside thread loops that inner thread loops write for
+// one another is shared too, one copy per thread of the loops around it
+// (FreeTensor's multiplex buffers: a warp's row of scores in a loop over
+// threadIdx.y that its lanes fill). Each kernel's shared memory is
 // checked against the GPU's limit and requested dynamically above the
 // static one.
+#include <optional>
+
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
@@ -27,14 +33,12 @@ class GpuMemoryKinds : public Mutator {
     auto& f = s->as<For>();
     bool root = !f.loopKind.kernel.name.empty();
     int64_t outerShared = shared_;
-    bool outerIn = inKernel_, outerThreads = inThreads_;
-    const For* outerLoop = threadLoop_;
+    bool outerIn = inKernel_;
     if (root) shared_ = 0, inKernel_ = true;
-    if (f.loopKind.gpuThreads()) inThreads_ = true, threadLoop_ = &f;
+    if (f.loopKind.gpuThreads()) threadLoops_.push_back(&f);
     // A loop's local tensors are VarDefs inside it: they are decided in its body.
     StmtP out = Mutator::mutateFor(s);
-    inThreads_ = outerThreads;
-    threadLoop_ = outerLoop;
+    if (f.loopKind.gpuThreads()) threadLoops_.pop_back();
     if (!root) return out;
     inKernel_ = outerIn;
     auto& g = out->as<For>();
@@ -52,25 +56,27 @@ class GpuMemoryKinds : public Mutator {
     auto& v = s->as<VarDef>();
     StmtP body = mutate(v.body);
     TensorDecl decl = v.decl;
+    std::optional<LoopLocal> local = v.loopLocal;
     if (decl.mem == MemKind::Auto || !isGpuMemory(decl.mem)) {
       if (!inKernel_) decl.mem = MemKind::GpuGlobal;
-      else if (inThreads_) decl.mem = ownCopies(v);
+      else if (!threadLoops_.empty()) decl.mem = ownCopies(v);
       else if (!touchedByThreads(v) || computedByEveryThread(v)) decl.mem = MemKind::GpuLocal;
       else decl.mem = MemKind::GpuShared;
     } else {
       checkChosen(v);
     }
     if (decl.mem == MemKind::GpuShared) {
+      if (!(v.loopLocal && v.loopLocal->writtenBeforeRead)) body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0, v.made.loc.line ? v.made.loc : sourceLocOf(body)), body});
+      if (!threadLoops_.empty()) body = multiplex(v, &decl, &local, body);
       shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
-      if (!(v.loopLocal && v.loopLocal->writtenBeforeRead)) body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0), body});
     }
-    return std::make_shared<VarDef>(decl, body, v.loopLocal, v.id, v.made);
+    return std::make_shared<VarDef>(decl, body, local, v.id, v.made);
   }
 
  private:
   // Shared memory starts undefined: its first value, stored element by
   // element (gpu_barriers gives the store to thread 0 and a barrier after).
-  StmtP fill(const TensorDecl& t, double init) {
+  StmtP fill(const TensorDecl& t, double init, SourceLoc loc) {
     std::vector<std::string> vars;
     std::vector<ExprP> at;
     for (size_t d = 0; d < t.shape.size(); ++d) {
@@ -78,7 +84,7 @@ class GpuMemoryKinds : public Mutator {
       at.push_back(var(vars.back()));
     }
     ExprP value = isIntegral(t.dtype) ? intConst(static_cast<int64_t>(init)) : floatConst(init, t.dtype);
-    StmtP s = makeStore(t.name, at, value, {}, StmtTag{t.name + ".fill", vars, at});
+    StmtP s = makeStore(t.name, at, value, loc, StmtTag{t.name + ".fill", vars, at});
     for (size_t d = t.shape.size(); d-- > 0;)
       s = makeFor(vars[d], vars[d], intConst(0), intConst(t.shape[d]), 1, LoopKind{}, s);
     return s;
@@ -88,9 +94,6 @@ class GpuMemoryKinds : public Mutator {
     std::string what = "'" + v.decl.name + "' is " + memKindName(v.decl.mem) + ", but ";
     if (v.decl.mem == MemKind::GpuShared && !inKernel_)
       throw UserError(v.made.loc, what + "it is defined outside every kernel (shared memory is a block's)");
-    if (v.decl.mem == MemKind::GpuShared && inThreads_)
-      throw UserError(v.made.loc, what + "it is defined inside a loop bound to threadIdx, where each thread would have "
-                                         "its own; define it outside the block's thread loops");
     if (v.decl.mem == MemKind::GpuLocal && !inKernel_)
       throw UserError(v.made.loc, what + "it is defined outside every kernel (local memory is a thread's)");
     if (v.decl.mem == MemKind::GpuGlobal && inKernel_)
@@ -111,14 +114,65 @@ class GpuMemoryKinds : public Mutator {
   // A tensor defined inside a thread loop is each thread's own; where thread
   // loops inside it (another thread index) touch it, their threads share
   // what the one outside computed, which is right only where every thread
-  // computes it alike.
+  // computes it alike; else it is shared, a copy per thread outside (multiplex).
   MemKind ownCopies(const VarDef& v) const {
     if (!touchedByThreads(v) || writtenByEveryThread(v)) return MemKind::GpuLocal;
-    throw UserError(v.made.loc, "'" + v.decl.name + "' is each thread's own (it is defined inside loop '" +
-                                    threadLoop_->id + "', bound to " + parallelScopeName(threadLoop_->loopKind.scope) +
-                                    "), but threads of a loop inside it write it for one another; define it outside '" +
-                                    threadLoop_->id + "' (shared by the block) or inside the loop that writes it");
+    return MemKind::GpuShared;
   }
+  // `decl` gains a leading dimension per thread loop around it (and a
+  // loop-local's box, which its shape equals, likewise), and every access
+  // in `body` the index of its thread there: threads of those loops keep
+  // apart copies, those of the loops inside share one.
+  StmtP multiplex(const VarDef& v, TensorDecl* decl, std::optional<LoopLocal>* local, const StmtP& body) const {
+    std::vector<ExprP> copy;
+    std::vector<int64_t> shape;
+    for (const For* f : threadLoops_) {
+      bool known = false;
+      int64_t copies = mostIterations(*f, &known);
+      if (!known || f->step <= 0)
+        throw UserError(v.made.loc, "'" + v.decl.name + "' needs a copy in shared memory for each thread of loop '" +
+                                        f->id + "' (bound to " + parallelScopeName(f->loopKind.scope) +
+                                        "), whose count is not a constant; define it outside '" + f->id +
+                                        "' or give the loop constant bounds");
+      copy.push_back(floorDiv(sub(var(f->var), f->begin), intConst(f->step)));
+      shape.push_back(copies);
+    }
+    if (*local && (*local)->boxed) {
+      Box& box = (*local)->box;
+      box.offset.insert(box.offset.begin(), copy.size(), intConst(0));
+      box.extent.insert(box.extent.begin(), shape.begin(), shape.end());
+    }
+    shape.insert(shape.end(), decl->shape.begin(), decl->shape.end());
+    decl->shape = shape;
+    return PrependIndices(decl->name, copy).mutate(body);
+  }
+  struct PrependIndices : Mutator {
+    const std::string& tensor;
+    const std::vector<ExprP>& lead;
+    PrependIndices(const std::string& t, const std::vector<ExprP>& l) : tensor(t), lead(l) {}
+    std::vector<ExprP> widened(const std::vector<ExprP>& indices) const {
+      std::vector<ExprP> out = lead;
+      out.insert(out.end(), indices.begin(), indices.end());
+      return out;
+    }
+    ExprP mutateLoad(const ExprP& e) override {
+      ExprP m = Mutator::mutateLoad(e);
+      auto& l = m->as<Load>();
+      return l.tensor == tensor ? load(l.tensor, widened(l.indices), l.dtype) : m;
+    }
+    StmtP mutateStore(const StmtP& s) override {
+      StmtP m = Mutator::mutateStore(s);
+      auto& st = m->as<Store>();
+      if (st.tensor != tensor) return m;
+      return std::make_shared<Store>(st.tensor, widened(st.indices), st.value, st.loc, st.tag, st.id, st.made);
+    }
+    StmtP mutateReduce(const StmtP& s) override {
+      StmtP m = Mutator::mutateReduce(s);
+      auto& r = m->as<Reduce>();
+      if (r.tensor != tensor) return m;
+      return std::make_shared<Reduce>(r.op, r.tensor, widened(r.indices), r.value, r.loc, r.tag, r.atomic, r.id, r.made);
+    }
+  };
   static bool writtenByEveryThread(const VarDef& v) {
     struct Writers : Visitor {
       const std::string& name;
@@ -156,8 +210,8 @@ class GpuMemoryKinds : public Mutator {
 
   const target::Target& target_;
   int64_t shared_ = 0;
-  bool inKernel_ = false, inThreads_ = false;
-  const For* threadLoop_ = nullptr;  // the innermost thread loop around
+  bool inKernel_ = false;
+  std::vector<const For*> threadLoops_;  // the thread loops around, outermost first
 };
 
 }  // namespace
