@@ -17,6 +17,7 @@ using namespace ir;
 namespace {
 
 constexpr int64_t kThreadsPerBlock = 256;
+constexpr int64_t kWarp = 32;
 
 // The loop inside `outer` (not itself) whose iterator is the last
 // subscript of the most accesses, with at least 16 iterations, among those
@@ -58,13 +59,46 @@ bool kernelsAdmitted(const StmtP& body, const target::Target& target) {
   }
 }
 
-// Threads of `id`: split by kThreadsPerBlock where it has more iterations.
-bool toThreads(AutoState& state, const std::string& id, bool blocksToo) {
+// The tensors from outside `f` that its iterations reduce into one
+// element of (no subscript uses f's iterator): a dot product's sum.
+std::set<std::string> reducedOver(const For& f) {
+  std::set<std::string> own, out;
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::VarDef) own.insert(s->as<VarDef>().decl.name);
+  });
+  for (auto& a : accessesOf(f.body)) {
+    if (a.kind != AccessKind::Reduce || own.count(a.tensor)) continue;
+    bool uses = false;
+    for (auto& i : a.indices) uses = uses || usesVar(i, f.var);
+    if (!uses) out.insert(a.tensor);
+  }
+  return out;
+}
+
+// A reduction over more iterations than a warp has lanes: the lanes take
+// every 32nd iteration (neighbouring lanes, neighbouring elements), each
+// sums its own in a register, and the warp folds them once, instead of a
+// block-wide tree with a barrier per level for every element reduced
+// (Longformer's window scores: a dot product of 512 features each).
+bool toLanes(AutoState& state, const std::string& id, const std::set<std::string>& reduced) {
+  if (!state.tryStep({"split", {id}, {kWarp}})) return false;
+  std::string chunks = state.made().at(0), lanes = id;  // split keeps the inner loop's id
+  if (!state.tryStep({"reorder", {lanes, chunks}}) || !state.tryStep({"parallelize", {lanes}, {}, "threadIdx.x"}))
+    return false;
+  for (auto& t : reduced)
+    if (!state.tryStep({"cache_reduce", {lanes}, {}, t})) return false;
+  return true;
+}
+
+// Threads of `id`: split by `width` where it has more iterations; on lanes
+// (toLanes) where it reduces into one element over more than a warp.
+bool toThreads(AutoState& state, const std::string& id, bool blocksToo, int64_t width = kThreadsPerBlock) {
   const For* f = loopWithId(state.body, id);
   int64_t trips = f ? constantTrips(*f) : -1;
-  if (trips >= 0 && trips <= kThreadsPerBlock && !blocksToo)
+  if (f && !blocksToo && trips > kWarp && !reducedOver(*f).empty()) return toLanes(state, id, reducedOver(*f));
+  if (trips >= 0 && trips <= width && !blocksToo)
     return state.tryStep({"parallelize", {id}, {}, "threadIdx.x"});
-  if (!state.tryStep({"split", {id}, {kThreadsPerBlock}})) return false;
+  if (!state.tryStep({"split", {id}, {width}})) return false;
   std::string outer = state.made().at(0), inner = id;  // split keeps the inner loop's id
   if (blocksToo && !state.tryStep({"parallelize", {outer}, {}, "blockIdx.x"})) return false;
   return state.tryStep({"parallelize", {inner}, {}, "threadIdx.x"});
@@ -74,16 +108,26 @@ bool toThreads(AutoState& state, const std::string& id, bool blocksToo) {
 // contiguous accesses to threads: one after another, each kept where the
 // nest's kernels are still admitted (a block's statements before and after
 // it may run on its threads too, as Longformer's scores and weighted sum).
+// Where one part is a reduction on a warp's lanes, the others take a warp
+// too (a block no wider than its busiest part).
 bool coalesced(AutoState& state, const std::string& loop) {
   if (!state.tryStep({"parallelize", {loop}, {}, "blockIdx.x"})) return false;
+  int64_t width = kThreadsPerBlock;
   std::set<std::string> tried;
+  if (const For* f = loopWithId(state.body, loop))
+    for (std::string inner; !(inner = coalescingLoop(*f, tried)).empty();) {
+      tried.insert(inner);
+      const For* g = loopWithId(state.body, inner);
+      if (constantTrips(*g) > kWarp && !reducedOver(*g).empty()) width = kWarp;
+    }
+  tried.clear();
   bool any = false;
   while (const For* f = loopWithId(state.body, loop)) {
     std::string inner = coalescingLoop(*f, tried);
     if (inner.empty()) break;
     tried.insert(inner);
     AutoState::Saved before = state.save();
-    if (toThreads(state, inner, false) && kernelsAdmitted(state.body, state.target)) any = true;
+    if (toThreads(state, inner, false, width) && kernelsAdmitted(state.body, state.target)) any = true;
     else state.restore(before);
   }
   return any;

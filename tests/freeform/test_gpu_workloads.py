@@ -102,3 +102,17 @@ def test_workload_cuda_compiles_to_a_cubin_without_spills(tmp_path, name, output
     assert built.returncode == 0, built.stderr
     report = built.stdout + built.stderr
     assert report.count("bytes spill stores") == report.count(" 0 bytes spill stores, 0 bytes spill loads") > 0, report
+
+
+def test_the_automatic_gpu_schedule_sums_longformers_dot_products_on_a_warps_lanes():
+    # At the paper's sizes (512 features): each lane takes every 32nd
+    # feature and sums in a register, the warp folds once per score; the
+    # rest of the block is a warp too (no 256-thread tree with a barrier per level).
+    result = subprocess.run([TEML, "check", str(EXAMPLES / "longformer.py"), "--no-schedule", "--target", "cuda", "-v",
+                             "--set", "seq_len=10000", "--set", "feat_len=512"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    steps = result.stderr
+    for step in ['s.split("Ldot", 32)', 's.reorder(["Ldot", "Ldot.o"])', 's.parallelize("Ldot", "threadIdx.x")',
+                 's.cache_reduce("Ldot", "dot")', 's.split("Lacc", 32)']:
+        assert step in steps, steps
+    assert "256" not in steps, steps
