@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backend/cpu/c_emitter.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "test_util.hpp"
 
 using namespace teml;
@@ -40,4 +41,23 @@ TEST(AsLib, OtherNestsAreRefused) {
                         "p = parallelize(l, 1)\nb = as_lib(p)\n");
   ASSERT_TRUE(g.failed);
   EXPECT_NE(g.message.find("already parallel"), std::string::npos) << g.message;
+}
+
+TEST(AsLib, IntegerMatricesAreRefusedBlasHasNoIntegerProduct) {
+  Failure f = failureOf([] {
+    pipeline::compileFreeform(R"(import teml
+@teml.transform
+def mm(a: teml.Var[(4, 5), "int64"], b: teml.Var[(5, 6), "int64"], c: teml.Var[(4, 6), "int64", "output"]):
+    #! label: Li
+    for i in range(4):
+        for j in range(6):
+            for k in range(5):
+                c[i, j] += a[i, k] * b[k, j]
+@teml.schedule(mm)
+def g(s):
+    s.as_lib("Li")
+)", hostFreeformOptions());
+  });
+  ASSERT_TRUE(f.failed);
+  EXPECT_NE(f.message.find("BLAS multiplies float32 or float64 matrices, and 'c' is int64"), std::string::npos) << f.message;
 }

@@ -609,3 +609,27 @@ TEST(CudaTarget, TheCublasCallComputesTheRowMajorProductInCublasColumnMajorTerms
       EXPECT_EQ(got, want) << "transA " << transA << ", transB " << transB;
     }
 }
+
+TEST(CudaTarget, AWarpBarrierWhereSeveralWarpsMeetIsARaceInTheEmulator) {
+  // tests/cuda/17 with its last block barrier made a warp barrier: the 8
+  // warps' atomic sums into `total` and `acc` (after their plain first
+  // values) are not all ordered before warp 0 reads them (its own are).
+  ir::Program p = scheduledForCuda(program("17"));
+  ir::Program lowered = lowering::lower(p, target::cudaTarget());
+  const ir::Stmt* last = nullptr;
+  for (auto& n : lowered.nests)
+    ir::forEachStmt(n, [&](const ir::StmtP& s) {
+      if (s->kind == ir::StmtKind::Barrier && s->as<ir::Barrier>().scope == ir::BarrierScope::Block) last = s.get();
+    });
+  ASSERT_NE(last, nullptr);
+  struct WarpOnly : ir::Mutator {
+    const ir::Stmt* target;
+    explicit WarpOnly(const ir::Stmt* t) : target(t) {}
+    ir::StmtP mutateBarrier(const ir::StmtP& s) override {
+      return s.get() == target ? std::make_shared<ir::Barrier>(ir::BarrierScope::Warp, s->id, s->made) : s;
+    }
+  };
+  for (auto& n : lowered.nests) n = WarpOnly(last).mutate(n);
+  std::string report = raceReport(lowered, gpuInputs(p));
+  EXPECT_NE(report.find("data race on "), std::string::npos) << report;
+}

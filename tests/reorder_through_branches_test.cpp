@@ -112,3 +112,25 @@ def g(s):
   EXPECT_NE(f.message.find("reorder"), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("'a'"), std::string::npos) << f.message;
 }
+
+TEST(ReorderThroughBranches, ABranchWhoseConditionTheLoopChangesStays) {
+  // Moved into the loop, cnt[i] < 3 would be asked again after each += 1.
+  Failure f = failureOf([] {
+    ff(R"(import teml
+@teml.transform
+def f(cnt: teml.Var[(N,), "int64", "inout"]):
+    #! label: Li
+    for i in range(N):
+        if cnt[i] < 3:
+            #! label: Lj
+            for j in range(M):
+                cnt[i] += 1
+@teml.schedule(f)
+def g(s):
+    s.reorder(["Lj", "Li"])
+)",
+       {{"N", 4}, {"M", 5}});
+  });
+  ASSERT_TRUE(f.failed);
+  EXPECT_NE(f.message.find("loops 'Lj' and 'Li' are not in one perfect loop nest"), std::string::npos) << f.message;
+}

@@ -30,6 +30,9 @@ std::string triple(const int64_t v[3]) {
 
 // A warp: 32 threads of consecutive linear ids in a block (every NVIDIA GPU's).
 constexpr int64_t kWarpSize = 32;
+// The warp of a kept touch that stands for touches of several warps not
+// ordered among themselves: only a block barrier orders what follows.
+constexpr int64_t kSeveralWarps = -2;
 
 // One access to an element: by which thread (linear id) of which block and
 // warp, between which two barriers of its block (epoch) and of its warp
@@ -40,8 +43,10 @@ struct Touch {
   bool atomic = false;
 };
 
+// An element's latest plain write, latest atomic updates (they commute
+// with one another, not with a read or a plain write), and reads.
 struct ElementLog {
-  Touch writer, reader, otherReader;
+  Touch writer, atomicWriter, reader, otherReader;
 };
 
 // A thread of a block with barriers: its interpreter runs on a stack of its
@@ -307,17 +312,25 @@ class KernelRun : public Interpreter::GpuHooks {
   // An earlier touch happens before a later one: a barrier of their block
   // between them, or one of their warp.
   static bool orderedBefore(const Touch& a, const Touch& b) {
-    return a.block == b.block && (a.epoch < b.epoch || (a.warp == b.warp && a.warpEpoch < b.warpEpoch));
+    return a.block == b.block && (a.epoch < b.epoch || (a.warp == b.warp && a.warp >= 0 && a.warpEpoch < b.warpEpoch));
   }
   // Two touches of one element race: different threads, at least one
   // writing, not both atomic, and not ordered by a barrier (different
   // blocks, or the same block between the same two barriers).
   static bool unordered(const Touch& a, const Touch& b) {
-    return a.thread >= 0 && a.thread != b.thread && !orderedBefore(a, b);
+    return a.thread >= 0 && (a.thread != b.thread || a.warp == kSeveralWarps) && !orderedBefore(a, b);
   }
-  // Keep the latest touch of a block: an earlier one is ordered before what follows.
+  // Keep the latest touch of a block: an earlier one is ordered before what
+  // follows. Two that are not ordered (atomic updates, reads) by threads of
+  // different warps are kept as one of several warps, which only a block
+  // barrier orders before what follows: a warp barrier after one of them
+  // does not order the other.
   static void keep(Touch& slot, const Touch& now) {
-    if (slot.thread < 0 || slot.thread == now.thread || orderedBefore(slot, now)) slot = now;
+    if (slot.thread < 0 || (slot.thread == now.thread && slot.warp != kSeveralWarps) || orderedBefore(slot, now)) {
+      slot = now;
+    } else if (slot.warp != now.warp) {
+      slot.warp = kSeveralWarps;
+    }
   }
 
   void record(const runtime::Buffer& buf, int64_t off, const std::string& tensor, bool write, bool atomic,
@@ -326,13 +339,20 @@ class KernelRun : public Interpreter::GpuHooks {
     int64_t warp = warpOf(id);
     Touch now{id, block, epoch_, warp, warpEpoch_[static_cast<size_t>(warp)], stmt, atomic};
     if (write) {
-      if (unordered(e.writer, now) && !(atomic && e.writer.atomic)) race(buf, off, tensor, e.writer, "writes", now, "writes");
+      if (unordered(e.writer, now)) race(buf, off, tensor, e.writer, "writes", now, "writes");
+      if (!atomic && unordered(e.atomicWriter, now)) race(buf, off, tensor, e.atomicWriter, "writes", now, "writes");
       for (const Touch* r : {&e.reader, &e.otherReader})
         if (unordered(*r, now)) race(buf, off, tensor, *r, "reads", now, "writes");
-      if (e.writer.thread < 0 || !atomic || e.writer.atomic) keep(e.writer, now);
+      if (atomic) {
+        keep(e.atomicWriter, now);
+      } else {
+        keep(e.writer, now);
+        e.atomicWriter = Touch{};  // ordered before this write, or a race above
+      }
       return;
     }
     if (unordered(e.writer, now)) race(buf, off, tensor, e.writer, "writes", now, "reads");
+    if (unordered(e.atomicWriter, now)) race(buf, off, tensor, e.atomicWriter, "writes", now, "reads");
     if (e.reader.thread < 0 || e.reader.thread == id || orderedBefore(e.reader, now)) keep(e.reader, now);
     else if (e.reader.thread != id) keep(e.otherReader, now);
   }

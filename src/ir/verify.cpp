@@ -34,22 +34,26 @@ class Verifier : public ScopedVisitor {
       fail("loop '" + f.var + "' bound to blockIdx is inside '" + threadLoop_->var + "', bound to threadIdx");
     ownedBody_ = f.body.get();
     const For *outerThreads = threadLoop_, *outerLanes = laneLoop_;
-    bool outerWarpRows = warpRows_;
+    bool outerWarpsY = warpsY_, outerWarpsZ = warpsZ_;
     if (!f.loopKind.kernel.name.empty()) {
       auto& d = f.loopKind.kernel.blockDim;
-      warpRows_ = d[0] == kWarpSize || d[0] * d[1] * d[2] <= kWarpSize;
+      bool oneWarp = d[0] * d[1] * d[2] <= kWarpSize;
+      warpsY_ = oneWarp || (d[0] == kWarpSize && d[2] == 1);
+      warpsZ_ = oneWarp || (d[0] == kWarpSize && d[1] == 1);
     }
     if (f.loopKind.gpuThreads()) threadLoop_ = &f;
     if (f.loopKind.scope == ParallelScope::ThreadX) laneLoop_ = &f;
     ScopedVisitor::visitFor(f);
-    threadLoop_ = outerThreads, laneLoop_ = outerLanes, warpRows_ = outerWarpRows;
+    threadLoop_ = outerThreads, laneLoop_ = outerLanes, warpsY_ = outerWarpsY, warpsZ_ = outerWarpsZ;
   }
   // A barrier only where every thread it waits for gets: a block's outside
-  // thread loops; a warp's also inside loops over threadIdx.y and .z where
-  // each row of the block (threadIdx.x) is one warp, or the block is one.
+  // thread loops; a warp's also inside a loop over threadIdx.y (.z) where
+  // each of its iterations is one warp (blockDim.x is 32 and blockDim.z
+  // (.y) is 1), or the block is one.
   void visitBarrier(const Barrier& b) override {
     if (!threadLoop_) return;
-    if (b.scope != BarrierScope::Warp || laneLoop_ || !warpRows_)
+    bool warps = threadLoop_->loopKind.scope == ParallelScope::ThreadY ? warpsY_ : warpsZ_;
+    if (b.scope != BarrierScope::Warp || laneLoop_ || !warps)
       fail("a barrier inside loop '" + threadLoop_->var + "', bound to threadIdx");
   }
   void visitVarDef(const VarDef& v) override {
@@ -127,7 +131,7 @@ class Verifier : public ScopedVisitor {
   static constexpr int64_t kWarpSize = 32;  // every NVIDIA GPU's
   const For* threadLoop_ = nullptr;  // the innermost loop around bound to threadIdx
   const For* laneLoop_ = nullptr;    // the innermost loop around bound to threadIdx.x
-  bool warpRows_ = false;            // the kernel's rows of threads are warps, or it is one warp
+  bool warpsY_ = false, warpsZ_ = false;  // an iteration of a loop over threadIdx.y (.z) is one warp
 };
 
 }  // namespace

@@ -57,6 +57,8 @@ StmtP asLib(const StmtP& nest, const Program& program) {
   if (!c || !a || !b || c->shape.size() != 2 || a->shape.size() != 2 || b->shape.size() != 2)
     notAProduct("all three tensors must be matrices");
   if (a->dtype != c->dtype || b->dtype != c->dtype) notAProduct("all three tensors must have one element type");
+  if (c->dtype != DType::F32 && c->dtype != DType::F64)
+    notAProduct("BLAS multiplies float32 or float64 matrices, and '" + r.tensor + "' is " + dtypeName(c->dtype));
   if (r.tensor == x->tensor || r.tensor == y->tensor) notAProduct("C must differ from A and B");
   int64_t transA = px.first == k, transB = py.first == j;
   return std::make_shared<LibCall>(

@@ -6,7 +6,9 @@
 // same way. The same instances run in the same order, so this needs no
 // check of its own; it is refused where L's bounds read a tensor (they
 // would then be read where c is false: a CSR row's bounds past the last
-// row) and where the branch has an else.
+// row), where the branch has an else, and where the loop writes a tensor
+// the condition reads (it would then be evaluated again in each iteration,
+// after some of them changed it).
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/nest_path.hpp"
@@ -48,6 +50,14 @@ class SinkBranches : public Mutator {
     if (child->kind != StmtKind::For || !loops_.count(child->as<For>().id)) return s;
     auto& f = child->as<For>();
     if (!readsOf(f.begin).empty() || !readsOf(f.end).empty()) return s;
+    std::vector<Access> condition = readsOf(s->kind == StmtKind::If ? s->as<If>().cond : s->as<Assert>().cond);
+    if (s->kind == StmtKind::Assert && s->as<Assert>().shown) {
+      auto shown = readsOf(s->as<Assert>().shown);
+      condition.insert(condition.end(), shown.begin(), shown.end());
+    }
+    auto written = tensorsWritten(f.body);
+    for (auto& r : condition)
+      if (written.count(r.tensor)) return s;
     return withBody(f, sink(around(s, loopBody(f))));
   }
   static StmtP around(const StmtP& s, const StmtP& body) {

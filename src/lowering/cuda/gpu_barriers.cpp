@@ -145,7 +145,10 @@ class Barriers : StmtFunctor<StmtP()> {
     return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
   }
   StmtP visitAssert(const Assert& a) override {
-    return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, blockLevel(a.body), a.id, a.made);
+    ++nested_;  // a failed check skips its body in the threads that fail it
+    StmtP body = blockLevel(a.body);
+    --nested_;
+    return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, body, a.id, a.made);
   }
   StmtP visitStore(const Store& st) override { return st.self(); }
   StmtP visitReduce(const Reduce& r) override { return r.self(); }
@@ -176,7 +179,9 @@ class Barriers : StmtFunctor<StmtP()> {
       } else if (t->kind == StmtKind::VarDef) {
         flatten(t->as<VarDef>().body);
       } else if (t->kind == StmtKind::Assert && hasBarrier(t)) {
-        flatten(t->as<Assert>().body);
+        auto& a = t->as<Assert>();  // its condition's reads, then its body
+        flatten(std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, makeSeq({}), a.id, a.made));
+        flatten(a.body);
       } else if (!around && t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads() &&
                  everyThreadOfOneWarp(t->as<For>())) {
         around = &t->as<For>();
@@ -207,7 +212,9 @@ class Barriers : StmtFunctor<StmtP()> {
   // iterations in the warp.
   bool eachIterationAWarp(const For& f) const {
     if (f.loopKind.scope != ParallelScope::ThreadY && f.loopKind.scope != ParallelScope::ThreadZ) return false;
-    return (blockDim_[0] == target_.gpu.warpSize && !isGuardLoop(&f)) || everyThreadOfOneWarp(f);
+    int other = f.loopKind.scope == ParallelScope::ThreadY ? 2 : 1;  // its threads of the other index run it too
+    bool rowsAreWarps = blockDim_[0] == target_.gpu.warpSize && blockDim_[other] == 1;
+    return (rowsAreWarps && !isGuardLoop(&f)) || everyThreadOfOneWarp(f);
   }
   bool everyThreadOfOneWarp(const For& f) const {
     int64_t b = 0, e = 0;
@@ -527,6 +534,8 @@ class Barriers : StmtFunctor<StmtP()> {
       const For &f = *lx[k], &g = *ly[k];
       if (f.loopKind.scope != g.loopKind.scope || f.step != g.step || !equal(f.begin, g.begin) || !equal(f.end, g.end))
         return false;
+      if (!varying.empty() && (usesVar(f.begin, varying) || usesVar(f.end, varying)))
+        return false;  // the same bounds, of different values in the two
       rename[g.var] = var(f.var);
       threadVars.insert(f.var);
     }
