@@ -14,9 +14,7 @@ using namespace teml::testing;
 namespace {
 
 freeform::FreeformProgram ff(const std::string& source, std::map<std::string, int64_t> sizes) {
-  freeform::FreeformOptions o = hostFreeformOptions();
-  o.sizes = std::move(sizes);
-  return pipeline::compileFreeform(source, o);
+  return compileForHost(source, std::move(sizes));
 }
 
 // A window of 5 rows around row i, those inside the matrix (integers: a

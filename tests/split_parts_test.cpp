@@ -12,9 +12,7 @@ using namespace teml::testing;
 namespace {
 
 freeform::FreeformProgram ff(const std::string& source, std::map<std::string, int64_t> sizes) {
-  freeform::FreeformOptions o = hostFreeformOptions();
-  o.sizes = std::move(sizes);
-  return pipeline::compileFreeform(source, o);
+  return compileForHost(source, std::move(sizes));
 }
 
 const char* kRowSums = R"(import teml

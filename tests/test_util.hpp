@@ -22,6 +22,7 @@
 #include "lowering/lower.hpp"
 #include "driver/driver.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "pipeline/freeform_schedule.hpp"
 #include "pipeline/teml_schedule.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/csr_rows.hpp"
@@ -85,6 +86,13 @@ inline freeform::FreeformOptions hostFreeformOptions() {
   freeform::FreeformOptions o;
   o.target = driver::machineTarget();
   return o;
+}
+
+// A free-form program (with its schedules) for this machine, its sizes set.
+inline freeform::FreeformProgram compileForHost(const std::string& source, std::map<std::string, int64_t> sizes) {
+  freeform::FreeformOptions o = hostFreeformOptions();
+  o.sizes = std::move(sizes);
+  return pipeline::compileFreeform(source, o);
 }
 
 // Random values for every tensor no nest writes; zeros (or init values)

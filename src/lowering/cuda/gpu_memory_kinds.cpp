@@ -66,7 +66,9 @@ class GpuMemoryKinds : public Mutator {
       checkChosen(v);
     }
     if (decl.mem == MemKind::GpuShared) {
-      if (!(v.loopLocal && v.loopLocal->writtenBeforeRead)) body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0, v.made.loc.line ? v.made.loc : sourceLocOf(body)), body});
+      SourceLoc at = v.made.loc.line ? v.made.loc : sourceLocOf(body);
+      if (!(v.loopLocal && v.loopLocal->writtenBeforeRead))
+        body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0, at), body});
       if (!threadLoops_.empty()) body = multiplex(v, &decl, &local, body);
       shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
     }
