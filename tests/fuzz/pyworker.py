@@ -1,0 +1,188 @@
+"""The Python paths of one program, in a process of their own (a crash there
+is the runner's finding, not its end).
+
+    pyworker.py PROGRAM WORKDIR JOB [JOB...]
+
+Jobs: `python` (the transform on NumPy arrays), `torch` (on PyTorch tensors),
+`pygrad:TAPES` (teml.grad), `torchgrad:TAPES` (teml.torch_function in a loss),
+`fd` (central finite differences of the compiled forward, float64). Inputs
+are WORKDIR/in_NAME.npy, gradient weights WORKDIR/w_NAME.npy; results go to
+WORKDIR/JOB.NAME.npy. Prints one JSON line as each job starts and one as it
+ends: {"job", "status": ok|refused|internal, "message"}.
+"""
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from program import Program  # noqa: E402
+
+THREADS = 2
+
+
+def say(**kw):
+    print(json.dumps(kw), flush=True)
+
+
+def load_module(path):
+    spec = importlib.util.spec_from_file_location("fuzz_program_%d" % os.getpid(), path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def as_list(r):
+    if r is None:
+        return []
+    return list(r) if isinstance(r, tuple) else [r]
+
+
+class Worker:
+    def __init__(self, path, workdir):
+        import teml
+        self.teml = teml
+        self.prog = Program(path)
+        self.workdir = workdir
+        self.module = load_module(path)
+        self.f = getattr(self.module, self.prog.entry)
+        self.f.threads = THREADS
+        self.inputs = {p.name: np.load(os.path.join(workdir, f"in_{p.name}.npy")) for p in self.prog.inputs}
+        self.problem = self.prog.differentiable
+
+    def save(self, job, name, value):
+        np.save(os.path.join(self.workdir, f"{job}.{name}.npy"), np.asarray(value))
+
+    def call(self, f, arrays, torch=False):
+        """Calls f on copies of the inputs; returns {name: array} of everything written."""
+        args = []
+        for p in self.prog.inputs:
+            a = arrays[p.name].copy()
+            if torch:
+                import torch as T
+                a = T.from_numpy(a)
+            args.append(a)
+        outs = as_list(f(*args))
+        outputs = [p for p in self.prog.params if p.access == "output"]
+        got = {}
+        for p, o in zip(outputs, outs):
+            got[p.name] = o.numpy() if hasattr(o, "numpy") else np.asarray(o)
+        for p, a in zip(self.prog.inputs, args):
+            if p.access == "inout":
+                got[p.name] = a.numpy() if hasattr(a, "numpy") else a
+        return got
+
+    def job_python(self, job):
+        for n, v in self.call(self.f, self.inputs).items():
+            self.save(job, n, v)
+
+    def job_torch(self, job):
+        for n, v in self.call(self.f, self.inputs, torch=True).items():
+            self.save(job, n, v)
+
+    def weights(self):
+        return {n: np.load(os.path.join(self.workdir, f"w_{n}.npy")) for n in self.problem[1]}
+
+    def job_pygrad(self, job, tapes):
+        wrt, of = self.problem
+        forward, backward = self.teml.grad(self.f, wrt=wrt, of=of, tapes=tapes)
+        args = [self.inputs[p.name].copy() for p in self.prog.inputs]
+        forward(*args)
+        w = self.weights()
+        grads = as_list(backward(*[w[n] for n in of]))
+        for n, g in zip(wrt, grads):
+            self.save(job, n, g)
+
+    def job_torchgrad(self, job, tapes):
+        import torch
+        wrt, of = self.problem
+        g = self.teml.torch_function(self.f, tapes=tapes)
+        args = []
+        for p in self.prog.inputs:
+            t = torch.from_numpy(self.inputs[p.name].copy())
+            if p.name in wrt:
+                t.requires_grad_(True)
+            args.append(t)
+        outs = as_list(g(*args))
+        outputs = [p.name for p in self.prog.params if p.access == "output"]
+        w = self.weights()
+        loss = 0
+        for name, o in zip(outputs, outs):
+            if name in of:
+                loss = loss + (o * torch.from_numpy(w[name])).sum()
+        loss.backward()
+        for p, t in zip(self.prog.inputs, args):
+            if p.name in wrt:
+                self.save(job, p.name, t.grad.numpy() if t.grad is not None else np.zeros(p.shape))
+
+    def job_fd(self, job):
+        """Central differences of L = sum(out * w) at steps 1e-5 and 1e-6, with the
+        forward compiled as written; `fd.NAME` the 1e-6 one, `fd_smooth.NAME` where
+        both steps agree (elsewhere a branch or a kink lies within the step)."""
+        wrt, of = self.problem
+        f = self.teml.transform(self.f.python, auto=False)
+        f.threads = 1
+        w = self.weights()
+
+        def loss(arrays):
+            got = self.call(f, arrays)
+            return sum(float(np.sum(got[n] * w[n])) for n in of)
+
+        base = loss(self.inputs)
+        rng = np.random.default_rng(11)
+        for n in wrt:
+            x = self.inputs[n]
+            fd = np.zeros(x.shape)
+            smooth = np.zeros(x.shape, dtype=bool)
+            flat = list(range(x.size))
+            if len(flat) > 48:
+                flat = sorted(rng.choice(len(flat), 48, replace=False))
+            for k in flat:
+                vals = []
+                for h in (1e-5, 1e-6):
+                    step = h * max(1.0, abs(float(x.flat[k])))
+                    arrays = dict(self.inputs)
+                    xp = x.copy()
+                    xp.flat[k] += step
+                    arrays[n] = xp
+                    lp = loss(arrays)
+                    xm = x.copy()
+                    xm.flat[k] -= step
+                    arrays[n] = xm
+                    lm = loss(arrays)
+                    vals.append((lp - lm) / (2 * step))
+                fd.flat[k] = vals[1]
+                tol = 1e-6 * (abs(vals[0]) + 1.0) + 1e-9 * (abs(base) + 1.0) / 1e-6
+                smooth.flat[k] = bool(np.isfinite(vals).all() and abs(vals[0] - vals[1]) <= tol)
+            self.save(job, n, fd)
+            self.save("fd_smooth", n, smooth)
+        np.save(os.path.join(self.workdir, "fd_loss.npy"), np.asarray(base))
+
+
+def main():
+    path, workdir, jobs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    try:
+        w = Worker(path, workdir)
+    except Exception as e:  # the module does not load
+        say(job="load", status="internal", message=f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+        return
+    for job in jobs:
+        say(start=job)
+        kind, _, tapes = job.partition(":")
+        try:
+            if tapes:
+                getattr(w, "job_" + kind)(job, tapes)
+            else:
+                getattr(w, "job_" + kind)(job)
+            say(job=job, status="ok")
+        except w.teml.ProgramError as e:
+            say(job=job, status="refused", message=str(e))
+        except Exception as e:
+            say(job=job, status="internal", message=f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=6)}")
+
+
+if __name__ == "__main__":
+    main()

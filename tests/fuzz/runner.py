@@ -1,0 +1,393 @@
+"""Takes one free-form program down every path and compares each with the
+reference interpreter (docs/testing.md).
+
+    /usr/bin/python3 tests/fuzz/runner.py PROGRAM.py [--paths run,auto,...] [--json] [--keep DIR]
+
+Paths (`--paths`, default all):
+  run        teml run, as written (--no-auto)
+  auto       teml run --auto
+  python     the transform called with NumPy arrays (importlib on the file)
+  torch      the same with PyTorch tensors
+  emulate    teml run --target cuda --emulate (the automatic GPU schedule)
+  mpi        mpirun -np 2 teml run --auto --threads 1
+  grad       teml grad, --tapes all / none / auto  (grad:all, grad:none, grad:auto)
+  pygrad     teml.grad under each tapes setting
+  torchgrad  teml.torch_function in a PyTorch loss, under each tapes setting
+Forward paths are compared with `teml run --interp --no-auto`; gradient paths
+(float64 programs only) with central finite differences of the compiled
+forward as written. Outcomes per path: ok, refused(kind), mismatch, internal,
+crash, hang, skipped.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from program import Program  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TEML = os.environ.get("TEML_BINARY", os.path.join(ROOT, "build", "teml"))
+PYTHONPATH = os.environ.get("TEML_PYTHONPATH", os.path.join(ROOT, "build", "python"))
+PYTHON = "/usr/bin/python3"
+TAPES = ["all", "none", "auto"]
+FORWARD = ["run", "auto", "python", "torch", "emulate", "mpi"]
+GRADIENT = ["grad", "pygrad", "torchgrad"]
+ALL_PATHS = FORWARD + GRADIENT
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_hwloc_base_binding_policy": "none"}
+TOL = {"float64": 1e-9, "float32": 2e-4}
+GRAD_RTOL = 1e-5
+LOCATED = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
+
+
+def expand(paths):
+    """`grad` -> grad:all, grad:none, grad:auto; `grad:none` stays."""
+    out = []
+    for p in paths:
+        if p in GRADIENT:
+            out += [f"{p}:{t}" for t in TAPES]
+        else:
+            out.append(p)
+    return out
+
+
+def refusal_kind(message):
+    """A refusal's message without positions, numbers and names: what kind it is."""
+    m = LOCATED.search(message)
+    msg = m.group("msg") if m else "unlocated: " + (message.strip().splitlines() or [""])[-1]
+    msg = re.sub(r"'[^']*'", "'_'", msg)
+    msg = re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "N", msg)
+    return msg[:90]
+
+
+class Result(dict):
+    """One path's outcome: {"path", "outcome", "detail", ...}."""
+
+    def __init__(self, path, outcome, detail="", **kw):
+        super().__init__(path=path, outcome=outcome, detail=detail[:2000], **kw)
+
+
+def classify_process(path, rc, out, err, timed_out):
+    text = (out or "") + (err or "")
+    if timed_out:
+        return Result(path, "hang", text[-500:])
+    if rc == 0:
+        return None
+    if rc == 1:
+        return Result(path, "refused", text[-1000:], kind=refusal_kind(err or out))
+    if rc == 2:
+        return Result(path, "refused", text[-1000:], kind="usage: " + refusal_kind(err or out))
+    if rc == 3:
+        return Result(path, "internal", text[-1500:])
+    if rc == 4:
+        return Result(path, "skipped", "unavailable: " + text[-300:])
+    return Result(path, "crash", f"exit {rc}: " + text[-1500:])
+
+
+def run_process(cmd, timeout, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        return p.returncode, out, err, True
+
+
+def compare(ref, got, dtype):
+    """None if got equals ref (integers exactly; floats within TOL scaled by the
+    tensor's magnitude), else a description of the largest difference."""
+    ref, got = np.asarray(ref), np.asarray(got)
+    if ref.shape != got.shape:
+        return f"shape {got.shape} instead of {ref.shape}"
+    if not dtype.startswith("float"):
+        bad = np.flatnonzero(ref.reshape(-1) != got.reshape(-1))
+        if bad.size:
+            k = bad[0]
+            return f"element {np.unravel_index(k, ref.shape)}: {got.reshape(-1)[k]} instead of {ref.reshape(-1)[k]}"
+        return None
+    r, g = ref.astype(np.float64).reshape(-1), got.astype(np.float64).reshape(-1)
+    nan_r, nan_g = np.isnan(r), np.isnan(g)
+    if (nan_r != nan_g).any():
+        k = np.flatnonzero(nan_r != nan_g)[0]
+        return f"element {np.unravel_index(k, ref.shape)}: {g[k]} instead of {r[k]}"
+    fin = np.isfinite(r) & np.isfinite(g)
+    inf_bad = ~fin & ~nan_r & (r != g)
+    if inf_bad.any():
+        k = np.flatnonzero(inf_bad)[0]
+        return f"element {np.unravel_index(k, ref.shape)}: {g[k]} instead of {r[k]}"
+    if not fin.any():
+        return None
+    scale = np.max(np.abs(r[fin]))
+    tol = TOL[dtype] * (np.abs(r) + scale) + TOL[dtype] * 1e-3
+    err = np.where(fin, np.abs(r - g), 0.0)
+    if (err > tol).any():
+        k = int(np.argmax(err - tol))
+        return (f"element {np.unravel_index(k, ref.shape)}: {g[k]!r} instead of {r[k]!r} "
+                f"(tolerance {tol[k]:.3g}, tensor scale {scale:.3g})")
+    return None
+
+
+class Runner:
+    def __init__(self, path, paths=None, seed=0, workdir=None, timeout=120, tune_budget=0.0, threads=2,
+                 log=None):
+        self.prog = Program(path)
+        self.path = os.path.abspath(path)
+        self.paths = expand(paths or ALL_PATHS)
+        self.seed = seed
+        self.timeout = timeout
+        self.tune_budget = tune_budget
+        self.threads = threads
+        self.own_workdir = workdir is None
+        self.workdir = workdir or tempfile.mkdtemp(prefix="teml-fuzz-")
+        os.makedirs(self.workdir, exist_ok=True)
+        self.log = log
+        self.inputs = self.prog.draw_inputs(seed)
+        for n, v in self.inputs.items():
+            np.save(self.file(f"in_{n}"), v)
+        self.problem = self.prog.differentiable
+        if self.problem:
+            for n, v in self.prog.draw_weights(seed, self.problem[1]).items():
+                np.save(self.file(f"w_{n}"), v)
+
+    def file(self, stem):
+        return os.path.join(self.workdir, stem + ".npy")
+
+    def io_args(self, tag):
+        args = []
+        for p in self.prog.inputs:
+            args += ["--input", f"{p.name}={self.file('in_' + p.name)}"]
+        for p in self.prog.written:
+            args += ["--output", f"{p.name}={self.file(tag + '.' + p.name)}"]
+        return args
+
+    def cli(self, path, args, tag, env=None, prefix=()):
+        cmd = list(prefix) + [TEML] + args
+        t0 = time.time()
+        rc, out, err, hung = run_process(cmd, self.timeout, env)
+        if self.log:
+            self.log.write(f"$ {' '.join(cmd)}\n(rc {rc}, {time.time() - t0:.1f} s)\n{out}{err}\n")
+        return classify_process(path, rc, out, err, hung)
+
+    def forward_cli(self, path):
+        base = ["run", self.path, "--threads", str(self.threads)]
+        tb = ["--tune-budget", str(self.tune_budget)]
+        if path == "ref":
+            return self.cli(path, base + ["--no-auto", "--interp"] + self.io_args(path), path)
+        if path == "run":
+            return self.cli(path, base + ["--no-auto"] + self.io_args(path), path)
+        if path == "auto":
+            return self.cli(path, base + ["--auto"] + tb + self.io_args(path), path)
+        if path == "emulate":
+            return self.cli(path, base + ["--target", "cuda", "--emulate"] + self.io_args(path), path)
+        if path == "mpi":
+            b = ["run", self.path, "--threads", "1", "--auto"] + tb
+            return self.cli(path, b + self.io_args(path), path, env=MPI_ENV,
+                            prefix=["mpirun", "-np", "2"])
+        raise ValueError(path)
+
+    def grad_cli(self, path):
+        tapes = path.split(":")[1]
+        wrt, of = self.problem
+        args = ["grad", self.path, "--wrt", ",".join(wrt), "--of", ",".join(of), "--tapes", tapes,
+                "--threads", str(self.threads)]
+        for p in self.prog.inputs:
+            args += ["--input", f"{p.name}={self.file('in_' + p.name)}"]
+        for n in of:
+            args += ["--input", f"{n}.grad={self.file('w_' + n)}"]
+        for n in wrt:
+            args += ["--output", f"{n}.grad={self.file(path + '.' + n)}"]
+        return self.cli(path, args, path)
+
+    def python_jobs(self, jobs):
+        """Runs the Python paths in one worker process; {job: Result or None}."""
+        env = {"PYTHONPATH": PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        cmd = [PYTHON, os.path.join(HERE, "pyworker.py"), self.path, self.workdir] + jobs
+        t0 = time.time()
+        rc, out, err, hung = run_process(cmd, self.timeout * max(1, len(jobs)) // 2 + 60, env)
+        if self.log:
+            self.log.write(f"$ {' '.join(cmd)}\n(rc {rc}, {time.time() - t0:.1f} s)\n{out}{err}\n")
+        results, started = {}, None
+        for line in out.splitlines():
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "start" in msg:
+                started = msg["start"]
+                continue
+            job = msg["job"]
+            if job == "load":
+                for j in jobs:
+                    results[j] = Result(j, "internal", msg["message"])
+                return results
+            started = None
+            if msg["status"] == "ok":
+                results[job] = None
+            elif msg["status"] == "refused":
+                results[job] = Result(job, "refused", msg["message"], kind=refusal_kind(msg["message"]))
+            else:
+                results[job] = Result(job, "internal", msg["message"])
+        for j in jobs:
+            if j not in results:
+                if j == started or (started is None and not results):
+                    outcome = "hang" if hung else "crash"
+                    results[j] = Result(j, outcome, f"worker exit {rc}: {err[-1500:]}")
+                else:
+                    results[j] = Result(j, "skipped", "worker ended before this job")
+        return results
+
+    def compare_forward(self, path, ref_written):
+        for p in self.prog.written:
+            f = self.file(path + "." + p.name)
+            if not os.path.exists(f):
+                return Result(path, "mismatch", f"no output '{p.name}' written")
+            d = compare(np.load(self.file("ref." + p.name)), np.load(f), p.dtype)
+            if d:
+                return Result(path, "mismatch", f"'{p.name}' {d}")
+        return Result(path, "ok")
+
+    def compare_gradient(self, path):
+        wrt, _ = self.problem
+        for n in wrt:
+            f = self.file(path + "." + n)
+            if not os.path.exists(f):
+                return Result(path, "mismatch", f"no gradient of '{n}'")
+            g = np.load(f).astype(np.float64).reshape(-1)
+            fd = np.load(self.file("fd." + n)).reshape(-1)
+            smooth = np.load(self.file("fd_smooth." + n)).reshape(-1)
+            if g.shape != fd.shape:
+                return Result(path, "mismatch", f"'{n}.grad' shape {g.shape} instead of {fd.shape}")
+            if not np.isfinite(g[smooth]).all():
+                return Result(path, "mismatch", f"'{n}.grad' not finite where differences are smooth")
+            scale = np.max(np.abs(fd[smooth])) if smooth.any() else 0.0
+            tol = GRAD_RTOL * (np.abs(fd) + scale + 1e-3)
+            err = np.where(smooth, np.abs(g - fd), 0.0)
+            if (err > tol).any():
+                k = int(np.argmax(err - tol))
+                shape = self.prog.param(n).shape
+                return Result(path, "mismatch",
+                              f"'{n}.grad' element {np.unravel_index(k, shape) if shape else ()}: {g[k]!r} "
+                              f"instead of {fd[k]!r} (finite differences; tolerance {tol[k]:.3g}; "
+                              f"{int(smooth.sum())} of {smooth.size} elements smooth)")
+        return Result(path, "ok")
+
+    def run(self):
+        t0 = time.time()
+        results = {}
+        ref = self.forward_cli("ref")
+        results["ref"] = ref or Result("ref", "ok")
+        wanted = [p for p in self.paths if p != "ref"]
+        py_jobs = [p for p in wanted if p.split(":")[0] in ("python", "torch", "pygrad", "torchgrad")]
+        grad_paths = [p for p in wanted if p.split(":")[0] in GRADIENT]
+        if grad_paths and not self.problem:
+            for p in grad_paths:
+                results[p] = Result(p, "skipped", "not a float64 program with float inputs and outputs")
+            py_jobs = [j for j in py_jobs if j not in grad_paths]
+            grad_paths = []
+        if grad_paths and ref is None:
+            py_jobs = ["fd"] + py_jobs
+        py = self.python_jobs(py_jobs) if py_jobs else {}
+        fd_ok = grad_paths and ref is None and py.get("fd") is None
+        if grad_paths and ref is None and not fd_ok:
+            results["fd"] = py["fd"]
+        for p in wanted:
+            kind = p.split(":")[0]
+            if p in results:
+                continue
+            if kind in ("python", "torch", "pygrad", "torchgrad"):
+                r = py[p]
+            elif kind == "grad":
+                r = self.grad_cli(p)
+            else:
+                r = self.forward_cli(p)
+            if r is not None:
+                results[p] = r
+                continue
+            if kind in GRADIENT:
+                results[p] = self.compare_gradient(p) if fd_ok else Result(p, "skipped", "no reference gradient")
+            elif ref is None:
+                results[p] = self.compare_forward(p, True)
+            else:
+                results[p] = Result(p, "mismatch", "ran where the reference refused: " + ref.get("kind", ""))
+        self.check_refusals(results)
+        outcome = self.outcome(results)
+        if self.own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        return {"program": self.path, "input_seed": self.seed, "outcome": outcome["outcome"],
+                "failing_path": outcome.get("path"), "kind": outcome.get("kind"),
+                "uses": self.prog.header.get("uses", []), "seconds": round(time.time() - t0, 2),
+                "paths": {p: dict(r) for p, r in results.items()}}
+
+    def check_refusals(self, results):
+        """A refusal is fine when it is the same on every path that should agree:
+        forward paths with the reference, gradient paths with each other."""
+        ref = results["ref"]
+        for p, r in list(results.items()):
+            if p == "ref" or r["outcome"] != "refused":
+                continue
+            kind = p.split(":")[0]
+            if kind in GRADIENT:
+                continue
+            if ref["outcome"] != "refused":
+                results[p] = Result(p, "mismatch", "refused where the reference ran: " + r["kind"], kind=r["kind"])
+        grads = {p: r for p, r in results.items() if p.split(":")[0] in GRADIENT and r["outcome"] in ("refused", "ok")}
+        for tapes in TAPES:
+            same = {p: r for p, r in grads.items() if p.endswith(":" + tapes)}
+            refused = {p for p, r in same.items() if r["outcome"] == "refused"}
+            if refused and len(refused) != len(same):
+                for p in same:
+                    if p not in refused:
+                        results[p] = Result(p, "mismatch", "ran where another gradient path refused: "
+                                            + same[sorted(refused)[0]]["kind"])
+
+    @staticmethod
+    def outcome(results):
+        order = ["crash", "hang", "internal", "mismatch"]
+        for o in order:
+            bad = [p for p, r in results.items() if r["outcome"] == o]
+            if bad:
+                return {"outcome": o, "path": bad[0], "kind": results[bad[0]].get("kind")}
+        if results["ref"]["outcome"] == "refused":
+            return {"outcome": "refused", "kind": results["ref"]["kind"]}
+        return {"outcome": "ok"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("program")
+    ap.add_argument("--paths", default=",".join(ALL_PATHS))
+    ap.add_argument("--input-seed", type=int, default=0)
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--tune-budget", type=float, default=0.0)
+    ap.add_argument("--keep", help="keep inputs and outputs in this folder")
+    ap.add_argument("--log", help="append every command and its output to this file")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    log = open(a.log, "a") if a.log else None
+    r = Runner(a.program, a.paths.split(","), a.input_seed, a.keep, a.timeout, a.tune_budget, log=log).run()
+    if a.json:
+        print(json.dumps(r))
+    else:
+        for p, x in r["paths"].items():
+            print(f"{p:16} {x['outcome']:9} {x.get('kind') or ''} {x['detail'][:300] if x['outcome'] != 'ok' else ''}")
+        print(f"outcome: {r['outcome']} {r.get('failing_path') or ''} ({r['seconds']} s)")
+    sys.exit(0 if r["outcome"] in ("ok", "refused") else 1)
+
+
+if __name__ == "__main__":
+    main()
