@@ -5,6 +5,9 @@
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace teml::codegen {
 
 using namespace ir;
@@ -21,6 +24,19 @@ bool withoutTraps(const ExprP& e) {
     }
   });
   return safe;
+}
+
+// A bug planted on purpose, for the fuzzing oracle's reducer test alone
+// (tests/fuzz/test_reducer.py): with TEML_PLANTED_BUG=flip_sub in the
+// environment of the process that generates the C, a float subtraction is
+// emitted as an addition. The changed C is hashed into the kernel's cache
+// key (runtime/jit.cpp), so planted kernels never stand in for real ones.
+bool plantedFlipSub() {
+  static const bool on = [] {
+    const char* v = std::getenv("TEML_PLANTED_BUG");
+    return v && std::strcmp(v, "flip_sub") == 0;
+  }();
+  return on;
 }
 
 class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
@@ -58,7 +74,9 @@ class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
         withoutTraps(b.b))
       return "((" + of(b.a, 0, false, single) + (b.op == BinOp::And ? ") & (" : ") | (") + of(b.b, 0, false, single) + "))";
     int p = precedence(b.op);
-    std::string s = of(b.a, p, false, single) + " " + binOpName(b.op) + " " + of(b.b, p, true, single);
+    std::string name = binOpName(b.op);
+    if (b.op == BinOp::Sub && !ints && plantedFlipSub()) name = "+";
+    std::string s = of(b.a, p, false, single) + " " + name + " " + of(b.b, p, true, single);
     return (p < parent || (p == parent && right)) ? "(" + s + ")" : s;
   }
   std::string visitUnary(const Unary& u, int, bool, bool single) override {

@@ -70,7 +70,7 @@ def run_seed(seed, out, paths, tune_budget, reduce, timeout):
             fp = r["failing_path"]
             pred = reducer.runner_predicate(fp, r["outcome"], [fp], timeout, seed)
             pred.set_category(r["paths"][fp]["detail"])
-            red = reducer.Reducer(text, pred, max_seconds=900)
+            red = reducer.Reducer(text, pred, max_seconds=int(os.environ.get("FUZZ_REDUCE_SECONDS", "300")))
             small = red.reduce()
             rpath = os.path.join(progs, f"seed-{seed}.reduced.py")
             with open(rpath, "w") as f:

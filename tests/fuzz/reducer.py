@@ -39,10 +39,6 @@ def render(header, tree):
     return header + ast.unparse(tree) + "\n"
 
 
-def is_float_program(text):
-    return "'int32'" not in text.split("def f(")[-1].split(")")[0] or "float" in text
-
-
 def stmt_lists(tree):
     """Every (owner, field) whose value is a list of statements, in a fixed order."""
     out = []
@@ -98,8 +94,7 @@ def edits(tree, float_program):
                 o, f = stmt_lists(t)[li]
                 return getattr(o, f), si
             protected = isinstance(owner, ast.Module) and (
-                isinstance(st, (ast.Import, ast.ImportFrom)) or (isinstance(st, ast.FunctionDef) and st.decorator_list)
-                or isinstance(st, ast.Assign))
+                isinstance(st, (ast.Import, ast.ImportFrom)) or (isinstance(st, ast.FunctionDef) and st.decorator_list))
             if not protected:
                 def delete(t, site=site):
                     body, i = site(t)
@@ -263,7 +258,7 @@ def runner_predicate(path, outcome, paths, timeout=60, input_seed=0, env=None):
             with open(f, "w") as out:
                 out.write(text)
             try:
-                r = runner.Runner(f, paths, input_seed, os.path.join(d, "work"), timeout).run()
+                r = runner.Runner(f, paths, input_seed, os.path.join(d, "work"), timeout, env=env).run()
             except Exception:
                 return False
         res = r["paths"].get(path)

@@ -144,7 +144,7 @@ def compare(ref, got, dtype):
 
 class Runner:
     def __init__(self, path, paths=None, seed=0, workdir=None, timeout=120, tune_budget=0.0, threads=2,
-                 log=None):
+                 log=None, env=None):
         self.prog = Program(path)
         self.path = os.path.abspath(path)
         self.paths = expand(paths or ALL_PATHS)
@@ -156,6 +156,7 @@ class Runner:
         self.workdir = workdir or tempfile.mkdtemp(prefix="teml-fuzz-")
         os.makedirs(self.workdir, exist_ok=True)
         self.log = log
+        self.env = dict(env or {})  # for every command and the worker (TEML_PLANTED_BUG, XDG_CACHE_HOME)
         self.inputs = self.prog.draw_inputs(seed)
         for n, v in self.inputs.items():
             np.save(self.file(f"in_{n}"), v)
@@ -178,7 +179,7 @@ class Runner:
     def cli(self, path, args, tag, env=None, prefix=()):
         cmd = list(prefix) + [TEML] + args
         t0 = time.time()
-        rc, out, err, hung = run_process(cmd, self.timeout, env)
+        rc, out, err, hung = run_process(cmd, self.timeout, {**self.env, **(env or {})})
         if self.log:
             self.log.write(f"$ {' '.join(cmd)}\n(rc {rc}, {time.time() - t0:.1f} s)\n{out}{err}\n")
         return classify_process(path, rc, out, err, hung)
@@ -215,7 +216,7 @@ class Runner:
 
     def python_jobs(self, jobs):
         """Runs the Python paths in one worker process; {job: Result or None}."""
-        env = {"PYTHONPATH": PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        env = {**self.env, "PYTHONPATH": PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", "")}
         cmd = [PYTHON, os.path.join(HERE, "pyworker.py"), self.path, self.workdir] + jobs
         t0 = time.time()
         rc, out, err, hung = run_process(cmd, self.timeout * max(1, len(jobs)) // 2 + 60, env)
