@@ -34,9 +34,11 @@ def done_seeds(results):
         with open(results) as f:
             for line in f:
                 try:
-                    seeds.add(json.loads(line)["seed"])
-                except (ValueError, KeyError):
-                    pass
+                    r = json.loads(line)
+                except ValueError:
+                    continue
+                if r.get("outcome") != "oracle-error":  # the oracle's own trouble (teml relinked meanwhile): again
+                    seeds.add(r["seed"])
     return seeds
 
 
@@ -92,7 +94,8 @@ def summarize(out):
                 r = json.loads(line)
             except ValueError:
                 continue
-            records[r["seed"]] = r
+            if r["seed"] not in records or records[r["seed"]]["outcome"] == "oracle-error":
+                records[r["seed"]] = r
     outcomes = collections.Counter(r["outcome"] for r in records.values())
     per_path = collections.defaultdict(collections.Counter)
     refusals = collections.Counter()

@@ -264,17 +264,23 @@ def runner_predicate(path, outcome, paths, timeout=60, input_seed=0, env=None):
         res = r["paths"].get(path)
         if res is None or res["outcome"] != outcome:
             return False
-        return category is None or detail_category(res["detail"]) == category
+        return category is None or detail_category(res["detail"], outcome) == category
 
     def set_category(detail):
         nonlocal category
-        category = detail_category(detail)
+        category = detail_category(detail, outcome)
 
     pred.set_category = set_category
     return pred
 
 
-def detail_category(detail):
+def detail_category(detail, outcome="mismatch"):
+    """What must stay the same while reducing: for an internal error or a crash,
+    its message without numbers and names (another bug is not this one); for a
+    mismatch, whether it was of values or of a refusal."""
+    if outcome in ("internal", "crash"):
+        lines = [l for l in detail.splitlines() if "error" in l or "signal" in l or "exit" in l] or detail.splitlines()
+        return runner.refusal_kind(lines[0] if lines else "")
     for prefix in ("refused where", "ran where", "no output", "no gradient"):
         if detail.startswith(prefix):
             return prefix

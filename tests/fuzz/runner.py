@@ -97,8 +97,15 @@ def classify_process(path, rc, out, err, timed_out):
 def run_process(cmd, timeout, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
-                         start_new_session=True)
+    for attempt in range(30):  # teml may be relinked by a build meanwhile (missing, busy): wait for it
+        try:
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                                 start_new_session=True)
+            break
+        except OSError:
+            if attempt == 29:
+                raise
+            time.sleep(5)
     try:
         out, err = p.communicate(timeout=timeout)
         return p.returncode, out, err, False
