@@ -305,7 +305,9 @@ TEST(FreeformLanguage, ConstructsOutsideTheSubsetAreRefusedWhereTheyAre) {
   expectRefused(head + "    while True:\n        pass\n", 4, 5, "not supported in teml programs: 'while' loops");
   expectRefused(head + "    y = [i for i in range(3)]\n", 4, 12, "not supported in teml programs: list comprehensions");
   expectRefused(head + "    g = lambda a: a\n", 4, 9, "not supported in teml programs: lambda");
-  expectRefused("import numpy\n", 1, 1, "not supported in teml programs: imports of other modules");
+  // Another module is Python's: an error where a transform uses it.
+  expectRefused("import numpy\n" + head + "    x[0] = numpy.exp(1.0)\n", 5, 12,
+                "'numpy' is the Python module 'numpy' (imported at line 1)");
   expectRefused(head + "    for i in [1, 2]:\n        pass\n", 4, 14, "loops over anything but range");
   expectRefused(head + "    x[0] = y\n", 4, 12, "unknown name 'y'");
   expectRefused(head + "    x[0, 1] = 0\n", 4, 5, "too many indices");

@@ -1,7 +1,9 @@
 """The part of a Python module that teml's free-form front end reads: the
-imports of teml, module-level constants, the entry function, the functions
-it calls and the schedules for it. Every other line is blanked, so line
-numbers in error messages stay those of the file."""
+imports, module-level assignments, the entry function, the functions it
+calls and the schedules for it. Every other line is blanked, so line
+numbers in error messages stay those of the file. What the front end cannot
+compute (an import of NumPy, `a = np.arange(3.0)`) is an error only where a
+transform uses it, as for `teml run file.py`."""
 import ast
 import types
 
@@ -10,12 +12,6 @@ from ._errors import ProgramError
 
 def _names_called(node):
     return {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-
-
-def _is_teml_import(node):
-    if isinstance(node, ast.Import):
-        return all(a.name == "teml" or a.name.startswith("teml.") for a in node.names)
-    return isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "teml"
 
 
 def _is_constant(node):
@@ -44,16 +40,9 @@ def program_text(source, entry, called=()):
             continue
         keep.add(name)
         todo.extend(_names_called(functions[name]))
-    kept, rewritten = [], {}
+    kept = []
     for node in tree.body:
-        if isinstance(node, ast.Import) and not _is_teml_import(node) and node.lineno == node.end_lineno:
-            # `import numpy as np, teml`: only the teml part, on the same line
-            names = [a for a in node.names if a.name == "teml" or a.name.startswith("teml.")]
-            if names:
-                a = names[0]
-                rewritten[node.lineno] = f"import {a.name}" + (f" as {a.asname}" if a.asname else "")
-            continue
-        if (_is_teml_import(node) or _is_constant(node)
+        if (isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AugAssign, ast.AnnAssign))
                 or (isinstance(node, ast.FunctionDef) and (node.name in keep or _schedules_for(node, entry)))):
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             kept.append((first, node.end_lineno))
@@ -61,9 +50,42 @@ def program_text(source, entry, called=()):
     out = [""] * len(lines)
     for first, last in kept:
         out[first - 1:last] = lines[first - 1:last]
-    for line, text in rewritten.items():
-        out[line - 1] = text
     return "\n".join(out) + "\n"
+
+
+def shapes(text, entry):
+    """{parameter: its annotation's shape} of `entry`: a list with, per
+    dimension, ("int", value), ("name", name) or ("expr", source); None
+    where the annotation is not teml.Var[(shape...), ...]."""
+    tree = ast.parse(text)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry)
+    out = {}
+    for a in fn.args.args:
+        ann, dims = a.annotation, None
+        if isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) >= 2:
+            shape = ann.slice.elts[0]
+            entries = shape.elts if isinstance(shape, (ast.Tuple, ast.List)) else [shape]
+            dims = []
+            for e in entries:
+                if isinstance(e, ast.Constant) and type(e.value) is int:
+                    dims.append(("int", e.value))
+                elif isinstance(e, ast.Name):
+                    dims.append(("name", e.id))
+                else:
+                    dims.append(("expr", ast.unparse(e)))
+        out[a.arg] = dims
+    return out
+
+
+def assigned_at(source, name):
+    """The line of the module's last top-level assignment to `name`, or None."""
+    line = None
+    for node in ast.parse(source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
+                isinstance(t, ast.Name) and t.id == name for t in targets):
+            line = node.lineno
+    return line
 
 
 def parameters(text, entry):

@@ -12,7 +12,7 @@ import numpy as np
 from . import _teml
 from ._errors import ProgramError
 from ._schedule import Schedule
-from ._source import nested_program_text, parameters, program_text
+from ._source import assigned_at, nested_program_text, parameters, program_text, shapes as annotated_shapes
 
 
 class Var:
@@ -150,6 +150,7 @@ class Transform:
                 self._text += self._schedule.program_text(self.python.__name__, first)
             self._params = parameters(self._text, self.python.__name__)
             self._passed = [name for name, access in self._params if access != "output"]
+            self._shapes = annotated_shapes(self._text, self.python.__name__)
         return self._text
 
     def _captured(self):
@@ -168,11 +169,59 @@ class Transform:
                 if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and not k.startswith("_")
                 and k not in hidden}
 
+    def _size_origin(self, name):
+        """Where a size the module (or the function around) fixes comes from, as words."""
+        if self._enclosing is not None and name in self._captured():
+            return f"in the function around '{self.__name__}'"
+        module = sys.modules.get(self.python.__module__)
+        try:
+            line = assigned_at(inspect.getsource(module) if module is not None else open(self._file).read(), name)
+        except (OSError, TypeError, SyntaxError):
+            line = None
+        return f"at {self._file}:{line}" if line else f"in module {self.python.__module__}"
+
+    def _check_shapes(self, shapes):
+        """The arguments' shapes against the annotations, before compiling: a
+        ValueError naming the parameter, its shape and the argument's."""
+        known = {}  # size -> (value, where it comes from)
+        for name, value in self._sizes().items():
+            known[name] = (value, None)
+        if self._enclosing is not None:
+            for name, value in self._captured().items():
+                if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                    known[name] = (int(value), None)
+        for name in self._passed:
+            dims, given = self._shapes.get(name), shapes.get(name)
+            if dims is None or given is None:
+                continue
+            given = tuple(int(d) for d in given)
+            written = "(" + ", ".join(str(v) for _, v in dims) + ("," if len(dims) == 1 else "") + ")"
+            if len(dims) != len(given):
+                raise ValueError(f"parameter '{name}' of {self.__name__} has shape {written}, {len(dims)} dimension(s); "
+                                 f"the argument has shape {given}")
+            for d, (kind, value) in enumerate(dims):
+                if kind == "int" and value != given[d]:
+                    raise ValueError(f"parameter '{name}' of {self.__name__} has shape {written}, not {given}")
+                if kind != "name":
+                    continue
+                if value not in known:
+                    known[value] = (given[d], f"from the shape of '{name}'")
+                    continue
+                size, origin = known[value]
+                if size != given[d]:
+                    if origin is None:
+                        origin = self._size_origin(value)
+                    expected = tuple(known[v][0] if k == "name" and v in known else v for k, v in dims)
+                    expected = "(" + ", ".join(str(v) for v in expected) + ("," if len(dims) == 1 else "") + ")"
+                    raise ValueError(f"parameter '{name}' of {self.__name__} has shape {written} = {expected} "
+                                     f"({value} = {size} {origin}), not {given}")
+
     def _compile(self, shapes, target="cpu"):
         """The program for these input shapes ({name: shape}) and target, with its parameters."""
         key = (target,) + tuple(tuple(shapes[n]) if n in shapes else None for n in self._passed)
         entry = self._compiled.get(key)
         if entry is None:
+            self._check_shapes(shapes)
             with self._lock:
                 entry = self._compiled.get(key)
                 if entry is None:
@@ -209,6 +258,9 @@ class Transform:
         passed = self._passed
         if kwargs or len(args) != len(passed):
             args = self._bind(args, kwargs)
+        for name, value in zip(passed, args):
+            if type(value) is not np.ndarray and getattr(value, "requires_grad", False):
+                self._refuse_autograd(name, value)
         interfaces = [_cuda_interface(v) if type(v) is not np.ndarray else None for v in args]
         if any(face is not None for face in interfaces):
             return self._call_on_device(args, interfaces, out)
@@ -261,6 +313,14 @@ class Transform:
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _refuse_autograd(self, name, value):
+        """A PyTorch tensor that requires grad: a plain call would drop its gradient silently."""
+        import torch
+        if type(value).__module__.split(".")[0] == "torch" and torch.is_grad_enabled():
+            raise TypeError(f"parameter '{name}' of {self.__name__} is a PyTorch tensor that requires grad, and a plain "
+                            f"transform does not record gradients: use teml.torch_function({self.__name__}) to "
+                            f"differentiate through it, or pass {name}.detach() (or call under torch.no_grad())")
 
     def _call_on_device(self, args, interfaces, out):
         """Arrays in GPU memory: the CUDA target, in place (no copies), on the

@@ -3,6 +3,7 @@
 // returned.
 #include "pipeline/freeform_schedule.hpp"
 
+#include <iostream>
 #include <map>
 #include <set>
 
@@ -191,6 +192,14 @@ freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const fr
   }
   p.analysisSeconds = sch.stats().analysisSeconds;
   p.program.nests = {body};
+  if (!options.checkLegality) {  // --no-check: say what went unchecked, and what did not
+    std::string steps;
+    for (auto& what : sch.stats().unchecked)
+      if (steps.find(what) == std::string::npos) steps += (steps.empty() ? "" : ", ") + what;
+    std::cerr << "teml: warning: --no-check: "
+              << (steps.empty() ? "no step needed a dependence check" : "applied without their dependence checks: " + steps)
+              << "; races (parallelize, vectorize, distribute) are still checked\n";
+  }
   return p;
 }
 

@@ -32,7 +32,10 @@ StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs,
 }
 
 void Schedule::checkReordering(const std::string& what, const StmtP& before, const StmtP& after) {
-  if (!options_.checkLegality) return;
+  if (!options_.checkLegality) {
+    stats_.unchecked.push_back(what);
+    return;
+  }
   auto t = Clock::now();
   analysis::Legality l = analysis::checkReordering(before, after, options_.analysisCacheDir);
   stats_.analysisSeconds += secondsSince(t);
@@ -60,6 +63,7 @@ void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& in
 // ... each still used within one iteration of its loop only.
 void Schedule::localsStaySound(const std::string& what, const StmtP& result) {
   if (localTensorsIn(result).empty()) return;
+  if (!options_.checkLegality) stats_.unchecked.push_back(what + " (isl's condition on local tensors)");
   auto t = Clock::now();
   std::string problem = analysis::checkLocals(result, options_.checkLegality, options_.analysisCacheDir);
   stats_.analysisSeconds += secondsSince(t);
@@ -103,6 +107,12 @@ StmtP Schedule::replaceArray(const StmtP& l, int r, const std::string& old, cons
                [&] { return schedule::replaceArray(l, r, old, replacement, sigma, physical); });
 }
 
+std::string Schedule::raceNote() const {
+  if (options_.checkLegality) return "";
+  return " (--no-check skips the dependence checks of steps that reorder iterations, not the race checks of "
+         "parallelize, vectorize and distribute)";
+}
+
 void Schedule::admit(const StmtP& nest) {
   // Transformations may have been composed after parallelize/vectorize; the
   // final nest must still be free of races.
@@ -115,7 +125,7 @@ void Schedule::admit(const StmtP& nest) {
     // Loops proven by isl are proven again on the final nest: later
     // transformations may have changed what they carry.
     auto c = analysis::concurrencyOf(nest, f, f.loopKind.lanes(), false);
-    if (!c.report.ok) throw ScheduleError("codegen: " + c.report.reason, Refusal::Illegal);
+    if (!c.report.ok) throw ScheduleError("codegen: " + c.report.reason + raceNote(), Refusal::Illegal);
   });
   // A local tensor has no values outside its loop: no other nest may use it,
   // and its initial value is the one it had when it was made local.

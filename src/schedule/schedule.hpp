@@ -30,6 +30,9 @@ struct ScheduleOptions {
 struct ScheduleStats {
   double analysisSeconds = 0;  // time spent in dependence analysis
   int checks = 0;              // reorderings checked
+  // Steps applied without the dependence check they would have had
+  // (--no-check), e.g. "interchange"; races are checked all the same.
+  std::vector<std::string> unchecked;
 };
 
 class Schedule {
@@ -109,6 +112,8 @@ class Schedule {
     return copy;
   }
   bool checksLegality() const { return options_.checkLegality; }
+  // What a refused race adds under --no-check: that it does not lift race checks ("" otherwise).
+  std::string raceNote() const;
 
  private:
   // Runs the primitive `what` (`transform`) on `inputs`, then verifies and

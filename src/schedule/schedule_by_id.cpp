@@ -153,17 +153,26 @@ Schedule::Applied Schedule::blend(const StmtP& top, const std::string& loop) {
 Schedule::Applied Schedule::separateTail(const StmtP& top, const std::string& loop) {
   TEML_ON_LOOP("separate_tail", false, schedule::separateTail(s.nest, s.level))
 }
+// Race checks hold under --no-check too; a refusal then says so.
+#define TEML_RACE_CHECKED(body)                                                 \
+  try {                                                                         \
+    body                                                                        \
+  } catch (const ScheduleError& e) {                                            \
+    if (e.kind() != Refusal::Illegal || raceNote().empty()) throw;              \
+    throw ScheduleError(e.what() + raceNote(), e.kind());                       \
+  }
+
 Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loop, ThreadSchedule threads) {
-  TEML_ON_LOOP("parallelize", false, schedule::parallelize(s.nest, s.level, threads))
+  TEML_RACE_CHECKED(TEML_ON_LOOP("parallelize", false, schedule::parallelize(s.nest, s.level, threads)))
 }
 Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loop, ParallelScope scope) {
-  TEML_ON_LOOP("parallelize", false, schedule::parallelizeOnGpu(s.nest, s.level, scope))
+  TEML_RACE_CHECKED(TEML_ON_LOOP("parallelize", false, schedule::parallelizeOnGpu(s.nest, s.level, scope)))
 }
 Schedule::Applied Schedule::distribute(const StmtP& top, const std::string& loop) {
-  TEML_ON_LOOP("distribute", false, schedule::distribute(s.nest, s.level))
+  TEML_RACE_CHECKED(TEML_ON_LOOP("distribute", false, schedule::distribute(s.nest, s.level)))
 }
 Schedule::Applied Schedule::vectorize(const StmtP& top, const std::string& loop) {
-  TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level))
+  TEML_RACE_CHECKED(TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level)))
 }
 Schedule::Applied Schedule::setMemType(const StmtP& top, const std::string& tensor, MemKind kind) {
   return Applied{schedule::setMemType(top, tensor, kind), {}};

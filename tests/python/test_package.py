@@ -61,7 +61,8 @@ def test_wrong_arguments_name_the_parameter():
     a = np.zeros((4, 6)).T  # not C-contiguous: a copy would not be updated
     with pytest.raises(ValueError, match="parameter 'a' of scale_rows is updated in place"):
         kernels.scale_rows(a, np.ones(6))
-    with pytest.raises(ValueError, match="size 'F' is 20"):
+    with pytest.raises(ValueError, match=r"parameter 'adj' of mesh_gather has shape \(F, 3\) = \(20, 3\) "
+                                         r"\(F = 20 from the shape of 'x'\), not \(19, 3\)"):
         kernels.mesh_gather(x.astype(np.float32), np.zeros((19, 3), np.int32))
 
 

@@ -46,7 +46,9 @@ enum class NodeKind {
   Assert,     // kids {cond, message (optional)}
   Return,     // kids {value} (may be empty)
   Import,     // text: module; alias: local name
-  Unsupported,  // text: what (a construct parsed only to be refused where it is)
+  Unsupported,  // text: what (a construct parsed only to be refused where it is); at module level,
+                // a statement teml could not read (parsePythonModule): text the name it binds,
+                // alias "def" or "assign", unread the reason
 };
 
 struct Node {
@@ -62,11 +64,22 @@ struct Node {
   std::vector<NodeP> params;         // FunctionDef
   std::vector<NodeP> decorators;     // FunctionDef
   std::string alias;                 // Import
+  std::shared_ptr<const UserError> unread;  // Unsupported at module level: why teml did not read it
 };
 
 NodeP makeNode(NodeKind kind, SourceLoc loc, std::vector<NodeP> kids = {}, std::string text = "");
 
 // Parses a whole file; syntax errors are UserErrors at file:line:col.
 NodeP parseModule(const std::string& source);
+
+// A user's Python file, where only what a transform uses is teml's business:
+// each top-level statement is read on its own. Imports, function definitions
+// and assignments (`a = ...`, `a += ...`) are parsed; every other statement
+// (`if __name__ == "__main__":`, `print(...)`, classes, loops) is Python's and
+// left out. A function or an assignment outside teml's subset becomes an
+// Unsupported node that names what it binds and why (an error where it is
+// used); a syntax error in a function decorated from teml, or in an import of
+// teml, is thrown as parseModule would.
+NodeP parsePythonModule(const std::string& source);
 
 }  // namespace teml::freeform

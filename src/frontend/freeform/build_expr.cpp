@@ -56,6 +56,20 @@ Value Builder::lookup(const Node& n) {
   auto g = globals_.find(n.text);
   if (g != globals_.end()) return g->second;
   if (functions_.count(n.text)) return Value::function(n.text);
+  if (auto f = foreign_.find(n.text); f != foreign_.end()) {
+    foreignUse_ = n.text;
+    fail(n.loc, "'" + n.text + "' is " + f->second +
+                    ": a transform can use module-level numbers, functions and teml's modules; other module-level "
+                    "code is Python's, which teml does not run");
+  }
+  if (auto u = unreadFunctions_.find(n.text); u != unreadFunctions_.end()) {
+    std::vector<DiagnosticNote> notes = u->second->notes();
+    notes.push_back({n.loc, "'" + n.text + "' is used here"});
+    throw UserError(u->second->loc(),
+                    std::string(u->second->what()) + " (in function '" + n.text + "', used at line " +
+                        std::to_string(n.loc.line) + ")",
+                    notes);
+  }
   if (builtins.count(n.text)) return Value::module("builtin." + n.text);
   fail(n.loc, "unknown name '" + n.text + "'");
 }

@@ -126,6 +126,14 @@ class Builder {
   NodeP libopModule_;                          // libop.py, parsed
   std::map<std::string, const Node*> libop_;   // its functions
   std::map<std::string, Value> globals_;
+  // Module-level names teml does not compute (another module, a value only
+  // Python computes): what each is, for an error where a transform uses it.
+  std::map<std::string, std::string> foreign_;
+  std::map<std::string, std::shared_ptr<const UserError>> unreadFunctions_;  // outside the subset: why
+  std::map<std::string, SourceLoc> constantAt_;  // where each module-level number is assigned
+  std::string foreignUse_;                       // the foreign name lookup last refused
+  void setForeign(const std::string& name, const std::string& what);
+  void moduleAssignment(const Node& s);
   std::map<std::string, Access> access_;
   ir::Program program_;
   std::vector<Scope> scopes_;

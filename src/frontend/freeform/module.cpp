@@ -40,7 +40,15 @@ std::optional<DType> dtypeNamed(const std::string& s) {
 void Builder::importNames(const NodeP& n) {
   if (n->text == "__future__") return;  // `from __future__ import annotations`: Python's business
   bool fromTeml = n->text == "teml" || n->text.rfind("teml.", 0) == 0;
-  if (!fromTeml) fail(n->loc, "not supported in teml programs: imports of other modules ('" + n->text + "')");
+  if (!fromTeml) {  // Python's: an error only where a transform uses what it binds
+    std::string where = " (imported at line " + std::to_string(n->loc.line) + ")";
+    if (n->kids.empty()) {
+      std::string bound = n->alias == n->text ? n->text.substr(0, n->text.find('.')) : n->alias;
+      setForeign(bound, "the Python module '" + n->text + "'" + where);
+    }
+    for (auto& item : n->kids) setForeign(item->alias, "'" + item->text + "' of the Python module '" + n->text + "'" + where);
+    return;
+  }
   if (n->kids.empty()) {  // import teml [as t]
     globals_[n->alias] = Value::module(n->text);
     return;
@@ -48,39 +56,100 @@ void Builder::importNames(const NodeP& n) {
   for (auto& item : n->kids) globals_[item->alias] = Value::module(n->text + "." + item->text);
 }
 
+void Builder::setForeign(const std::string& name, const std::string& what) {
+  globals_.erase(name);
+  constantAt_.erase(name);
+  foreign_[name] = what;
+}
+
+// `name = value` at module level: a number teml computes now (a constant, a
+// size), or something only Python computes, which is an error where used.
+void Builder::moduleAssignment(const Node& s) {
+  const std::string& name = s.kids[0]->text;
+  std::string line = "set at line " + std::to_string(s.loc.line);
+  // Evaluated in a frame of its own (a constant may call a function); what a
+  // failed evaluation left behind is dropped.
+  size_t frames = frames_.size(), scopes = scopes_.size(), iterators = iterators_.size(), facts = facts_.size();
+  std::set<std::string> names = names_;
+  int statements = statementCount_, branches = runtimeBranches_;
+  scopes_.push_back(Scope{});
+  pushFrame(Frame{"<module>", scopes_.size() - 1, std::nullopt, false, {}});
+  std::string failure;
+  Value v;
+  foreignUse_.clear();
+  try {
+    v = eval(s.kids[1]);
+    if (!prelude_.empty() || !checks_.empty())
+      failure = line + " to a value computed by statements at run time, not a constant";
+    else if (!v.isNumber())
+      failure = line + " to " + std::string(kindWord(v.kind)) + ", not a number";
+  } catch (const UserError& e) {
+    if (!foreignUse_.empty() && foreign_.count(foreignUse_))
+      failure = line + " from '" + foreignUse_ + "', " + foreign_[foreignUse_];
+    else
+      failure = line + " to a value teml does not compute when it compiles (" + std::to_string(e.loc().line) + ":" +
+                std::to_string(e.loc().col) + ": " + e.what() + ")";
+  } catch (const UsageError& e) {
+    failure = line + " to a value teml does not compute when it compiles (" + e.what() + ")";
+  }
+  frames_.erase(frames_.begin() + static_cast<long>(frames), frames_.end());
+  scopes_.erase(scopes_.begin() + static_cast<long>(scopes), scopes_.end());
+  prelude_.clear();
+  checks_.clear();
+  if (!failure.empty()) {
+    iterators_.erase(iterators_.begin() + static_cast<long>(iterators), iterators_.end());
+    facts_.erase(facts_.begin() + static_cast<long>(facts), facts_.end());
+    names_ = names;
+    statementCount_ = statements;
+    runtimeBranches_ = branches;
+    setForeign(name, failure);
+    return;
+  }
+  globals_[name] = v;
+  foreign_.erase(name);
+  constantAt_[name] = s.loc;
+}
+
 void Builder::readModule() {
+  // Only what a transform uses is teml's: imports of other modules, values
+  // Python computes and functions outside the subset are errors where a
+  // transform uses them; other statements are not read (parsePythonModule).
   for (auto& s : module_->kids) {
+    std::string line = std::to_string(s->loc.line);
     switch (s->kind) {
       case NodeKind::Import: importNames(s); break;
+      case NodeKind::Block:  // import numpy as np, teml
+        for (auto& k : s->kids) importNames(k);
+        break;
       case NodeKind::FunctionDef:
         if (functions_.count(s->text)) fail(s->loc, "function '" + s->text + "' is defined twice");
         functions_[s->text] = s.get();
+        foreign_.erase(s->text);
+        unreadFunctions_.erase(s->text);
+        break;
+      case NodeKind::Unsupported:
+        if (s->alias == "def") {
+          functions_.erase(s->text);
+          unreadFunctions_[s->text] = s->unread;
+        } else {
+          setForeign(s->text, "set at line " + line + " by Python that teml does not read (" + s->unread->what() + ")");
+        }
         break;
       case NodeKind::Assign: {
         const NodeP& target = s->kids[0];
-        if (target->kind != NodeKind::Name) fail(s->loc, "not supported in teml programs: this module-level assignment");
-        // Evaluated in a frame of its own (a constant may call a function).
-        scopes_.push_back(Scope{});
-        pushFrame(Frame{"<module>", scopes_.size() - 1, std::nullopt, false, {}});
-        Value v = eval(s->kids[1]);
-        bool statements = !prelude_.empty() || !checks_.empty();
-        frames_.pop_back();
-        scopes_.pop_back();
-        prelude_.clear();
-        checks_.clear();
-        if (statements) fail(s->kids[1]->loc, "a module-level constant must be computed at compile time");
-        if (!v.isNumber())
-          fail(s->kids[1]->loc, "a module-level constant must be a number or a bool, not " +
-                                    std::string(kindWord(v.kind)));
-        globals_[target->text] = v;
+        if (target->kind == NodeKind::Name) {
+          moduleAssignment(*s);
+        } else if (target->kind == NodeKind::Tuple || target->kind == NodeKind::List) {
+          for (auto& t : target->kids)
+            if (t->kind == NodeKind::Name) setForeign(t->text, "set at line " + line + " by a tuple assignment, which teml does not evaluate");
+        }  // x[i] = ..., obj.attr = ...: Python's
         break;
       }
-      case NodeKind::ExprStmt:
-        if (s->kids[0]->kind == NodeKind::Str) break;  // the module's docstring
-        [[fallthrough]];
-      default:
-        fail(s->loc, "not supported in teml programs: statements at module level other than imports, "
-                     "constants and function definitions");
+      case NodeKind::AugAssign:
+        if (s->kids[0]->kind == NodeKind::Name)
+          setForeign(s->kids[0]->text, "updated at line " + line + " ('" + s->text + "='), which teml does not evaluate");
+        break;
+      default: break;  // a docstring, a call: Python's
     }
   }
 }
@@ -110,6 +179,7 @@ const Node& Builder::chooseEntry() const {
     // Named explicitly (teml.transform from Python names undecorated ones too).
     auto f = functions_.find(options_.entry);
     if (f != functions_.end()) return *f->second;
+    if (auto u = unreadFunctions_.find(options_.entry); u != unreadFunctions_.end()) throw *u->second;
     throw UsageError("--entry " + options_.entry + ": the file has no function of that name");
   }
   if (entries.empty()) fail({1, 1}, "the file has no function decorated @teml.transform");
@@ -169,10 +239,15 @@ static std::vector<NodeP> shapeEntries(const NodeP& shape) {
 void Builder::bindSizes(const Node& entry) {
   // A bare name in a shape that the file does not define is a size
   // parameter: from --set, or from the shape of an input that uses it.
-  std::map<std::string, std::string> boundBy;  // size -> tensor it was read from
+  std::map<std::string, std::string> boundBy;  // size -> "--set", "<module>" or the tensor it was read from
+  for (auto& [name, at] : constantAt_)
+    if (globals_.at(name).isInteger()) boundBy[name] = "<module>";
   for (auto& [name, v] : options_.sizes) {
+    // The same value as the module's `n = 3` (Python passes its module's integers): the line says it.
+    bool module = boundBy.count(name) && globals_.at(name).i == v;
     globals_[name] = Value::number(v);
-    boundBy[name] = "--set";
+    foreign_.erase(name);
+    if (!module) boundBy[name] = "--set";
   }
   for (auto& p : entry.params) {
     Annotation a = annotationOf(*p, globals_);
@@ -188,6 +263,13 @@ void Builder::bindSizes(const Node& entry) {
         if (!fromInput) continue;  // bound by a later input, or reported below
         globals_[e->text] = Value::number(input->second[d]);
         boundBy[e->text] = p->text;
+      } else if (fromInput && g->second.isInteger() && boundBy.count(e->text) &&
+                 boundBy[e->text] == "<module>" && g->second.i != input->second[d]) {
+        throw UserError(constantAt_.at(e->text),
+                        "size '" + e->text + "' is " + std::to_string(g->second.i) +
+                            " here (a module-level integer is a size fixed when the program compiles), but the input "
+                            "for '" + p->text + "' has " + std::to_string(input->second[d]) + " in dimension " +
+                            std::to_string(d));
       } else if (fromInput && g->second.isInteger() && boundBy.count(e->text) && g->second.i != input->second[d]) {
         throw UsageError("size '" + e->text + "' is " + std::to_string(g->second.i) + " (from " +
                          (boundBy[e->text] == "--set" ? std::string("--set") : "'" + boundBy[e->text] + "'") +
@@ -260,7 +342,7 @@ FreeformProgram Builder::run() {
 }
 
 FreeformProgram parseFreeform(const std::string& source, const FreeformOptions& options) {
-  return Builder(parseModule(source), options).run();
+  return Builder(parsePythonModule(source), options).run();
 }
 
 }  // namespace teml::freeform

@@ -1,5 +1,7 @@
 // Recursive descent over Python's grammar, restricted to the subset; the
 // constructs teml refuses are recognised here and refused at their place.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <map>
@@ -260,9 +262,25 @@ class Parser {
       next();
       n->alias = expectName("a name");
     }
-    if (atOp(",")) unsupported(peek().loc, "importing several modules in one statement");
+    if (!atOp(",")) {
+      endOfStatement();
+      return n;
+    }
+    // `import numpy as np, teml`: one Import per module, in a Block.
+    auto all = make(NodeKind::Block, loc, {n});
+    while (acceptOp(",")) {
+      SourceLoc mloc = peek().loc;
+      std::string more = dottedName();
+      auto m = make(NodeKind::Import, mloc, {}, more);
+      m->alias = more;
+      if (atName("as")) {
+        next();
+        m->alias = expectName("a name");
+      }
+      all->kids.push_back(m);
+    }
     endOfStatement();
-    return n;
+    return all;
   }
 
   NodeM fromImport() {
@@ -562,5 +580,207 @@ class Parser {
 }  // namespace
 
 NodeP parseModule(const std::string& source) { return Parser(tokenize(source)).module(); }
+
+// ---- a user's Python file, statement by statement (parsePythonModule)
+namespace {
+
+// What each character of Python source is, to split a file into its
+// top-level statements without parsing them: code at bracket depth 0, code
+// inside brackets (or a backslash joining lines), or text of a string or comment.
+enum class CharClass : char { Top, Nested, Text };
+
+std::vector<CharClass> classifyChars(const std::string& s) {
+  std::vector<CharClass> out(s.size(), CharClass::Top);
+  int depth = 0;
+  size_t i = 0;
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == '#') {
+      while (i < s.size() && s[i] != '\n') out[i++] = CharClass::Text;
+      continue;
+    }
+    if (c == '"' || c == '\'') {  // a prefix (f, r, b) is a name's letters before it: code
+      const std::string close(s.compare(i, 3, std::string(3, c)) == 0 ? 3 : 1, c);
+      for (size_t k = 0; k < close.size(); ++k) out[i++] = CharClass::Text;
+      while (i < s.size()) {
+        if (s.compare(i, close.size(), close) == 0) {
+          for (size_t k = 0; k < close.size(); ++k) out[i++] = CharClass::Text;
+          break;
+        }
+        if (close.size() == 1 && s[i] == '\n') break;  // unterminated: the line ends it
+        if (s[i] == '\\' && i + 1 < s.size()) out[i++] = CharClass::Text;
+        out[i++] = CharClass::Text;
+      }
+      continue;
+    }
+    if (c == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {  // explicit line joining
+      out[i++] = CharClass::Nested;
+      out[i++] = CharClass::Nested;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      out[i++] = depth > 0 ? CharClass::Nested : CharClass::Top;
+      ++depth;
+      continue;
+    }
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    out[i++] = depth > 0 ? CharClass::Nested : CharClass::Top;
+  }
+  return out;
+}
+
+// One top-level statement: [begin, end) from the start of its first line
+// (decorators included) to the end of its last logical line.
+struct TopStatement {
+  size_t begin, end;
+  int line;
+};
+
+std::vector<TopStatement> topLevelStatements(const std::string& s, const std::vector<CharClass>& cls) {
+  std::vector<TopStatement> out;
+  bool afterDecorator = false;
+  size_t segment = 0;  // start of the current logical line's first physical line
+  int line = 1, segmentLine = 1;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    bool ends = i == s.size() || (s[i] == '\n' && cls[i] == CharClass::Top);
+    if (!ends) {
+      if (s[i] == '\n') ++line;
+      continue;
+    }
+    size_t k = segment;
+    while (k < i && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\f')) ++k;
+    if (k < i && s[k] != '#') {  // not blank, not only a comment
+      bool indented = k > segment;
+      if (indented && !out.empty()) {
+        out.back().end = i;
+      } else if (!indented && afterDecorator && !out.empty()) {
+        out.back().end = i;
+      } else {
+        out.push_back({segment, i, segmentLine});
+      }
+      if (!indented) afterDecorator = s[k] == '@';
+    }
+    segment = i + 1;
+    segmentLine = ++line;
+  }
+  return out;
+}
+
+std::string firstWord(const std::string& s, size_t at) {
+  size_t e = at;
+  while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_' || s[e] == '.')) ++e;
+  return s.substr(at, e - at);
+}
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+std::string trimmed(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r\n\f"), b = s.find_last_not_of(" \t\r\n\f");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+NodeP unreadNode(SourceLoc loc, const std::string& binds, const char* what, const UserError& why) {
+  auto n = make(NodeKind::Unsupported, loc, {}, binds);
+  n->alias = what;
+  n->unread = std::make_shared<UserError>(why);
+  return n;
+}
+
+// The statements of `text` (a part of the file starting at `line`), parsed
+// with the file's line numbers.
+std::vector<NodeP> parsePart(const std::string& text, int line) {
+  return Parser(tokenize(std::string(line - 1, '\n') + text)).module()->kids;
+}
+
+}  // namespace
+
+NodeP parsePythonModule(const std::string& source) {
+  static const std::set<std::string> pythonOnly = {
+      "if",     "for",   "while", "with",  "try",      "class", "del",  "global", "nonlocal", "assert", "raise",
+      "pass",   "return", "yield", "break", "continue", "elif",  "else", "except", "finally",  "await",  "lambda"};
+  auto module = make(NodeKind::Module, {1, 1});
+  std::vector<CharClass> cls = classifyChars(source);
+  for (const TopStatement& st : topLevelStatements(source, cls)) {
+    std::string text = source.substr(st.begin, st.end - st.begin);
+    std::string word = firstWord(source, st.begin);
+    auto append = [&](const std::vector<NodeP>& kids) { module->kids.insert(module->kids.end(), kids.begin(), kids.end()); };
+    if (source[st.begin] == '@' || word == "def" || word == "async") {
+      try {
+        append(parsePart(text, st.line));
+      } catch (const UserError& e) {
+        size_t def = text.find("def ");
+        std::string decorators = text.substr(0, def == std::string::npos ? 0 : def);
+        if (decorators.find("teml") != std::string::npos || decorators.find("transform") != std::string::npos ||
+            decorators.find("schedule") != std::string::npos || def == std::string::npos)
+          throw;  // teml's own functions are read as they are
+        size_t at = text.find_first_not_of(" \t", def + 4);
+        int defLine = st.line + static_cast<int>(std::count(text.begin(), text.begin() + def, '\n'));
+        std::string name = at == std::string::npos ? "" : firstWord(text, at);
+        if (isIdentifier(name)) module->kids.push_back(unreadNode({defLine, 1}, name, "def", e));
+      }
+      continue;
+    }
+    if (word == "import" || word == "from") {
+      try {
+        append(parsePart(text, st.line));
+      } catch (const UserError&) {
+        std::string mod = firstWord(text, std::min(text.size(), text.find_first_not_of(" \t", word.size())));
+        if (mod == "teml" || mod.rfind("teml.", 0) == 0) throw;
+        // another module's import teml cannot read (`from . import x`): Python's business
+      }
+      continue;
+    }
+    if (pythonOnly.count(word)) continue;
+    // Simple statements, separated by ';' on the line: assignments are read,
+    // expression statements (`print(...)`) are Python's.
+    std::vector<std::pair<size_t, size_t>> parts;  // [begin, end) in source
+    size_t from = st.begin;
+    for (size_t i = st.begin; i < st.end; ++i)
+      if (source[i] == ';' && cls[i] == CharClass::Top) {
+        parts.push_back({from, i});
+        from = i + 1;
+      }
+    parts.push_back({from, st.end});
+    for (auto [b, e] : parts) {
+      size_t assign = std::string::npos;
+      for (size_t i = b; i < e && assign == std::string::npos; ++i) {
+        if (source[i] != '=' || cls[i] != CharClass::Top) continue;
+        if (i + 1 < e && source[i + 1] == '=') {
+          ++i;  // ==
+          continue;
+        }
+        if (i > b && std::string("=!<>:").find(source[i - 1]) != std::string::npos) continue;  // <=, :=, ...
+        assign = i;
+      }
+      if (assign == std::string::npos) continue;
+      int line = st.line + static_cast<int>(std::count(source.begin() + st.begin, source.begin() + b, '\n'));
+      std::string piece = source.substr(b, e - b);
+      size_t lead = piece.find_first_not_of(" \t");
+      try {
+        append(parsePart(lead == std::string::npos ? "" : piece.substr(lead), line));
+      } catch (const UserError& why) {
+        // What it binds: the names before '=' (`a, b = ...`, `n: int = ...`, `n += 1`).
+        std::string target = source.substr(b, assign - b);
+        while (!target.empty() && std::string("+-*/%&|^@<>").find(target.back()) != std::string::npos) target.pop_back();
+        if (size_t colon = target.find(':'); colon != std::string::npos) target = target.substr(0, colon);
+        std::string name;
+        for (char c : target + ",") {
+          if (c != ',') {
+            if (c != '(' && c != ')' && c != '[' && c != ']') name += c;
+            continue;
+          }
+          if (isIdentifier(trimmed(name))) module->kids.push_back(unreadNode({line, 1}, trimmed(name), "assign", why));
+          name.clear();
+        }
+      }
+    }
+  }
+  return module;
+}
 
 }  // namespace teml::freeform
