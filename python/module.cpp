@@ -40,15 +40,6 @@ const target::Target& pythonTarget() {
   return t;
 }
 
-const char* accessName(freeform::Access a) {
-  switch (a) {
-    case freeform::Access::Input: return "input";
-    case freeform::Access::Output: return "output";
-    case freeform::Access::InOut: return "inout";
-  }
-  return "input";
-}
-
 // The target of a free-form entry: this machine's CPU, or a CUDA GPU (the
 // device's limits where the driver finds one, else sm_90's).
 target::Target targetNamed(const std::string& name) {
@@ -104,7 +95,7 @@ class Compiled {
   std::vector<py::tuple> params() const {
     std::vector<py::tuple> out;
     for (auto& t : program_.program.tensors)
-      out.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, accessName(program_.access.at(t.name))));
+      out.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, ir::roleName(program_.program.roleOf(t.name))));
     return out;
   }
   std::string ir() const { return ir::toString(program_.program, true); }
@@ -192,29 +183,21 @@ class CompiledGradient {
     // Differentiated and scheduled as `teml grad` does it.
     autodiff::GradientProgram g =
         driver::differentiate(p.program, {wrt, of, autodiff::tapeModeNamed(tapes)}, target_, true, "").gradient;
-    size_t forwardNests = p.program.nests.size();
+    size_t backwardStart = g.program.backwardStart.value();
     forward_ = backward_ = g.program;
-    forward_.nests.resize(forwardNests);
-    backward_.nests.erase(backward_.nests.begin(), backward_.nests.begin() + static_cast<long>(forwardNests));
-    for (auto& t : g.program.tensors) {
-      std::string role = "temporary";
-      if (auto a = p.access.find(t.name); a != p.access.end()) role = accessName(a->second);
-      for (auto& x : wrt)
-        if (g.gradientOf.at(x) == t.name) role = "gradient";
-      for (auto& y : of)
-        if (g.gradientOf.at(y) == t.name) role = "weights";
-      for (auto& [tensor, choice] : g.tapes)
-        if (choice.stored && choice.tape == t.name) role = "tape";
-      params_.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, role));
-    }
+    forward_.nests.resize(backwardStart);
+    backward_.nests.erase(backward_.nests.begin(), backward_.nests.begin() + static_cast<long>(backwardStart));
+    for (auto& t : g.program.tensors)
+      params_.push_back(
+          py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, ir::roleName(g.program.roleOf(t.name))));
     for (auto& [tensor, choice] : g.tapes) tapes_.push_back(tensor + ": " + choice.why);
     tapes_.insert(tapes_.end(), g.versions.begin(), g.versions.end());
     gradientOf_ = g.gradientOf;
   }
 
-  // (name, dtype, shape, role): role is the entry's "input", "output" or
-  // "inout", "weights" (OUT.grad), "gradient" (X.grad), "tape" (filled by
-  // the forward pass) or "temporary" (starts at zero in each pass).
+  // (name, dtype, shape, role): ir::roleName of the tensor's role. The
+  // backward pass zeroes "gradient" and "adjoint" tensors and fills
+  // "weights"; every other tensor keeps what the forward pass left.
   std::vector<py::tuple> params() const { return params_; }
   // Each tensor with a gradient -> the tensor that holds it.
   std::map<std::string, std::string> gradientOf() const { return gradientOf_; }
@@ -284,8 +267,6 @@ class LoadedProgram {
     o.jit.cacheDir = cacheDir;
     compiled_ = driver::compile(o);
     jit_ = o.jit;
-    auto written = driver::writtenTensors(compiled_.program);
-    written_.insert(written.begin(), written.end());
   }
 
   // (name, dtype, shape, role, initial value): role is "input" (no nest
@@ -294,7 +275,7 @@ class LoadedProgram {
     std::vector<py::tuple> out;
     const ir::Program& p = compiled_.program;
     for (auto& t : p.tensors) {
-      std::string role = p.temporaries.count(t.name) ? "temporary" : written_.count(t.name) ? "output" : "input";
+      std::string role = p.isTemporary(t.name) ? "temporary" : ir::roleName(p.roleOf(t.name));
       auto init = p.initialValues.find(t.name);
       out.push_back(py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, role,
                                    init == p.initialValues.end() ? 0.0 : init->second));
@@ -322,7 +303,6 @@ class LoadedProgram {
  private:
   driver::Compiled compiled_;
   runtime::JitOptions jit_;
-  std::set<std::string> written_;
   std::unique_ptr<backend::Kernel> kernel_;
   std::mutex mutex_;
 };

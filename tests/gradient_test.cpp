@@ -225,10 +225,10 @@ TEST(Gradient, RandomTeilProgramsAgreeWithFiniteDifferences) {
     auto p = teil::buildTeil(teil::liftContractions(teil::rewriteTeil(teil::parseTeil(text, {}))));
     std::vector<std::string> wrt, of;
     for (auto& t : p.tensors)
-      if (!p.temporaries.count(t.name) && ir::isFloat(t.dtype)) wrt.push_back(t.name);
+      if (!p.isTemporary(t.name) && ir::isFloat(t.dtype)) wrt.push_back(t.name);
     for (auto& nest : p.nests)
       for (auto& t : ir::tensorsWritten(nest))
-        if (std::find(of.begin(), of.end(), t) == of.end() && !p.temporaries.count(t)) of.push_back(t);
+        if (std::find(of.begin(), of.end(), t) == of.end() && !p.isTemporary(t)) of.push_back(t);
     if (wrt.empty() || of.empty()) continue;
     std::string why = refusal(p, wrt, of);
     if (!why.empty()) {

@@ -59,7 +59,7 @@ class _Backward:
         if len(weights) != len(self.of):
             raise TypeError(f"backward takes one weight array per result ({', '.join(self.of)}), not {len(weights)}")
         for name, _, _, role in self.params:
-            if role in ("gradient", "temporary"):
+            if role in ("gradient", "adjoint"):
                 self._zero(self.buffers[name])
         names = self.compiled.gradient_of()
         for name, w in zip(self.of, weights):

@@ -9,6 +9,7 @@
 #include "autodiff/partials.hpp"
 #include "autodiff/recompute.hpp"
 #include "autodiff/running_reductions.hpp"
+#include "autodiff/taped_conditions.hpp"
 #include "autodiff/versions.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
@@ -25,7 +26,7 @@ void checkNamed(const Program& p, const std::vector<std::string>& names, const s
   if (names.empty()) throw UserError(SourceLoc{}, "gradient: " + option + " names no tensor");
   for (auto& n : names) {
     const TensorDecl* t = p.find(n);
-    if (!t || p.temporaries.count(n))
+    if (!t || p.isTemporary(n))
       throw UserError(SourceLoc{}, "gradient: " + option + ": the program has no tensor '" + n + "'");
     if (!isFloat(t->dtype))
       throw UserError(SourceLoc{}, "gradient: " + option + ": '" + n + "' holds " + dtypeName(t->dtype) +
@@ -68,7 +69,7 @@ void rewindCopies(Program& p, size_t forwardNests, const SavedWrites& saves, con
     }));
     decl.name = copy;
     p.tensors.push_back(decl);
-    p.temporaries.insert(copy);
+    p.roles[copy] = TensorRole::Temporary;
   }
   p.nests.insert(p.nests.begin() + static_cast<long>(forwardNests), uniqueStatementIds(makeSeq(std::move(copies))));
 }
@@ -127,7 +128,7 @@ bool writtenAsStore(const StmtP& nest, const std::string& id) {
 
 }  // namespace
 
-GradientProgram gradient(const Program& original, const GradientRequest& request, const PassObserver& observe) {
+GradientProgram gradient(const Program& asWritten, const GradientRequest& request, const PassObserver& observe) {
   auto start = std::chrono::steady_clock::now();
   // Reports the pass that ended now, from `before` to `after`.
   auto passed = [&](const std::string& pass, const Program& before, const Program& after) {
@@ -135,8 +136,11 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     if (observe) observe(pass, before, after, std::chrono::duration<double>(now - start).count());
     start = now;
   };
-  checkNamed(original, request.wrt, "--wrt");
-  checkNamed(original, request.of, "--of");
+  checkNamed(asWritten, request.wrt, "--wrt");
+  checkNamed(asWritten, request.of, "--of");
+  std::set<std::string> taken = definedInside(asWritten);
+  for (auto& t : asWritten.tensors) taken.insert(t.name);
+  const Program original = conditionsAsLocals(asWritten, taken);
   // What the backward pass is derived from; the forward pass runs as written.
   // Running maxima and minima become reductions, except those that
   // overwrite values read before them: they stay stores, with versions.
@@ -186,7 +190,9 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     // Gradients start at zero (a tensor no nest writes is an input to a
     // caller that fills inputs: --random would fill it), weights at one.
     g.program.initialValues[name] = among(request.of) ? 1 : 0;
-    if (!among(request.wrt)) g.program.temporaries.insert(name);
+    g.program.roles[name] = among(request.of)    ? TensorRole::Weights
+                            : among(request.wrt) ? TensorRole::Gradient
+                                                 : TensorRole::Adjoint;
   }
   std::vector<std::set<std::string>> reusable = metAsLeft(forward, resultsWithKnownPartials(forward, active), overwrites.writers);
   size_t forwardNests = g.program.nests.size();
@@ -194,6 +200,7 @@ GradientProgram gradient(const Program& original, const GradientRequest& request
     if (StmtP back = backwardNest(forward.nests[k], active, g.gradientOf, g.tapes, saves[k], reusable[k]))
       g.program.nests.push_back(back);
   rewindCopies(g.program, forwardNests, saves, g.tapes, names);
+  g.program.backwardStart = forwardNests;
   passed("backward", taped, g.program);
   return g;
 }

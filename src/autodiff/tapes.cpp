@@ -241,7 +241,7 @@ Program recordTapes(const Program& p, const std::map<std::string, TapeChoice>& t
     shape.insert(shape.end(), tape.shape.begin(), tape.shape.end());
     tape.shape = shape;
     out.tensors.push_back(tape);
-    out.temporaries.insert(c.tape);
+    out.roles[c.tape] = TensorRole::Tape;
   }
   for (auto& nest : out.nests) nest = uniqueStatementIds(Record(tapes).mutate(nest));
   return out;

@@ -191,10 +191,10 @@ Program recordSaves(const Program& p, const SavedWrites& saves) {
       TensorDecl tape{s.tape, s.dtype, s.shape};
       for (auto& l : s.loops) tape.shape.push_back(l.trips);
       out.tensors.push_back(tape);
-      out.temporaries.insert(s.tape);
+      out.roles[s.tape] = TensorRole::Saved;
       if (s.once.empty()) continue;
       out.tensors.push_back(TensorDecl{s.once, DType::Bool, s.shape});
-      out.temporaries.insert(s.once);
+      out.roles[s.once] = TensorRole::Temporary;
       cleared.push_back(overElements(s.once, s.shape, [&](const std::vector<ExprP>& element, StmtTag tag) {
         tag.id += ".clear";
         return makeStore(s.once, element, boolConst(false), {}, tag);

@@ -55,7 +55,7 @@ SavedWrites saveWrites(const ir::Program& forward, const std::vector<std::set<st
 
 // The program with each saving statement in front of its W (with the
 // run-time check of versions by element, whose bools are cleared when the
-// nest starts), and the tapes declared (temporaries).
+// nest starts), and the tapes declared (role Saved).
 ir::Program recordSaves(const ir::Program& p, const SavedWrites& saves);
 
 // X[I] = tape[version]: W's element back as it was (the loops around have

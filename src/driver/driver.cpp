@@ -516,7 +516,7 @@ int commandRun(const Options& o, std::ostream& out, std::ostream& err) {
   if (c.program.nests.empty()) err << "teml: warning: " << c.displayName << " has no codegen statement; nothing runs\n";
   std::vector<std::string> written = writtenTensors(c.program), shown;
   for (auto& name : written)
-    if (!c.program.temporaries.count(name)) shown.push_back(name);  // a front end's intermediate is not a result
+    if (!c.program.isTemporary(name)) shown.push_back(name);  // a front end's intermediate is not a result
   double runTime = 0;
   int status = 0;
   if (c.lowered.distribution.ranks > 1) status = runDistributed(c, o, shown, written, out, err, &runTime);

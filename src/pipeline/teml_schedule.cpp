@@ -163,6 +163,7 @@ ir::Program scheduleTeml(teml_lang::TemlProgram written, const TemlOptions& opti
     replay.run(written.schedule.steps);
     if (stats) *stats = replay.stats();
   }
+  ir::assignCallerRoles(program);  // the nests are the replay's
   return program;
 }
 

@@ -336,6 +336,11 @@ FreeformProgram Builder::run() {
   out.entry = entry.text;
   readSchedules(entry.text, &out);
   program_.nests = {nest};
+  for (auto& [name, access] : access_)
+    program_.roles[name] = access == Access::Input    ? ir::TensorRole::Input
+                           : access == Access::Output ? ir::TensorRole::Output
+                                                      : ir::TensorRole::InOut;
+  ir::assignCallerRoles(program_);
   out.program = program_;
   out.access = access_;
   return out;

@@ -223,7 +223,7 @@ class Builder {
     while (ctx_.count(name));
     ctx_[name] = shape;
     program_.tensors.push_back(ir::TensorDecl{name, ir::DType::F64, shape});
-    program_.temporaries.insert(name);
+    program_.roles[name] = ir::TensorRole::Temporary;
     return name;
   }
 
@@ -248,7 +248,8 @@ class Builder {
 
 ir::Program buildTeil(const TeilProgram& p) {
   ir::Program prog = Builder(p).run(p);
-  prog.temporaries.insert(p.temporaries.begin(), p.temporaries.end());
+  for (auto& t : p.temporaries) prog.roles[t] = ir::TensorRole::Temporary;
+  ir::assignCallerRoles(prog);
   return prog;
 }
 
