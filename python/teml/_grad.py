@@ -31,6 +31,7 @@ class _GradientProgram:
         with self._lock:
             entry = self._compiled.get(key)
             if entry is None:
+                self.f._check_shapes(shapes)
                 wrt = self.wrt if self.wrt is not None else self._float_inputs(shapes)
                 try:
                     entry = _teml.compile_gradient(self.f._source(), self.f.python.__name__, self.f._sizes(),

@@ -43,3 +43,9 @@ def test_a_fixed_dimension():
     with pytest.raises(ValueError) as e:
         call((4, 3), (3,), (3,))
     assert str(e.value) == "parameter 't' of scale_rows has shape (2,), not (3,)"
+
+
+def test_gradients_name_a_wrongly_shaped_argument_too():
+    forward, _ = teml.grad(scale_rows, wrt=["x"], of=["y"])
+    with pytest.raises(ValueError, match=r"parameter 'w' of scale_rows has shape \(m,\) = \(3,\)"):
+        forward(np.ones((4, 3)), np.ones(5), np.ones(2))
