@@ -62,14 +62,20 @@ def run_seed(seed, out, paths, tune_budget, reduce, timeout):
         r = runner.Runner(path, paths, seed, None, timeout, tune_budget, log=log).run()
     record = {"seed": seed, "outcome": r["outcome"], "failing_path": r["failing_path"], "kind": r["kind"],
               "seconds": r["seconds"], "uses": r["uses"],
-              "paths": {p: {"outcome": x["outcome"], **({"kind": x["kind"]} if x.get("kind") else {})}
+              "paths": {p: {"outcome": x["outcome"], **({"kind": x["kind"]} if x.get("kind") else {}),
+                            **({"refusals": x["refusals"]} if x.get("refusals") else {}),
+                            **({"schedule": x["schedule"]} if x.get("schedule") else {})}
                         for p, x in r["paths"].items()}}
     if r["outcome"] in FAILURES:
         record["detail"] = r["paths"][r["failing_path"]]["detail"][:600]
         with open(os.path.join(progs, f"seed-{seed}.json"), "w") as f:
             json.dump(r, f, indent=1)
-        if reduce:
-            fp = r["failing_path"]
+        fp = r["failing_path"]
+        if fp in ("sched", "teml"):  # the reducer's unparse drops labels; TeML has none: kept whole
+            with open(os.path.join(progs, f"seed-{seed}.{fp}.{'teml' if fp == 'teml' else 'py'}"), "w") as f:
+                f.write(r["paths"][fp].get("program") or
+                        runner.schedules.render(text, "f", r["paths"][fp].get("schedule", [])))
+        elif reduce:
             pred = reducer.runner_predicate(fp, r["outcome"], [fp], timeout, seed)
             pred.set_category(r["paths"][fp]["detail"])
             red = reducer.Reducer(text, pred, max_seconds=int(os.environ.get("FUZZ_REDUCE_SECONDS", "300")))
@@ -107,6 +113,10 @@ def summarize(out):
         for p, x in r["paths"].items():
             if x["outcome"] == "refused" and p.split(":")[0] in runner.GRADIENT:
                 refusals[f"{p.split(':')[0]} (gradient): {x.get('kind')}"] += 1
+            elif x["outcome"] == "refused" and p == "teml" and x.get("kind", "").startswith("program:"):
+                refusals[f"teml (program): {x['kind']}"] += 1
+            for k in x.get("refusals", []):  # schedule steps refused, then dropped (sched, teml)
+                refusals[f"{p} (step): {k}"] += 1
     seeds = sorted(records)
     lines = [f"programs: {len(records)} (seeds {ranges(seeds)})",
              "outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())), "",
@@ -150,7 +160,8 @@ def main():
     ap.add_argument("seed", type=int, nargs="?", default=0)
     ap.add_argument("--out", default=os.environ.get("FUZZ_OUT", "fuzz-out"))
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("FUZZ_JOBS", "1")))
-    ap.add_argument("--paths", default=os.environ.get("FUZZ_PATHS", ",".join(runner.ALL_PATHS)))
+    ap.add_argument("--paths", default=os.environ.get("FUZZ_PATHS", "all"),
+                    help="comma list (default all: runner.EVERY_PATH)")
     ap.add_argument("--tune-budget", type=float, default=float(os.environ.get("FUZZ_TUNE_BUDGET", "0")))
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("FUZZ_TIMEOUT", "120")))
     ap.add_argument("--no-reduce", action="store_true", default=os.environ.get("FUZZ_REDUCE", "1") == "0")

@@ -240,6 +240,10 @@ class Generator:
     def pad(self, depth):
         return "    " * (depth + 1)
 
+    def label(self, depth, iterator):
+        """`#! label: L<iterator>` before a loop: schedules (the `sched` path) name loops by it."""
+        return self.pad(depth) + f"#! label: L{iterator}"
+
     def sizes_present(self):
         s = {d for x in self.tensors for d in x.dims if " " not in d}
         return sorted(s)
@@ -275,7 +279,7 @@ class Generator:
         inner.iters.append((v, size))
         if size == "R":
             inner.csr_rows.append(v)
-        lines = [self.pad(depth) + f"for {v} in range({size}):"]
+        lines = [self.label(depth, v), self.pad(depth) + f"for {v} in range({size}):"]
         return lines + self.block(inner, depth + 1)
 
     def s_csr_for(self, scope, depth):
@@ -284,7 +288,7 @@ class Generator:
         k = self.fresh("k")
         inner = scope.child()
         inner.iters.append((k, "E"))
-        lines = [self.pad(depth) + f"for {k} in range(ptr[{r}], ptr[{r} + 1]):"]
+        lines = [self.label(depth, k), self.pad(depth) + f"for {k} in range(ptr[{r}], ptr[{r} + 1]):"]
         return lines + self.block(inner, depth + 1)
 
     def s_if(self, scope, depth):
@@ -318,7 +322,7 @@ class Generator:
         inner = scope.child()
         inner.iters.append((j, "M"))
         op = self.rng.choice(["=", "+="])
-        lines += [self.pad(depth) + f"for {j} in range(M):",
+        lines += [self.label(depth, j), self.pad(depth) + f"for {j} in range(M):",
                   self.pad(depth + 1) + f"{r}[{j}] {op} {self.expr(inner, 2)}"]
         scope.rows.append(r)
         return lines
@@ -335,7 +339,7 @@ class Generator:
         v = self.fresh("i")
         inner = scope.child()
         inner.iters.append((v, size))
-        lines += [self.pad(depth) + f"for {v} in range({size}):",
+        lines += [self.label(depth, v), self.pad(depth) + f"for {v} in range({size}):",
                   self.pad(depth + 1) + f"{m}[()] = {fn}({m}[()], {self.expr(inner, 2)})"]
         scope.scalars.append(m)
         lines += self.s_assign(scope, depth)

@@ -3,13 +3,17 @@ reference interpreter (docs/testing.md).
 
     /usr/bin/python3 tests/fuzz/runner.py PROGRAM.py [--paths run,auto,...] [--json] [--keep DIR]
 
-Paths (`--paths`, default all):
+Paths (`--paths`, default run..torchgrad; `all` adds sched, mpi1, mpi3, teml):
   run        teml run, as written (--no-auto)
   auto       teml run --auto
   python     the transform called with NumPy arrays (importlib on the file)
   torch      the same with PyTorch tensors
   emulate    teml run --target cuda --emulate (the automatic GPU schedule)
-  mpi        mpirun -np 2 teml run --auto --threads 1
+  mpi        mpirun -np 2 teml run --auto --threads 1 (mpi1, mpi3: -np 1, -np 3)
+  sched      a random schedule from the primitive table appended as @teml.schedule(f)
+             (schedules.py), teml run --no-auto; a refused step is dropped and the rest tried
+  teml       a TeML program of the same seed (teml_generator.py) with random TeML steps,
+             compiled with --verify, against the interpreter of the unscheduled program
   grad       teml grad, --tapes all / none / auto  (grad:all, grad:none, grad:auto)
   pygrad     teml.grad under each tapes setting
   torchgrad  teml.torch_function in a PyTorch loss, under each tapes setting
@@ -34,6 +38,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from program import Program  # noqa: E402
+import schedules  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TEML = os.environ.get("TEML_BINARY", os.path.join(ROOT, "build", "teml"))
@@ -41,8 +46,11 @@ PYTHONPATH = os.environ.get("TEML_PYTHONPATH", os.path.join(ROOT, "build", "pyth
 PYTHON = "/usr/bin/python3"
 TAPES = ["all", "none", "auto"]
 FORWARD = ["run", "auto", "python", "torch", "emulate", "mpi"]
+MPI_RANKS = {"mpi1": "1", "mpi": "2", "mpi3": "3"}
 GRADIENT = ["grad", "pygrad", "torchgrad"]
 ALL_PATHS = FORWARD + GRADIENT
+EVERY_PATH = FORWARD + ["mpi1", "mpi3", "sched"] + GRADIENT + ["teml"]  # `--paths all`
+SCHED_ATTEMPTS = 4
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_hwloc_base_binding_policy": "none"}
 TOL = {"float64": 1e-9, "float32": 2e-4}
@@ -54,7 +62,9 @@ def expand(paths):
     """`grad` -> grad:all, grad:none, grad:auto; `grad:none` stays."""
     out = []
     for p in paths:
-        if p in GRADIENT:
+        if p == "all":
+            out += expand(EVERY_PATH)
+        elif p in GRADIENT:
             out += [f"{p}:{t}" for t in TAPES]
         else:
             out.append(p)
@@ -203,11 +213,46 @@ class Runner:
             return self.cli(path, base + ["--auto"] + tb + self.io_args(path), path)
         if path == "emulate":
             return self.cli(path, base + ["--target", "cuda", "--emulate"] + self.io_args(path), path)
-        if path == "mpi":
+        if path in MPI_RANKS:
             b = ["run", self.path, "--threads", "1", "--auto"] + tb
             return self.cli(path, b + self.io_args(path), path, env=MPI_ENV,
-                            prefix=["mpirun", "-np", "2"])
+                            prefix=["mpirun", "-np", MPI_RANKS[path]])
         raise ValueError(path)
+
+    def sched_cli(self, path):
+        """The program with a random schedule (schedules.py). A refused step (exit 1 or 2
+        at a line of the schedule) is dropped and the rest run again, up to SCHED_ATTEMPTS
+        times; None when a schedule ran (its outputs then compared), else the Result."""
+        with open(self.path) as f:
+            text = f.read()
+        entry, steps = schedules.draw(text, self.seed)
+        if not steps:
+            return Result(path, "skipped", "no loops to schedule")
+        refusals = []
+        for _ in range(SCHED_ATTEMPTS):
+            sched_text = schedules.render(text, entry, steps)
+            f = os.path.join(self.workdir, "sched.py")
+            with open(f, "w") as out:
+                out.write(sched_text)
+            self.schedule = list(steps)
+            r = self.cli(path, ["run", f, "--no-auto", "--threads", str(self.threads)] + self.io_args(path), path)
+            if r is None:
+                self.sched_refusals = refusals
+                return None
+            r["schedule"] = list(steps)
+            r["refusals"] = refusals
+            if r["outcome"] != "refused":
+                return r
+            m = LOCATED.search(r["detail"])
+            if not m:
+                return Result(path, "internal", "refused without file:line:col: " + r["detail"], schedule=list(steps),
+                              refusals=refusals)
+            refusals.append(r["kind"])
+            idx = schedules.step_lines(sched_text).get(int(m.group("line")), len(steps) - 1)
+            steps = steps[:idx] + steps[idx + 1:]
+            if not steps:
+                break
+        return Result(path, "refused", r["detail"], kind=refusals[0], schedule=self.schedule, refusals=refusals)
 
     def grad_cli(self, path):
         tapes = path.split(":")[1]
@@ -322,6 +367,16 @@ class Runner:
                 r = py[p]
             elif kind == "grad":
                 r = self.grad_cli(p)
+            elif kind == "teml":
+                import teml_programs  # noqa: E402 (it uses this module's helpers)
+                results[p] = teml_programs.run_path(self.seed, self.workdir, self.timeout, self.threads, self.env,
+                                                    self.log)
+                continue
+            elif kind == "sched":
+                if ref is not None:
+                    results[p] = Result(p, "skipped", "the reference refused")
+                    continue
+                r = self.sched_cli(p)
             else:
                 r = self.forward_cli(p)
             if r is not None:
@@ -331,6 +386,8 @@ class Runner:
                 results[p] = self.compare_gradient(p) if fd_ok else Result(p, "skipped", "no reference gradient")
             elif ref is None:
                 results[p] = self.compare_forward(p, True)
+                if kind == "sched":
+                    results[p].update(schedule=self.schedule, refusals=self.sched_refusals)
             else:
                 results[p] = Result(p, "mismatch", "ran where the reference refused: " + ref.get("kind", ""))
         self.check_refusals(results)
@@ -350,7 +407,7 @@ class Runner:
             if p == "ref" or r["outcome"] != "refused":
                 continue
             kind = p.split(":")[0]
-            if kind in GRADIENT:
+            if kind in GRADIENT or kind in ("sched", "teml"):  # a schedule's step may be refused; TeML: its own
                 continue
             if ref["outcome"] != "refused":
                 results[p] = Result(p, "mismatch", "refused where the reference ran: " + r["kind"], kind=r["kind"])
