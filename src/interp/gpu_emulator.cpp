@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "interp/machine.hpp"
@@ -103,8 +104,9 @@ struct Coroutine {
 
 class KernelRun : public Interpreter::GpuHooks {
  public:
-  KernelRun(Interpreter& host, const For& root, const Program& program, runtime::BufferMap& buffers)
-      : host_(host), root_(root), program_(program), buffers_(buffers) {
+  KernelRun(Interpreter& host, const For& root, const Program& program, runtime::BufferMap& buffers,
+            std::set<std::string>& names)
+      : host_(host), root_(root), program_(program), buffers_(buffers), names_(names) {
     const For* f = &root;
     while (true) {  // the grid: the trip counts of the loops bound to blockIdx
       int64_t b = host.value(f->begin), e = host.value(f->end);
@@ -119,26 +121,34 @@ class KernelRun : public Interpreter::GpuHooks {
   }
 
   void run(int orders) {
-    std::vector<std::string> written;
+    // The host interpreter finds a program tensor's buffer by the address
+    // of the name string it is given (the IR's strings live as long as it
+    // does): a name is passed as the copy in names_, which lives as long
+    // as the host interpreter, so another string later allocated at the
+    // same address (the next kernel's list of names) cannot find this
+    // tensor's buffer. A temporary here made a kernel after another one
+    // restore and compare the earlier kernel's tensor instead of its own:
+    // its atomic updates ran once per order, unrestored.
+    std::vector<const std::string*> written;
     for (auto& t : tensorsWritten(root_.self()))
-      if (host_.inScope(t)) written.push_back(t);  // not a kernel's own tensor
+      if (host_.inScope(t)) written.push_back(&*names_.insert(t).first);  // not a kernel's own tensor
     std::vector<runtime::Buffer> before, first;
     if (orders > 1)
-      for (auto& t : written) before.push_back(host_.bufferNamed(t));
+      for (const std::string* t : written) before.push_back(host_.bufferNamed(*t));
     for (int order = 0; order < orders; ++order) {
       if (order > 0)
-        for (size_t k = 0; k < written.size(); ++k) host_.bufferNamed(written[k]) = before[k];
+        for (size_t k = 0; k < written.size(); ++k) host_.bufferNamed(*written[k]) = before[k];
       runOnce(order);
       if (orders == 1) return;
       if (order == 0) {
-        for (auto& t : written) first.push_back(host_.bufferNamed(t));
+        for (const std::string* t : written) first.push_back(host_.bufferNamed(*t));
         continue;
       }
       for (size_t k = 0; k < written.size(); ++k) {
-        const runtime::Buffer& now = host_.bufferNamed(written[k]);
+        const runtime::Buffer& now = host_.bufferNamed(*written[k]);
         double tolerance = isIntegral(now.dtype()) ? 0 : now.dtype() == DType::F32 ? 1e-4 : 1e-9;
         if (runtime::maxRelativeDifference(now, first[k]) > tolerance)
-          throw UserError(root_.made.loc, "kernel '" + root_.id + "' gives different values of '" + written[k] +
+          throw UserError(root_.made.loc, "kernel '" + root_.id + "' gives different values of '" + *written[k] +
                                               "' when its blocks and threads run in another order");
       }
     }
@@ -395,6 +405,7 @@ class KernelRun : public Interpreter::GpuHooks {
   const For& root_;
   const Program& program_;
   runtime::BufferMap& buffers_;
+  std::set<std::string>& names_;  // names given to host_, as long-lived as it
   int64_t grid_[3] = {1, 1, 1}, block_[3] = {1, 1, 1};
   bool barriers_ = false;
   int64_t epoch_ = 0;
@@ -412,11 +423,12 @@ class KernelRun : public Interpreter::GpuHooks {
 
 void emulate(const Program& lowered, runtime::BufferMap& buffers, const EmulatorOptions& options) {
   for (auto& nest : lowered.nests) {
+    std::set<std::string> names;  // outlives host: it keys its buffers by these strings' addresses
     Interpreter host(lowered, buffers);
     host.onKernel = [&](Interpreter& in, const For& root) {
       if (root.loopKind.kernel.name.empty())
         throw InternalError("emulator: loop '" + root.var + "' is bound to a GPU outside every kernel");
-      KernelRun(in, root, lowered, buffers).run(options.orders);
+      KernelRun(in, root, lowered, buffers, names).run(options.orders);
     };
     host.exec(nest);
   }
