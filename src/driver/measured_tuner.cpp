@@ -21,6 +21,8 @@
 #include "ir/printer.hpp"
 #include "cache/directory.hpp"
 #include "runtime/buffer.hpp"
+#include "runtime/mpi.hpp"
+#include "diag/diagnostics.hpp"
 
 namespace teml::driver {
 
@@ -56,7 +58,11 @@ class Progress {
 
 MeasuredTuner::MeasuredTuner(target::Target target, runtime::JitOptions jit, std::string cacheDir,
                              TuningOptions options, std::ostream& err)
-    : target_(std::move(target)), jit_(std::move(jit)), cacheDir_(std::move(cacheDir)), options_(options), err_(err) {}
+    : target_(std::move(target)), jit_(std::move(jit)), cacheDir_(std::move(cacheDir)), options_(options), err_(err) {
+  // A candidate runs whole in one process: its kernel neither splits loops
+  // nor calls MPI, whatever the ranks the program is lowered for.
+  target_.ranks = 1;
+}
 
 std::string MeasuredTuner::storedChoicePath(const std::string& key) const {
   if (cacheDir_.empty()) return "";
@@ -71,6 +77,27 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
   // A choice is an index into these candidates: kept for exactly these.
   std::string withCandidates = key;
   for (auto& nest : candidates) withCandidates += "\ncandidate\n" + ir::toString(nest, true);
+  if (runtime::mpi::launchedRanks() <= 1 || !runtime::mpi::built()) return choose(context, withCandidates, candidates);
+  // Several ranks: every rank compiles the same program and asks for the same
+  // choices in the same order; rank 0 chooses (measuring alone on the
+  // machine: the others wait without spinning) and the others take its
+  // choice, with the hash of what it chose among to check that they agree.
+  runtime::mpi::start();
+  struct {
+    int64_t choice;
+    uint64_t hash;
+  } shared{0, std::hash<std::string>{}(withCandidates)};
+  const uint64_t mine = shared.hash;
+  if (runtime::mpi::rank() == 0) shared.choice = static_cast<int64_t>(choose(context, withCandidates, candidates));
+  runtime::mpi::shareFromZero(&shared, sizeof shared);
+  if (shared.hash != mine || shared.choice < 0 || static_cast<size_t>(shared.choice) >= candidates.size())
+    throw InternalError("rank " + std::to_string(runtime::mpi::rank()) +
+                        " tuned other candidates than rank 0 (the ranks compiled different programs)");
+  return static_cast<size_t>(shared.choice);
+}
+
+size_t MeasuredTuner::choose(const ir::Program& context, const std::string& withCandidates,
+                             const std::vector<ir::StmtP>& candidates) {
   std::string stored = storedChoicePath(withCandidates);
   if (!stored.empty()) {
     std::ifstream in(stored);

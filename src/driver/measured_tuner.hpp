@@ -3,6 +3,9 @@
 // random inputs, the fastest kept, and the choice stored in the kernel cache
 // (tuning/<hash>) so that the same program on the same machine chooses at
 // once the next time. A stored choice that cannot be read is ignored.
+// Under mpirun (several ranks launched) rank 0 alone reads the stored choice
+// or measures, each candidate as one process on this rank's threads, and
+// every rank takes rank 0's choice (docs/distributed.md).
 #pragma once
 #include <iosfwd>
 #include <string>
@@ -29,6 +32,8 @@ class MeasuredTuner : public autoschedule::Tuner {
 
  private:
   std::string storedChoicePath(const std::string& key) const;
+  size_t choose(const ir::Program& context, const std::string& withCandidates,
+                const std::vector<ir::StmtP>& candidates);
 
   target::Target target_;
   runtime::JitOptions jit_;

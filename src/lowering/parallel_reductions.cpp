@@ -1,6 +1,7 @@
 #include "lowering/parallel_reductions.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -182,9 +183,24 @@ class ParallelReductions : public Mutator {
   // The loops inside f, with f's iterator among the enclosing ones.
   StmtP inside(const For& f, const StmtP& s) {
     enclosing_.push_back(f.var);
+    distributedAround_ += f.loopKind.distributed;
     StmtP out = Mutator::mutateFor(s);
+    distributedAround_ -= f.loopKind.distributed;
     enclosing_.pop_back();
     return out;
+  }
+
+  // The value an accumulator of `op` over `t` starts from; null where there
+  // is none to write (bool).
+  static ExprP identityOf(ReduceOp op, DType t) {
+    if (t == DType::Bool) return nullptr;
+    if (isIntegral(t)) {
+      int64_t v = op == ReduceOp::Max   ? (t == DType::I32 ? INT32_MIN : INT64_MIN)
+                  : op == ReduceOp::Min ? (t == DType::I32 ? INT32_MAX : INT64_MAX)
+                                        : static_cast<int64_t>(reduceIdentity(op));
+      return cast(t, intConst(v));
+    }
+    return floatConst(reduceIdentity(op), t);
   }
 
   const TensorDecl& declOf(const std::string& tensor) {
@@ -242,11 +258,16 @@ class ParallelReductions : public Mutator {
   }
 
   // var acc { acc = target; loop; target = acc } for each accumulator.
+  // Inside a distributed loop, var acc { acc = identity; loop; target op= acc }:
+  // each rank's blocks then reduce into the target, which the ranks combine
+  // (lowering/distributed/exchanges.cpp), where copying it in and out would
+  // be two ranks storing the same elements.
   StmtP wrap(const std::vector<Accumulator>& accs, StmtP loop) {
     for (auto& a : accs) {
       if (a.inPlace()) continue;
       const TensorDecl& t = declOf(a.tensor);
       TensorDecl decl = declOf(a);
+      ExprP identity = distributedAround_ > 0 ? identityOf(a.op, t.dtype) : nullptr;
       // The elements the accumulator stands for: one, or its box's.
       auto at = [&](const std::vector<ExprP>& z) {
         if (!a.array) return a.indices;
@@ -256,9 +277,12 @@ class ParallelReductions : public Mutator {
       };
       const Provenance made{{}, "lowering", ""};
       StmtP in = boxLoops(a.name + ".in", decl.shape, enclosing_, [&](auto& z, StmtTag tag) {
-        return withIdentity(makeStore(a.name, z, load(a.tensor, at(z), t.dtype), {}, tag), "", made);
+        return withIdentity(makeStore(a.name, z, identity ? identity : load(a.tensor, at(z), t.dtype), {}, tag), "",
+                            made);
       });
       StmtP out = boxLoops(a.name + ".out", decl.shape, enclosing_, [&](auto& z, StmtTag tag) {
+        if (identity)
+          return withIdentity(makeReduce(a.op, a.tensor, at(z), load(a.name, z, t.dtype), {}, tag), "", made);
         return withIdentity(makeStore(a.tensor, at(z), load(a.name, z, t.dtype), {}, tag), "", made);
       });
       loop = withIdentity(makeVarDef(decl, makeSeq({in, loop, out})), "", made);
@@ -274,6 +298,7 @@ class ParallelReductions : public Mutator {
   std::set<std::string>& names_;
   const std::string& cacheDir_;
   std::vector<std::string> enclosing_;  // iterators of the loops around the one being lowered
+  int distributedAround_ = 0;           // how many of those are distributed
 };
 
 // Declarations of the tensors a nest may reduce into: the program's and the

@@ -1,6 +1,8 @@
 #include "runtime/mpi.hpp"
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <fstream>
 
 #include "diag/diagnostics.hpp"
@@ -87,6 +89,16 @@ double maxOver(double value) {
   return out;
 }
 
+void shareFromZero(void* data, int bytes) {
+  MPI_Request request;
+  MPI_Ibcast(data, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 void abortAll(int status) { MPI_Abort(MPI_COMM_WORLD, status); std::exit(status); }
 
 void readAt(const std::string& path, int64_t offset, void* into, int64_t bytes) {
@@ -167,6 +179,7 @@ int rank() { return 0; }
 int size() { return 1; }
 void barrier() {}
 double maxOver(double value) { return value; }
+void shareFromZero(void*, int) {}
 void abortAll(int status) { std::exit(status); }
 void readAt(const std::string&, int64_t, void*, int64_t) { notBuilt(); }
 void writeRuns(const std::string&, const std::string&, int64_t, const std::vector<Run>&) { notBuilt(); }

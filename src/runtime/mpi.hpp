@@ -21,6 +21,10 @@ int rank();
 int size();
 void barrier();
 double maxOver(double value);  // over every rank, in every rank
+// Rank 0's `bytes` bytes at `data` into every rank's; collective. The other
+// ranks wait without spinning (a rank that waits here leaves its core to
+// rank 0, which may be measuring: driver/measured_tuner.cpp).
+void shareFromZero(void* data, int bytes);
 [[noreturn]] void abortAll(int status);
 
 // `bytes` bytes of `path` from `offset` into `into`; this rank alone.

@@ -28,7 +28,10 @@ std::vector<int64_t> orOne(const std::vector<int64_t>& v, int64_t one) {
 void NestEmitter::emitExchange(const Exchange& x, int indent) {
   const TensorDecl* t = view_.find(x.tensor);
   if (!t) throw InternalError("code generation: an exchange of unknown tensor '" + x.tensor + "'");
-  std::string name = tensorNames_.at(x.tensor);
+  // A scalar in a register (the accumulator of a loop on threads that is
+  // distributed too: lowering/parallel_reductions.cpp) is moved by its address.
+  auto reg = registers_.find(x.tensor);
+  std::string name = reg != registers_.end() ? "&" + reg->second.ref : tensorNames_.at(x.tensor);
   std::string tag = "teml_x" + std::to_string(x.index);
   std::string shape = list(orOne(t->shape, 1));
   std::string dims = std::to_string(std::max<size_t>(1, t->shape.size()));
