@@ -68,7 +68,11 @@ class Interpreter : StmtFunctor<void()> {
   runtime::Buffer& bufferNamed(const std::string& tensor) {
     auto local = locals_.find(tensor);
     if (local != locals_.end() && !local->second.empty()) return local->second.back()->buffer;
-    return buffer(tensor);
+    // Not buffer(): its cache is keyed by the address of an IR string, and
+    // a caller's name may be a temporary whose address another name reuses.
+    auto it = buffers_.find(tensor);
+    if (it == buffers_.end()) throw InternalError("interpreter: unknown tensor '" + tensor + "'");
+    return it->second;
   }
 
  private:
