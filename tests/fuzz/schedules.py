@@ -147,7 +147,7 @@ def draw(text, seed, n=None):
                 step = f"s.swap({ref}, {a}, {rng.randint(a + 1, len(lp.node.body))})"
             elif kind == "unroll":
                 step = rng.choice([f"s.unroll({ref})", f"s.unroll({ref}, {f})"])
-            elif kind == "unroll_and_jam":
+            elif kind == "unroll_and_jam" and lp.children:  # it jams into an inner loop
                 step = f"s.unroll_and_jam({ref}, {f})"
             elif kind in ("blend", "vectorize", "separate_tail", "distribute", "hoist_product", "factor_sum",
                           "as_lib"):

@@ -169,16 +169,17 @@ class Gen:
         """A step template: '{cur}' is the nest it transforms; None for fuse_outer (made by the caller)."""
         rng = self.rng
         lv = lambda: str(rng.randint(1, max(1, depth)))  # noqa: E731
+        outer = lambda: str(rng.randint(1, max(1, depth - 1)))  # noqa: E731 (a loop with one inside)
         f = lambda: str(rng.choice([2, 3, 4, 5, 8]))  # noqa: E731
         kind = rng.choices(["interchange", "stripmine", "tile", "unroll_and_jam", "unroll", "parallelize",
                             "vectorize", "skew", "merge", "separate_tail", "fission", "blend", "local", "cache",
                             "cache_reduce", "fuse_outer"],
-                           weights=[5, 6, 3, 3, 3, 6, 5, 1, 2, 2, 1, 1, 2, 2, 2, 2 if nxt else 0])[0]
+                           weights=[5, 6, 3, 3, 3, 6, 5, 1, 2, 2, 0, 1, 2, 2, 2, 2 if nxt else 0])[0]
         t = rng.choice(tensors)
-        return {"interchange": f"interchange({{cur}}, {lv()}, {lv()})", "stripmine": f"stripmine({{cur}}, {lv()}, {f()})",
-                "tile": f"tile({{cur}}, {f()})", "unroll_and_jam": f"unroll_and_jam({{cur}}, {lv()}, {f()})",
+        return {"interchange": f"interchange({{cur}}, {outer()}, {str(depth)})", "stripmine": f"stripmine({{cur}}, {lv()}, {f()})",
+                "tile": f"tile({{cur}}, {f()})", "unroll_and_jam": f"unroll_and_jam({{cur}}, {outer()}, {f()})",
                 "unroll": f"unroll({{cur}}, {lv()}, {f()})", "parallelize": f"parallelize({{cur}}, {lv()})",
-                "vectorize": f"vectorize({{cur}}, {lv()})", "skew": f"skew({{cur}}, {lv()}, {lv()}, {rng.randint(1, 2)})",
+                "vectorize": f"vectorize({{cur}}, {lv()})", "skew": f"skew({{cur}}, {outer()}, {str(depth)}, {rng.randint(1, 2)})",
                 "merge": f"merge({{cur}}, {lv()})", "separate_tail": f"separate_tail({{cur}}, {lv()})",
                 "fission": f"fission({{cur}}, {lv()}, 1)", "blend": f"blend({{cur}}, {lv()})",
                 "local": f"local({{cur}}, {lv()}, {t})", "cache": f"cache({{cur}}, {lv()}, {t})",
