@@ -91,7 +91,7 @@ class Compiled {
       throw InternalError("the front end produced ill-formed IR: " + broken);
   }
 
-  // (name, dtype, shape, access) of each parameter, in order.
+  // (name, dtype, shape, role: ir::roleName) of each parameter, in order.
   std::vector<py::tuple> params() const {
     std::vector<py::tuple> out;
     for (auto& t : program_.program.tensors)
@@ -184,6 +184,7 @@ class CompiledGradient {
     autodiff::GradientProgram g =
         driver::differentiate(p.program, {wrt, of, autodiff::tapeModeNamed(tapes)}, target_, true, "").gradient;
     size_t backwardStart = g.program.backwardStart.value();
+    if (backwardStart > g.program.nests.size()) throw InternalError("a gradient program's backward start is past its nests");
     forward_ = backward_ = g.program;
     forward_.nests.resize(backwardStart);
     backward_.nests.erase(backward_.nests.begin(), backward_.nests.begin() + static_cast<long>(backwardStart));

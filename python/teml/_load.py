@@ -21,8 +21,9 @@ class Program:
             e.file = self.path
             raise
         self._params = [(n, np.dtype(d), tuple(s), role, init) for n, d, s, role, init in self._program.params()]
-        self.inputs = [n for n, _, _, role, _ in self._params if role == "input"]
-        self.outputs = [n for n, _, _, role, _ in self._params if role == "output"]
+        # An inout tensor is passed in and its updated copy returned.
+        self.inputs = [n for n, _, _, role, _ in self._params if role in ("input", "inout")]
+        self.outputs = [n for n, _, _, role, _ in self._params if role in ("output", "inout")]
         self.threads = None
 
     def __call__(self, *args, **kwargs):
@@ -35,18 +36,18 @@ class Program:
             given[name] = value
         buffers, outputs = [], []
         for name, dtype, shape, role, init in self._params:
-            if role == "input" and name in given:
-                a = np.ascontiguousarray(given[name])
+            if name in self.inputs and name in given:
+                a = np.array(given[name], order="C") if role == "inout" else np.ascontiguousarray(given[name])
                 if a.dtype != dtype:
                     raise TypeError(f"tensor '{name}' of {self.path} is {dtype}, not {a.dtype}")
                 if a.shape != shape:
                     raise ValueError(f"tensor '{name}' of {self.path} has shape {shape}, not {a.shape}")
-            elif role == "input":
+            elif name in self.inputs:
                 raise TypeError(f"{self.path} is missing input tensor '{name}'")
             else:
                 a = np.full(shape, init, dtype) if init else np.zeros(shape, dtype)
-                if role == "output":
-                    outputs.append(a)
+            if name in self.outputs:
+                outputs.append(a)
             buffers.append(a)
         from ._transform import _THREADS
         try:

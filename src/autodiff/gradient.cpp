@@ -138,10 +138,13 @@ GradientProgram gradient(const Program& asWritten, const GradientRequest& reques
   };
   checkNamed(asWritten, request.wrt, "--wrt");
   checkNamed(asWritten, request.of, "--of");
-  std::set<std::string> taken = definedInside(asWritten);
+  std::set<std::string> taken = definedInside(asWritten), differentiated = taken;
   for (auto& t : asWritten.tensors) taken.insert(t.name);
-  const Program original = conditionsAsLocals(asWritten, taken);
-  // What the backward pass is derived from; the forward pass runs as written.
+  for (auto& t : activeTensors(asWritten, request.wrt, request.of)) differentiated.insert(t);
+  // The program the forward pass runs: as written, with the conditions the
+  // backward pass must see as they were computed into locals.
+  const Program original = conditionsAsLocals(asWritten, differentiated, taken);
+  // What the backward pass is derived from; the forward pass runs `original`.
   // Running maxima and minima become reductions, except those that
   // overwrite values read before them: they stay stores, with versions.
   std::vector<std::set<std::string>> keep(original.nests.size());

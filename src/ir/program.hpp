@@ -41,6 +41,8 @@ struct Program {
   std::map<std::string, TensorRole> roles;      // of each program tensor (ir::assignCallerRoles)
   // A gradient program: its first backward nest (the nests before it are the
   // forward pass, which fills tapes and saved values). None: not a gradient.
+  // Passes after the gradient stage keep nests one to one (the automatic
+  // schedule does), so the index stays right.
   std::optional<size_t> backwardStart;
   Distribution distribution;                    // lowered for several MPI ranks (ranks > 1)
 

@@ -34,3 +34,15 @@ def test_wrong_programs_and_arguments():
         mm(np.zeros((4, 4)), np.zeros((8, 8)))
     with pytest.raises(TypeError, match="missing input tensor 'B'"):
         mm(np.zeros((8, 8)))
+
+
+def test_an_inout_tensor_is_passed_in_and_its_update_returned(tmp_path):
+    program = tmp_path / "scale.py"
+    program.write_text("import teml\n\n@teml.transform\n"
+                       "def scale(x: teml.Var[(4,), 'float64'], y: teml.Var[(4,), 'float64', 'inout']):\n"
+                       "    for i in range(4):\n        y[i] = y[i] * x[i]\n")
+    scale = teml.load(program)
+    assert scale.inputs == ["x", "y"] and scale.outputs == ["y"]
+    y = np.arange(4.0)
+    np.testing.assert_allclose(scale(np.full(4, 2.0), y), 2 * np.arange(4.0))
+    np.testing.assert_allclose(y, np.arange(4.0))  # the caller's array is not changed

@@ -13,6 +13,8 @@ import torch
 import teml
 
 R, C = 5, 7
+E = 9  # entries of the CSR rows
+PTR = np.array([0, 2, 2, 5, 8, 9], np.int32)
 TAPES = ["auto", "all", "none"]
 TEML = os.environ.get("TEML_BINARY", str(pathlib.Path(__file__).resolve().parents[2] / "build" / "teml"))
 
@@ -136,7 +138,7 @@ def test_the_command_line_equals_pytorch(f, tapes, tmp_path):
     source = pathlib.Path(__file__).read_text()
     program = tmp_path / "program.py"
     # The transforms of this file alone, as a program file the CLI reads.
-    program.write_text("import teml\n\nR, C = 5, 7\n\n" + "\n\n".join(
+    program.write_text("import teml\n\nR, C, E = 5, 7, 9\n\n" + "\n\n".join(
         block for block in source.split("\n\n\n") if block.startswith("@teml.transform")))
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "w.npy", weights)
@@ -146,3 +148,37 @@ def test_the_command_line_equals_pytorch(f, tapes, tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     np.testing.assert_allclose(np.load(tmp_path / "g.npy"), torch_gradient(f, x, weights), rtol=1e-10, atol=1e-12)
+
+
+@teml.transform
+def csr_rows(ptr: teml.Var[(R + 1,), "int32"], x: teml.Var[(E,), "float64"], y: teml.Var[(E,), "float64", "output"],
+             count: teml.Var[(), "int32", "inout"]):
+    for i in range(R):
+        for k in range(ptr[i], ptr[i + 1]):
+            y[k] = x[k] * x[k]
+            if count[()] < 2:
+                count[()] += 1
+
+
+@teml.transform
+def csr_branch_on_overwritten(ptr: teml.Var[(R + 1,), "int32"], x: teml.Var[(E,), "float64"],
+                              y: teml.Var[(E,), "float64", "output"]):
+    for i in range(R):
+        for k in range(ptr[i], ptr[i + 1]):
+            y[k] = x[k] * 1.0
+            if y[k] > 0.0:
+                y[k] = y[k] * x[k] - 1.0
+
+
+def test_a_branch_that_carries_no_gradient_is_not_kept():
+    x = np.linspace(-1.0, 1.0, E)
+    forward, backward = teml.grad(csr_rows, wrt=["x"], of=["y"], tapes="none")
+    forward(PTR, x, np.zeros((), np.int32))
+    np.testing.assert_allclose(backward(), 2 * x)
+
+
+def test_a_condition_that_cannot_be_kept_is_refused_at_its_branch():
+    forward, _ = teml.grad(csr_branch_on_overwritten, wrt=["x"], of=["y"])
+    with pytest.raises(teml.ProgramError, match="branch's condition reads 'y', which the branch overwrites") as e:
+        forward(PTR, np.linspace(-1.0, 1.0, E))
+    assert e.value.line == csr_branch_on_overwritten.python.__code__.co_firstlineno + 6  # the `if` (from the decorator)
