@@ -126,6 +126,15 @@ def summarize(out):
         c = per_path[p]
         lines.append(f"| {p} | " + " | ".join(str(c[k]) for k in ["ok", "refused", "mismatch", "internal", "crash",
                                                                      "hang", "skipped"]) + " |")
+    steps = collections.Counter()  # the primitives of the random schedules that ran and matched
+    for r in records.values():
+        x = r["paths"].get("sched", {})
+        if x.get("outcome") == "ok":
+            for st in x.get("schedule", []):
+                steps[st.split("s.", 1)[1].split("(")[0]] += 1
+    if steps:
+        lines += ["", "sched: steps of the schedules that ran and matched: "
+                  + ", ".join(f"{k} {v}" for k, v in steps.most_common())]
     lines += ["", "refusals by kind:"] + [f"  {v:5}  {k}" for k, v in refusals.most_common()]
     fails = [r for r in records.values() if r["outcome"] in FAILURES]
     if fails:
