@@ -4,6 +4,7 @@
 // MPI-IO, runs the kernel (which exchanges what the ranks share), and writes
 // the elements it holds of each output into one .npy file; -v gathers each
 // rank's lines at rank 0.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <iomanip>
@@ -62,6 +63,24 @@ std::vector<std::pair<int64_t, int64_t>> runsOf(const std::vector<int64_t>& shap
     }
     if (d < 0) return runs;
   }
+}
+
+// The elements of `runs` (ascending, disjoint) not in any of `taken`, as runs.
+std::vector<std::pair<int64_t, int64_t>> withoutRuns(const std::vector<std::pair<int64_t, int64_t>>& runs,
+                                                     std::vector<std::pair<int64_t, int64_t>> taken) {
+  std::sort(taken.begin(), taken.end());
+  std::vector<std::pair<int64_t, int64_t>> out;
+  size_t k = 0;
+  for (auto [first, count] : runs) {
+    int64_t at = first, end = first + count;
+    while (k < taken.size() && taken[k].first + taken[k].second <= at) ++k;
+    for (size_t j = k; j < taken.size() && taken[j].first < end && at < end; ++j) {
+      if (taken[j].first > at) out.push_back({at, taken[j].first - at});
+      at = std::max(at, taken[j].first + taken[j].second);
+    }
+    if (at < end) out.push_back({at, end - at});
+  }
+  return out;
 }
 
 // This rank's part of each program tensor: its kept box's elements from the
@@ -245,9 +264,15 @@ class RankRun {
     std::vector<std::pair<int64_t, int64_t>> runs;
     auto results = c_.lowered.distribution.results.find(name);
     if (results == c_.lowered.distribution.results.end()) {
-      // Not written: the values it starts with, from the ranks that keep them (rank 0's first).
-      if (rank_ == 0) runs.push_back({0, t.elementCount()});
-      return runs;
+      // Not written: the values it starts with. Every element is in some
+      // rank's kept box (the planner gives rank 0 the ones no rank touches),
+      // but rank 0 need not keep them all: each rank writes the elements of
+      // its box that no rank before it keeps.
+      auto& kept = c_.lowered.distribution.kept.at(name);
+      std::vector<std::pair<int64_t, int64_t>> before;
+      for (int r = 0; r < rank_; ++r)
+        for (auto& run : runsOf(t.shape, kept[r])) before.push_back(run);
+      return withoutRuns(runsOf(t.shape, kept[rank_]), std::move(before));
     }
     for (auto& b : results->second[rank_])
       for (auto& r : runsOf(t.shape, b)) runs.push_back(r);

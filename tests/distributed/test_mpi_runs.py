@@ -220,3 +220,39 @@ def test_fewer_iterations_than_ranks_leave_some_ranks_idle(tmp_path):
     np.testing.assert_allclose(together["C"], alone["C"], rtol=1e-12, atol=0)
     assert re.search(r"rank \d+: distributed loop 1 'i\S*' iterations \[(\d+), \1\)", result.stderr), result.stderr
     check_report(result.stderr, 4)
+
+
+# docs/testing.md, second campaign, bug 4: an output the nest reads but never
+# writes. Rank 0 wrote the whole of it from its buffer, which keeps only the
+# elements its iterations read: the rest was memory past the buffer's end.
+READ_ONLY_OUTPUT = '''import teml
+N = 16
+
+@teml.transform
+def f(x: teml.Var[(N,), 'float64'], y: teml.Var[(N,), 'float64', 'output'],
+      Y: teml.Var[(N, 1), 'float64', 'output'], z: teml.Var[(N, 3), 'float64', 'inout']):
+    for i1 in range(N):
+        m2 = teml.full((), 100.0, 'float64')
+        m2[()] = max(m2[()], abs(y[i1] * x[i1]) + z[i1, 1])
+        Y[i1, 0] -= 1.0
+'''
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_an_output_read_but_never_written_keeps_its_starting_values(tmp_path, ranks):
+    path = tmp_path / "read_only.py"
+    path.write_text(READ_ONLY_OUTPUT)
+    inputs = {"x": np.arange(16.0) + 1, "z": np.arange(48.0).reshape(16, 3) + 0.5}
+    alone, _ = run(tmp_path, path, {}, inputs, ["y", "Y", "z"], tag="alone")
+    np.testing.assert_array_equal(alone["y"], np.zeros(16))
+    np.testing.assert_array_equal(alone["z"], inputs["z"])
+    together, _ = run(tmp_path, path, {}, inputs, ["y", "Y", "z"], ranks, tag="mpi")
+    for out in ("y", "Y", "z"):
+        np.testing.assert_array_equal(together[out], alone[out], err_msg=f"{out}, {ranks} ranks")
+    # Without --output, rank 0 gathers the whole tensors (random starting values here).
+    args = [TEML, "run", str(path), "--random", "5", "--cache-dir", str(tmp_path / "cache")]
+    alone = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=120)
+    together = subprocess.run(["mpirun", "-np", str(ranks)] + args, capture_output=True, text=True, env=ENV,
+                              timeout=120)
+    assert alone.returncode == 0 and together.returncode == 0, together.stderr
+    assert together.stdout == alone.stdout
