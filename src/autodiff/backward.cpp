@@ -177,12 +177,27 @@ class Backward : public StmtFunctor<StmtP()> {
     const std::string g = gradientName(r.tensor);
     DType t = r.value->dtype;
     ExprP here = load(g, r.indices, t);
-    if (r.op == ReduceOp::Add) return makeSeqOfPresent({back, accumulate(r.value, here, r.loc, g)});
+    // y[I] += f(y[J]) or *= f(y[J]): the updates add to y.grad[J], which may
+    // be y.grad[I]; the gradient that reached y[I] is taken before them.
+    std::optional<TensorDecl> seed;
+    if ((r.op == ReduceOp::Add || r.op == ReduceOp::Mul) && reads(r.value, r.tensor)) {
+      seed = TensorDecl{g + ".seed", t, {}};
+      here = load(seed->name, {}, t);
+    }
+    auto seeded = [&](std::vector<StmtP> adjoint) {
+      if (!seed) return makeSeqOfPresent(std::move(adjoint));
+      adjoint.insert(adjoint.begin(), makeStore(seed->name, {}, load(g, r.indices, t), r.loc));
+      return makeVarDef(*seed, makeSeqOfPresent(std::move(adjoint)));
+    };
+    if (r.op == ReduceOp::Add) return seeded({back, accumulate(r.value, here, r.loc, g)});
     // y[I] *= e with y[I] back at its value before: e's operands take
-    // y.grad[I] * y[I], the earlier y[I] takes y.grad[I] * e.
-    if (r.op == ReduceOp::Mul)
-      return makeSeqOfPresent({back, accumulate(r.value, mul(here, load(r.tensor, r.indices, t)), r.loc, g),
-                    makeStore(g, r.indices, mul(here, r.value), r.loc)});
+    // y.grad[I] * y[I], the earlier y[I] takes y.grad[I] * e. With the
+    // gradient taken, the second comes first: e's operands may be y[I].
+    if (r.op == ReduceOp::Mul) {
+      StmtP operands = accumulate(r.value, mul(here, load(r.tensor, r.indices, t)), r.loc, g);
+      StmtP earlier = makeStore(g, r.indices, mul(here, r.value), r.loc);
+      return seed ? seeded({back, earlier, operands}) : seeded({back, operands, earlier});
+    }
     // max= / min=: y's final value came from the term equal to it; that term
     // takes y.grad[I] (the last such term of the forward pass on a tie) and
     // uses it up, so neither other terms nor y's starting value get it.
