@@ -268,7 +268,19 @@ class Runner:
         return self.cli(path, args, path)
 
     def python_jobs(self, jobs):
-        """Runs the Python paths in one worker process; {job: Result or None}."""
+        """Runs the Python paths in one worker process; {job: Result or None}. A module
+        being relinked by a build meanwhile (`file too short`, missing) is waited for."""
+        for _ in range(12):
+            results = self.python_jobs_once(jobs)
+            first = next(iter(results.values()), None) if results else None
+            if not (first and first["outcome"] == "internal" and "_teml" in first["detail"]
+                    and ("file too short" in first["detail"] or "No module named" in first["detail"]
+                         or "cannot open shared object" in first["detail"])):
+                return results
+            time.sleep(10)
+        return results
+
+    def python_jobs_once(self, jobs):
         env = {**self.env, "PYTHONPATH": PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", "")}
         cmd = [PYTHON, os.path.join(HERE, "pyworker.py"), self.path, self.workdir] + jobs
         t0 = time.time()

@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -282,6 +283,13 @@ def run_path(seed, workdir, timeout=120, threads=2, env=None, log=None):
         if r["outcome"] != "refused":
             return r
         m = runner.LOCATED.search(err or out)
+        lo = re.search(r"--output: tensor '(\w+)' is local to a loop", err or out)
+        if lo and not m:  # a step made a tensor the path reads back local: that step is refused
+            refusals.append("--output: tensor '_' is local to a loop (local(...))")
+            cand = [ln for ln, (n, k) in where.items() if f", {lo.group(1)})" in text.splitlines()[ln - 1]]
+            if cand:
+                drop.add(where[max(cand)])
+                continue
         if not m:
             return R("teml", "internal", "refused without file:line:col: " + (err or out)[-1000:], program=text)
         refusals.append(r["kind"])
