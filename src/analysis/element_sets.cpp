@@ -122,6 +122,15 @@ std::optional<std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
   return out;
 }
 
+namespace {
+bool sameAccess(const isl_model::Access& a, const isl_model::Access& b) {
+  if (a.tensor != b.tensor || a.indices.size() != b.indices.size()) return false;
+  for (size_t d = 0; d < a.indices.size(); ++d)
+    if (!ir::equal(a.indices[d], b.indices[d])) return false;
+  return true;
+}
+}  // namespace
+
 StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::string, std::vector<int64_t>>& shapes,
                           std::optional<std::pair<int64_t, int64_t>> block) {
   StepAccesses out;
@@ -161,7 +170,16 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
         o.constraints.push_back(std::to_string(block->first) + " <= " + o.vars[0] + " < " +
                                 std::to_string(block->second));
       }
-      for (auto& r : o.reads) add(out.read, o, r);
+      // A read written again (y[col[k]] + y[col[k]], the loop bounds' reads
+      // before each) touches the same elements: one relation each.
+      std::vector<const isl_model::Access*> distinct;
+      for (auto& r : o.reads) {
+        bool seen = false;
+        for (auto* d : distinct) seen = seen || sameAccess(*d, r);
+        if (seen) continue;
+        distinct.push_back(&r);
+        add(out.read, o, r);
+      }
       add(out.written, o, o.write);
       if (o.isReduce) {
         out.reduceOps[o.write.tensor].insert(o.op);

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include <isl/options.h>
+#include <isl/set.h>
 
 #include "ir/accesses.hpp"
 #include "ir/functor.hpp"
@@ -261,8 +262,93 @@ std::string tupleName(const std::string& id) {
   return out;
 }
 
-// { Sid[origin] -> <rhs>[values] : the occurrence's domain }
-std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values) {
+namespace {
+
+// The names in an isl constraint's text, isl's own words left out.
+std::vector<std::string> namesIn(const std::string& text) {
+  static const std::set<std::string> words{"and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists"};
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[at]);
+    if (!(std::isalpha(c) || c == '_')) {
+      ++at;
+      continue;
+    }
+    size_t end = at;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    std::string name = text.substr(at, end - at);
+    if (!words.count(name)) out.push_back(name);
+    at = end;
+  }
+  return out;
+}
+
+// A value loaded from data (Texter's "u<k>").
+bool isUnknown(const std::string& name) {
+  if (name.size() < 2 || name[0] != 'u') return false;
+  for (size_t k = 1; k < name.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(name[k]))) return false;
+  return true;
+}
+
+// Drops from `eqs` the groups of constraints that name only loaded values
+// and share none with the other constraints (the checks of indices read from
+// data, the bounds of a CSR row loop): whether values exist that meet such a
+// group decides whether any instance runs, not which. isl would multiply the
+// disjunctions of every group out (time exponential in the checks: the
+// loads y[col[k]] of a row loop, each with its check); each group is asked
+// alone instead. False where a group cannot be met (no instance).
+bool withoutDataOnlyGroups(isl_ctx* ctx, std::vector<std::string>& eqs) {
+  size_t n = eqs.size();
+  std::vector<size_t> parent(n);
+  for (size_t k = 0; k < n; ++k) parent[k] = k;
+  auto root = [&](size_t k) {
+    while (parent[k] != k) k = parent[k] = parent[parent[k]];
+    return k;
+  };
+  std::vector<bool> anchored(n, false);
+  std::map<std::string, size_t> firstWith;
+  for (size_t k = 0; k < n; ++k) {
+    auto names = namesIn(eqs[k]);
+    if (names.empty()) anchored[k] = true;  // a constant fact: left to isl
+    for (auto& name : names) {
+      if (!isUnknown(name)) {
+        anchored[k] = true;
+        continue;
+      }
+      auto [it, fresh] = firstWith.emplace(name, k);
+      if (!fresh) parent[root(k)] = root(it->second);
+    }
+  }
+  std::vector<bool> groupAnchored(n, false);
+  for (size_t k = 0; k < n; ++k)
+    if (anchored[k]) groupAnchored[root(k)] = true;
+  std::map<size_t, std::vector<std::string>> groups;
+  std::vector<std::string> kept;
+  for (size_t k = 0; k < n; ++k) {
+    if (groupAnchored[root(k)]) kept.push_back(eqs[k]);
+    else groups[root(k)].push_back(eqs[k]);
+  }
+  if (groups.empty()) return true;
+  for (auto& [r, group] : groups) {
+    std::set<std::string> unknowns;
+    for (auto& c : group)
+      for (auto& name : namesIn(c)) unknowns.insert(name);
+    std::string text = "{ : exists (" + join(std::vector<std::string>(unknowns.begin(), unknowns.end()), ", ") +
+                       " : " + join(group, " and ") + ") }";
+    isl_set* set = isl_set_read_from_str(ctx, text.c_str());
+    if (!set) throw IslFailure{};
+    isl_bool empty = isl_set_is_empty(set);
+    isl_set_free(set);
+    if (empty == isl_bool_error) throw IslFailure{};
+    if (empty == isl_bool_true) return false;
+  }
+  eqs = std::move(kept);
+  return true;
+}
+
+std::string relationText(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values,
+                         isl_ctx* ctx) {
   std::vector<std::string> outs, eqs;
   for (size_t k = 0; k < o.tag.origin.size(); ++k) {
     eqs.push_back("o" + std::to_string(k) + " = " + o.texter.expr(o.tag.origin[k]));
@@ -274,12 +360,30 @@ std::string relation(const Occurrence& o, const std::string& rhsTuple, const std
     eqs.push_back("v" + std::to_string(k) + " = " + values[k]);
   }
   for (auto& c : o.constraints) eqs.push_back(c);
-  std::string body = join(eqs, " and ");
   std::vector<std::string> quantified = o.vars;
-  quantified.insert(quantified.end(), o.texter.unknowns.begin(), o.texter.unknowns.end());
+  if (ctx) {
+    if (!withoutDataOnlyGroups(ctx, eqs)) eqs = {"1 = 0"};
+    std::set<std::string> used;  // the loaded values the constraints left still name
+    for (auto& c : eqs)
+      for (auto& name : namesIn(c))
+        if (isUnknown(name)) used.insert(name);
+    for (auto& u : o.texter.unknowns)
+      if (used.count(u)) quantified.push_back(u);
+  } else {
+    quantified.insert(quantified.end(), o.texter.unknowns.begin(), o.texter.unknowns.end());
+  }
+  std::string body = join(eqs, " and ");
+  if (ctx && body.empty()) body = "0 = 0";
   if (!quantified.empty()) body = "exists (" + join(quantified, ", ") + " : " + body + ")";
   return withParams(o.texter.params, "{ " + tupleName(o.tag.id) + "[" + join(outs, ", ") + "] -> " + rhsTuple + "[" +
                                           join(rv, ", ") + "] : " + body + " }");
+}
+
+}  // namespace
+
+// { Sid[origin] -> <rhs>[values] : the occurrence's domain }
+std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values) {
+  return relationText(o, rhsTuple, values, nullptr);
 }
 
 std::string withParams(const std::set<std::string>& params, const std::string& map) {
@@ -314,7 +418,7 @@ UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a) {
     idx = s->second.prefix;
   }
   for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
-  return read(ctx, relation(o, tuple, idx));
+  return read(ctx, relationText(o, tuple, idx, ctx));
 }
 
 }  // namespace teml::analysis::isl_model

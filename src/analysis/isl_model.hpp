@@ -133,7 +133,10 @@ std::string tupleName(const std::string& id);
 std::string withParams(const std::set<std::string>& params, const std::string& map);
 // { Sid[origin] -> <rhsTuple>[values] : the occurrence's domain }
 std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values);
-// Instance -> element of `tensor` for access a of occurrence o.
+// Instance -> element of `tensor` for access a of occurrence o. The groups of
+// domain constraints that name only values loaded from data (index checks)
+// are decided apart and left out: the same relation, without isl multiplying
+// their disjunctions out.
 UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a);
 // The schedule of every instance: statement instance -> time vector (padded).
 UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ);
