@@ -70,6 +70,7 @@ std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::
   std::vector<std::set<std::string>> out(forward.nests.size());
   WholeProgram whole(forward);
   if (whole.nests.empty()) return out;
+  SourceLoc at;  // the statement being looked at (isl may give up there)
   Ctx ctx = boundedContext();
   try {
     std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
@@ -81,6 +82,7 @@ std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::
     };
     for (auto& w : occ) {
       if (!among(candidates, w)) continue;
+      at = w.loc;
       bool met = true;
       for (auto& later : occ)
         if (met && later.write.tensor == w.write.tensor && !among(restored, later))
@@ -88,7 +90,7 @@ std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::
       if (met) out[whole.origin.at(w.tag.id).first].insert(whole.origin.at(w.tag.id).second);
     }
   } catch (const IslFailure&) {
-    throw UserError(SourceLoc{}, kTooComplex);
+    throw UserError(at, kTooComplex);
   }
   return out;
 }
@@ -100,6 +102,7 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
   WholeProgram whole(forward);
   if (whole.nests.empty()) return out;
   auto& origin = whole.origin;
+  SourceLoc at;  // the statement whose reads are being looked at (isl may give up there)
   Ctx ctx = boundedContext();
   try {
     std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
@@ -108,6 +111,7 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
     UMap notBefore = check(isl_union_map_lex_le_union_map(time.copy(), time.copy()));
     for (auto& reader : occ) {
       if (!needed.count(reader.write.tensor)) continue;
+      at = reader.loc;
       std::vector<Access> reads = reader.reads;
       reads.insert(reads.end(), reader.controlReads.begin(), reader.controlReads.end());
       // A max= or min= reduction is differentiated against its target's
@@ -140,7 +144,7 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
       }
     }
   } catch (const IslFailure&) {
-    throw UserError(SourceLoc{}, kTooComplex);
+    throw UserError(at, kTooComplex);
   }
   return out;
 }

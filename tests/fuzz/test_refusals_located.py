@@ -1,0 +1,21 @@
+"""A program the gradient stage refuses (tests/fuzz/refused/) is refused at
+the line of the statement at fault, `file:line:col: error:` (found by the
+fuzz oracle: seed 1053 was refused with no position)."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+TEML = os.environ.get("TEML_BINARY", str(HERE.parents[1] / "build" / "teml"))
+PROGRAM = HERE / "refused" / "gradient_beyond_isl_budget.py"
+
+
+def test_the_isl_budget_refusal_names_its_statements_line(tmp_path):
+    expected = int(re.search(r"the statement \((\d+)\)", PROGRAM.read_text()).group(1))
+    run = subprocess.run([TEML, "grad", str(PROGRAM), "--wrt", "x,val", "--of", "y,Y,s", "--cache-dir", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1, run.stderr
+    assert re.search(rf"{re.escape(str(PROGRAM))}:{expected}:\d+: error: gradient: .*too complex for isl's budget",
+                     run.stderr), run.stderr
