@@ -190,6 +190,11 @@ Schedule::Applied Schedule::skew(const StmtP& top, const std::string& outer, con
 Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop, const std::string& tensor, int line) {
   const TensorDecl* decl = program_.find(tensor);
   if (!decl) throw ScheduleError("local: '" + tensor + "' is not a program tensor");
+  // A front end that declares roles (free-form's parameters) says whose the
+  // tensor is: the caller's values would not survive the loop.
+  if (auto role = program_.roles.find(tensor); role != program_.roles.end() && ir::isCallers(role->second))
+    throw ScheduleError("local: '" + tensor + "' is a parameter (" + ir::roleName(role->second) +
+                        "): the caller's values cannot live inside a loop");
   LocalTensor t(*decl);
   auto init = program_.initialValues.find(tensor);
   if (init != program_.initialValues.end()) t.init = init->second;
