@@ -28,18 +28,21 @@ import runner  # noqa: E402
 FAILURES = ("crash", "hang", "internal", "mismatch")
 
 
+def records_in(results):
+    """The records of a results file, in order; a torn last line is skipped."""
+    if not os.path.exists(results):
+        return
+    with open(results) as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
 def done_seeds(results):
-    seeds = set()
-    if os.path.exists(results):
-        with open(results) as f:
-            for line in f:
-                try:
-                    r = json.loads(line)
-                except ValueError:
-                    continue
-                if r.get("outcome") != "oracle-error":  # the oracle's own trouble (teml relinked meanwhile): again
-                    seeds.add(r["seed"])
-    return seeds
+    # The oracle's own trouble (teml relinked meanwhile) is run again.
+    return {r["seed"] for r in records_in(results) if r.get("outcome") != "oracle-error"}
 
 
 def append(results, record):
@@ -94,14 +97,9 @@ def run_seed(seed, out, paths, tune_budget, reduce, timeout):
 def summarize(out):
     results = os.path.join(out, "results.jsonl")
     records = {}
-    with open(results) as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r["seed"] not in records or records[r["seed"]]["outcome"] == "oracle-error":
-                records[r["seed"]] = r
+    for r in records_in(results):
+        if r["seed"] not in records or records[r["seed"]]["outcome"] == "oracle-error":
+            records[r["seed"]] = r
     outcomes = collections.Counter(r["outcome"] for r in records.values())
     per_path = collections.defaultdict(collections.Counter)
     refusals = collections.Counter()
