@@ -300,7 +300,10 @@ def machine_description():
             flags = set(line.split(":", 1)[1].split())
             break
     simd = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16") if f in flags]
-    return dict(cpu=limits.cpu_model(), cores=os.cpu_count(), simd=simd, date=datetime.date.today().isoformat())
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True).stdout.strip()
+    dirty = [l[3:] for l in git("status", "--porcelain").splitlines() if l[3:].startswith(("src/", "python/", "include/"))]
+    return dict(cpu=limits.cpu_model(), cores=os.cpu_count(), simd=simd, date=datetime.date.today().isoformat(),
+                teml_commit=git("rev-parse", "--short", "HEAD"), teml_uncommitted=dirty)
 
 
 def run_threads(threads, names, quick, out_dir):
@@ -373,7 +376,10 @@ def table(record):
     lines = ["# Everyday operations: teml's automatic schedule against NumPy / SciPy / PyTorch", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, SIMD flags {', '.join(m['simd'])}; {m['date']}"
              f"{' (--quick sizes)' if record['quick'] else ''}. NumPy {record['versions']['numpy']} "
-             f"(OpenBLAS), SciPy {record['versions']['scipy']}, PyTorch {record['versions']['torch']}.", "",
+             f"(OpenBLAS), SciPy {record['versions']['scipy']}, PyTorch {record['versions']['torch']}. teml at "
+             f"{m.get('teml_commit', '?')}"
+             + (f" with uncommitted changes to {', '.join(m['teml_uncommitted'])} (build/ as it was)"
+                if m.get("teml_uncommitted") else "") + ".", "",
              "teml runs each operation as a new user writes it (bench/ops/programs.py, loops, no schedule: "
              "the automatic schedule). The baseline is the fastest of the library calls in "
              "bench/ops/baselines.py on the same inputs. Times are medians (min in parentheses) of runs "
