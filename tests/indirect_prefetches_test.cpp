@@ -50,7 +50,8 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
                                      "from data: h[int64(idx[p])][0], h[int64(idx[p])][8], h[int64(idx[p])][16], "
                                      "h[int64(idx[p])][24], el[int64(idx[p])] for writing"});
   std::string c = cSource(p);
-  EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 5) << c;
+  // Five in each copy of the loop: with and without the checks of idx (lowering/checks_by_range).
+  EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 10) << c;
   // Guarded by the bounds of idx, not of the node's edges: the last edges
   // of a node fetch the rows of the next node's first ones.
   EXPECT_NE(c.find("if ((p + 4) >= 0 && (p + 4) < 40) {"), std::string::npos) << c;

@@ -6,6 +6,7 @@
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "ir/scoped_visitor.hpp"
+#include "lowering/checks_by_range.hpp"
 
 namespace teml::lowering {
 
@@ -41,6 +42,10 @@ class Decisions : public Visitor {
     decls_.push_back(v.decl);
     Visitor::visitVarDef(v);
     decls_.pop_back();
+  }
+  void visitIf(const If& i) override {
+    if (i.id != kChecksByRangeId) return Visitor::visitIf(i);
+    visit(i.then);  // the checked copy decides the same again
   }
   void visitFor(const For& f) override {
     for (auto& r : f.loopKind.reductions) {

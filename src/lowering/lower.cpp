@@ -9,6 +9,7 @@
 #include "ir/verify.hpp"
 #include "lowering/branches_to_selects.hpp"
 #include "lowering/carried_dependences.hpp"
+#include "lowering/checks_by_range.hpp"
 #include "lowering/distributed/exchanges.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/narrow_float_conversions.hpp"
@@ -32,11 +33,19 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
       if (s->kind == StmtKind::VarDef) names.insert(s->as<VarDef>().decl.name);
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
+  // Index tensors the program only reads: their checks decided once per call (checks_by_range.hpp).
+  std::set<std::string> readOnly;
+  for (auto& t : p.tensors) readOnly.insert(t.name);
+  for (auto& n : p.nests)
+    for (auto& w : tensorsWritten(n)) readOnly.erase(w);
+  const bool rangeChecks = target.kind == target::Kind::Cpu && target.ranks <= 1;
   for (size_t k = 0; k < p.nests.size(); ++k) {
     StmtP& n = p.nests[k];
     auto run = [&](const std::string& name, const std::function<StmtP(const StmtP&)>& pass) {
       n = log ? log->run(name, static_cast<int>(k), n, pass) : pass(n);
     };
+    if (rangeChecks)
+      run("checks_by_range", [&](const StmtP& s) { return versionChecksByRange(s, p.tensors, readOnly, names); });
     run("hoist_invariant_checks", hoistInvariantChecks);
     run("branches_to_selects", branchesToSelects);
     run("narrow_float_conversions", narrowFloatConversions);
