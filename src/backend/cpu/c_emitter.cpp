@@ -127,6 +127,11 @@ std::string emitC(const Program& program, const target::Target& target) {
         "static inline float teml_maxf(float a, float b) { return b > a ? b : a; }\n"
         "static inline double teml_mind(double a, double b) { return b < a ? b : a; }\n"
         "static inline double teml_maxd(double a, double b) { return b > a ? b : a; }\n"
+        "/* Reductions' max and min: C's fmax and fmin (a NaN operand loses), as selects, which vectorize. */\n"
+        "static inline float teml_fminf(float a, float b) { return b < a || a != a ? b : a; }\n"
+        "static inline float teml_fmaxf(float a, float b) { return b > a || a != a ? b : a; }\n"
+        "static inline double teml_fmind(double a, double b) { return b < a || a != a ? b : a; }\n"
+        "static inline double teml_fmaxd(double a, double b) { return b > a || a != a ? b : a; }\n"
         "/* Run-time checks: the first failure is kept for teml_error (runtime::Kernel::run). */\n"
         "static int teml_failed;\n"
         "static int teml_fail_line, teml_fail_col;\n"
@@ -183,6 +188,7 @@ std::string emitC(const Program& program, const target::Target& target) {
   for (auto& t : program.tensors) cname[t.name] = global.claim(t.name);
 
   std::vector<std::vector<const TensorDecl*>> params(program.nests.size());
+  bool floatMinMaxDeclared = false;
   for (size_t k = 0; k < program.nests.size(); ++k) {
     auto used = tensorsAccessed(program.nests[k]);
     std::string sig;
@@ -195,6 +201,14 @@ std::string emitC(const Program& program, const target::Target& target) {
     const StmtP& nest = program.nests[k];
     NestEmitter em(program, target, cname, name, nest);
     std::string body = em.body(nest);
+    // Reduction clauses of floats' max and min (nest_emitter.cpp), declared before the first that uses them.
+    if (!floatMinMaxDeclared && (body + em.helpers()).find("reduction(teml_fm") != std::string::npos) {
+      floatMinMaxDeclared = true;
+      for (const char* op : {"teml_fminf : float : omp_out = teml_fminf", "teml_fmaxf : float : omp_out = teml_fmaxf",
+                             "teml_fmind : double : omp_out = teml_fmind", "teml_fmaxd : double : omp_out = teml_fmaxd"})
+        os << "#pragma omp declare reduction(" << op << "(omp_out, omp_in)) initializer(omp_priv = NAN)\n";
+      os << "\n";
+    }
     os << em.helpers() << "static void " << name << "(" << (sig.empty() ? "void" : sig) << ") {\n" << body << "}\n\n";
   }
 

@@ -83,8 +83,13 @@ void NestEmitter::emitFor(const For& f, int indent) {
     // Bools: += and max= are "or", *= and min= "and" (the interpreter's 0/1 results).
     const TensorDecl* acc = view_.find(r.of);
     bool boolean = acc && acc->dtype == DType::Bool;
+    // Floats' max and min: fmax and fmin, whose identity is NaN (c_emitter.cpp declares them).
+    bool f32 = acc && acc->dtype == DType::F32, f64 = acc && acc->dtype == DType::F64;
     const char* op = boolean ? (r.op == ReduceOp::Add || r.op == ReduceOp::Max ? "|" : "&")
-                     : r.op == ReduceOp::Add ? "+" : r.op == ReduceOp::Mul ? "*" : r.op == ReduceOp::Max ? "max" : "min";
+                     : r.op == ReduceOp::Add ? "+"
+                     : r.op == ReduceOp::Mul ? "*"
+                     : r.op == ReduceOp::Max ? (f32 ? "teml_fmaxf" : f64 ? "teml_fmaxd" : "max")
+                                             : (f32 ? "teml_fminf" : f64 ? "teml_fmind" : "min");
     clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
@@ -129,6 +134,11 @@ void NestEmitter::emitFor(const For& f, int indent) {
     streamed_ |= streamedBefore;
   } else if (explicitVector) {
     emitVectorLoop(f, cvar, indent);
+  } else if (int64_t parts = partialSums(f)) {
+    emitPartialSums(f, cvar, parts, indent);
+    iterNames_.pop_back();
+    names_.release(cvar);
+    return;
   } else if (f.loopKind.lanes()) {
     line(indent, "#pragma omp simd" + clauses);
   }
@@ -279,8 +289,8 @@ void NestEmitter::emitReduce(const Reduce& r, int indent) {
   std::string target = access(r.tensor, r.indices);
   const TensorDecl* t = view_.find(r.tensor);
   bool ints = t && isIntegral(t->dtype);
-  const char* max = ints ? "teml_max(" : single ? "fmaxf(" : "fmax(";
-  const char* min = ints ? "teml_min(" : single ? "fminf(" : "fmin(";
+  const char* max = ints ? "teml_max(" : single ? "teml_fmaxf(" : "teml_fmaxd(";
+  const char* min = ints ? "teml_min(" : single ? "teml_fminf(" : "teml_fmind(";
   std::string update;
   if (t && t->dtype == DType::Bool) {
     // 0 or 1 in a byte, as the interpreter's bools: or, and.

@@ -70,6 +70,10 @@ class NestEmitter {
   std::string loopHeader(const For& f, const std::string& cvar);
 
   void emitFor(const For& f, int indent);
+  // A long reduction loop in lanes summed in independent partial sums
+  // (nest_emitter_partial_sums.cpp): how many (0: the loop as it is).
+  int64_t partialSums(const For& f);
+  void emitPartialSums(const For& f, const std::string& cvar, int64_t parts, int indent);
   // Data moved between MPI ranks (nest_emitter_exchange.cpp).
   void emitExchange(const ir::Exchange& x, int indent);
 

@@ -1,0 +1,90 @@
+"""Reductions along a long loop in SIMD lanes: max and min as C's fmax and
+fmin (a NaN loses, as the interpreter's), vectorized; sums of at least 16
+vectors in independent partial sums (src/backend/cpu/nest_emitter_partial_sums.cpp),
+with trip counts that whole blocks do not divide, other statements in the
+loop, and a sum that starts from the output's value."""
+import numpy as np
+import pytest
+
+import teml
+
+
+@teml.transform
+def row_max_min(x: teml.Var[(5, 1037), "float32"], top: teml.Var[(5,), "float32", "output"],
+                bottom: teml.Var[(5,), "float32", "output"]):
+    for i in range(5):
+        top[i] = x[i, 0]
+        bottom[i] = x[i, 0]
+        for j in range(1037):
+            top[i] = max(top[i], x[i, j])
+            bottom[i] = min(bottom[i], x[i, j])
+
+
+@teml.transform
+def softmax_rows(x: teml.Var[(3, 1000), "float32"], y: teml.Var[(3, 1000), "float32", "output"]):
+    for i in range(3):
+        m = teml.empty((), "float32")
+        m[()] = x[i, 0]
+        for j in range(1000):
+            m[()] = max(m[()], x[i, j])
+        s = teml.empty((), "float32")
+        s[()] = 0.0
+        for j in range(1000):
+            y[i, j] = teml.exp(x[i, j] - m[()])
+            s[()] += y[i, j]
+        for j in range(1000):
+            y[i, j] = y[i, j] / s[()]
+
+
+@teml.transform
+def dots_added(a: teml.Var[(4, 2053), "float64"], b: teml.Var[(2053,), "float64"], y: teml.Var[(4,), "float64", "inout"]):
+    for i in range(4):
+        for k in range(2053):
+            y[i] += a[i, k] * b[k]
+
+
+@teml.transform
+def int_sums(a: teml.Var[(3, 4099), "int32"], y: teml.Var[(3,), "int32", "output"]):
+    for i in range(3):
+        y[i] = 0
+        for k in range(4099):
+            y[i] += a[i, k]
+
+
+def test_max_and_min_skip_nans_wherever_they_are():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 1037)).astype(np.float32)
+    x[0, 0] = np.nan  # the start value
+    x[1, 500] = np.nan
+    x[2, 1036] = np.nan  # in the last, partial vector
+    x[3, :] = np.nan
+    top, bottom = row_max_min(x)
+    np.testing.assert_array_equal(top, np.fmax.reduce(x, axis=1))
+    np.testing.assert_array_equal(bottom, np.fmin.reduce(x, axis=1))
+
+
+def test_softmax_over_long_rows():
+    x = np.random.default_rng(1).standard_normal((3, 1000)).astype(np.float32) * 4
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(softmax_rows(x), e / e.sum(axis=1, keepdims=True), rtol=2e-5, atol=1e-9)
+
+
+def test_long_dot_products_add_to_the_value_they_start_from():
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((4, 2053)), rng.standard_normal(2053)
+    y = np.arange(4, dtype=np.float64) * 100
+    expected = y + a @ b
+    dots_added(a, b, y)
+    np.testing.assert_allclose(y, expected, rtol=1e-12, atol=1e-10)
+
+
+def test_integer_sums_are_exact():
+    a = np.random.default_rng(3).integers(-1000, 1000, (3, 4099)).astype(np.int32)
+    np.testing.assert_array_equal(int_sums(a), a.sum(axis=1))
+
+
+def test_the_long_sum_runs_in_partial_sums_and_max_in_selects():
+    x = np.zeros((3, 1000), np.float32)
+    c = softmax_rows.c_source(x)
+    assert "_part[64]" in c
+    assert "fmaxf(" not in c.replace("teml_fmaxf(", "")
