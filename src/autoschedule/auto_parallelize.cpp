@@ -1,5 +1,8 @@
 #include "autoschedule/auto_parallelize.hpp"
 
+#include <cstdlib>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "analysis/concurrency.hpp"
@@ -57,6 +60,50 @@ bool writesNothing(const For& f) {
   return !writes;
 }
 
+// Statements the loop runs, counted when every loop in it has a constant trip
+// count; -1 when data or an enclosing iterator decide one.
+double instances(const StmtP& s) {
+  bool known = true;
+  std::function<double(const StmtP&)> count = [&](const StmtP& t) -> double {
+    switch (t->kind) {
+      case StmtKind::For: {
+        auto& f = t->as<For>();
+        int64_t trips = 0;
+        if (!constValue(sub(f.end, f.begin), &trips) || f.step == 0) {
+          known = false;
+          return 0;
+        }
+        int64_t step = f.step > 0 ? f.step : -f.step;
+        trips = f.step > 0 ? trips : -trips;
+        return trips <= 0 ? 0 : static_cast<double>((trips + step - 1) / step) * count(f.body);
+      }
+      case StmtKind::Seq: {
+        double n = 0;
+        for (auto& k : t->as<Seq>().stmts) n += count(k);
+        return n;
+      }
+      case StmtKind::If: return count(t->as<If>().then) + (t->as<If>().otherwise ? count(t->as<If>().otherwise) : 0);
+      case StmtKind::VarDef: return count(t->as<VarDef>().body);
+      case StmtKind::Assert: return count(t->as<Assert>().body);
+      case StmtKind::Store:
+      case StmtKind::Reduce: return 1;
+      default: return 0;
+    }
+  };
+  double total = count(s);
+  return known ? total : -1;
+}
+
+// Below this many statements a nest runs on one thread: starting threads and
+// waiting for them costs microseconds on a quiet machine and scheduler ticks
+// (milliseconds) on a busy one, more than so little work saves. The test
+// suite sets TEML_THREADS_AT_ANY_SIZE=1 so that its small programs still
+// run their parallel code on threads, where a lost update shows.
+double worthThreads() {
+  const char* any = std::getenv("TEML_THREADS_AT_ANY_SIZE");
+  return any && std::string(any) == "1" ? 0 : 1 << 14;
+}
+
 }  // namespace
 
 void autoParallelize(AutoState& state) {
@@ -69,6 +116,8 @@ void autoParallelize(AutoState& state) {
       threaded = threaded || (s->kind == StmtKind::For && s->as<For>().loopKind.threads());
     });
     if (threaded || o->loopKind.threads() || writesNothing(*o)) continue;
+    double work = instances(o->self());
+    if (work >= 0 && work < worthThreads()) continue;
     auto chain = perfectChain(state.body, outer);
     for (size_t k = 0; k < chain.size(); ++k) {
       const std::string& id = chain[k];

@@ -121,11 +121,16 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
     p.nests = {nest};
     programs.push_back(std::move(p));
   }
-  // Compiled in parallel, as many at a time as the machine has cores; a
-  // candidate that does not compile is simply not chosen.
+  // Compiled in parallel, as many at a time as the machine has cores, in the
+  // order the passes proposed them (their first guess first), while the
+  // budget allows another round as long as the longest so far; a candidate
+  // that does not compile, or that the budget leaves out, is not chosen.
   std::vector<std::unique_ptr<backend::Kernel>> kernels(candidates.size());
   size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  double longestRound = 0;
   for (size_t first = 0; first < candidates.size(); first += workers) {
+    if (first > 0 && secondsSince(start) + longestRound > options_.budgetSeconds) break;
+    auto roundStart = Clock::now();
     std::vector<std::future<std::unique_ptr<backend::Kernel>>> jobs;
     for (size_t k = first; k < std::min(candidates.size(), first + workers); ++k)
       jobs.push_back(std::async(std::launch::async, [&, k] { return backend::buildFor(programs[k], target_, jit_); }));
@@ -135,6 +140,7 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
       } catch (const std::exception&) {
       }
     }
+    longestRound = std::max(longestRound, secondsSince(roundStart));
     progress.show(std::to_string(std::min(candidates.size(), first + workers)) + "/" +
                   std::to_string(candidates.size()) + " candidates compiled");
   }
@@ -154,10 +160,13 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
   }
 
   // In turns (A B C A B C ...), one warm-up each, the best time of each
-  // kept: at least one timed turn, at most five, while the budget lasts.
+  // kept: at least one timed turn, at most five, while the budget lasts
+  // (another turn only when one as long as the last still fits).
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(candidates.size(), inf);
-  for (int turn = 0; turn < 2 || (turn < 6 && secondsSince(start) < options_.budgetSeconds); ++turn) {
+  double lastTurn = 0;
+  for (int turn = 0; turn < 2 || (turn < 6 && secondsSince(start) + lastTurn < options_.budgetSeconds); ++turn) {
+    auto turnStart = Clock::now();
     for (size_t k = 0; k < candidates.size(); ++k) {
       if (!kernels[k]) continue;
       auto t = Clock::now();
@@ -170,6 +179,7 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
       }
       if (turn > 0) best[k] = std::min(best[k], secondsSince(t));
     }
+    lastTurn = secondsSince(turnStart);
     progress.show(std::to_string(candidates.size()) + " candidates, run " + std::to_string(turn + 1));
   }
   size_t choice = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());

@@ -1,0 +1,49 @@
+"""The automatic schedule puts a nest on threads only when it does enough
+work to pay for them (docs/auto-schedule.md, auto_parallelize): fewer than
+16384 statements run on one thread. The test suite sets
+TEML_THREADS_AT_ANY_SIZE=1 so that its small programs still test parallel
+code; these tests choose for themselves."""
+import os
+import subprocess
+
+from conftest import TEML
+
+PROGRAM = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(N, 48), "int64"], y: teml.Var[(N,), "int64", "output"]):
+    #! label: Li
+    for i in range(N):
+        #! label: Lj
+        for j in range(48):
+            y[i] += x[i, j] * (j + 1)
+'''
+
+
+def schedule(tmp_path, rows, any_size):
+    path = tmp_path / "program.py"
+    path.write_text(PROGRAM.replace("N", str(rows)))
+    env = dict(os.environ)
+    env.pop("TEML_THREADS_AT_ANY_SIZE", None)
+    if any_size:
+        env["TEML_THREADS_AT_ANY_SIZE"] = "1"
+    r = subprocess.run([TEML, "check", str(path), "-v", "--threads", "2", "--cache-dir", str(tmp_path / "cache")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def test_a_small_nest_runs_on_one_thread(tmp_path):
+    steps = schedule(tmp_path, 64, any_size=False)  # 3072 statements
+    assert 's.vectorize("Lj")' in steps
+    assert "parallelize" not in steps
+
+
+def test_a_large_nest_runs_on_threads(tmp_path):
+    steps = schedule(tmp_path, 1024, any_size=False)  # 49152 statements
+    assert 's.parallelize("Li")' in steps
+
+
+def test_the_test_suites_switch_keeps_small_nests_on_threads(tmp_path):
+    assert 's.parallelize("Li")' in schedule(tmp_path, 64, any_size=True)
