@@ -97,6 +97,16 @@ std::optional<Contraction> findContraction(const StmtP& body, const std::string&
     if (std::find(outputVars.begin(), outputVars.end(), f->var) != outputVars.end() && rowScore(*f) > 0 &&
         (!row || rowScore(*f) >= rowScore(*row)))
       row = f;
+  // Without a row loop nothing reuses a block of a column operand. Where a
+  // sum walks such an operand across rows of memory (A[i][j] summed over
+  // i), a column block would read a line or two of each row, rows a page
+  // apart: streaming the rows (the sum outside, the columns in lanes inside,
+  // auto_loop_order's form) reads memory in order.
+  if (!row)
+    for (auto* l : columnLoads)
+      for (size_t k = 0; k + 1 < l->indices.size(); ++k)
+        for (auto& v : sumVars)
+          if (usesVar(l->indices[k], v)) return std::nullopt;
   for (auto* f : loops) {
     bool output = std::find(outputVars.begin(), outputVars.end(), f->var) != outputVars.end();
     if (!output) c.sums.push_back(f->id);

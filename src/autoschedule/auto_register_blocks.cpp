@@ -2,6 +2,7 @@
 
 #include "autoschedule/auto_register_block.hpp"
 #include "autoschedule/loop_queries.hpp"
+#include "diag/timing.hpp"
 #include "ir/printer.hpp"
 
 namespace teml::autoschedule {
@@ -28,10 +29,12 @@ void autoRegisterBlocks(AutoState& state) {
     // cache's name) does not reach the chosen one, which is replayed here.
     std::vector<Candidate> candidates;
     size_t before = state.steps.size();
+    auto start = Clock::now();
     for (auto& block : registerBlockCandidates(*contraction, state.target)) {
       AutoState trial = state.fork();
       if (applyRegisterBlock(trial, *contraction, block))
         candidates.push_back({block, trial.body, {trial.steps.begin() + before, trial.steps.end()}});
+      if (!state.tuner && !candidates.empty()) break;  // nothing to measure with: the first that applies
     }
     if (candidates.empty()) continue;
     size_t chosen = 0;
@@ -42,7 +45,7 @@ void autoRegisterBlocks(AutoState& state) {
         key += " " + describe(c.block);
         bodies.push_back(c.body);
       }
-      chosen = state.tuner->fastest(*state.context, key, bodies);
+      chosen = state.tuner->fastest(*state.context, key, bodies, secondsSince(start));
       if (chosen >= candidates.size()) chosen = 0;
     }
     state.replay(candidates[chosen].steps);

@@ -16,8 +16,10 @@ class Tuner {
   // The index of the fastest of `candidates`, each a whole nest computing
   // the same as the others over `context`'s tensors. `key` names the nest
   // and the way the candidates were made: the same key, the same candidates
-  // in the same order (so a stored choice holds).
-  virtual size_t fastest(const ir::Program& context, const std::string& key, const std::vector<ir::StmtP>& candidates) = 0;
+  // in the same order (so a stored choice holds). `secondsSpent`: what
+  // making the candidates took, counted against the tuning budget.
+  virtual size_t fastest(const ir::Program& context, const std::string& key, const std::vector<ir::StmtP>& candidates,
+                         double secondsSpent = 0) = 0;
 };
 
 }  // namespace teml::autoschedule

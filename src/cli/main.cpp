@@ -47,7 +47,7 @@ const char* kUsage =
     "  --no-schedule           .py: ignore the file's @teml.schedule functions (with --no-auto: the program as written)\n"
     "  --auto, --no-auto       schedule untouched nests automatically (.py: the default for an entry with no\n"
     "                          schedule; .teml, .til, .teil: with --auto), or run them as written\n"
-    "  --tune-budget S         --auto: seconds of tuning (compiling and measuring candidates) per nest (default 3; 0: none)\n"
+    "  --tune-budget S         --auto: seconds of tuning (making, compiling, measuring candidates) per nest (default 3; 0: none)\n"
     "  --runs N, --json        bench: number of runs, JSON output\n"
     "  -v                      print each stage with its time\n";
 

@@ -73,11 +73,12 @@ std::string MeasuredTuner::storedChoicePath(const std::string& key) const {
 }
 
 size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key,
-                              const std::vector<ir::StmtP>& candidates) {
+                              const std::vector<ir::StmtP>& candidates, double secondsSpent) {
+  const double budget = options_.budgetSeconds - secondsSpent;
   // A choice is an index into these candidates: kept for exactly these.
   std::string withCandidates = key;
   for (auto& nest : candidates) withCandidates += "\ncandidate\n" + ir::toString(nest, true);
-  if (runtime::mpi::launchedRanks() <= 1 || !runtime::mpi::built()) return choose(context, withCandidates, candidates);
+  if (runtime::mpi::launchedRanks() <= 1 || !runtime::mpi::built()) return choose(context, withCandidates, candidates, budget);
   // Several ranks: every rank compiles the same program and asks for the same
   // choices in the same order; rank 0 chooses (measuring alone on the
   // machine: the others wait without spinning) and the others take its
@@ -88,7 +89,7 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
     uint64_t hash;
   } shared{0, std::hash<std::string>{}(withCandidates)};
   const uint64_t mine = shared.hash;
-  if (runtime::mpi::rank() == 0) shared.choice = static_cast<int64_t>(choose(context, withCandidates, candidates));
+  if (runtime::mpi::rank() == 0) shared.choice = static_cast<int64_t>(choose(context, withCandidates, candidates, budget));
   runtime::mpi::shareFromZero(&shared, sizeof shared);
   if (shared.hash != mine || shared.choice < 0 || static_cast<size_t>(shared.choice) >= candidates.size())
     throw InternalError("rank " + std::to_string(runtime::mpi::rank()) +
@@ -97,7 +98,7 @@ size_t MeasuredTuner::fastest(const ir::Program& context, const std::string& key
 }
 
 size_t MeasuredTuner::choose(const ir::Program& context, const std::string& withCandidates,
-                             const std::vector<ir::StmtP>& candidates) {
+                             const std::vector<ir::StmtP>& candidates, double budget) {
   std::string stored = storedChoicePath(withCandidates);
   if (!stored.empty()) {
     std::ifstream in(stored);
@@ -106,6 +107,7 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
     if (in >> word >> choice && word == "choice" && choice >= 0 && static_cast<size_t>(choice) < candidates.size())
       return static_cast<size_t>(choice);
   }
+  if (budget <= 0) return 0;  // making the candidates spent it: the passes' first guess
   ++measured_;
   auto start = Clock::now();  // the budget covers compiling and running
   Progress progress(err_, options_.progress);
@@ -129,7 +131,7 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
   size_t workers = std::max(1u, std::thread::hardware_concurrency());
   double longestRound = 0;
   for (size_t first = 0; first < candidates.size(); first += workers) {
-    if (first > 0 && secondsSince(start) + longestRound > options_.budgetSeconds) break;
+    if (first > 0 && secondsSince(start) + longestRound > budget) break;
     auto roundStart = Clock::now();
     std::vector<std::future<std::unique_ptr<backend::Kernel>>> jobs;
     for (size_t k = first; k < std::min(candidates.size(), first + workers); ++k)
@@ -165,7 +167,7 @@ size_t MeasuredTuner::choose(const ir::Program& context, const std::string& with
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> best(candidates.size(), inf);
   double lastTurn = 0;
-  for (int turn = 0; turn < 2 || (turn < 6 && secondsSince(start) + lastTurn < options_.budgetSeconds); ++turn) {
+  for (int turn = 0; turn < 2 || (turn < 6 && secondsSince(start) + lastTurn < budget); ++turn) {
     auto turnStart = Clock::now();
     for (size_t k = 0; k < candidates.size(); ++k) {
       if (!kernels[k]) continue;

@@ -26,14 +26,14 @@ class MeasuredTuner : public autoschedule::Tuner {
  public:
   MeasuredTuner(target::Target target, runtime::JitOptions jit, std::string cacheDir, TuningOptions options,
                 std::ostream& err);
-  size_t fastest(const ir::Program& context, const std::string& key,
-                 const std::vector<ir::StmtP>& candidates) override;
+  size_t fastest(const ir::Program& context, const std::string& key, const std::vector<ir::StmtP>& candidates,
+                 double secondsSpent = 0) override;
   int measured() const { return measured_; }  // nests measured (not taken from the cache)
 
  private:
   std::string storedChoicePath(const std::string& key) const;
   size_t choose(const ir::Program& context, const std::string& withCandidates,
-                const std::vector<ir::StmtP>& candidates);
+                const std::vector<ir::StmtP>& candidates, double budget);
 
   target::Target target_;
   runtime::JitOptions jit_;
