@@ -4,6 +4,7 @@
 #include "autoschedule/auto_loop_order.hpp"
 #include "autoschedule/auto_parallelize.hpp"
 #include "autoschedule/auto_register_blocks.hpp"
+#include "autoschedule/auto_sums_in_registers.hpp"
 #include "autoschedule/auto_vectorize.hpp"
 
 namespace teml::autoschedule {
@@ -20,6 +21,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
   } else {
     autoRegisterBlocks(search);
     autoLoopOrder(search);
+    autoSumsInRegisters(search);
     autoParallelize(search);
     autoVectorize(search);
   }

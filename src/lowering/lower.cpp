@@ -16,6 +16,7 @@
 #include "lowering/pass_log.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
+#include "lowering/single_iteration_loops.hpp"
 #include "lowering/target_passes.hpp"
 
 namespace teml::lowering {
@@ -57,6 +58,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
         [&](const StmtP& s) { return makeParallelReductions(s, asScheduled, p.tensors, names, analysisCacheDir); });
     run("local_boxes", [&](const StmtP& s) { return storeLocalBoxes(s, p.tensors); });
     run("unique_statement_ids", uniqueStatementIds);  // the statements lowering added; the plans name statements by id
+    run("single_iteration_loops", inlineSingleIterationLoops);
     for (auto& pass : targetPasses(target.kind))  // then the target's own
       run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });
   }

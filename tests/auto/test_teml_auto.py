@@ -89,7 +89,7 @@ def test_a_codegen_list_is_fused_with_its_intermediates_local_unless_an_output_n
 
 def test_a_second_run_takes_the_stored_choice_and_a_damaged_one_is_measured_again(tmp_path):
     cache = tmp_path / "cache"
-    args = ["emit", naive("mm"), *sizes(N=67), "--auto", "--emit", "ir", "--tune-budget", "1", "--cache-dir", cache]
+    args = ["emit", naive("mm"), *sizes(N=67), "--auto", "--emit", "ir", "--tune-budget", "10", "--cache-dir", cache]
     first = teml(*args)
     assert first.returncode == 0, first.stderr
     stored = list((cache / "tuning").iterdir())

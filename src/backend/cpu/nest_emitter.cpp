@@ -158,13 +158,17 @@ void NestEmitter::emitFor(const For& f, int indent) {
 // tensors' bounds: past the loop's end too, so that a short loop (a CSR
 // row) fetches for the rows after it. A prefetch never faults; the loads of
 // the indices would.
-void NestEmitter::emitPrefetches(const For& f, int indent) {
+void NestEmitter::emitPrefetches(const For& f, int indent, bool inVectorCopy) {
   if (f.loopKind.cpu.prefetches.empty()) return;
   ExprP ahead = add(var(f.var), intConst(f.step * f.loopKind.cpu.prefetchAhead));
   std::vector<ExprP> at;
   std::set<std::string> guards;
   for (auto& p : f.loopKind.cpu.prefetches) {
     at.push_back(substitute(p.at, {{f.var, ahead}}));
+    if (inVectorCopy && at.back()->kind == ExprKind::Load) {
+      auto& l = at.back()->as<Load>();
+      at.back() = load(l.tensor, shifted(l.indices), l.dtype);
+    }
     forEachExpr(at.back(), [&](const ExprP& x) {
       if (x->kind != ExprKind::Load || x == at.back()) return;
       auto& l = x->as<Load>();

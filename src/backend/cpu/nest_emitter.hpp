@@ -81,7 +81,8 @@ class NestEmitter {
   // the tensors and the accumulators it uses, and returns the call. GCC
   // vectorizes such a function as well as sequential code, which it often
   // fails to do inside the function it outlines for a parallel region.
-  void emitPrefetches(const ir::For& f, int indent);
+  // `inVectorCopy`: f is inside an explicit vector loop; the addresses are the current copy's.
+  void emitPrefetches(const ir::For& f, int indent, bool inVectorCopy = false);
   void privateCopyIn(const ir::ReductionClause& r, const std::string& copy, int indent);
   void privateCopyOut(const ir::ReductionClause& r, const std::string& copy, int indent);
   std::string bodyFunction(const For& f);

@@ -227,6 +227,10 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
   std::string cvar = names_.claim(f.var);
   iterNames_.push_back({f.var, cvar});
   line(indent, loopHeader(f, cvar));
+  // What later iterations read through indices from data, for each vector of the copy.
+  for (copy_ = 0; copy_ < vectorCopies_ && !f.loopKind.cpu.prefetches.empty(); ++copy_)
+    emitPrefetches(f, indent + 1, true);
+  copy_ = 0;
   emitVectorStmt(f.body, indent + 1);
   line(indent, "}");
   iterNames_.pop_back();

@@ -44,6 +44,7 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
       return true;
     }
     for (size_t d = 0; d < idx.size(); ++d) {
+      if (!usesVar(idx[d], var_)) continue;  // the same in every lane (an index read from data too)
       ir::Affine a;
       if (!ir::toAffine(idx[d], &a)) return false;
       int64_t c = a.coeff(var_);
@@ -177,7 +178,8 @@ class VectorPlans : public Mutator {
     Planner p(loop, view_);
     if (!p.stmt(loop.body) || p.mixed || !p.sawType) return plan;
     int width = target_.lanes(p.dtype);
-    if (span < width) return plan;
+    // Fewer iterations than a vector: one masked vector where the sums stay in registers.
+    if (span < width && (span < 2 || !analysis::sumsStayInRegisters(loop.body))) return plan;
     plan.dtype = p.dtype;
     plan.width = width;
     plan.span = span;

@@ -1,0 +1,78 @@
+#include "autoschedule/auto_sums_in_registers.hpp"
+
+#include <set>
+
+#include "autoschedule/loop_queries.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::autoschedule {
+
+using namespace ir;
+
+namespace {
+
+// The vectors the explicit vector plan jams around inner loops (vector_plans.cpp).
+constexpr int64_t kJammedVectors = 4;
+
+// Along `v`, every subscript list either ignores v or ends in v plus
+// something without v, and uses v nowhere else.
+bool contiguousOrInvariant(const std::vector<ExprP>& indices, const std::string& v) {
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!usesVar(indices[d], v)) continue;
+    if (d + 1 != indices.size()) return false;
+    const ExprP& e = indices[d];
+    if (isVar(e, v)) continue;
+    if (e->kind != ExprKind::Binary || e->as<Binary>().op != BinOp::Add) return false;
+    auto& b = e->as<Binary>();
+    if (!((isVar(b.a, v) && !usesVar(b.b, v)) || (isVar(b.b, v) && !usesVar(b.a, v)))) return false;
+  }
+  return true;
+}
+
+// `j`, the only statement of `k`, holds only sums into elements that move
+// with j and not with k, and reads contiguously or invariantly along j.
+bool sumsStayAcross(const For& k, const For& j) {
+  bool ok = true, any = false;
+  forEachStmt(j.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Seq || s->kind == StmtKind::Assert) return;
+    if (s->kind != StmtKind::Reduce || s->as<Reduce>().op != ReduceOp::Add) {
+      ok = false;
+      return;
+    }
+    auto& r = s->as<Reduce>();
+    any = true;
+    ok = ok && !r.indices.empty() && isVar(r.indices.back(), j.var) && contiguousOrInvariant(r.indices, j.var);
+    for (auto& i : r.indices) ok = ok && !usesVar(i, k.var);
+    forEachExpr(r.value, [&](const ExprP& e) {
+      if (e->kind == ExprKind::Load) ok = ok && contiguousOrInvariant(e->as<Load>().indices, j.var);
+    });
+  });
+  return ok && any;
+}
+
+}  // namespace
+
+void autoSumsInRegisters(AutoState& state) {
+  int64_t lanes = state.target.lanes(DType::F32);
+  for (auto& outer : outermostLoops(state.body)) {
+    auto innermost = innermostLoops(loopWithId(state.body, outer)->self());
+    if (innermost.size() != 1) continue;  // auto_vectorize leaves alone a nest with a vector loop
+    const For* j = loopWithId(state.body, innermost[0]);
+    int64_t trips = constantTrips(*j);
+    if (j->loopKind.concurrent() || trips < lanes || trips > kJammedVectors * lanes) continue;
+    // The loop right around j, with j its only statement.
+    const For* k = nullptr;
+    forEachStmt(loopWithId(state.body, outer)->self(), [&](const StmtP& s) {
+      if (s->kind != StmtKind::For) return;
+      auto inner = items(s->as<For>().body);
+      while (inner.size() == 1 && inner[0]->kind == StmtKind::Assert) inner = items(inner[0]->as<Assert>().body);  // index checks
+      if (inner.size() == 1 && inner[0]->kind == StmtKind::For && inner[0]->id == j->id) k = &s->as<For>();
+    });
+    if (!k || k->loopKind.concurrent() || !sumsStayAcross(*k, *j)) continue;
+    AutoState::Saved before = state.save();
+    std::string jid = j->id;
+    if (!state.tryStep({"reorder", {jid, k->id}}) || !state.tryStep({"vectorize", {jid}})) state.restore(before);
+  }
+}
+
+}  // namespace teml::autoschedule
