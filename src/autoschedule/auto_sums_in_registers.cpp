@@ -13,6 +13,8 @@ namespace {
 
 // The vectors the explicit vector plan jams around inner loops (vector_plans.cpp).
 constexpr int64_t kJammedVectors = 4;
+// Rows of a long row's loop jammed together.
+constexpr int64_t kRowsJammed = 4;
 
 // Along `v`, every subscript list either ignores v or ends in v plus
 // something without v, and uses v nowhere else.
@@ -59,7 +61,7 @@ void autoSumsInRegisters(AutoState& state) {
     if (innermost.size() != 1) continue;  // auto_vectorize leaves alone a nest with a vector loop
     const For* j = loopWithId(state.body, innermost[0]);
     int64_t trips = constantTrips(*j);
-    if (j->loopKind.concurrent() || trips < lanes || trips > kJammedVectors * lanes) continue;
+    if (j->loopKind.concurrent() || trips < lanes) continue;
     // The loop right around j, with j its only statement.
     const For* k = nullptr;
     forEachStmt(loopWithId(state.body, outer)->self(), [&](const StmtP& s) {
@@ -70,8 +72,15 @@ void autoSumsInRegisters(AutoState& state) {
     });
     if (!k || k->loopKind.concurrent() || !sumsStayAcross(*k, *j)) continue;
     AutoState::Saved before = state.save();
-    std::string jid = j->id;
-    if (!state.tryStep({"reorder", {jid, k->id}}) || !state.tryStep({"vectorize", {jid}})) state.restore(before);
+    std::string jid = j->id, kid = k->id;
+    if (trips <= kJammedVectors * lanes) {
+      if (!state.tryStep({"reorder", {jid, kid}}) || !state.tryStep({"vectorize", {jid}})) state.restore(before);
+      continue;
+    }
+    // A long row: rows of k four at a time, jammed into it (each sum loaded and stored once for four).
+    if (constantTrips(*k) < 2 * kRowsJammed) continue;
+    if (!state.tryStep({"split", {kid}, {kRowsJammed}}) || !state.tryStep({"unroll_and_jam", {kid}, {kRowsJammed}}))
+      state.restore(before);
   }
 }
 

@@ -8,6 +8,9 @@
 // contiguously or not at all along it, the two are swapped and the inner
 // one vectorized: its vectors are jammed around the outer loop, the sums
 // loaded once before it and stored once after (lowering/cpu/vector_plans).
+// When the inner loop is longer than that (a row of A in A^T x, a column
+// sum), the outer loop is split by four and its four rows jammed into the
+// inner one instead: each sum is loaded and stored once for four rows.
 #pragma once
 #include "autoschedule/auto_state.hpp"
 
