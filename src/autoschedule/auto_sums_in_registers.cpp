@@ -31,35 +31,50 @@ bool contiguousOrInvariant(const std::vector<ExprP>& indices, const std::string&
   return true;
 }
 
-// `j`, the only statement of `k`, holds only sums into elements that move
-// with j and not with k, and reads contiguously or invariantly along j.
-bool sumsStayAcross(const For& k, const For& j) {
-  bool ok = true, any = false;
+// What the sums in `j`, the only statement of `k`, add into.
+enum class Sums {
+  None,          // something else
+  AlongJ,        // elements that move with j and not with k: kept across k
+  OnePerKAlong,  // elements that move with k and not with j: dot products along j, one per k
+};
+
+// j holds only sums into elements of one of those kinds, and reads
+// contiguously or invariantly along j.
+Sums sumsIn(const For& k, const For& j) {
+  bool dots = true, along = true, any = false, reads = true;
   forEachStmt(j.body, [&](const StmtP& s) {
     if (s->kind == StmtKind::Seq || s->kind == StmtKind::Assert) return;
     if (s->kind != StmtKind::Reduce || s->as<Reduce>().op != ReduceOp::Add) {
-      ok = false;
+      dots = along = false;
       return;
     }
     auto& r = s->as<Reduce>();
     any = true;
-    ok = ok && !r.indices.empty() && isVar(r.indices.back(), j.var) && contiguousOrInvariant(r.indices, j.var);
-    for (auto& i : r.indices) ok = ok && !usesVar(i, k.var);
+    bool usesK = false, usesJ = false;
+    for (auto& i : r.indices) usesK = usesK || usesVar(i, k.var), usesJ = usesJ || usesVar(i, j.var);
+    along = along && !usesK && !r.indices.empty() && isVar(r.indices.back(), j.var) && contiguousOrInvariant(r.indices, j.var);
+    dots = dots && usesK && !usesJ;
     forEachExpr(r.value, [&](const ExprP& e) {
-      if (e->kind == ExprKind::Load) ok = ok && contiguousOrInvariant(e->as<Load>().indices, j.var);
+      if (e->kind == ExprKind::Load) reads = reads && contiguousOrInvariant(e->as<Load>().indices, j.var);
     });
   });
-  return ok && any;
+  if (!any || !reads) return Sums::None;
+  return along ? Sums::AlongJ : dots ? Sums::OnePerKAlong : Sums::None;
 }
 
 }  // namespace
 
 void autoSumsInRegisters(AutoState& state) {
   int64_t lanes = state.target.lanes(DType::F32);
-  for (auto& outer : outermostLoops(state.body)) {
-    auto innermost = innermostLoops(loopWithId(state.body, outer)->self());
-    if (innermost.size() != 1) continue;  // auto_vectorize leaves alone a nest with a vector loop
-    const For* j = loopWithId(state.body, innermost[0]);
+  for (auto& jid : innermostLoops(state.body)) {
+    const For* j = loopWithId(state.body, jid);
+    if (!j) continue;
+    std::string outer;
+    for (auto& o : outermostLoops(state.body)) {
+      bool inside = false;
+      forEachStmt(loopWithId(state.body, o)->self(), [&](const StmtP& s) { inside = inside || s->id == jid; });
+      if (inside) outer = o;
+    }
     int64_t trips = constantTrips(*j);
     if (j->loopKind.concurrent() || trips < lanes) continue;
     // The loop right around j, with j its only statement.
@@ -70,14 +85,20 @@ void autoSumsInRegisters(AutoState& state) {
       while (inner.size() == 1 && inner[0]->kind == StmtKind::Assert) inner = items(inner[0]->as<Assert>().body);  // index checks
       if (inner.size() == 1 && inner[0]->kind == StmtKind::For && inner[0]->id == j->id) k = &s->as<For>();
     });
-    if (!k || k->loopKind.concurrent() || !sumsStayAcross(*k, *j)) continue;
+    if (!k || k->loopKind.concurrent()) continue;
+    Sums sums = sumsIn(*k, *j);
+    if (sums == Sums::None || (sums == Sums::OnePerKAlong && trips < kJammedVectors * lanes)) continue;
     AutoState::Saved before = state.save();
-    std::string jid = j->id, kid = k->id;
-    if (trips <= kJammedVectors * lanes) {
+    std::string kid = k->id;
+    if (sums == Sums::AlongJ && trips <= kJammedVectors * lanes) {
+      // auto_vectorize leaves alone a nest with a vector loop: only where j is its one innermost loop.
+      if (innermostLoops(loopWithId(state.body, outer)->self()).size() != 1) continue;
       if (!state.tryStep({"reorder", {jid, kid}}) || !state.tryStep({"vectorize", {jid}})) state.restore(before);
       continue;
     }
-    // A long row: rows of k four at a time, jammed into it (each sum loaded and stored once for four).
+    // A long row: rows of k four at a time, jammed into it (each sum loaded
+    // and stored once for four rows; four dot products reading four rows
+    // at once share the loads of what they multiply them by).
     if (constantTrips(*k) < 2 * kRowsJammed) continue;
     if (!state.tryStep({"split", {kid}, {kRowsJammed}}) || !state.tryStep({"unroll_and_jam", {kid}, {kRowsJammed}}))
       state.restore(before);
