@@ -2,7 +2,9 @@
 # Times the best schedule of every paper kernel with two teml binaries, in
 # turns (A B A B ...), and prints a markdown table of the medians: the check
 # that a refactoring left the generated code as fast as before.
-# usage: [KERNELS="mm blur"] bench/compare_builds.sh BEFORE_TEML AFTER_TEML [TURNS]
+# With VARIANT=auto, the automatic schedule (naive.teml --auto) instead,
+# each binary tuning into a kernel cache of its own (the first run chooses).
+# usage: [KERNELS="mm blur"] [VARIANT=auto] bench/compare_builds.sh BEFORE_TEML AFTER_TEML [TURNS]
 set -euo pipefail
 before="$1"; after="$2"; turns="${3:-3}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,10 +13,16 @@ declare -A sizes=(
   [gconv]="NB=128 G=4 C=8 H=32 R=7" [bmm]="NB=32768 M=72 K=26" [interp]="E=350000 N=7"
   [helm]="E=25000 N=13" [blur]="N=4096" [coars]="N=4096")
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+caches="$(mktemp -d)"
+trap 'rm -rf "$caches"' EXIT
 run() {  # binary kernel -> median kernel seconds of one `teml bench`
-  local set_args=""
+  local set_args="" program="best.teml"
   for s in ${sizes[$2]}; do set_args+=" --set $s"; done
-  "$1" bench "$root/examples/$2/best.teml" $set_args --runs 5 --json | sed 's/.*"median_s": \([0-9.e+-]*\).*/\1/'
+  if [ "${VARIANT:-best}" = auto ]; then
+    program="naive.teml"
+    set_args+=" --auto --cache-dir $caches/$(echo "$1" | md5sum | cut -c1-8)"
+  fi
+  "$1" bench "$root/examples/$2/$program" $set_args --runs 5 --json | sed 's/.*"median_s": \([0-9.e+-]*\).*/\1/'
 }
 echo "| kernel | before (s) | after (s) | after / before |"
 echo "|---|---|---|---|"
