@@ -1,5 +1,6 @@
 #include "autoschedule/auto_schedule.hpp"
 
+#include "autoschedule/auto_fission_math.hpp"
 #include "autoschedule/auto_gpu.hpp"
 #include "autoschedule/auto_loop_order.hpp"
 #include "autoschedule/auto_parallelize.hpp"
@@ -20,6 +21,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
     autoGpu(search);
   } else {
     autoRegisterBlocks(search);
+    autoFissionMath(search);
     autoLoopOrder(search);
     autoSumsInRegisters(search);
     autoParallelize(search);

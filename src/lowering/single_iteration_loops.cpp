@@ -14,7 +14,7 @@ class InlineSingleIterations : public Mutator {
     StmtP inner = Mutator::mutateFor(s);
     auto& f = inner->as<For>();
     int64_t trips = 0;
-    if (f.loopKind.concurrent() || !f.loopKind.reductions.empty() || f.step != 1 ||
+    if (f.made.primitive != "separate_tail" || f.loopKind.concurrent() || !f.loopKind.reductions.empty() || f.step != 1 ||
         !constValue(sub(f.end, f.begin), &trips) || trips != 1 || !localsOf(f).empty() || !localTensorsIn(f.body).empty())
       return inner;
     return substitute(f.body, {{f.var, f.begin}});

@@ -86,5 +86,48 @@ def test_a_register_blocks_short_last_columns_run_as_masked_vectors(teml):
             want += np.einsum("oc,crs->ors", w[:, :, p, q], x[:, p:p + 10, q:q + 60])
     np.testing.assert_allclose(out["y"], want, rtol=1e-4, atol=1e-4)
     c = teml.attempt(CONV, {"x": x, "w": w}, [], extra=["--threads", "1"], command="emit").stdout
-    assert "teml_mload_vf(&x[c][r + p][s + q], 12)" in c  # 60 = 3 x 16 + 12
+    # 60 columns: the last block's last vector holds 12 (60 = 3 x 16 + 12), masked, in registers.
+    assert re.search(r"teml_mload_vf\(&x\[c\]\[r \+ p\]\[s( \+ \d+)? \+ q\], 12\)", c), c
     assert "#pragma omp simd" not in c  # no remainder left to the C compiler
+
+
+COLUMN_SUMS = '''import teml
+
+
+@teml.transform
+def column_sums(A: teml.Var[(37, 300), "float64"], y: teml.Var[(300,), "float64", "output"]):
+    for i in range(37):
+        for j in range(300):
+            y[j] += A[i, j]
+'''
+
+GEMV = '''import teml
+
+
+@teml.transform
+def gemv(A: teml.Var[(42, 300), "float64"], x: teml.Var[(300,), "float64"], y: teml.Var[(42,), "float64", "output"]):
+    for i in range(42):
+        for j in range(300):
+            y[i] += A[i, j] * x[j]
+'''
+
+
+def jammed_by_four(steps):
+    return re.search(r's\.split\("(L\d+)", 4\)', steps) and re.search(r's\.unroll_and_jam\("L\d+", 4\)', steps)
+
+
+def test_long_rows_of_sums_are_jammed_four_rows_at_a_time(teml):
+    # Whole numbers: every order of the additions gives the same sums, so a lost or doubled row shows.
+    A = np.random.default_rng(3).integers(-50, 50, (37, 300)).astype(np.float64)  # 37 rows: a remainder of 1
+    out = teml.run(COLUMN_SUMS, {"A": A}, ["y"], extra=["--threads", "2"])
+    np.testing.assert_array_equal(out["y"], A.sum(axis=0))
+    assert jammed_by_four(teml.attempt(COLUMN_SUMS, {"A": A}, [], extra=["-v"]).stderr)
+
+
+def test_dot_products_along_long_rows_are_jammed_four_rows_at_a_time(teml):
+    rng = np.random.default_rng(4)
+    A = rng.integers(-50, 50, (42, 300)).astype(np.float64)  # 42 rows: a remainder of 2
+    x = rng.integers(-50, 50, 300).astype(np.float64)
+    out = teml.run(GEMV, {"A": A, "x": x}, ["y"], extra=["--threads", "2"])
+    np.testing.assert_array_equal(out["y"], A @ x)
+    assert jammed_by_four(teml.attempt(GEMV, {"A": A, "x": x}, [], extra=["-v"]).stderr)
