@@ -30,13 +30,6 @@ bool holdsLoop(const StmtP& s) {
   return found;
 }
 
-// The statements of a loop's body inside the tensors it defines (as fission counts them).
-std::vector<StmtP> bodyItems(const For& f) {
-  StmtP inner = f.body;
-  while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal) inner = inner->as<VarDef>().body;
-  return items(inner);
-}
-
 // Where to cut j's body: after its leading statements without loops, when
 // they call math and loops follow (0: nowhere).
 int cutAfterMath(const For& j, int64_t lanes) {

@@ -67,15 +67,6 @@ bool hasInnerLoop(const For& f) {
   return found;
 }
 
-// The statements of a loop's body, inside the tensors it defines (as
-// fission counts them).
-std::vector<StmtP> bodyItems(const For& f) {
-  StmtP inner = f.body;
-  while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal)
-    inner = inner->as<VarDef>().body;
-  return items(inner);
-}
-
 // Whether the inner loop `k`, run by `j`, walks memory better inside out:
 // along j every access is contiguous or unchanged (at least one
 // contiguous), along k at least one is scattered.

@@ -65,6 +65,12 @@ int64_t constantTrips(const For& f) {
   return e - b;
 }
 
+std::vector<StmtP> bodyItems(const For& f) {
+  StmtP inner = f.body;
+  while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal) inner = inner->as<VarDef>().body;
+  return items(inner);
+}
+
 bool isVar(const ExprP& e, const std::string& v) {
   return e->kind == ExprKind::Var && e->as<Var>().name == v;
 }

@@ -126,23 +126,13 @@ void Buffer::fill(double v) {
 
 void Buffer::fillRandom(uint64_t seed) {
   uint64_t s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-  auto next = [&s] {
+  for (int64_t i = 0; i < count_; ++i) {
     s ^= s >> 12;
     s ^= s << 25;
     s ^= s >> 27;
-    return s * 2685821657736338717ULL;
-  };
-  auto uniform = [](uint64_t r) { return static_cast<double>(r >> 11) / 9007199254740992.0 * 2.0 - 1.0; };
-  // Floats written directly (the same values as set(): gigabytes of them for the tuner's buffers).
-  if (dtype_ == ir::DType::F32) {
-    auto* p = static_cast<float*>(data_.get());
-    for (int64_t i = 0; i < count_; ++i) p[i] = static_cast<float>(uniform(next()));
-  } else if (dtype_ == ir::DType::F64) {
-    auto* p = static_cast<double*>(data_.get());
-    for (int64_t i = 0; i < count_; ++i) p[i] = uniform(next());
-  } else {
-    for (int64_t i = 0; i < count_; ++i)
-      setInt(i, static_cast<int64_t>(next() >> 61) % (dtype_ == ir::DType::Bool ? 2 : 8));
+    uint64_t r = s * 2685821657736338717ULL;
+    if (ir::isIntegral(dtype_)) setInt(i, static_cast<int64_t>(r >> 61) % (dtype_ == ir::DType::Bool ? 2 : 8));
+    else set(i, static_cast<double>(r >> 11) / 9007199254740992.0 * 2.0 - 1.0);
   }
 }
 
