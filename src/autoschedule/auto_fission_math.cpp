@@ -11,6 +11,10 @@ using namespace ir;
 
 namespace {
 
+// A scalar read across the cut becomes one element per iteration: at most
+// this many (a quarter MiB of floats), so the cut never makes a large tensor.
+constexpr int64_t kMostIterations = 1 << 16;
+
 bool callsMath(const StmtP& s) {
   bool found = false;
   forEachExprIn(s, [&](const ExprP& e) {
@@ -33,7 +37,8 @@ bool holdsLoop(const StmtP& s) {
 // Where to cut j's body: after its leading statements without loops, when
 // they call math and loops follow (0: nowhere).
 int cutAfterMath(const For& j, int64_t lanes) {
-  if (j.loopKind.concurrent() || j.step != 1 || constantTrips(j) < lanes) return 0;
+  int64_t trips = constantTrips(j);
+  if (j.loopKind.concurrent() || j.step != 1 || trips < lanes || trips > kMostIterations) return 0;
   auto body = bodyItems(j);
   size_t q = 0;
   while (q < body.size() && !holdsLoop(body[q])) ++q;
