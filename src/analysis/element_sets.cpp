@@ -98,8 +98,40 @@ bool ElementSet::hull(std::vector<int64_t>& lo, std::vector<int64_t>& hi) const 
   return true;
 }
 
+namespace {
+
+using Boxes = std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
+
+// A few slices of a piece that is no box: at most this many in all.
+constexpr int kMostSlices = 4096;
+
+// `piece` as boxes: itself where it is one, else its slices along its first
+// dimension with more than one index (a column and a corner of a matrix
+// left by a subtraction), each as boxes in turn; false past kMostSlices.
+bool sliceIntoBoxes(const ElementSet& piece, Boxes& out, int& slices) {
+  std::vector<int64_t> lo, hi;
+  if (!piece.hull(lo, hi)) return true;
+  isl_ctx* ctx = isl_set_get_ctx(piece.get());
+  if (ElementSet::box(ctx, lo, hi).subsetOf(piece)) {
+    out.push_back({lo, hi});
+    return true;
+  }
+  size_t d = 0;
+  while (d < lo.size() && hi[d] - lo[d] <= 1) ++d;
+  if (d == lo.size()) return false;
+  for (int64_t v = lo[d]; v < hi[d]; ++v) {
+    if (++slices > kMostSlices) return false;
+    std::vector<int64_t> sliceLo = lo, sliceHi = hi;
+    sliceLo[d] = v;
+    sliceHi[d] = v + 1;
+    if (!sliceIntoBoxes(piece & ElementSet::box(ctx, sliceLo, sliceHi), out, slices)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>> ElementSet::boxes() const {
-  using Boxes = std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
   Boxes out;
   std::vector<int64_t> lo, hi;
   if (!hull(lo, hi)) return out;
@@ -114,11 +146,9 @@ std::optional<std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
         return isl_stat_ok;
       },
       &parts);
-  for (auto& p : parts) {
-    if (!p.hull(lo, hi)) continue;
-    if (!box(ctx, lo, hi).subsetOf(p)) return std::nullopt;
-    out.push_back({lo, hi});
-  }
+  int slices = 0;
+  for (auto& p : parts)
+    if (!sliceIntoBoxes(p, out, slices)) return std::nullopt;
   return out;
 }
 

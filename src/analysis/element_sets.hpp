@@ -50,8 +50,9 @@ class ElementSet {
   // The smallest box holding the set; false when it is empty.
   bool hull(std::vector<int64_t>& lo, std::vector<int64_t>& hi) const;
   // Boxes whose union is the set, each within it: the hull where the set is
-  // a box, else the hulls of its disjoint pieces; nullopt where a piece is
-  // no box (a triangle), which whole-box messages cannot carry.
+  // a box, else the hulls of its disjoint pieces, a piece that is no box cut
+  // into slices along a dimension (at most 4096 slices in all); nullopt
+  // past that (a large triangle), which whole-box messages cannot carry.
   std::optional<std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>> boxes() const;
   isl_set* get() const { return s_; }
 
