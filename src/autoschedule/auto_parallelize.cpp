@@ -117,7 +117,10 @@ void autoParallelize(AutoState& state) {
     });
     if (threaded || o->loopKind.threads() || writesNothing(*o)) continue;
     double work = instances(o->self());
-    if (work >= 0 && work < worthThreads()) continue;
+    // Under several MPI ranks nests keep their threads: the automatic
+    // distribution of a serial loop holding a scoped tensor crashed (fuzz
+    // seed 3368; issue 47's ground).
+    if (work >= 0 && work < worthThreads() && state.target.ranks <= 1) continue;
     auto chain = perfectChain(state.body, outer);
     for (size_t k = 0; k < chain.size(); ++k) {
       const std::string& id = chain[k];
