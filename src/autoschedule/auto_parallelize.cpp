@@ -1,13 +1,13 @@
 #include "autoschedule/auto_parallelize.hpp"
 
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <thread>
 
 #include "analysis/concurrency.hpp"
 #include "analysis/legality.hpp"
 #include "autoschedule/loop_queries.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::autoschedule {
@@ -60,38 +60,44 @@ bool writesNothing(const For& f) {
   return !writes;
 }
 
-// Statements the loop runs, counted when every loop in it has a constant trip
-// count; -1 when data or an enclosing iterator decide one.
-double instances(const StmtP& s) {
+// Statements a nest runs, counted while every loop in it has a constant trip
+// count; `known` false when data or an enclosing iterator decide one.
+class Instances : public StmtFunctor<double()> {
+ public:
   bool known = true;
-  std::function<double(const StmtP&)> count = [&](const StmtP& t) -> double {
-    switch (t->kind) {
-      case StmtKind::For: {
-        auto& f = t->as<For>();
-        int64_t trips = 0;
-        if (!constValue(sub(f.end, f.begin), &trips) || f.step == 0) {
-          known = false;
-          return 0;
-        }
-        int64_t step = f.step > 0 ? f.step : -f.step;
-        trips = f.step > 0 ? trips : -trips;
-        return trips <= 0 ? 0 : static_cast<double>((trips + step - 1) / step) * count(f.body);
-      }
-      case StmtKind::Seq: {
-        double n = 0;
-        for (auto& k : t->as<Seq>().stmts) n += count(k);
-        return n;
-      }
-      case StmtKind::If: return count(t->as<If>().then) + (t->as<If>().otherwise ? count(t->as<If>().otherwise) : 0);
-      case StmtKind::VarDef: return count(t->as<VarDef>().body);
-      case StmtKind::Assert: return count(t->as<Assert>().body);
-      case StmtKind::Store:
-      case StmtKind::Reduce: return 1;
-      default: return 0;
+  double count(const StmtP& s) { return dispatch(s); }
+
+ protected:
+  double visitFor(const For& f) override {
+    int64_t trips = 0;
+    if (!constValue(sub(f.end, f.begin), &trips) || f.step == 0) {
+      known = false;
+      return 0;
     }
-  };
-  double total = count(s);
-  return known ? total : -1;
+    int64_t step = f.step > 0 ? f.step : -f.step;
+    trips = f.step > 0 ? trips : -trips;
+    return trips <= 0 ? 0 : static_cast<double>((trips + step - 1) / step) * count(f.body);
+  }
+  double visitSeq(const Seq& q) override {
+    double n = 0;
+    for (auto& k : q.stmts) n += count(k);
+    return n;
+  }
+  double visitIf(const If& i) override { return count(i.then) + (i.otherwise ? count(i.otherwise) : 0); }
+  double visitVarDef(const VarDef& v) override { return count(v.body); }
+  double visitAssert(const Assert& a) override { return count(a.body); }
+  double visitStore(const Store&) override { return 1; }
+  double visitReduce(const Reduce&) override { return 1; }
+  double visitLibCall(const LibCall&) override { return 0; }
+  double visitBarrier(const Barrier&) override { return 0; }
+  double visitExchange(const Exchange&) override { return 0; }
+};
+
+// Statements the nest runs; -1 when not known.
+double instances(const StmtP& s) {
+  Instances counter;
+  double total = counter.count(s);
+  return counter.known ? total : -1;
 }
 
 // Below this many statements a nest runs on one thread: starting threads and

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::lowering {
@@ -15,6 +16,86 @@ namespace {
 // smallest and largest elements, the loops' bounds and constants.
 struct Bounds {
   ExprP lo, hi;
+};
+
+// Bounds of an integer expression (nullopt: not known from the ranges):
+// through widening casts, loads of ranged tensors, iterators (their loops'
+// bounds), selects and + - * // % min max with constants where needed.
+class RangeBounds : public ExprFunctor<std::optional<Bounds>(std::set<std::string>&)> {
+ public:
+  using Result = std::optional<Bounds>;
+  RangeBounds(const std::set<std::string>& rangeable, const std::map<std::string, std::string>& loName,
+              const std::map<std::string, std::string>& hiName, const std::vector<const For*>& loops)
+      : rangeable_(rangeable), loName_(loName), hiName_(hiName), loops_(loops) {}
+
+  Result operator()(const ExprP& e, std::set<std::string>& used) {
+    if (!e->isInt() || e->dtype == DType::Bool) return std::nullopt;
+    int64_t c;
+    if (constValue(e, &c)) return Bounds{intConst(c), intConst(c)};
+    return dispatch(e, used);
+  }
+
+ protected:
+  Result visitIntConst(const IntConst&, std::set<std::string>&) override { return std::nullopt; }
+  Result visitFloatConst(const FloatConst&, std::set<std::string>&) override { return std::nullopt; }
+  Result visitUnary(const Unary&, std::set<std::string>&) override { return std::nullopt; }
+  Result visitCast(const Cast& k, std::set<std::string>& used) override {
+    // Widening only: a narrowing cast could wrap.
+    if (!k.a->isInt() || k.a->dtype == DType::Bool || (k.dtype == DType::I32 && k.a->dtype == DType::I64))
+      return std::nullopt;
+    return (*this)(k.a, used);
+  }
+  Result visitLoad(const Load& l, std::set<std::string>& used) override {
+    if (!rangeable_.count(l.tensor)) return std::nullopt;
+    used.insert(l.tensor);
+    return Bounds{load(loName_.at(l.tensor), {}, DType::I64), load(hiName_.at(l.tensor), {}, DType::I64)};
+  }
+  Result visitVar(const Var& v, std::set<std::string>& used) override {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
+      const For& f = **it;
+      if (f.var != v.name) continue;
+      if (f.step == 0) return std::nullopt;
+      // Every value the iterator takes lies in [begin, end - 1] (step > 0) or [end + 1, begin].
+      auto first = (*this)(f.begin, used), last = (*this)(f.end, used);
+      if (!first || !last) return std::nullopt;
+      if (f.step > 0) return Bounds{first->lo, sub(last->hi, intConst(1))};
+      return Bounds{add(last->lo, intConst(1)), first->hi};
+    }
+    return std::nullopt;
+  }
+  Result visitSelect(const Select& s, std::set<std::string>& used) override {
+    auto x = (*this)(s.a, used), y = (*this)(s.b, used);
+    if (!x || !y) return std::nullopt;
+    return Bounds{min(x->lo, y->lo), max(x->hi, y->hi)};
+  }
+  Result visitBinary(const Binary& b, std::set<std::string>& used) override {
+    auto x = (*this)(b.a, used), y = (*this)(b.b, used);
+    if (!x || !y) return std::nullopt;
+    int64_t k;
+    switch (b.op) {
+      case BinOp::Add: return Bounds{add(x->lo, y->lo), add(x->hi, y->hi)};
+      case BinOp::Sub: return Bounds{sub(x->lo, y->hi), sub(x->hi, y->lo)};
+      case BinOp::Min: return Bounds{min(x->lo, y->lo), min(x->hi, y->hi)};
+      case BinOp::Max: return Bounds{max(x->lo, y->lo), max(x->hi, y->hi)};
+      case BinOp::Mul:
+        if (constValue(b.b, &k)) return k >= 0 ? Bounds{mul(x->lo, b.b), mul(x->hi, b.b)} : Bounds{mul(x->hi, b.b), mul(x->lo, b.b)};
+        if (constValue(b.a, &k)) return k >= 0 ? Bounds{mul(b.a, y->lo), mul(b.a, y->hi)} : Bounds{mul(b.a, y->hi), mul(b.a, y->lo)};
+        return std::nullopt;
+      case BinOp::FloorDiv:
+        if (!constValue(b.b, &k) || k <= 0) return std::nullopt;
+        return Bounds{floorDiv(x->lo, b.b), floorDiv(x->hi, b.b)};
+      case BinOp::Mod:
+        if (!constValue(b.b, &k) || k <= 0) return std::nullopt;
+        return Bounds{intConst(0), intConst(k - 1)};
+      default: return std::nullopt;
+    }
+  }
+
+ private:
+  const std::set<std::string>& rangeable_;
+  const std::map<std::string, std::string>& loName_;
+  const std::map<std::string, std::string>& hiName_;
+  const std::vector<const For*>& loops_;
 };
 
 // The nest without the checks that the ranges prove, and what proves them.
@@ -81,67 +162,7 @@ class StripProvenChecks : public Mutator {
   }
 
   std::optional<Bounds> bounds(const ExprP& e, std::set<std::string>& used) {
-    if (!e->isInt() || e->dtype == DType::Bool) return std::nullopt;
-    int64_t c;
-    if (constValue(e, &c)) return Bounds{intConst(c), intConst(c)};
-    switch (e->kind) {
-      case ExprKind::Cast: {
-        auto& k = e->as<Cast>();
-        // Widening only: a narrowing cast could wrap.
-        if (!k.a->isInt() || k.a->dtype == DType::Bool || (k.dtype == DType::I32 && k.a->dtype == DType::I64))
-          return std::nullopt;
-        return bounds(k.a, used);
-      }
-      case ExprKind::Load: {
-        auto& l = e->as<Load>();
-        if (!rangeable_.count(l.tensor)) return std::nullopt;
-        used.insert(l.tensor);
-        return Bounds{load(loName_.at(l.tensor), {}, DType::I64), load(hiName_.at(l.tensor), {}, DType::I64)};
-      }
-      case ExprKind::Var: {
-        auto& name = e->as<Var>().name;
-        for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
-          const For& f = **it;
-          if (f.var != name) continue;
-          if (f.step == 0) return std::nullopt;
-          // Every value the iterator takes lies in [begin, end - 1] (step > 0) or [end + 1, begin].
-          auto first = bounds(f.begin, used), last = bounds(f.end, used);
-          if (!first || !last) return std::nullopt;
-          if (f.step > 0) return Bounds{first->lo, sub(last->hi, intConst(1))};
-          return Bounds{add(last->lo, intConst(1)), first->hi};
-        }
-        return std::nullopt;
-      }
-      case ExprKind::Select: {
-        auto& s = e->as<Select>();
-        auto x = bounds(s.a, used), y = bounds(s.b, used);
-        if (!x || !y) return std::nullopt;
-        return Bounds{min(x->lo, y->lo), max(x->hi, y->hi)};
-      }
-      case ExprKind::Binary: break;
-      default: return std::nullopt;
-    }
-    auto& b = e->as<Binary>();
-    auto x = bounds(b.a, used), y = bounds(b.b, used);
-    if (!x || !y) return std::nullopt;
-    int64_t k;
-    switch (b.op) {
-      case BinOp::Add: return Bounds{add(x->lo, y->lo), add(x->hi, y->hi)};
-      case BinOp::Sub: return Bounds{sub(x->lo, y->hi), sub(x->hi, y->lo)};
-      case BinOp::Min: return Bounds{min(x->lo, y->lo), min(x->hi, y->hi)};
-      case BinOp::Max: return Bounds{max(x->lo, y->lo), max(x->hi, y->hi)};
-      case BinOp::Mul:
-        if (constValue(b.b, &k)) return k >= 0 ? Bounds{mul(x->lo, b.b), mul(x->hi, b.b)} : Bounds{mul(x->hi, b.b), mul(x->lo, b.b)};
-        if (constValue(b.a, &k)) return k >= 0 ? Bounds{mul(b.a, y->lo), mul(b.a, y->hi)} : Bounds{mul(b.a, y->hi), mul(b.a, y->lo)};
-        return std::nullopt;
-      case BinOp::FloorDiv:
-        if (!constValue(b.b, &k) || k <= 0) return std::nullopt;
-        return Bounds{floorDiv(x->lo, b.b), floorDiv(x->hi, b.b)};
-      case BinOp::Mod:
-        if (!constValue(b.b, &k) || k <= 0) return std::nullopt;
-        return Bounds{intConst(0), intConst(k - 1)};
-      default: return std::nullopt;
-    }
+    return RangeBounds(rangeable_, loName_, hiName_, loops_)(e, used);
   }
 
   const std::set<std::string>& rangeable_;
