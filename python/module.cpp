@@ -148,6 +148,7 @@ freeform::FreeformOptions freeformOptions(const std::string& entry, const std::m
   o.sizes = sizes;
   o.inputShapes = inputShapes;
   o.checkIndices = checkIndices;
+  o.commandLine = false;
   o.applySchedules = applySchedules;
   o.autoSchedule = autoSchedule;
   o.target = target;

@@ -3,6 +3,7 @@
 // returned.
 #include "pipeline/freeform_schedule.hpp"
 
+#include <cctype>
 #include <iostream>
 #include <map>
 #include <set>
@@ -32,6 +33,16 @@ void autoScheduleInto(schedule::Schedule& sch, ir::StmtP& body, const target::Ta
   out->autoScheduled = true;
 }
 
+// A primitive's message names it as the schedule library does ("stripmine:
+// ..."); the user wrote `split`, so the message says that.
+std::string inUsersWords(const std::string& message, const std::string& written) {
+  size_t colon = message.find(": ");
+  if (colon == std::string::npos || colon == 0) return message;
+  for (size_t k = 0; k < colon; ++k)
+    if (!std::islower(static_cast<unsigned char>(message[k])) && message[k] != '_') return message;
+  return written + message.substr(colon);
+}
+
 // What a step returned: the ids of the loops it made (a tuple when more than one).
 struct Handles {
   std::vector<std::string> ids;
@@ -48,7 +59,7 @@ class Replay {
       try {
         h = primitive(step);
       } catch (const schedule::ScheduleError& e) {
-        fail(step.loc, e.what());
+        fail(step.loc, inUsersWords(e.what(), step.primitive));
       }
       bind(step, h);
     }

@@ -33,6 +33,7 @@ class Builder {
   void declareParameters(const Node& entry);
   std::vector<int64_t> shapeOf(const NodeP& shapeNode, const std::string& param);
   void bindSizes(const Node& entry);
+  std::optional<int64_t> solveSize(const NodeP& e, const std::string& size, int64_t dim);
   void readSchedules(const std::string& entry, FreeformProgram* out);  // schedule_script.cpp
 
   // ---- statements (build_stmt.cpp)

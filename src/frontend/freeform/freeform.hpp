@@ -20,6 +20,7 @@ struct FreeformOptions {
   std::map<std::string, int64_t> sizes;                       // --set
   std::map<std::string, std::vector<int64_t>> inputShapes;    // shapes of the --input files
   bool checkIndices = true;                                   // false: --unchecked-indices
+  bool commandLine = true;                                    // false: called from Python (messages in its words)
   bool applySchedules = true;                                 // false: --no-schedule (the file's schedules ignored)
   // Read by the schedule stage (pipeline/freeform_schedule.hpp), not the front end:
   bool autoSchedule = true;                                   // an entry with no schedule is scheduled automatically (--no-auto)

@@ -236,6 +236,54 @@ static std::vector<NodeP> shapeEntries(const NodeP& shape) {
   return {shape};  // (n) is n in Python: a one-dimensional shape
 }
 
+namespace {
+// The names in a shape entry that nothing binds yet (a callee's name is not one).
+void unboundNames(const NodeP& e, const std::map<std::string, Value>& globals, std::set<std::string>* out) {
+  if (!e) return;
+  if (e->kind == NodeKind::Name && !globals.count(e->text)) out->insert(e->text);
+  for (size_t k = e->kind == NodeKind::Call ? 1 : 0; k < e->kids.size(); ++k) unboundNames(e->kids[k], globals, out);
+}
+
+// A shape entry as written, for messages (the arithmetic a shape holds).
+std::string written(const NodeP& e) {
+  switch (e->kind) {
+    case NodeKind::Name: return e->text;
+    case NodeKind::Int: return std::to_string(e->intValue);
+    case NodeKind::BinOp: return written(e->kids[0]) + " " + e->text + " " + written(e->kids[1]);
+    case NodeKind::UnaryOp: return e->text + written(e->kids[0]);
+    default: return "...";
+  }
+}
+}  // namespace
+
+// The value of `size` that makes the shape entry `e` equal `dim`, when `e`
+// is affine in it (`R + 1`, `2 * n`): from e(0) and e(1), checked at the answer.
+std::optional<int64_t> Builder::solveSize(const NodeP& e, const std::string& size, int64_t dim) {
+  auto at = [&](int64_t v) -> std::optional<int64_t> {
+    globals_[size] = Value::number(v);
+    size_t frames = frames_.size(), scopes = scopes_.size();
+    scopes_.push_back(Scope{});
+    pushFrame(Frame{"<module>", scopes_.size() - 1, std::nullopt, false, {}});
+    std::optional<int64_t> out;
+    try {
+      Value r = eval(e);
+      if (r.isInteger() && prelude_.empty() && checks_.empty()) out = r.i;
+    } catch (const UserError&) {
+    }
+    frames_.erase(frames_.begin() + static_cast<long>(frames), frames_.end());
+    scopes_.erase(scopes_.begin() + static_cast<long>(scopes), scopes_.end());
+    prelude_.clear();
+    checks_.clear();
+    globals_.erase(size);
+    return out;
+  };
+  auto f0 = at(0), f1 = at(1);
+  if (!f0 || !f1 || *f1 == *f0 || (dim - *f0) % (*f1 - *f0) != 0) return std::nullopt;
+  int64_t v = (dim - *f0) / (*f1 - *f0);
+  if (v < 0 || at(v) != dim) return std::nullopt;
+  return v;
+}
+
 void Builder::bindSizes(const Node& entry) {
   // A bare name in a shape that the file does not define is a size
   // parameter: from --set, or from the shape of an input that uses it.
@@ -278,14 +326,44 @@ void Builder::bindSizes(const Node& entry) {
       }
     }
   }
+  // Sizes used only inside expressions (CSR's `ptr: (R + 1,)`), solved from
+  // the inputs' shapes; each solved size may let another expression be solved.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto& p : entry.params) {
+      auto input = options_.inputShapes.find(p->text);
+      if (input == options_.inputShapes.end()) continue;
+      auto entries = shapeEntries(annotationOf(*p, globals_).shape);
+      if (entries.size() != input->second.size()) continue;
+      for (size_t d = 0; d < entries.size(); ++d) {
+        std::set<std::string> unbound;
+        unboundNames(entries[d], globals_, &unbound);
+        if (unbound.size() != 1 || entries[d]->kind == NodeKind::Name) continue;
+        const std::string& size = *unbound.begin();
+        auto v = solveSize(entries[d], size, input->second[d]);
+        if (!v)
+          throw UsageError("the input for '" + p->text + "' has " + std::to_string(input->second[d]) + " in dimension " +
+                           std::to_string(d) + ", which is " + written(entries[d]) + " for no size " + size + " >= 0");
+        globals_[size] = Value::number(*v);
+        foreign_.erase(size);
+        boundBy[size] = p->text;
+        progress = true;
+      }
+    }
+  }
 }
 
 std::vector<int64_t> Builder::shapeOf(const NodeP& shapeNode, const std::string& param) {
   std::vector<int64_t> shape;
   for (auto& e : shapeEntries(shapeNode)) {
-    if (e->kind == NodeKind::Name && !globals_.count(e->text))
-      fail(e->loc, "size '" + e->text + "' of '" + param + "' is not bound: give --set " + e->text +
-                       "=N or an --input for a tensor whose shape uses it");
+    std::set<std::string> unbound;
+    unboundNames(e, globals_, &unbound);
+    for (auto& size : unbound)
+      if (!foreign_.count(size))
+        fail(e->loc, "size '" + size + "' of '" + param + "' is not bound: " +
+                         (options_.commandLine ? "give --set " + size + "=N or an --input for a tensor whose shape uses it"
+                                               : "no argument's shape gives it (a size used only in outputs' shapes is a "
+                                                 "module-level integer)"));
     Value v = eval(e);
     if (!v.isInteger()) fail(e->loc, "a dimension of '" + param + "' must be an integer known at compile time");
     if (v.i < 0) fail(e->loc, "dimension " + std::to_string(shape.size()) + " of '" + param + "' is negative (" +
