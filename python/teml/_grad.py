@@ -20,9 +20,8 @@ class _GradientProgram:
             raise TypeError("teml.grad differentiates a @teml.transform function")
         self.f, self.tapes = f, tapes
         f._source()
-        outputs = [n for n, access in f._params if access == "output"]
         self.wrt = list(wrt) if wrt is not None else None
-        self.of = list(of) if of is not None else outputs
+        self.of = list(of) if of is not None else list(f._outputs)
         self._compiled = {}
         self._lock = threading.Lock()
 
@@ -180,7 +179,7 @@ def grad(f, wrt=None, of=None, tapes="auto"):
         elif state["pass"].torch:
             import torch
             outputs = [torch.from_numpy(o) for o in outputs]
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return f._results(outputs)
 
     def backward(*weights):
         if "pass" not in state:
@@ -219,6 +218,7 @@ def torch_function(f, tapes="auto"):
             return tuple(by_name.get(n) for n in ctx.teml_inputs)
 
     def apply(*inputs):
-        return Function.apply(*inputs)
+        outputs = Function.apply(*inputs)
+        return f._results(list(outputs) if isinstance(outputs, tuple) else [outputs])
 
     return apply

@@ -77,6 +77,26 @@ def shapes(text, entry):
     return out
 
 
+def returns(text, entry):
+    """What `entry` returns at its end, as the front end names it: (form,
+    names) with form "one", "tuple" or "dict" (names: the variables, `out` /
+    `out0, out1, ...` for other expressions, or the dict's keys), or
+    (None, []) when it returns nothing."""
+    tree = ast.parse(text)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry)
+    found = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None
+             and not any(n in ast.walk(inner) for inner in ast.walk(fn)
+                         if isinstance(inner, ast.FunctionDef) and inner is not fn)]
+    if not found:
+        return None, []
+    value = found[-1].value
+    if isinstance(value, ast.Dict):
+        return "dict", [k.value for k in value.keys if isinstance(k, ast.Constant)]
+    if isinstance(value, ast.Tuple):
+        return "tuple", [e.id if isinstance(e, ast.Name) else f"out{k}" for k, e in enumerate(value.elts)]
+    return "one", [value.id if isinstance(value, ast.Name) else "out"]
+
+
 def assigned_at(source, name):
     """The line of the module's last top-level assignment to `name`, or None."""
     line = None

@@ -12,7 +12,7 @@ import numpy as np
 from . import _teml
 from ._errors import ProgramError
 from ._schedule import Schedule
-from ._source import assigned_at, nested_program_text, parameters, program_text, shapes as annotated_shapes
+from ._source import assigned_at, nested_program_text, parameters, program_text, returns, shapes as annotated_shapes
 
 
 class Var:
@@ -151,7 +151,18 @@ class Transform:
             self._params = parameters(self._text, self.python.__name__)
             self._passed = [name for name, access in self._params if access != "output"]
             self._shapes = annotated_shapes(self._text, self.python.__name__)
+            self._return_form, returned = returns(self._text, self.python.__name__)
+            self._outputs = [name for name, access in self._params if access == "output"] + returned
         return self._text
+
+    def _results(self, outputs):
+        """The outputs (in parameter order, the returned ones last) as the
+        function gives them back: one, a tuple, or a dict when it returns one."""
+        if self._return_form == "dict":
+            return dict(zip(self._outputs, outputs))
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def _captured(self):
         names = dict(self._enclosing)
@@ -310,9 +321,7 @@ class Transform:
         if torch_in:
             import torch
             outputs = [torch.from_numpy(o) for o in outputs]
-        if not outputs:
-            return None
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return self._results(outputs)
 
     def _refuse_autograd(self, name, value):
         """A PyTorch tensor that requires grad: a plain call would drop its gradient silently."""
@@ -362,9 +371,7 @@ class Transform:
         except ProgramError as e:
             self._locate(e)
             raise
-        if not outputs:
-            return None
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return self._results(outputs)
 
     def _check_gpu_call(self, interfaces):
         """A call (or a gradient's forward pass) on arrays in GPU memory: all of

@@ -32,6 +32,7 @@ enum class NodeKind {
   Slice,      // kids {lower, upper}; either may be null
   Tuple,      // kids
   List,       // kids
+  Dict,       // kids: key, value, key, value, ...
   // statements
   Module,     // kids: statements
   FunctionDef,  // text: name; params; kids: body; decorators

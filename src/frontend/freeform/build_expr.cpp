@@ -100,6 +100,7 @@ Value Builder::eval(const NodeP& e) {
       return Value::tuple(items);
     }
     case NodeKind::Slice: fail(e->loc, "a slice is allowed only inside [...]");
+    case NodeKind::Dict: fail(e->loc, "a dict is allowed only as what the entry function returns");
     default: fail(e->loc, "not supported in teml programs: this expression");
   }
 }

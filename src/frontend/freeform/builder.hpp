@@ -45,6 +45,16 @@ class Builder {
   std::vector<ir::StmtP> assign(const Node& s);
   std::vector<ir::StmtP> augAssign(const Node& s);
   std::vector<ir::StmtP> assertStmt(const Node& s);
+  // ---- what the entry returns (returned_tensors.cpp): output parameters
+  struct Returned {
+    std::string name;    // the caller's name for it (the variable, or the dict's key)
+    std::string tensor;  // the tensor of the IR that holds it
+    SourceLoc loc;
+  };
+  std::vector<ir::StmtP> entryReturn(const Node& s);
+  ir::StmtP returnedAsOutputs(ir::StmtP body);
+  std::vector<Returned> returned_;
+  std::string returnForm_;
   // A new tensor of the innermost scope, named after `name`.
   TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc,
                        ir::MemKind mem = ir::MemKind::Auto);

@@ -33,6 +33,11 @@ struct FreeformProgram {
   ir::Program program;                   // the entry's parameters are its tensors, one nest
   std::map<std::string, Access> access;  // of each parameter
   std::string entry;                     // the entry function's name
+  // What the entry returns (`return y`, `return y, z`, `return {"y": y}`):
+  // "one", "tuple", "dict" or "" (nothing), and the output parameters it
+  // returns, in order (the variables' names, or the dict's keys).
+  std::string returnForm;
+  std::vector<std::string> returned;
   ir::UserSchedule schedule;             // the entry's @teml.schedule functions for every target, as data
   std::vector<ir::UserSchedule> targetSchedules;  // those for one target (@teml.schedule(f, target="cuda"))
   // Filled by the schedule stage:

@@ -406,12 +406,13 @@ FreeformProgram Builder::run() {
   const Node& entry = chooseEntry();
   bindSizes(entry);
   declareParameters(entry);
-  std::vector<StmtP> body = block(entry.kids);
-  if (frames_.back().returned) fail(entry.loc, "the entry function '" + entry.text + "' must not return a value");
+  StmtP body = returnedAsOutputs(makeSeq(block(entry.kids)));
   // Row checks first: those that do not depend on a loop move out of it too.
-  StmtP nest = uniqueStatementIds(hoistInvariantChecks(withRowOrderChecks(makeSeq(body), program_.tensors)));
+  StmtP nest = uniqueStatementIds(hoistInvariantChecks(withRowOrderChecks(body, program_.tensors)));
   FreeformProgram out;
   out.entry = entry.text;
+  out.returnForm = returnForm_;
+  for (auto& r : returned_) out.returned.push_back(r.name);
   readSchedules(entry.text, &out);
   program_.nests = {nest};
   for (auto& [name, access] : access_)

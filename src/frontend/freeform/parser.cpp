@@ -537,7 +537,19 @@ class Parser {
           expectOp("]", &open);
           return l;
         }
-        if (t.text == "{") unsupported(loc, "dictionaries and sets");
+        if (t.text == "{") {  // a dict (an entry returns its tensors by name in one)
+          const Token& open = next();
+          auto d = make(NodeKind::Dict, loc);
+          while (!atOp("}")) {
+            d->kids.push_back(test());
+            if (atName("for")) unsupported(peek().loc, "dict comprehensions");
+            if (!acceptOp(":")) unsupported(loc, "sets");
+            d->kids.push_back(test());
+            if (!acceptOp(",")) break;
+          }
+          expectOp("}", &open);
+          return d;
+        }
         if (t.text == "...") unsupported(loc, "'...'");
         break;
       }
