@@ -87,3 +87,45 @@ def test_the_same_refusal_as_from_python(tmp_path):
         r.stderr
     r = run(tmp_path, "run", PYTHON_TESTS, "--entry", "scaled", "--set", "n=3", "--random", "1", "--verify")
     assert r.returncode == 0, r.stderr
+
+
+PLOTTING_SCRIPT = '''from __future__ import annotations
+import sys
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import teml
+
+rng = np.random.default_rng(7)
+x = rng.standard_normal(1000)
+
+
+@teml.transform
+def smooth(x: teml.Var[(n,), "float64"]):
+    y = teml.zeros((n,), "float64")
+    for i in range(1, n - 1):
+        y[i] = (x[i - 1] + 2.0 * x[i] + x[i + 1]) / 4.0
+    return y
+
+
+if __name__ == "__main__":
+    y = smooth(x)
+    np.save(sys.argv[1] + "/x.npy", x)
+    np.save(sys.argv[1] + "/y_python.npy", y)
+    plt.plot(x)
+    plt.plot(y)
+    plt.savefig(sys.argv[1] + "/plot.png")
+'''
+
+
+def test_a_script_with_data_and_plots_gives_the_same_result_under_python_and_teml_run(tmp_path):
+    program = tmp_path / "plotting.py"
+    program.write_text(PLOTTING_SCRIPT)
+    env = dict(__import__("os").environ, PYTHONPATH=str(pathlib.Path(TEML).parent / "python"))
+    r = subprocess.run(["/usr/bin/python3", str(program), str(tmp_path)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "plot.png").exists()
+    r = run(tmp_path, "run", program, "--input", f"x={tmp_path / 'x.npy'}", "--output", f"y={tmp_path / 'y_cli.npy'}")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "y_cli.npy"), np.load(tmp_path / "y_python.npy"))
