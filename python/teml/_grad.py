@@ -22,6 +22,12 @@ class _GradientProgram:
         f._source()
         self.wrt = list(wrt) if wrt is not None else None
         self.of = list(of) if of is not None else list(f._outputs)
+        for name in self.wrt or []:
+            if name not in f._passed:
+                raise ValueError(f"wrt: {f.__name__} has no input parameter '{name}' (inputs: {', '.join(f._passed)})")
+        for name in self.of:
+            if name not in f._outputs:
+                raise ValueError(f"of: {f.__name__} has no result '{name}' (results: {', '.join(f._outputs)})")
         self._compiled = {}
         self._lock = threading.Lock()
 
