@@ -1,6 +1,6 @@
 """Every program the oracle found a bug with, reduced (tests/fuzz/found/),
 passes the path it failed on: each file's second line names the path
-("on path P")."""
+("on path P") and, where the inputs matter, their seed ("input seed S")."""
 import os
 import pathlib
 import re
@@ -17,7 +17,13 @@ FOUND = sorted((HERE / "found").glob("*.py"))
 
 @pytest.mark.parametrize("program", FOUND, ids=[p.stem for p in FOUND])
 def test_the_reduced_program_passes_the_path_it_failed_on(program, tmp_path):
-    path = re.search(r"on path (\w+)", program.read_text()).group(1)
+    text = program.read_text()
+    path = re.search(r"on path (\w+)", text).group(1)
+    seed = re.search(r"input seed (\d+)", text)  # the inputs it failed with, where they matter
     with open(tmp_path / "log", "w") as log:
-        r = runner.Runner(str(program), [path], 0, str(tmp_path / "work"), 120, log=log).run()
-    assert r["paths"][path]["outcome"] == "ok", r["paths"][path]["detail"]
+        r = runner.Runner(str(program), [path], int(seed.group(1)) if seed else 0, str(tmp_path / "work"), 120,
+                          log=log).run()
+    taken = [k for k in r["paths"] if k == path or k.startswith(path + ":")]  # pygrad: pygrad:all, ...
+    assert taken
+    for k in taken:
+        assert r["paths"][k]["outcome"] == "ok", r["paths"][k]["detail"]
