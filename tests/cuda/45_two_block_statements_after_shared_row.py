@@ -1,0 +1,16 @@
+"""Ports FreeTensor's test_gpu_sync.py::test_syncthreads_split_branch: two statements of the block (thread 0), the second reading the gpu/shared row the threads wrote."""
+import teml
+@teml.transform
+def f(x: teml.Var[(4, 64), "int32"], y: teml.Var[(4,), "int32", "output"], z: teml.Var[(4,), "int32", "inout"]):
+    #! label: L0
+    for i in range(4):
+        t = teml.empty((64,), "int32", "gpu/shared")
+        #! label: L1
+        for j in range(64):
+            t[j] = x[i, j]
+        z[i] = z[i] + 1
+        y[i] = t[0] + t[63]
+@teml.schedule(f)
+def g(s):
+    s.parallelize("L0", "blockIdx.x")
+    s.parallelize("L1", "threadIdx.x")

@@ -1,0 +1,25 @@
+"""Ports FreeTensor's test_gpu_normalize_buffer_shapes.py::test_multiplex_shared_loop_invariant: a gpu/shared row defined inside the loop bound to threadIdx.y that every row fills alike and reads.
+
+FreeTensor: accepts: t stays one (256,) shared row for the whole block (every row writes the same
+values), a __syncthreads between the fill and the reads; runs and checks y.
+teml: 05_shared_row_filled_alike_by_every_y.py:16:9: error: this statement and the one at line 14 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+Case: the issue's case: a shared tensor defined inside the y loop (a block-wide barrier inside the
+loop bound to threadIdx.y, whose extent is the block's).
+"""
+import teml
+@teml.transform
+def f(x: teml.Var[(64,), "int32"], y: teml.Var[(4, 64), "int32", "output"]):
+    #! label: L0
+    for i in range(4):
+        t = teml.empty((64,), "int32", "gpu/shared")
+        #! label: L1
+        for j in range(64):
+            t[j] = x[j] * 2
+        #! label: L2
+        for j in range(64):
+            y[i, j] = t[j] * i
+@teml.schedule(f)
+def g(s):
+    s.parallelize("L0", "threadIdx.y")
+    s.parallelize("L1", "threadIdx.x")
+    s.parallelize("L2", "threadIdx.x")
