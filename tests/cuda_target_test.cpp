@@ -198,7 +198,9 @@ def g(s):
 
 namespace {
 
-std::string refusal(const std::string& schedule, const target::Target& t = target::cudaTarget()) {
+// `schedule`'s steps in a schedule for every target, or for `scheduleTarget` only.
+std::string refusal(const std::string& schedule, const target::Target& t = target::cudaTarget(),
+                    const std::string& scheduleTarget = "") {
   std::string source = std::string(R"(import teml
 @teml.transform
 def f(x: teml.Var[(64, 64), "float64"], y: teml.Var[(64, 64), "float64", "output"]):
@@ -207,9 +209,9 @@ def f(x: teml.Var[(64, 64), "float64"], y: teml.Var[(64, 64), "float64", "output
         #! label: Lj
         for j in range(64):
             y[i, j] = x[i, j] * 2.0
-@teml.schedule(f)
+@teml.schedule(f)") + (scheduleTarget.empty() ? "" : ", target=\"" + scheduleTarget + "\"") + R"()
 def g(s):
-)") + schedule;
+)" + schedule;
   freeform::FreeformOptions o = cudaOptions();
   o.target = t;
   auto f = failureOf([&] { lowering::lower(pipeline::compileFreeform(source, o).program, t); });
@@ -218,12 +220,17 @@ def g(s):
 
 }  // namespace
 
+// A schedule for every target whose steps are the CPU's is the CPU's
+// (tests/freeform/test_schedules_per_target.py); one for the GPU alone must
+// bind its loops to the GPU's scopes.
 TEST(CudaTarget, ParallelizeOnTheCudaTargetNeedsAGpuScope) {
-  EXPECT_NE(refusal("    s.parallelize(\"Li\")\n").find("11: parallelize on the cuda target binds the loop to \"blockIdx.x\""),
-            std::string::npos) << refusal("    s.parallelize(\"Li\")\n");
-  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"openmp\")\n").find("not 'openmp'"), std::string::npos);
-  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"blockIdx.x\")\n", driver::machineTarget()).find("the target is the CPU"),
+  auto cuda = target::cudaTarget();
+  EXPECT_NE(refusal("    s.parallelize(\"Li\")\n", cuda, "cuda").find("11: parallelize on the cuda target binds the loop to \"blockIdx.x\""),
+            std::string::npos) << refusal("    s.parallelize(\"Li\")\n", cuda, "cuda");
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"openmp\")\n", cuda, "cuda").find("not 'openmp'"), std::string::npos);
+  EXPECT_NE(refusal("    s.parallelize(\"Li\", \"blockIdx.x\")\n", driver::machineTarget(), "cpu").find("the target is the CPU"),
             std::string::npos);
+  EXPECT_EQ(refusal("    s.parallelize(\"Li\")\n"), "accepted");
   EXPECT_NE(refusal("    s.vectorize(\"Lj\")\n").find("CPU SIMD lanes, which the cuda target does not have"),
             std::string::npos) << refusal("    s.vectorize(\"Lj\")\n");
 }

@@ -50,9 +50,13 @@ class _GradientProgram:
         return entry
 
     def _float_inputs(self, shapes):
-        probe = _teml.compile_freeform(self.f._source(), self.f.python.__name__, self.f._sizes(),
-                                       {k: list(v) for k, v in shapes.items()}, self.f.check_indices,
-                                       apply_schedules=False, auto_schedule=False)
+        try:
+            probe = _teml.compile_freeform(self.f._source(), self.f.python.__name__, self.f._sizes(),
+                                           {k: list(v) for k, v in shapes.items()}, self.f.check_indices,
+                                           apply_schedules=False, auto_schedule=False)
+        except ProgramError as e:
+            self.f._locate(e)
+            raise
         return [n for n, d, s, a in probe.params() if a != "output" and np.dtype(d).kind == "f"]
 
 

@@ -102,6 +102,8 @@ class Transform:
     cache. `f.python` is the function itself, which Python runs on NumPy."""
 
     def __init__(self, fn, check_indices=True, schedule=None, auto=True, target=None, emulate=False):
+        if isinstance(fn, Transform):  # teml.transform(f, target="cuda") of a decorated f: its function
+            fn = fn.python
         functools.update_wrapper(self, fn)
         self.python = fn
         self.check_indices = check_indices

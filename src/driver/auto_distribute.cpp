@@ -1,5 +1,6 @@
 #include "driver/auto_distribute.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "analysis/concurrency_with_isl.hpp"
@@ -41,12 +42,14 @@ bool anyDistributed(const Program& p) {
 
 }  // namespace
 
-Program autoDistribute(const Program& scheduled, const target::Target& target, const std::string& cacheDir,
-                       std::vector<std::string>& notes) {
-  if (target.ranks <= 1 || anyDistributed(scheduled)) return scheduled;
+Distribution autoDistribute(const Program& scheduled, const target::Target& target, const std::string& cacheDir) {
+  Distribution out{scheduled, {}, {}, ""};
+  if (target.ranks <= 1 || anyDistributed(scheduled)) return out;
   Program candidate = scheduled;
-  std::vector<std::string> chosen;
-  for (auto& nest : candidate.nests) {
+  std::vector<schedule::Step> steps;
+  std::vector<size_t> nests;
+  for (size_t k = 0; k < candidate.nests.size(); ++k) {
+    StmtP& nest = candidate.nests[k];
     std::vector<StmtP> loops;
     stepLoops(nest, loops);
     for (auto& s : loops) {
@@ -59,20 +62,24 @@ Program autoDistribute(const Program& scheduled, const target::Target& target, c
       auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
       if (!analysis::concurrencyOf(nest, *marked, false, false, cacheDir).report.ok) continue;
       nest = schedule::replaceStmt(nest, s, marked);
-      chosen.push_back(f.id);
+      schedule::Step step{"distribute"};
+      step.loops = {f.id};
+      step.iterators = {f.var};
+      steps.push_back(step);
+      nests.push_back(k);
     }
   }
-  if (chosen.empty()) {
-    notes.push_back("distribute: no loop at the top level of the program can be split across the ranks");
-    return scheduled;
+  if (steps.empty()) {
+    out.why = "no loop at the top level of the program can be split across the ranks";
+    return out;
   }
   int64_t most = 0;
   try {
     for (auto& t : lowering::predictedTraffic(lowering::lower(candidate, target, cacheDir)))
       most = std::max(most, t.sent + t.received);
   } catch (const UserError& e) {
-    notes.push_back(std::string("distribute: not distributed (") + e.what() + ")");
-    return scheduled;
+    out.why = std::string("not distributed (") + e.what() + ")";
+    return out;
   }
   double work = analysis::countFlops(candidate) / target.ranks / kFlopsPerSecond;
   double talk = static_cast<double>(most) / kBytesPerSecond;
@@ -80,11 +87,40 @@ Program autoDistribute(const Program& scheduled, const target::Target& target, c
   why << "predicted exchanges " << most << " B per rank (" << talk * 1e3 << " ms at 1 GB/s) against "
       << work * 1e3 << " ms of work per rank (4 GFLOP/s)";
   if (talk > kLargestShare * work) {
-    notes.push_back("distribute: not distributed: " + why.str());
-    return scheduled;
+    out.why = "not distributed: " + why.str();
+    return out;
   }
-  for (auto& id : chosen) notes.push_back("distribute(\"" + id + "\")  # " + why.str());
-  return candidate;
+  return Distribution{candidate, steps, nests, why.str()};
+}
+
+std::vector<std::string> withDistributeLines(std::vector<std::string> lines, const Distribution& d) {
+  auto codegen = std::find_if(lines.rbegin(), lines.rend(), [](const std::string& l) { return l.rfind("codegen(", 0) == 0; });
+  if (codegen == lines.rend() || d.steps.empty()) return lines;
+  // codegen(a, b, ...): one handle per nest, in order.
+  std::string inside = codegen->substr(8, codegen->size() - 9);
+  std::vector<std::string> handles;
+  for (size_t at = 0; at <= inside.size();) {
+    size_t comma = inside.find(',', at);
+    std::string h = inside.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    h.erase(0, h.find_first_not_of(' '));
+    handles.push_back(h);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  std::vector<std::string> added;
+  for (size_t k = 0; k < d.steps.size(); ++k) {
+    if (d.nests[k] >= handles.size()) return lines;  // not one handle per nest: left as it was
+    std::string& h = handles[d.nests[k]];
+    std::string next = h + "_d";
+    added.push_back(schedule::temlText(d.steps[k], h, next));
+    h = next;
+  }
+  std::string call = "codegen(";
+  for (size_t k = 0; k < handles.size(); ++k) call += (k ? ", " : "") + handles[k];
+  *codegen = call + ")";
+  auto at = codegen.base() - 1;
+  lines.insert(at, added.begin(), added.end());
+  return lines;
 }
 
 }  // namespace teml::driver

@@ -8,12 +8,23 @@
 #include <vector>
 
 #include "ir/program.hpp"
+#include "schedule/primitives.hpp"
 #include "target/target.hpp"
 
 namespace teml::driver {
 
-// `scheduled` with the loops chosen distributed; `notes` says what was chosen and why (for -v).
-ir::Program autoDistribute(const ir::Program& scheduled, const target::Target& target, const std::string& cacheDir,
-                           std::vector<std::string>& notes);
+struct Distribution {
+  ir::Program program;                // `scheduled` with the chosen loops distributed
+  std::vector<schedule::Step> steps;  // one `distribute` per chosen loop, for -v to print as a schedule
+  std::vector<size_t> nests;          // the nest of each step
+  std::string why;                    // the prediction that decided (-v)
+};
+
+Distribution autoDistribute(const ir::Program& scheduled, const target::Target& target, const std::string& cacheDir);
+
+// The TeML lines of an automatic schedule (`autoSteps`, ending in
+// `codegen(a, b)`) with `d`'s steps before the codegen, each on the nest it
+// distributes.
+std::vector<std::string> withDistributeLines(std::vector<std::string> lines, const Distribution& d);
 
 }  // namespace teml::driver

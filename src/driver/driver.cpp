@@ -84,13 +84,16 @@ void printStages(const Compiled& c, std::ostream& err) {
   for (auto& [name, secs] : c.stages)
     err << "teml: " << std::left << std::setw(16) << name << std::fixed << std::setprecision(2) << secs * 1e3
         << " ms\n";
+  if (!c.scheduleNote.empty()) err << "teml: schedule        " << c.scheduleNote << "\n";
+  if (!c.distributeNote.empty()) err << "teml: distribute      " << c.distributeNote << "\n";
   // The automatic schedule, as a schedule the user can paste into the program.
   if (c.entry.empty() && c.autoScheduled) {
     err << "teml: auto-schedule   in TeML (each nest by the name codegen gave it; TeIL's numbered):\n";
     for (auto& line : c.autoSteps) err << line << "\n";
   } else if (!c.entry.empty() && (!c.autoSteps.empty() || c.autoScheduled)) {
     err << "teml: auto-schedule   " << c.autoSteps.size() << " steps:\n";
-    err << "@teml.schedule(" << c.entry << ")\ndef schedule(s):\n";
+    std::string forTarget = c.target.kind == target::Kind::Cpu ? "" : ", target=\"" + std::string(target::kindName(c.target.kind)) + "\"";
+    err << "@teml.schedule(" << c.entry << forTarget << ")\ndef schedule(s):\n";
     for (auto& step : c.autoSteps) err << "    " << step << "\n";
     if (c.autoSteps.empty()) err << "    pass\n";
   }
@@ -244,6 +247,7 @@ Compiled buildFreeform(const Options& o, const target::Target& target, const std
   c.entry = p.entry;
   c.autoSteps = p.autoSteps;
   c.autoScheduled = p.autoScheduled;
+  c.scheduleNote = p.scheduleNote;
   return c;
 }
 
@@ -328,7 +332,15 @@ Compiled compile(const Options& o) {
   Compiled c = frontEndAndSchedule(o, target);
   if (std::string broken = ir::verify(c.program); !broken.empty())
     throw InternalError("the front end produced ill-formed IR: " + broken);
-  if (c.autoScheduled && target.ranks > 1) c.program = autoDistribute(c.program, target, analysisCacheFor(o), c.autoSteps);
+  if (c.autoScheduled && target.ranks > 1) {
+    Distribution d = autoDistribute(c.program, target, analysisCacheFor(o));
+    c.program = d.program;
+    c.distributeNote = d.why;
+    if (!c.entry.empty())  // free-form: steps of the schedule
+      for (auto& step : d.steps) c.autoSteps.push_back(schedule::freeformText(step));
+    else
+      c.autoSteps = withDistributeLines(c.autoSteps, d);
+  }
   auto t = Clock::now();
   c.target = target;
   std::unique_ptr<lowering::PassLog> log = passLogFor(o);

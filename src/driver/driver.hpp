@@ -56,6 +56,8 @@ struct Compiled {
   std::string entry;                    // .py: the entry function's name
   std::vector<std::string> autoSteps;   // the automatic schedule's steps, in the program's language
   bool autoScheduled = false;
+  std::string scheduleNote;             // .py: why the file's schedule is not this target's
+  std::string distributeNote;           // under mpirun: why the automatic distribution chose what it did
 };
 
 // Throws UserError/UsageError/InternalError.

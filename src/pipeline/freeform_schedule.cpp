@@ -186,6 +186,37 @@ class Replay {
 
 }  // namespace
 
+namespace {
+
+// The target a schedule for every target was written for, read from its
+// steps: a parallelize with a GPU scope, or a gpu/ memory type, pins it to
+// the GPU; a parallelize with no scope or a thread schedule to the CPU.
+std::optional<target::Kind> pinnedTarget(const ir::UserSchedule& s, std::string* why) {
+  std::optional<target::Kind> pinned;
+  for (auto& step : s.steps) {
+    std::optional<target::Kind> k;
+    std::string what;
+    if (step.primitive == "parallelize") {
+      std::string word = step.args.size() > 1 ? (step.args[1].kind == StepArg::Kind::Text ? step.args[1].text
+                                                                                           : step.args[1].written)
+                                              : "";
+      k = ir::gpuScopeNamed(word) ? target::Kind::Cuda : target::Kind::Cpu;
+      what = word.empty() ? "parallelizes with no GPU scope" : "parallelizes with \"" + word + "\"";
+    }
+    if (step.primitive == "set_mem_type" && step.args.size() > 1 && step.args[1].text.rfind("gpu/", 0) == 0) {
+      k = target::Kind::Cuda;
+      what = "puts a tensor in " + step.args[1].text;
+    }
+    if (!k) continue;
+    if (pinned && *pinned != *k) return std::nullopt;  // both: the replay reports the step at fault
+    if (!pinned) *why = "line " + std::to_string(step.loc.line) + " " + what;
+    pinned = k;
+  }
+  return pinned;
+}
+
+}  // namespace
+
 freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const freeform::FreeformOptions& options) {
   // The schedule reads the program's tensors; the nest is its one statement.
   ir::StmtP body = p.program.nests.at(0);
@@ -194,6 +225,18 @@ freeform::FreeformProgram scheduleFreeform(freeform::FreeformProgram p, const fr
   const ir::UserSchedule* written = &p.schedule;  // the target's own schedule, else the one for every target
   for (auto& t : p.targetSchedules)
     if (t.target == target::kindName(options.target.kind)) written = &t;
+  // A schedule for every target whose steps are another target's (a CPU
+  // schedule under --target cuda) is that target's: this one has none.
+  static const ir::UserSchedule none;
+  std::string why;
+  if (written == &p.schedule && written->given)
+    if (auto pinned = pinnedTarget(*written, &why); pinned && *pinned != options.target.kind) {
+      p.scheduleNote = "the file's schedule is for the " + std::string(*pinned == target::Kind::Cuda ? "GPU" : "CPU") +
+                       " (" + why + "); the " +
+                       target::kindName(options.target.kind) + " target has none of its own" +
+                       (options.autoSchedule ? ", so it takes the automatic schedule" : "");
+      written = &none;
+    }
   if (written->given) Replay(sch, body, options.target, &p).run(written->steps);
   if (!written->given && options.autoSchedule) autoScheduleInto(sch, body, options.target, &p);
   try {

@@ -41,7 +41,8 @@ def test_auto_under_mpirun_tunes_in_rank_0_and_distributes_interp(tmp_path):
     result = teml(tmp_path / "ranks", "run", 2, io + ["--output", f"v={tmp_path / 'ranks.npy'}", "-v"])
     np.testing.assert_allclose(np.load(tmp_path / "ranks.npy"), np.load(tmp_path / "alone.npy"), rtol=1e-12, atol=0)
     # The automatic schedule distributed interp's element loop, and each rank ran half of it.
-    assert re.search(r'distribute\("[^"]+"\)  # predicted exchanges 0 B per rank', result.stderr), result.stderr
+    assert "teml: distribute      predicted exchanges 0 B per rank" in result.stderr, result.stderr
+    assert re.search(r"\n(\w+)_d = distribute\(\1, \w+\)\ncodegen\(\1_d\)", result.stderr), result.stderr  # TeML to paste
     blocks = re.findall(r"rank (\d): distributed loop 1 '\S+' iterations \[(\d+), (\d+)\) of \[0, (\d+)\)",
                         result.stderr)
     assert [b[0] for b in blocks] == ["0", "1"] and blocks[0][2] == blocks[1][1] != "0", result.stderr

@@ -185,7 +185,16 @@ def test_the_automatic_schedule_distributes_under_mpirun_and_says_so(tmp_path):
     alone, _ = run(tmp_path, path, {"N": 4000}, {"x": x}, ["y"], tag="alone")
     together, result = run(tmp_path, path, {"N": 4000}, {"x": x}, ["y"], 2, tag="mpi", extra=["-v"])
     np.testing.assert_array_equal(together["y"], alone["y"])
-    assert "distribute(" in result.stderr and "predicted exchanges 0 B per rank" in result.stderr, result.stderr
+    assert "teml: distribute      predicted exchanges 0 B per rank" in result.stderr, result.stderr
+    check_report(result.stderr, 2)
+    # The schedule -v prints, pasted into the program, gives the same plan and results.
+    printed = result.stderr[result.stderr.index("@teml.schedule(f)"):]
+    steps = [line for line in printed.splitlines()[2:] if line.startswith("    s.")]
+    assert any(step.startswith('    s.distribute("') for step in steps), printed
+    pasted = tmp_path / "pasted.py"
+    pasted.write_text(AUTO + "@teml.schedule(f)\ndef schedule(s):\n" + "\n".join(steps) + "\n")
+    again, result = run(tmp_path, pasted, {"N": 4000}, {"x": x}, ["y"], 2, tag="pasted", extra=["-v", "--no-auto"])
+    np.testing.assert_array_equal(again["y"], alone["y"])
     check_report(result.stderr, 2)
 
 

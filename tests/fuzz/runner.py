@@ -456,6 +456,8 @@ def main():
     ap.add_argument("--log", help="append every command and its output to this file")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    if a.log:  # the log may go in the --keep folder, which the runner makes later
+        os.makedirs(os.path.dirname(os.path.abspath(a.log)), exist_ok=True)
     log = open(a.log, "a") if a.log else None
     r = Runner(a.program, a.paths.split(","), a.input_seed, a.keep, a.timeout, a.tune_budget, log=log).run()
     if a.json:

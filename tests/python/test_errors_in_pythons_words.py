@@ -55,3 +55,20 @@ def test_gradients_name_unknown_tensors_by_their_keyword(programs):
         teml.grad(programs.double, wrt=["q"])
     with pytest.raises(ValueError, match=r"of: double has no result 'z' \(results: y\)"):
         teml.grad(programs.double, of=["z"])
+
+
+def test_an_error_in_a_differentiated_program_names_its_file(tmp_path):
+    path = tmp_path / "unknown_name.py"
+    path.write_text("from __future__ import annotations\nimport teml\n\n\n@teml.transform\n"
+                    "def f(x: teml.Var[(n,), 'float64']):\n    y = teml.zeros((n,), 'float64')\n"
+                    "    for i in range(n):\n        y[i] = x[i] * b_unknown\n    return y\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import unknown_name
+        for call in (lambda: unknown_name.f(np.ones(3)), lambda: teml.grad(unknown_name.f)[0](np.ones(3)),
+                     lambda: teml.torch_function(unknown_name.f)(__import__("torch").ones(3, dtype=__import__("torch").float64))):
+            with pytest.raises(teml.ProgramError) as e:
+                call()
+            assert str(e.value).startswith(f"{path}:9:"), str(e.value)
+    finally:
+        sys.path.remove(str(tmp_path))

@@ -147,3 +147,10 @@ def test_pytorch_tensors_in_and_out():
     assert isinstance(y, torch.Tensor)
     want = (x[adj.long()] - x[:, None, :]).abs().sum(1)
     assert torch.allclose(y, want, atol=1e-5)
+
+
+def test_a_transform_made_again_from_a_decorated_one_is_made_from_its_function():
+    x = np.random.default_rng(4).random((30, 4)).astype(np.float32)
+    adj = np.random.default_rng(5).integers(0, 30, (30, 3)).astype(np.int32)
+    in_emulator = teml.transform(kernels.mesh_gather, target="cuda", emulate=True)
+    np.testing.assert_allclose(in_emulator(x, adj), kernels.mesh_gather(x, adj), rtol=1e-6)

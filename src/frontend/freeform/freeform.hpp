@@ -45,6 +45,7 @@ struct FreeformProgram {
   bool autoScheduled = false;            // the automatic schedule ran (it may have taken no step)
   double autoSeconds = 0;                // the time it took (part of the front end's)
   std::vector<std::string> autoSteps;    // the automatic schedule's steps (free-form schedule calls)
+  std::string scheduleNote;              // why the file's schedule was not applied to this target (-v)
 };
 
 // The program as written and its schedule as data. Throws UserError (file

@@ -46,6 +46,31 @@ class TakeVarDef : public Mutator {
   std::string tensor_;
 };
 
+// `body` with the tensor or the loops' iterator named `from` named `to`
+// (the accesses: renameTensor; the definitions and iterators here).
+class GiveWay : public Mutator {
+ public:
+  GiveWay(std::string from, std::string to) : from_(std::move(from)), to_(std::move(to)) {}
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = static_cast<const For&>(*s);
+    if (f.var != from_) return Mutator::mutateFor(s);
+    StmtP body = mutate(substitute(f.body, {{from_, var(to_)}}));
+    return makeFor(f.id, to_, f.begin, f.end, f.step, f.loopKind, body, {}, f.made);
+  }
+  StmtP mutateVarDef(const StmtP& s) override {
+    auto& v = static_cast<const VarDef&>(*s);
+    if (v.decl.name != from_) return Mutator::mutateVarDef(s);
+    TensorDecl decl = v.decl;
+    decl.name = to_;
+    return std::make_shared<VarDef>(decl, mutate(v.body), v.loopLocal, v.id, v.made);
+  }
+
+ private:
+  std::string from_, to_;
+};
+
 }  // namespace
 
 std::vector<StmtP> Builder::entryReturn(const Node& s) {
@@ -107,9 +132,10 @@ StmtP Builder::returnedAsOutputs(StmtP body) {
     if (!take.decl) throw InternalError("the returned tensor '" + r.tensor + "' is not defined in the entry's scope");
     TensorDecl decl = *take.decl;
     if (r.tensor != r.name) {
-      if (names_.count(r.name))
-        fail(r.loc, "the output '" + r.name + "' would have the name of another tensor or loop of the program; "
-                    "rename one of them");
+      if (names_.count(r.name)) {  // a tensor or a loop inside a helper (libop's `y`, `k`): it gives way
+        std::string other = freshName(r.name);
+        body = GiveWay(r.name, other).mutate(renameTensor(body, r.name, other));
+      }
       body = renameTensor(body, r.tensor, r.name);
       decl.name = r.name;
       names_.insert(r.name);
