@@ -1,6 +1,7 @@
 """A size used only inside a shape expression is solved from the input that
 has that shape: CSR's row pointers `ptr: (R + 1,)` give R, with no --set;
 an input no size can match, and a size nothing gives, are named."""
+import pathlib
 import subprocess
 
 import numpy as np
@@ -53,6 +54,7 @@ def test_python_binds_the_same_sizes(tmp_path, monkeypatch):
     path = tmp_path / "spmv_module.py"
     path.write_text(PROGRAM)
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(pathlib.Path(TEML).parent / "python"))  # the build's teml
     import spmv_module
     ptr, idx, val, x = csr.random_csr(rows=37, cols=23, seed=3)
     np.testing.assert_allclose(spmv_module.spmv(ptr, idx, val, x), csr.spmv(ptr, idx, val, x), rtol=1e-12)
