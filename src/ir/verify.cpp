@@ -35,23 +35,33 @@ class Verifier : public ScopedVisitor {
     ownedBody_ = f.body.get();
     const For *outerThreads = threadLoop_, *outerLanes = laneLoop_;
     bool outerWarpsY = warpsY_, outerWarpsZ = warpsZ_;
+    bool outerOnce = everyThreadOnce_;
     if (!f.loopKind.kernel.name.empty()) {
       auto& d = f.loopKind.kernel.blockDim;
       bool oneWarp = d[0] * d[1] * d[2] <= kWarpSize;
       warpsY_ = oneWarp || (d[0] == kWarpSize && d[2] == 1);
       warpsZ_ = oneWarp || (d[0] == kWarpSize && d[1] == 1);
+      for (int k = 0; k < 3; ++k) blockDim_[k] = d[k];
+      everyThreadOnce_ = true;
     }
-    if (f.loopKind.gpuThreads()) threadLoop_ = &f;
+    if (f.loopKind.gpuThreads()) {
+      threadLoop_ = &f;
+      int64_t b = 0, e = 0;
+      everyThreadOnce_ = everyThreadOnce_ && f.step == 1 && constValue(f.begin, &b) && constValue(f.end, &e) &&
+                         e - b == blockDim_[gpuDimension(f.loopKind.scope)];
+    }
     if (f.loopKind.scope == ParallelScope::ThreadX) laneLoop_ = &f;
     ScopedVisitor::visitFor(f);
     threadLoop_ = outerThreads, laneLoop_ = outerLanes, warpsY_ = outerWarpsY, warpsZ_ = outerWarpsZ;
+    everyThreadOnce_ = outerOnce;
   }
   // A barrier only where every thread it waits for gets: a block's outside
-  // thread loops; a warp's also inside a loop over threadIdx.y (.z) where
-  // each of its iterations is one warp (blockDim.x is 32 and blockDim.z
-  // (.y) is 1), or the block is one.
+  // thread loops, or inside loops over threadIdx.y (.z) whose counts are the
+  // block's (each thread runs them once); a warp's also inside a loop over
+  // threadIdx.y (.z) where each of its iterations is one warp (blockDim.x
+  // is 32 and blockDim.z (.y) is 1), or the block is one.
   void visitBarrier(const Barrier& b) override {
-    if (!threadLoop_) return;
+    if (!threadLoop_ || (everyThreadOnce_ && !laneLoop_)) return;
     bool warps = threadLoop_->loopKind.scope == ParallelScope::ThreadY ? warpsY_ : warpsZ_;
     if (b.scope != BarrierScope::Warp || laneLoop_ || !warps)
       fail("a barrier inside loop '" + threadLoop_->var + "', bound to threadIdx");
@@ -108,6 +118,8 @@ class Verifier : public ScopedVisitor {
 
  private:
   const Stmt* ownedBody_ = nullptr;  // where a loop-local VarDef may stand
+  int64_t blockDim_[3] = {1, 1, 1};  // of the kernel around
+  bool everyThreadOnce_ = true;      // every thread loop around runs once in each thread
   void fail(const std::string& what) {
     if (problem.empty()) problem = what;
   }

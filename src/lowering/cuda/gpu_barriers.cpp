@@ -12,7 +12,8 @@
 // each element at an index determined by the thread. Inside a loop over
 // threadIdx.y or .z whose every iteration is one warp (blockDim.x is 32),
 // the warp's statements are ordered likewise with __syncwarp, where the
-// threads that meet are of one warp.
+// threads that meet are of one warp; inside one whose count is the block's
+// (every thread runs it once), with the block's barrier.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -93,6 +94,7 @@ class Barriers : StmtFunctor<StmtP()> {
       }
       StmtP guarded = guardUnboundIndices(f.self());
       if (eachIterationAWarp(f)) return warpLevel(guarded->as<For>());
+      if (blockWideLoop(f)) return warpLevel(guarded->as<For>(), true);
       refuseInsideThreads(guarded);
       return guarded;
     }
@@ -183,7 +185,7 @@ class Barriers : StmtFunctor<StmtP()> {
         flatten(std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, makeSeq({}), a.id, a.made));
         flatten(a.body);
       } else if (!around && t->kind == StmtKind::For && t->as<For>().loopKind.gpuThreads() &&
-                 everyThreadOfOneWarp(t->as<For>())) {
+                 (everyThreadOfOneWarp(t->as<For>()) || blockWideLoop(t->as<For>()))) {
         around = &t->as<For>();
         flatten(loopBody(*around));
         around = nullptr;
@@ -216,18 +218,31 @@ class Barriers : StmtFunctor<StmtP()> {
     bool rowsAreWarps = blockDim_[0] == target_.gpu.warpSize && blockDim_[other] == 1;
     return (rowsAreWarps && !isGuardLoop(&f)) || everyThreadOfOneWarp(f);
   }
-  bool everyThreadOfOneWarp(const For& f) const {
+  bool everyThreadOfOneWarp(const For& f) const { return scope_ == BarrierScope::Warp && coversTheBlock(f); }
+  bool coversTheBlock(const For& f) const {
     int64_t b = 0, e = 0;
-    return scope_ == BarrierScope::Warp && f.step == 1 && constValue(f.begin, &b) && constValue(f.end, &e) &&
+    return f.step == 1 && constValue(f.begin, &b) && constValue(f.end, &e) &&
            e - b == blockDim_[gpuDimension(f.loopKind.scope)] && e - b > 1;
   }
+  // A loop over threadIdx.y or .z whose count is the block's: every thread
+  // runs it once, so a barrier of the whole block in its body (outside
+  // loops and branches that differ between its iterations) is reached by
+  // every thread, as FreeTensor's __syncthreads inside such a loop is.
+  bool everyThreadOnce(const For& f) const {
+    return (f.loopKind.scope == ParallelScope::ThreadY || f.loopKind.scope == ParallelScope::ThreadZ) &&
+           coversTheBlock(f);
+  }
+  // One whose barriers are the block's (a warp's where each iteration is a warp).
+  bool blockWideLoop(const For& f) const { return everyThreadOnce(f) && !eachIterationAWarp(f); }
   // The body of such a loop ordered as a block's statements are, with
   // __syncwarp: every lane of the warp reaches it (its control is the
-  // warp's), and threads of other warps work on other iterations.
-  StmtP warpLevel(const For& f) {
+  // warp's), and threads of other warps work on other iterations. With
+  // `blockWide` (everyThreadOnce), with the kernel's barrier: every thread
+  // of the block runs the body once.
+  StmtP warpLevel(const For& f, bool blockWide = false) {
     BarrierScope outer = scope_;
-    oneWarp_ = everyThreadOfOneWarp(f);
-    scope_ = BarrierScope::Warp;
+    oneWarp_ = blockWide || everyThreadOfOneWarp(f);
+    if (!blockWide) scope_ = BarrierScope::Warp;
     warpLoop_ = f.var;
     int outerNested = std::exchange(nested_, 0);
     forEachStmt(f.body, [&](const StmtP& t) {
@@ -249,8 +264,10 @@ class Barriers : StmtFunctor<StmtP()> {
     if (oneWarp_ && nested_ > 0)  // iterations of the loop may take other paths through loops and branches
       throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
                                           " need a barrier between them inside a loop or branch within loop '" +
-                                          warpLoop_ + "', whose iterations (one warp's threads) may not all get there; "
-                                          "move them out of it, or make each iteration a warp (blockDim.x of 32)");
+                                          warpLoop_ + "', whose iterations (threads of the barrier's " +
+                                          (scope_ == BarrierScope::Warp ? "warp" : "block") +
+                                          ") may not all get there; move them out of it" +
+                                          (scope_ == BarrierScope::Warp ? ", or make each iteration a warp (blockDim.x of 32)" : ""));
     if (oneWarp_) return true;  // threads of every iteration are in the warp the barrier orders
     if (!warpLoop_.empty() && acrossWarps(a, b))
       throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
@@ -577,7 +594,7 @@ class Barriers : StmtFunctor<StmtP()> {
   BarrierScope scope_ = BarrierScope::Block;
   SourceLoc kernelLoc_;
   std::string warpLoop_;             // the warp loop whose body is being ordered (empty outside)
-  bool oneWarp_ = false;             // all its iterations are in one warp
+  bool oneWarp_ = false;             // all its iterations are in the scope of its barrier (one warp, or the block)
   int nested_ = 0;                   // loops and branches around, inside it
   std::set<std::string> insideWarp_;  // the tensors it defines
 };

@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: t becomes (4, 256), one row per threadIdx.y (rows i < 2 write other values),
 each lane reading what it wrote (checks the lowered AST only).
-teml: 06_shared_row_overwritten_by_some_rows.py:15:9: error: this statement and the one at line 13 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: accepted since issue 46's block-wide barriers: the loop over threadIdx.y has the block's count (every thread runs it once), so a __syncthreads inside its body is reached by every thread (once refused: "which not every thread may run").
 Case: the issue's case: a shared tensor defined inside the y loop.
 """
 import teml

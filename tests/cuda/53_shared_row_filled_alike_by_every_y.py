@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: t stays one (256,) shared row for the whole block (every row writes the same
 values), a __syncthreads between the fill and the reads; runs and checks y.
-teml: 05_shared_row_filled_alike_by_every_y.py:16:9: error: this statement and the one at line 14 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: accepted since issue 46's block-wide barriers: the loop over threadIdx.y has the block's count (every thread runs it once), so a __syncthreads inside its body is reached by every thread (once refused: "which not every thread may run").
 Case: the issue's case: a shared tensor defined inside the y loop (a block-wide barrier inside the
 loop bound to threadIdx.y, whose extent is the block's).
 """

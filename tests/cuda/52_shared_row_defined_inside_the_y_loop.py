@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: t becomes a (4, 256) shared array, one row per threadIdx.y; each lane reads
 only what it wrote, so no barrier; runs and checks y.
-teml: 04_shared_row_defined_inside_the_y_loop.py:17:9: error: this statement and the one at line 15 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: accepted since issue 46's block-wide barriers: the loop over threadIdx.y has the block's count (every thread runs it once), so a __syncthreads inside its body is reached by every thread (once refused: "which not every thread may run").
 Case: the issue's case: a shared tensor defined inside the y loop (multiplex_shared_basic). The
 barrier teml asks for is between the first value it gives the teml.empty shared row and the row's
 writes; rows are 64 lanes, two warps.
