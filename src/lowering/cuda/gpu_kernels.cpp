@@ -9,6 +9,8 @@
 #include <algorithm>
 
 #include "diag/diagnostics.hpp"
+#include "ir/affine.hpp"
+#include "ir/visitor.hpp"
 #include "ir/accesses.hpp"
 #include "ir/fresh_name.hpp"
 #include "ir/functor.hpp"
@@ -122,22 +124,9 @@ class Kernels : StmtFunctor<StmtP()> {
                                               ", read tensors: a grid's size is fixed when the kernel starts");
     GpuKernelPlan plan;
     plan.name = root.id;
-    forEachStmt(inner, [&](const StmtP& s) {
-      if (s->kind != StmtKind::For) return;
-      auto& f = s->as<For>();
-      if (f.loopKind.gpuBlocks())
-        throw UserError(sourceLocOf(s), "loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
-                                      " but is not directly inside the kernel's other loops bound to blockIdx");
-      if (!f.loopKind.gpuThreads()) return;
-      bool known = false;
-      int64_t n = mostIterations(f, &known);
-      if (!known)
-        throw UserError(sourceLocOf(s), "loop '" + f.var + "', bound to " + parallelScopeName(f.loopKind.scope) +
-                                      ", needs a constant trip count: a block's threads are fixed when the kernel "
-                                      "starts (split the loop by a constant and bind the inner one)");
-      int d = gpuDimension(f.loopKind.scope);
-      plan.blockDim[d] = std::max(plan.blockDim[d], n);
-    });
+    ThreadCounts counts(&plan);
+    for (auto* b : blocks) rangeOf(*b, &counts.ranges);
+    counts.visit(inner);
     int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
     if (threads > target_.gpu.maxThreadsPerBlock)
       throw UserError(sourceLocOf(root.self()), "kernel '" + root.id + "' has " + std::to_string(plan.blockDim[0]) + " x " +
@@ -148,6 +137,50 @@ class Kernels : StmtFunctor<StmtP()> {
     kind.kernel = plan;
     return std::make_shared<For>(root.id, root.var, root.begin, root.end, root.step, kind, root.body, root.made);
   }
+
+  // The threads a loop bound to threadIdx needs: its trip count, or where
+  // that depends on the loops around (`for j in range(i)` inside a loop on
+  // threadIdx.x), the largest it takes over their ranges, as FreeTensor
+  // sizes such a block; the threads past an iteration's count stay idle
+  // (each thread loop runs where its index is below its count).
+  static int64_t mostThreads(const For& f, const Ranges& ranges) {
+    bool known = false;
+    int64_t n = mostIterations(f, &known);
+    if (known) return n;
+    Interval span;
+    if (f.step > 0 && bounds(sub(f.end, f.begin), ranges, &span))
+      return span.hi <= 0 ? 0 : (span.hi + f.step - 1) / f.step;
+    throw UserError(sourceLocOf(f.self()), "loop '" + f.var + "', bound to " + parallelScopeName(f.loopKind.scope) +
+                                           ", needs a trip count bounded when the kernel starts: a block's threads are "
+                                           "fixed then (its bounds read data or loops of unknown range; split the loop "
+                                           "by a constant and bind the inner one)");
+  }
+  // `f`'s iterator's range into `ranges`, where its bounds have ranges there.
+  static void rangeOf(const For& f, Ranges* ranges) {
+    Interval b, e;
+    if (f.step > 0 && bounds(f.begin, *ranges, &b) && bounds(f.end, *ranges, &e) && b.lo < e.hi)
+      (*ranges)[f.var] = Interval{b.lo, e.hi - 1};
+  }
+  // The block's threads in each dimension: the most any loop bound there needs.
+  struct ThreadCounts : Visitor {
+    GpuKernelPlan* plan;
+    Ranges ranges;  // of the loops around, where their bounds have ranges
+    explicit ThreadCounts(GpuKernelPlan* p) : plan(p) {}
+    using Visitor::visit;
+    void visitFor(const For& f) override {
+      if (f.loopKind.gpuBlocks())
+        throw UserError(sourceLocOf(f.self()), "loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
+                                               " but is not directly inside the kernel's other loops bound to blockIdx");
+      if (f.loopKind.gpuThreads()) {
+        int d = gpuDimension(f.loopKind.scope);
+        plan->blockDim[d] = std::max(plan->blockDim[d], mostThreads(f, ranges));
+      }
+      Ranges outer = ranges;
+      rangeOf(f, &ranges);
+      Visitor::visitFor(f);
+      ranges = outer;
+    }
+  };
 
   const target::Target& target_;
   std::set<std::string> taken_;

@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: n is a byvalue scalar (the host knows it at launch), the block gets n threads
 and t n elements from a pool; runs with n = 4 and checks y.
-teml: 16_thread_loops_of_a_run_time_count.py:15:5: error: loop 'i', bound to threadIdx.x, needs a constant trip count: a block's threads are fixed when the kernel starts (split the loop by a constant and bind the inner one)
+teml: 16_thread_loops_of_a_run_time_count.py:15:5: error: loop 'i', bound to threadIdx.x, needs a trip count bounded when the kernel starts: a block's threads are fixed then (its bounds read data or loops of unknown range; split the loop by a constant and bind the inner one)
 Case: not one of the issue's listed cases: a thread loop whose count is a value the host reads at
 run time (FreeTensor's byvalue). teml's nearest spelling is a 0-d input tensor, which lives on the
 GPU; a size parameter (--set) would make it a compile-time constant.

@@ -1,7 +1,7 @@
 """Ports FreeTensor's test_gpu.py::test_dynamic_thread_dim_1: a loop of n iterations (n read at run time) bound to threadIdx.x.
 
 FreeTensor: accepts: n byvalue, n threads; runs with n = 5 and checks y.
-teml: 17_thread_dim_of_a_run_time_count.py:12:5: error: loop 'i', bound to threadIdx.x, needs a constant trip count: a block's threads are fixed when the kernel starts (split the loop by a constant and bind the inner one)
+teml: 17_thread_dim_of_a_run_time_count.py:12:5: error: loop 'i', bound to threadIdx.x, needs a trip count bounded when the kernel starts: a block's threads are fixed then (its bounds read data or loops of unknown range; split the loop by a constant and bind the inner one)
 Case: not one of the issue's listed cases: a thread loop whose count the host reads at run time
 (byvalue).
 """

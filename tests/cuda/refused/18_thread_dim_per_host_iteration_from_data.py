@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: n byvalue, a kernel per i with n[i] threads; runs with n = [5, 10, 15, 20] and
 checks y.
-teml: 18_thread_dim_per_host_iteration_from_data.py:15:9: error: loop 'j', bound to threadIdx.x, needs a constant trip count: a block's threads are fixed when the kernel starts (split the loop by a constant and bind the inner one)
+teml: 18_thread_dim_per_host_iteration_from_data.py:15:9: error: loop 'j', bound to threadIdx.x, needs a trip count bounded when the kernel starts: a block's threads are fixed then (its bounds read data or loops of unknown range; split the loop by a constant and bind the inner one)
 Case: not one of the issue's listed cases: a thread loop whose count the host reads at run time
 (byvalue), per iteration of a loop of the host.
 """

@@ -4,7 +4,7 @@ EXPECTED REFUSAL.
 
 FreeTensor: refuses it (InvalidProgram at lowering): n is in gpu/global memory, so the block's size
 is unknown at launch.
-teml: 24_thread_loop_of_a_count_in_gpu_memory.py:14:5: error: loop 'i', bound to threadIdx.x, needs a constant trip count: a block's threads are fixed when the kernel starts (split the loop by a constant and bind the inner one)
+teml: 24_thread_loop_of_a_count_in_gpu_memory.py:14:5: error: loop 'i', bound to threadIdx.x, needs a trip count bounded when the kernel starts: a block's threads are fixed then (its bounds read data or loops of unknown range; split the loop by a constant and bind the inner one)
 Case: EXPECTED REFUSAL: FreeTensor refuses it too.
 """
 import teml

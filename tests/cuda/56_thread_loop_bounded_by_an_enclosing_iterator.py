@@ -3,7 +3,7 @@
 FreeTensor: accepts: threadIdx.y takes the loop's largest extent (i - 1 at most) and a guard j < i
 keeps the threads past each row's end idle (checks the lowered AST only). 20 x 20 for FreeTensor's
 100 x 100 (99 x 99 threads would pass a GPU's limit).
-teml: 03_thread_loop_bounded_by_an_enclosing_iterator.py:16:9: error: loop 'j', bound to threadIdx.y, needs a constant trip count: a block's threads are fixed when the kernel starts (split the loop by a constant and bind the inner one)
+teml: accepted since issue 46: the block takes the loop's largest count over the ranges of the loops around it, and a thread past an iteration's count stays idle (once refused: "needs a constant trip count").
 Case: the issue's case: a thread loop whose extent depends on an enclosing iterator (for j in
 range(i) on threadIdx.y, i on threadIdx.x).
 """

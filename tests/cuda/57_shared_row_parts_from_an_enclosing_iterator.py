@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: t stays (256,) (the rows use disjoint parts), threadIdx.x takes 64 lanes at
 offset i * 64 (checks the lowered AST only).
-teml: 07_shared_row_parts_from_an_enclosing_iterator.py:16:9: error: loop 'j', bound to threadIdx.x, needs a constant trip count: a block's threads are fixed when the kernel starts (split the loop by a constant and bind the inner one)
+teml: accepted since issue 46: the block takes the loop's largest count over the ranges of the loops around it, and a thread past an iteration's count stays idle (once refused: "needs a constant trip count").
 Case: related to the issue's case of a thread loop whose bounds depend on an enclosing iterator:
 here only its start does (range(i * 16, (i + 1) * 16), 16 iterations for every i).
 """
