@@ -140,10 +140,17 @@ class Worker:
 
         at = outputs(self.inputs)
         base = sum(float(np.sum(at[n] * w[n])) for n in of)
+        # Rounding in the loss's terms, over the step: what a difference cannot resolve.
+        magnitude = sum(float(np.sum(np.abs(at[n] * w[n]))) for n in of)
+
+        def noise(step):
+            return 1e-14 * (magnitude + 1.0) / step
+
         rng = np.random.default_rng(11)
         for n in wrt:
             x = self.inputs[n]
             fd = np.zeros(x.shape)
+            err = np.zeros(x.shape)
             smooth = np.zeros(x.shape, dtype=bool)
             flat = list(range(x.size))
             if len(flat) > 48:
@@ -165,9 +172,15 @@ class Worker:
                     vals.append(central)
                     one_sided &= abs(right - left) / step <= 1e-2 * (abs(central) + 1.0)
                 fd.flat[k] = vals[1]
-                tol = 1e-6 * (abs(vals[0]) + 1.0) + 1e-9 * (abs(base) + 1.0) / 1e-6
-                smooth.flat[k] = bool(np.isfinite(vals).all() and abs(vals[0] - vals[1]) <= tol and one_sided)
+                # The two steps' difference estimates the error of the finer one (first order
+                # where the second derivative jumps, as x * min(0, x) at 0).
+                err.flat[k] = abs(vals[0] - vals[1]) + noise(1e-6)
+                tol = 1e-6 * (abs(vals[0]) + 1.0) + noise(1e-6)
+                measurable = noise(1e-6) <= 1e-4 * (abs(vals[1]) + 1.0)  # outputs of 1e19 hide any slope of 1
+                smooth.flat[k] = bool(np.isfinite(vals).all() and abs(vals[0] - vals[1]) <= tol and one_sided
+                                      and measurable)
             self.save(job, n, fd)
+            self.save("fd_err", n, err)
             self.save("fd_smooth", n, smooth)
         np.save(os.path.join(self.workdir, "fd_loss.npy"), np.asarray(base))
 

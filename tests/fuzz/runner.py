@@ -341,7 +341,9 @@ class Runner:
             if not np.isfinite(g[smooth]).all():
                 return Result(path, "mismatch", f"'{n}.grad' not finite where differences are smooth")
             scale = np.max(np.abs(fd[smooth])) if smooth.any() else 0.0
-            tol = GRAD_RTOL * (np.abs(fd) + scale + 1e-3)
+            err_file = self.file("fd_err." + n)  # the differences' own error
+            fd_err = np.load(err_file).reshape(-1) if os.path.exists(err_file) else np.zeros_like(fd)
+            tol = GRAD_RTOL * (np.abs(fd) + scale + 1e-3) + 2 * fd_err
             err = np.where(smooth, np.abs(g - fd), 0.0)
             if (err > tol).any():
                 k = int(np.argmax(err - tol))
