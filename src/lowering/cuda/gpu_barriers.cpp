@@ -138,6 +138,7 @@ class Barriers : StmtFunctor<StmtP()> {
     return makeSeq(out);
   }
   StmtP visitIf(const If& i) override {
+    if (oneWarp_ && nested_ == 0 && !writtenInBranches(i)) return splitAroundBarriers(i);
     ++nested_;
     StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
     --nested_;
@@ -354,6 +355,51 @@ class Barriers : StmtFunctor<StmtP()> {
                                              parallelScopeName(loop->as<For>().loopKind.scope) +
                                              ", which not every thread may run; bind them to threads of the same loops");
     });
+  }
+
+  // A branch of a loop every thread of the barrier's scope runs once (a
+  // block-wide or one-warp loop), ordered like the block's statements, then
+  // split at its barriers as FreeTensor does: `if c: A; B else: C` with a
+  // barrier between A and B becomes `if c: A else: C`, the barrier, `if c:
+  // B`, which every thread reaches. Right where c reads nothing the
+  // branches write (each piece evaluates it again). A barrier left inside
+  // a piece (in a loop or a tensor's scope within the branch) is refused.
+  StmtP splitAroundBarriers(const If& i) {
+    StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
+    auto pieces = [&](const StmtP& s) {
+      std::vector<std::vector<StmtP>> out(1);
+      for (auto& item : s ? items(s) : std::vector<StmtP>{}) {
+        if (item->kind == StmtKind::Barrier) {
+          out.emplace_back();
+          continue;
+        }
+        if (hasBarrier(item))
+          throw UserError(sourceLocOf(item), "this statement needs a barrier inside it, within a branch of loop '" +
+                                                 warpLoop_ + "' that not every thread takes; move it out of the branch");
+        out.back().push_back(item);
+      }
+      return out;
+    };
+    auto t = pieces(then), e = pieces(otherwise);
+    if (t.size() == 1 && e.size() == 1) return std::make_shared<If>(i.cond, then, otherwise, i.id, i.made);
+    std::vector<StmtP> out;
+    for (size_t k = 0; k < std::max(t.size(), e.size()); ++k) {
+      if (k) out.push_back(barrier(sourceLocOf(i.self())));
+      bool hasThen = k < t.size() && !t[k].empty(), hasElse = k < e.size() && !e[k].empty();
+      if (!hasThen && !hasElse) continue;
+      std::string id = k == 0 || i.id.empty() ? i.id : i.id + ".split" + std::to_string(k);
+      out.push_back(std::make_shared<If>(i.cond, hasThen ? makeSeq(t[k]) : makeSeq({}),
+                                         hasElse ? makeSeq(e[k]) : nullptr, id, i.made));
+    }
+    return makeSeq(out);
+  }
+  static bool writtenInBranches(const If& i) {
+    std::set<std::string> written = tensorsWritten(i.then);
+    if (i.otherwise)
+      for (auto& t : tensorsWritten(i.otherwise)) written.insert(t);
+    bool reads = false;
+    forEachExpr(i.cond, [&](const ExprP& e) { reads = reads || (e->kind == ExprKind::Load && written.count(e->as<Load>().tensor)); });
+    return reads;
   }
 
   static bool hasBarrier(const StmtP& s) {

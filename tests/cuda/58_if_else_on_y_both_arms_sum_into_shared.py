@@ -3,7 +3,7 @@
 FreeTensor: accepts: it splits the if/else into two ifs on i < 2 and i >= 2, each around a
 __syncthreads that every thread reaches (checks the lowered AST only). (teml.zeros where
 FreeTensor's ft.empty is summed into before any write.)
-teml: 11_if_else_on_y_both_arms_sum_into_shared.py:16:9: error: this statement and the one at line 15 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: accepted since issue 46: the branch, in a loop over threadIdx.y that every thread runs once, is split at its barriers as FreeTensor splits it (each piece tests the condition again; it reads nothing the branch writes).
 Case: the issue's case: a block-wide barrier inside the loop bound to threadIdx.y whose extent is
 the block's (here in both arms of an if/else on the row).
 """
