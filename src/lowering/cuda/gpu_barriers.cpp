@@ -362,22 +362,32 @@ class Barriers : StmtFunctor<StmtP()> {
   // split at its barriers as FreeTensor does: `if c: A; B else: C` with a
   // barrier between A and B becomes `if c: A else: C`, the barrier, `if c:
   // B`, which every thread reaches. Right where c reads nothing the
-  // branches write (each piece evaluates it again). A barrier left inside
-  // a piece (in a loop or a tensor's scope within the branch) is refused.
+  // branches write (each piece evaluates it again). A thread's own tensor
+  // (gpu/local) whose scope holds a barrier is defined around all the
+  // pieces; a barrier left inside a piece (in a loop, or a shared tensor's
+  // scope, within the branch) is refused.
   StmtP splitAroundBarriers(const If& i) {
     StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
-    auto pieces = [&](const StmtP& s) {
-      std::vector<std::vector<StmtP>> out(1);
-      for (auto& item : s ? items(s) : std::vector<StmtP>{}) {
+    std::vector<const VarDef*> hoisted;  // a thread's own tensors the pieces share: defined around them all
+    std::function<void(const StmtP&, std::vector<std::vector<StmtP>>&)> split = [&](const StmtP& s, auto& out) {
+      for (auto& item : items(s)) {
         if (item->kind == StmtKind::Barrier) {
           out.emplace_back();
-          continue;
-        }
-        if (hasBarrier(item))
+        } else if (item->kind == StmtKind::VarDef && !item->as<VarDef>().loopLocal &&
+                   item->as<VarDef>().decl.mem == MemKind::GpuLocal && hasBarrier(item)) {
+          hoisted.push_back(&item->as<VarDef>());
+          split(item->as<VarDef>().body, out);
+        } else if (hasBarrier(item)) {
           throw UserError(sourceLocOf(item), "this statement needs a barrier inside it, within a branch of loop '" +
                                                  warpLoop_ + "' that not every thread takes; move it out of the branch");
-        out.back().push_back(item);
+        } else {
+          out.back().push_back(item);
+        }
       }
+    };
+    auto pieces = [&](const StmtP& s) {
+      std::vector<std::vector<StmtP>> out(1);
+      if (s) split(s, out);
       return out;
     };
     auto t = pieces(then), e = pieces(otherwise);
@@ -391,7 +401,10 @@ class Barriers : StmtFunctor<StmtP()> {
       out.push_back(std::make_shared<If>(i.cond, hasThen ? makeSeq(t[k]) : makeSeq({}),
                                          hasElse ? makeSeq(e[k]) : nullptr, id, i.made));
     }
-    return makeSeq(out);
+    StmtP result = makeSeq(out);
+    for (auto it = hoisted.rbegin(); it != hoisted.rend(); ++it)
+      result = std::make_shared<VarDef>((*it)->decl, result, std::nullopt, (*it)->id, (*it)->made);
+    return result;
   }
   static bool writtenInBranches(const If& i) {
     std::set<std::string> written = tensorsWritten(i.then);

@@ -3,7 +3,7 @@
 FreeTensor: accepts: as test_syncthreads_split_branch_with_else, with each arm's gpu/local element
 u1/u2 defined around its __syncthreads (checks the lowered AST only). (teml.zeros where FreeTensor's
 ft.empty is summed into before any write.)
-teml: 13_if_else_on_y_with_local_elements.py:17:9: error: this statement and the one at line 16 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: accepted since issue 46: the branch is split at its barrier, each arm's gpu/local element defined around the pieces (a thread's own, so the arm that does not use it loses nothing).
 Case: the issue's case: a block-wide barrier inside the loop bound to threadIdx.y whose extent is
 the block's (both arms of an if/else).
 """
