@@ -7,7 +7,10 @@
 // A tensor defined inside thread loops that inner thread loops write for
 // one another is shared too, one copy per thread of the loops around it
 // (FreeTensor's multiplex buffers: a warp's row of scores in a loop over
-// threadIdx.y that its lanes fill). Each kernel's shared memory is
+// threadIdx.y that its lanes fill). A gpu/global tensor defined inside a
+// kernel is allocated by the host around it, a copy per block and thread of
+// the loops around its definition (FreeTensor's), zeroed where it is
+// defined. Each kernel's shared memory is
 // checked against the GPU's limit and requested dynamically above the
 // static one.
 #include <optional>
@@ -36,9 +39,11 @@ class GpuMemoryKinds : public Mutator {
     bool outerIn = inKernel_;
     if (root) shared_ = 0, inKernel_ = true;
     if (f.loopKind.gpuThreads()) threadLoops_.push_back(&f);
+    if (f.loopKind.gpuBlocks()) blockLoops_.push_back(&f);
     // A loop's local tensors are VarDefs inside it: they are decided in its body.
     StmtP out = Mutator::mutateFor(s);
     if (f.loopKind.gpuThreads()) threadLoops_.pop_back();
+    if (f.loopKind.gpuBlocks()) blockLoops_.pop_back();
     if (!root) return out;
     inKernel_ = outerIn;
     auto& g = out->as<For>();
@@ -50,13 +55,28 @@ class GpuMemoryKinds : public Mutator {
                                       " bytes of shared memory; a block of " + target_.gpu.arch() + " may have " +
                                       std::to_string(target_.gpu.sharedBytesOptIn));
     shared_ = outerShared;
-    return std::make_shared<For>(g.id, g.var, g.begin, g.end, g.step, kind, g.body, g.made);
+    StmtP kernel = std::make_shared<For>(g.id, g.var, g.begin, g.end, g.step, kind, g.body, g.made);
+    for (auto it = fromHost_.rbegin(); it != fromHost_.rend(); ++it)
+      kernel = std::make_shared<VarDef>(it->decl, kernel, std::nullopt, it->id, it->made);
+    fromHost_.clear();
+    return kernel;
   }
   StmtP mutateVarDef(const StmtP& s) override {
     auto& v = s->as<VarDef>();
     StmtP body = mutate(v.body);
     TensorDecl decl = v.decl;
     std::optional<LoopLocal> local = v.loopLocal;
+    if (decl.mem == MemKind::GpuGlobal && inKernel_ && !v.loopLocal) {
+      // FreeTensor's global memory inside a kernel: allocated by the host
+      // around the kernel, a copy per block and thread of the loops around
+      // it, each starting from zeros where the program defines it.
+      SourceLoc at = v.made.loc.line ? v.made.loc : sourceLocOf(body);
+      std::vector<const For*> loops = blockLoops_;
+      loops.insert(loops.end(), threadLoops_.begin(), threadLoops_.end());
+      body = multiplex(v, &decl, &local, makeSeq({fill(decl, 0, at), body}), loops);
+      fromHost_.push_back(VarDef(decl, nullptr, std::nullopt, v.id, v.made));
+      return body;
+    }
     if (decl.mem == MemKind::Auto || !isGpuMemory(decl.mem)) {
       if (!inKernel_) decl.mem = MemKind::GpuGlobal;
       else if (!threadLoops_.empty()) decl.mem = ownCopies(v);
@@ -69,7 +89,7 @@ class GpuMemoryKinds : public Mutator {
       SourceLoc at = v.made.loc.line ? v.made.loc : sourceLocOf(body);
       if (!(v.loopLocal && v.loopLocal->writtenBeforeRead))
         body = makeSeq({fill(decl, v.loopLocal ? v.loopLocal->init : 0, at), body});
-      if (!threadLoops_.empty()) body = multiplex(v, &decl, &local, body);
+      if (!threadLoops_.empty()) body = multiplex(v, &decl, &local, body, threadLoops_);
       shared_ += std::max<int64_t>(1, decl.elementCount()) * bytes(decl.dtype);
     }
     return std::make_shared<VarDef>(decl, body, local, v.id, v.made);
@@ -125,14 +145,16 @@ class GpuMemoryKinds : public Mutator {
   // loop-local's box, which its shape equals, likewise), and every access
   // in `body` the index of its thread there: threads of those loops keep
   // apart copies, those of the loops inside share one.
-  StmtP multiplex(const VarDef& v, TensorDecl* decl, std::optional<LoopLocal>* local, const StmtP& body) const {
+  StmtP multiplex(const VarDef& v, TensorDecl* decl, std::optional<LoopLocal>* local, const StmtP& body,
+                  const std::vector<const For*>& loops) const {
     std::vector<ExprP> copy;
     std::vector<int64_t> shape;
-    for (const For* f : threadLoops_) {
+    for (const For* f : loops) {
       bool known = false;
       int64_t copies = mostIterations(*f, &known);
       if (!known || f->step <= 0)
-        throw UserError(v.made.loc, "'" + v.decl.name + "' needs a copy in shared memory for each thread of loop '" +
+        throw UserError(v.made.loc, "'" + v.decl.name + "' needs a copy in " + memKindName(decl->mem) +
+                                        " for each iteration of loop '" +
                                         f->id + "' (bound to " + parallelScopeName(f->loopKind.scope) +
                                         "), whose count is not a constant; define it outside '" + f->id +
                                         "' or give the loop constant bounds");
@@ -214,6 +236,8 @@ class GpuMemoryKinds : public Mutator {
   int64_t shared_ = 0;
   bool inKernel_ = false;
   std::vector<const For*> threadLoops_;  // the thread loops around, outermost first
+  std::vector<const For*> blockLoops_;   // the kernel's loops bound to blockIdx around
+  std::vector<VarDef> fromHost_;         // global tensors of the kernel, defined around it
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 FreeTensor: accepts: t moves out of the kernel as a (4, 256) global array, a row per block (blocks
 cannot share one); runs and checks y.
-teml: 09_global_row_defined_inside_a_block_loop.py:13:9: error: 't' is gpu/global, but it is defined inside a kernel; define it outside, or make it gpu/shared or gpu/local
+teml: accepted since issue 46: the host allocates the tensor around the kernel, a copy per block and thread of the loops around its definition, zeroed where it is defined (once refused: "defined inside a kernel").
 Case: the issue's case: a gpu/global tensor defined inside a kernel.
 """
 import teml
