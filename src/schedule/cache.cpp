@@ -89,6 +89,9 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   analysis::LocalBox box;
   std::string why;
   if (!analysis::localBox(loopBody(f), t, &box, &why)) throw ScheduleError(std::string(what) + ": " + why);
+  if (!box.used || box.extent.size() != tensor.shape.size() || box.elementCount() <= 0)  // fuzz seed 3867
+    throw ScheduleError(std::string(what) + ": loop '" + f.var + "' touches no element of '" + t +
+                        "' (its accesses lie in loops of no iterations): there is nothing to copy");
   auto taken = namesIn(nest);
   ir::Ranges outer;
   for (auto* l : chain) {
