@@ -93,8 +93,8 @@ class Barriers : StmtFunctor<StmtP()> {
         return f.self();
       }
       StmtP guarded = guardUnboundIndices(f.self());
-      if (eachIterationAWarp(f)) return warpLevel(guarded->as<For>());
-      if (blockWideLoop(f)) return warpLevel(guarded->as<For>(), true);
+      if (eachIterationAWarp(f)) return threadLoopLevel(guarded->as<For>());
+      if (blockWideLoop(f)) return threadLoopLevel(guarded->as<For>(), true);
       refuseInsideThreads(guarded);
       return guarded;
     }
@@ -138,7 +138,7 @@ class Barriers : StmtFunctor<StmtP()> {
     return makeSeq(out);
   }
   StmtP visitIf(const If& i) override {
-    if (oneWarp_ && nested_ == 0 && !writtenInBranches(i)) return splitAroundBarriers(i);
+    if (everyIterationInScope_ && nested_ == 0 && !writtenInBranches(i)) return splitAroundBarriers(i);
     ++nested_;
     StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
     --nested_;
@@ -240,9 +240,9 @@ class Barriers : StmtFunctor<StmtP()> {
   // warp's), and threads of other warps work on other iterations. With
   // `blockWide` (everyThreadOnce), with the kernel's barrier: every thread
   // of the block runs the body once.
-  StmtP warpLevel(const For& f, bool blockWide = false) {
+  StmtP threadLoopLevel(const For& f, bool blockWide = false) {
     BarrierScope outer = scope_;
-    oneWarp_ = blockWide || everyThreadOfOneWarp(f);
+    everyIterationInScope_ = blockWide || everyThreadOfOneWarp(f);
     if (!blockWide) scope_ = BarrierScope::Warp;
     warpLoop_ = f.var;
     int outerNested = std::exchange(nested_, 0);
@@ -253,7 +253,7 @@ class Barriers : StmtFunctor<StmtP()> {
     warpLoop_.clear();
     insideWarp_.clear();
     scope_ = outer;
-    oneWarp_ = false;
+    everyIterationInScope_ = false;
     nested_ = outerNested;
     return withBody(f, body);
   }
@@ -262,14 +262,14 @@ class Barriers : StmtFunctor<StmtP()> {
   // touch other elements, or the schedule is refused.
   bool needsBarrier(const StmtP& a, const StmtP& b, const std::string& varying = "") const {
     if (!conflict(a, b, varying)) return false;
-    if (oneWarp_ && nested_ > 0)  // iterations of the loop may take other paths through loops and branches
+    if (everyIterationInScope_ && nested_ > 0)  // iterations of the loop may take other paths through loops and branches
       throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
                                           " need a barrier between them inside a loop or branch within loop '" +
                                           warpLoop_ + "', whose iterations (threads of the barrier's " +
                                           (scope_ == BarrierScope::Warp ? "warp" : "block") +
                                           ") may not all get there; move them out of it" +
                                           (scope_ == BarrierScope::Warp ? ", or make each iteration a warp (blockDim.x of 32)" : ""));
-    if (oneWarp_) return true;  // threads of every iteration are in the warp the barrier orders
+    if (everyIterationInScope_) return true;  // threads of every iteration are in the warp or block the barrier orders
     if (!warpLoop_.empty() && acrossWarps(a, b))
       throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
                                           " need a barrier between them, and threads of different iterations of loop '" +
@@ -653,7 +653,7 @@ class Barriers : StmtFunctor<StmtP()> {
   BarrierScope scope_ = BarrierScope::Block;
   SourceLoc kernelLoc_;
   std::string warpLoop_;             // the warp loop whose body is being ordered (empty outside)
-  bool oneWarp_ = false;             // all its iterations are in the scope of its barrier (one warp, or the block)
+  bool everyIterationInScope_ = false;             // all its iterations are in the scope of its barrier (one warp, or the block)
   int nested_ = 0;                   // loops and branches around, inside it
   std::set<std::string> insideWarp_;  // the tensors it defines
 };
