@@ -39,6 +39,19 @@ bool plantedFlipSub() {
   return on;
 }
 
+// int32 arithmetic wraps, as in the interpreter: it is computed in long and
+// converted back to int, which keeps the low 32 bits (GCC's documented
+// conversion), where int arithmetic that overflows would be undefined and
+// the long helpers (teml_abs, teml_floordiv) would keep the wide value.
+bool wrapsToInt32(const Binary& b) {
+  switch (b.op) {
+    case BinOp::Add: case BinOp::Sub: case BinOp::Mul: case BinOp::Div: case BinOp::FloorDiv: case BinOp::Mod:
+      return b.dtype == DType::I32;
+    default: return false;
+  }
+}
+std::string toInt32(const std::string& wide) { return "((" + std::string(cType(DType::I32)) + ")(" + wide + "))"; }
+
 class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
  public:
   explicit ScalarExpr(const CExprNames& names) : names_(names) {}
@@ -55,6 +68,11 @@ class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
     bool ints = b.a->isInt() && b.b->isInt();
     auto call = [&](const std::string& f) { return f + "(" + of(b.a, 0, false, single) + ", " + of(b.b, 0, false, single) + ")"; };
     bool f32 = single || b.dtype == DType::F32;
+    if (wrapsToInt32(b)) {
+      if (b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul)
+        return toInt32("(long)(" + of(b.a, 0, false, single) + ") " + binOpName(b.op) + " (" + of(b.b, 0, false, single) + ")");
+      return toInt32(call(b.op == BinOp::Mod ? "teml_mod" : "teml_floordiv"));
+    }
     switch (b.op) {
       case BinOp::Div:
         if (ints) return call("teml_floordiv");  // integer division rounds down, as in the interpreter
@@ -83,9 +101,11 @@ class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
     std::string x = of(u.a, 0, false, single);
     bool f32 = u.dtype == DType::F32;
     switch (u.op) {
-      case UnaryOp::Neg: return "(-(" + x + "))";
+      case UnaryOp::Neg: return u.dtype == DType::I32 ? toInt32("-(long)(" + x + ")") : "(-(" + x + "))";
       case UnaryOp::Not: return "(!(" + x + "))";
-      case UnaryOp::Abs: return u.isInt() ? "teml_abs(" + x + ")" : std::string(f32 ? "fabsf(" : "fabs(") + x + ")";
+      case UnaryOp::Abs:
+        if (u.dtype == DType::I32) return toInt32("teml_abs(" + x + ")");
+        return u.isInt() ? "teml_abs(" + x + ")" : std::string(f32 ? "fabsf(" : "fabs(") + x + ")";
       case UnaryOp::Sigmoid: return std::string(f32 ? "teml_sigmoidf(" : "teml_sigmoid(") + x + ")";
       default: return std::string(unaryOpName(u.op)) + (f32 ? "f(" : "(") + x + ")";  // exp, log, ... of math.h
     }
