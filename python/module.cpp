@@ -27,6 +27,7 @@
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
 #include "runtime/jit.hpp"
+#include "runtime/thread_waits.hpp"
 
 namespace py = pybind11;
 using namespace teml;
@@ -325,6 +326,8 @@ py::dict schedulePrimitives() {
 
 PYBIND11_MODULE(_teml, m) {
   m.doc() = "teml's compiler: the free-form front end and the JIT (use the teml package, not this module)";
+  // At import, so that PyTorch imported after teml reads it too.
+  teml::runtime::preferShortSpinWaits();
   // A wrong program becomes teml.ProgramError (file, line, column, message), a
   // wrong input a ValueError, a bug in teml a RuntimeError saying so.
   py::register_exception_translator([](std::exception_ptr p) {

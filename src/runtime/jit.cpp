@@ -1,6 +1,7 @@
 #include "runtime/jit.hpp"
 
 #include "runtime/process.hpp"
+#include "runtime/thread_waits.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -139,6 +140,7 @@ std::optional<std::string> Kernel::compile(const std::string& base) {
 }
 
 std::string Kernel::load(const std::string& path) {
+  preferShortSpinWaits();  // before the first kernel brings libgomp in
   // Never unloaded: OpenMP worker threads may outlive a Kernel object.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle) return std::string("cannot be loaded (") + dlerror() + ")";
