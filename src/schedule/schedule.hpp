@@ -89,6 +89,7 @@ class Schedule {
   Applied skew(const ir::StmtP& top, const std::string& outer, const std::string& inner, int64_t factor);
   Applied asLib(const ir::StmtP& top, const std::string& loop);
   Applied makeLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);
+  Applied makeDefinedLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);
   Applied cache(const ir::StmtP& top, const std::string& loop, const std::string& tensor, bool reduce, int line);
   // cache whose copy starts as zeros instead of reading the tensor: `loop`
   // is `top`'s outermost loop, the tensor still holds its starting zeros

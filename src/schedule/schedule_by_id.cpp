@@ -189,7 +189,7 @@ Schedule::Applied Schedule::skew(const StmtP& top, const std::string& outer, con
 
 Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop, const std::string& tensor, int line) {
   const TensorDecl* decl = program_.find(tensor);
-  if (!decl) throw ScheduleError("local: '" + tensor + "' is not a program tensor");
+  if (!decl) return makeDefinedLocal(top, loop, tensor, line);
   // A front end that declares roles (free-form's parameters) says whose the
   // tensor is: the caller's values would not survive the loop.
   if (auto role = program_.roles.find(tensor); role != program_.roles.end() && ir::isCallers(role->second))
@@ -200,6 +200,29 @@ Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop,
   if (init != program_.initialValues.end()) t.init = init->second;
   localLines_[tensor] = line;
   TEML_ON_LOOP("local", false, schedule::makeLocal(s.nest, s.level, t))
+}
+
+// A tensor the program defines around the loop (an intermediate of
+// libop's softmax) moves into it: its definition goes, and the loop owns
+// it as it owns a program tensor made local, storing one iteration's box.
+// It starts as zeros, as the definition did.
+Schedule::Applied Schedule::makeDefinedLocal(const StmtP& top, const std::string& loop, const std::string& tensor,
+                                             int line) {
+  StmtP definition;
+  forEachStmt(top, [&](const StmtP& s) {
+    if (s->kind == StmtKind::VarDef && s->as<VarDef>().decl.name == tensor && !definition) definition = s;
+  });
+  if (!definition || !localAround(definition, loop, tensor))
+    throw ScheduleError("local: '" + tensor + "' is neither a program tensor nor defined around loop '" + loop + "'");
+  const VarDef& v = definition->as<VarDef>();
+  StmtP elsewhere = replaceStmt(v.body, findLoop(v.body, loop, "local"), makeSeq({}));
+  if (tensorsAccessed(elsewhere).count(tensor))
+    throw ScheduleError("local: '" + tensor + "' is used outside loop '" + loop + "' too");
+  StmtP moved = replaceStmt(top, definition, v.body);  // checked as a whole once the loop owns it
+  localLines_[tensor] = line;
+  LocalTensor t(v.decl);
+  auto s = siteOf(moved, loop, "local");
+  return onNest("local", moved, s.nest, false, [&] { return schedule::makeLocal(s.nest, s.level, t); });
 }
 
 std::string Schedule::freshCopyName(const StmtP& top, const std::string& tensor, int line) {
