@@ -102,7 +102,7 @@ def h(x: teml.Var[(40000,), "float64"], y: teml.Var[(40000,), "float64", "output
         t[i] = x[i] * 2
     #! label: Lj
     for j in range(40000):
-        y[j] = t[j]
+        y[j] = t[39999 - j]  # reversed: the loops do not fuse
 )";
   EXPECT_NE(lowered(source).find("var t : double[40000] heap"), std::string::npos) << lowered(source);
 }

@@ -1,6 +1,7 @@
 #include "autoschedule/auto_schedule.hpp"
 
 #include "autoschedule/auto_fission_math.hpp"
+#include "autoschedule/auto_fuse_intermediates.hpp"
 #include "autoschedule/auto_gpu.hpp"
 #include "autoschedule/auto_loop_order.hpp"
 #include "autoschedule/auto_parallelize.hpp"
@@ -20,6 +21,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
   if (target.kind == target::Kind::Cuda) {
     autoGpu(search);
   } else {
+    autoFuseIntermediates(search);
     autoRegisterBlocks(search);
     autoFissionMath(search);
     autoLoopOrder(search);

@@ -128,13 +128,16 @@ void Schedule::admit(const StmtP& nest) {
     if (!c.report.ok) throw ScheduleError("codegen: " + c.report.reason + raceNote(), Refusal::Illegal);
   });
   // A local tensor has no values outside its loop: no other nest may use it,
-  // and its initial value is the one it had when it was made local.
+  // and its initial value is the one it had when it was made local. (A
+  // tensor a nest defines is that nest's own, even where another nest
+  // defines one of the same name.)
   auto used = tensorsAccessed(nest);
   for (auto& [name, owner] : localNests_)
-    if (used.count(name))
+    if (used.count(name) && program_.find(name))
       throw ScheduleError("codegen: '" + name + "' is local to a loop of another nest (line " +
                           std::to_string(localLines_[name]) + "); its values do not exist outside that loop");
   for (auto& name : schedule::localTensors(nest)) {
+    if (!program_.find(name)) continue;
     for (auto& other : admitted_)
       if (tensorsAccessed(other).count(name))
         throw ScheduleError("codegen: '" + name + "' is local to a loop of this nest (line " +

@@ -22,3 +22,10 @@ a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
 ])
 def test_libop_on_numpy_arrays(got, want):
     np.testing.assert_allclose(got(), want(), rtol=1e-12)
+
+
+def test_softmax_along_a_middle_axis_with_its_loops_fused():
+    # the automatic schedule fuses libop's loops over rows (docs/auto-schedule.md, "fuse intermediates")
+    x = np.random.default_rng(3).standard_normal((5, 1000, 7))
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(teml.libop.softmax(x, axis=1), e / e.sum(1, keepdims=True), rtol=1e-12)

@@ -1,0 +1,258 @@
+#include "autoschedule/auto_fuse_intermediates.hpp"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "autoschedule/loop_queries.hpp"
+#include "ir/mutator.hpp"
+#include "schedule/loop_target.hpp"
+
+namespace teml::autoschedule {
+
+using namespace ir;
+
+namespace {
+
+// Plans carried out in one nest at most, and statements in the loops of
+// one plan at most: each plan costs dependence checks, and isl gave up on
+// a fusion of two loops of a gradient with 30 statements after 8 s.
+constexpr int kMostPlans = 16;
+constexpr int kMostStatements = 16;
+
+int statementsIn(const StmtP& s) {
+  int n = 0;
+  forEachStmt(s, [&](const StmtP& x) { n += x->kind == StmtKind::Store || x->kind == StmtKind::Reduce; });
+  return n;
+}
+
+bool sameRange(const For& a, const For& b) {
+  int64_t ab, ae, bb, be;
+  return a.step == 1 && b.step == 1 && constValue(a.begin, &ab) && constValue(a.end, &ae) &&
+         constValue(b.begin, &bb) && constValue(b.end, &be) && ab == bb && ae == be && ae - ab > 1;
+}
+
+// Runs of two or more neighbouring loops, not on threads or lanes, in the
+// sequences of `body`: their ids.
+std::vector<std::vector<std::string>> runsOfLoops(const StmtP& body) {
+  std::vector<std::vector<std::string>> runs;
+  forEachStmt(body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::Seq) return;
+    std::vector<std::string> run;
+    for (auto& item : s->as<Seq>().stmts) {
+      if (item->kind == StmtKind::For && !item->as<For>().loopKind.concurrent()) {
+        run.push_back(item->id);
+        continue;
+      }
+      if (run.size() >= 2) runs.push_back(run);
+      run.clear();
+    }
+    if (run.size() >= 2) runs.push_back(run);
+  });
+  return runs;
+}
+
+StmtP stmtWithId(const StmtP& body, const std::string& id) {
+  StmtP found;
+  forEachStmt(body, [&](const StmtP& s) {
+    if (!found && s->kind == StmtKind::For && s->id == id) found = s;
+  });
+  return found;
+}
+
+// The indices of every access of tensor t in s.
+std::vector<std::vector<ExprP>> accessesOf(const StmtP& s, const std::string& t) {
+  std::vector<std::vector<ExprP>> out;
+  forEachStmt(s, [&](const StmtP& x) {
+    if (x->kind == StmtKind::Store && x->as<Store>().tensor == t) out.push_back(x->as<Store>().indices);
+    if (x->kind == StmtKind::Reduce && x->as<Reduce>().tensor == t) out.push_back(x->as<Reduce>().indices);
+  });
+  forEachExprIn(s, [&](const ExprP& e) {
+    if (e->kind == ExprKind::Load && e->as<Load>().tensor == t) out.push_back(e->as<Load>().indices);
+  });
+  return out;
+}
+
+std::set<std::string> definedTensors(const StmtP& body) {
+  std::set<std::string> defined;
+  forEachStmt(body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::VarDef) defined.insert(s->as<VarDef>().decl.name);
+  });
+  return defined;
+}
+
+// What to fuse: the loops of a run from one on, each with the loop of its
+// perfect nest to move outermost and fuse over, for the tensor to shrink.
+struct Plan {
+  std::string tensor;
+  std::vector<std::string> runLoops, fuseOver;
+};
+
+class Fuser {
+ public:
+  explicit Fuser(AutoState& state) : state_(state) {}
+
+  // A plan for the run's loops from position p on, decided without a
+  // dependence check: a tensor the nest defines, written by the loop at p
+  // and used by no statement after the run's loops, indexed in dimension d
+  // by one loop's iterator in every access of each loop that uses it; every
+  // loop up to the last that uses it has a loop of that range to fuse over.
+  std::optional<Plan> planFrom(const std::vector<std::string>& run, size_t p) const {
+    StmtP outside = state_.body;
+    for (size_t q = p; q < run.size(); ++q)
+      outside = schedule::replaceStmt(outside, stmtWithId(outside, run[q]), makeSeq({}));
+    auto usedOutside = tensorsAccessed(outside);
+    auto defined = definedTensors(state_.body);
+    for (auto& t : tensorsWritten(stmtWithId(state_.body, run[p]))) {
+      if (!defined.count(t) || usedOutside.count(t) || tried_.count(run[p] + "/" + t)) continue;
+      size_t last = p;
+      for (size_t q = p; q < run.size(); ++q)
+        if (!accessesOf(stmtWithId(state_.body, run[q]), t).empty()) last = q;
+      if (last == p) continue;
+      size_t rank = accessesOf(stmtWithId(state_.body, run[p]), t).front().size();
+      for (size_t d = 0; d < rank; ++d)
+        if (auto plan = planOver(run, p, last, t, d)) return plan;
+    }
+    return std::nullopt;
+  }
+
+  // Carries the plan out; false, with every step taken back, when a step is
+  // refused, the tensor does not become local, or the fused loop could no
+  // longer run on threads.
+  bool carryOut(const std::vector<std::string>& run, const Plan& plan) {
+    tried_.insert(run.front() + "/" + plan.tensor);
+    ++plans_;
+    AutoState::Saved before = state_.save();
+    bool ok = true;
+    for (size_t q = 0; ok && q < plan.runLoops.size(); ++q) ok = bringOut(plan.runLoops[q], plan.fuseOver[q]);
+    const std::string& fused = plan.fuseOver.front();
+    for (size_t q = 1; ok && q < plan.fuseOver.size(); ++q) ok = state_.tryStep({"fuse", {fused, plan.fuseOver[q]}});
+    ok = ok && madeLocal(fused, plan.tensor) && runsOnThreads(fused);
+    if (!ok) state_.restore(before);
+    return ok;
+  }
+
+  bool spent() const { return plans_ >= kMostPlans; }
+
+ private:
+  std::optional<Plan> planOver(const std::vector<std::string>& run, size_t p, size_t last, const std::string& t,
+                               size_t d) const {
+    Plan plan{t, {}, {}};
+    const For* range = nullptr;
+    int statements = 0;
+    for (size_t q = p; q <= last; ++q) {
+      statements += statementsIn(stmtWithId(state_.body, run[q]));
+      if (statements > kMostStatements) return std::nullopt;
+      std::string over = accessesOf(stmtWithId(state_.body, run[q]), t).empty()
+                             ? loopOfRange(run[q], range)
+                             : loopIndexing(run[q], t, d);
+      if (over.empty()) return std::nullopt;
+      const For* f = loopWithId(state_.body, over);
+      if (range ? !sameRange(*range, *f) : !sameRange(*f, *f)) return std::nullopt;
+      range = f;
+      plan.runLoops.push_back(run[q]);
+      plan.fuseOver.push_back(over);
+    }
+    if (!elementwise(plan)) return std::nullopt;
+    return plan;
+  }
+
+  // Every tensor one loop of the plan writes and another uses is indexed,
+  // in some dimension of every access, by the iterator fused over: row i
+  // of the fused loop then reads what row i wrote. Otherwise (GAT's
+  // projection, then gathers h[idx[p]] of other rows) the fusion is all
+  // but certainly illegal, and isl would take a second to say so.
+  bool elementwise(const Plan& plan) const {
+    std::map<std::string, int> loopsUsing;
+    std::set<std::string> written;
+    for (auto& l : plan.runLoops) {
+      for (auto& t : tensorsAccessed(stmtWithId(state_.body, l))) ++loopsUsing[t];
+      for (auto& t : tensorsWritten(stmtWithId(state_.body, l))) written.insert(t);
+    }
+    for (auto& t : written) {
+      if (loopsUsing[t] < 2) continue;
+      bool some = false;
+      for (size_t d = 0; !some && d < 8; ++d) {
+        bool all = true;
+        for (size_t q = 0; all && q < plan.runLoops.size(); ++q) {
+          const std::string& var = loopWithId(state_.body, plan.fuseOver[q])->var;
+          for (auto& a : accessesOf(stmtWithId(state_.body, plan.runLoops[q]), t))
+            all = all && d < a.size() && isVar(a[d], var);
+        }
+        some = all;
+      }
+      if (!some) return false;
+    }
+    return true;
+  }
+
+  // The loop of `loop`'s perfect nest whose iterator is the index of
+  // dimension d in every access of t there ("": none).
+  std::string loopIndexing(const std::string& loop, const std::string& t, size_t d) const {
+    auto accesses = accessesOf(stmtWithId(state_.body, loop), t);
+    for (auto& id : perfectChain(state_.body, loop)) {
+      bool all = true;
+      for (auto& a : accesses) all = all && d < a.size() && isVar(a[d], loopWithId(state_.body, id)->var);
+      if (all) return id;
+    }
+    return "";
+  }
+
+  // The outermost loop of `loop`'s perfect nest with the range of `like`.
+  std::string loopOfRange(const std::string& loop, const For* like) const {
+    if (!like) return "";
+    for (auto& id : perfectChain(state_.body, loop))
+      if (sameRange(*like, *loopWithId(state_.body, id))) return id;
+    return "";
+  }
+
+  // `inner`, a loop of `outer`'s perfect nest, moved outermost in it.
+  bool bringOut(const std::string& outer, const std::string& inner) {
+    if (outer == inner) return true;
+    std::vector<std::string> order{inner};
+    for (auto& l : perfectChain(state_.body, outer)) {
+      if (l == inner) break;
+      order.push_back(l);
+    }
+    return state_.tryStep({"reorder", order});
+  }
+
+  // The planned tensor made local to the fused loop, and then the other
+  // tensors it writes of those the nest defines where `local` accepts:
+  // whether the planned one became local.
+  bool madeLocal(const std::string& loop, const std::string& planned) {
+    if (!state_.tryStep({"local", {loop}, {}, planned})) return false;
+    auto defined = definedTensors(state_.body);
+    for (auto& t : tensorsWritten(stmtWithId(state_.body, loop)))
+      if (defined.count(t)) state_.tryStep({"local", {loop}, {}, t});
+    return true;
+  }
+
+  bool runsOnThreads(const std::string& loop) {
+    AutoState probe = state_.fork();
+    return probe.tryStep({"parallelize", {loop}});
+  }
+
+  AutoState& state_;
+  std::set<std::string> tried_;  // "loop/tensor": plans tried
+  int plans_ = 0;
+};
+
+}  // namespace
+
+void autoFuseIntermediates(AutoState& state) {
+  Fuser fuser(state);
+  for (bool changed = true; changed && !fuser.spent();) {
+    changed = false;
+    for (auto& run : runsOfLoops(state.body)) {
+      for (size_t p = 0; p + 1 < run.size() && !changed && !fuser.spent(); ++p)
+        if (auto plan = fuser.planFrom(run, p)) {
+          std::vector<std::string> from(run.begin() + static_cast<long>(p), run.end());
+          changed = fuser.carryOut(from, *plan);
+        }
+      if (changed) break;  // ids and sequences moved: look again
+    }
+  }
+}
+
+}  // namespace teml::autoschedule
