@@ -7,7 +7,7 @@ namespace teml::runtime {
 // milliseconds) before a waiting thread sleeps. When other processes share
 // the cores, a spinning thread holds a core its partner needs, and a
 // parallel kernel of a millisecond took 8 ms, for PyTorch's too
-// (docs/runtime.md, "Waiting threads"). Sets GOMP_SPINCOUNT=3000 (tens of
+// (docs/python.md, "Threads"). Sets GOMP_SPINCOUNT=3000 (tens of
 // microseconds), unless the user chose OMP_WAIT_POLICY or GOMP_SPINCOUNT.
 // libgomp reads them once, when it loads: call before the first kernel is
 // loaded; a process that loaded libgomp earlier (PyTorch imported first)
