@@ -274,6 +274,9 @@ def worker():
     quick = "--quick" in sys.argv
     reps, budget = int(option("--reps", "30")), float(option("--budget", "2"))
     log = pathlib.Path(option("--log", "/dev/stdout"))
+    # teml first, as docs/python.md asks: its short OpenMP spin then holds
+    # for PyTorch's threads too (libgomp reads it once, when it loads).
+    import teml  # noqa: F401
     import torch
     torch.set_num_threads(threads)
     for name in names:
