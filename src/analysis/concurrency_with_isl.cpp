@@ -15,6 +15,7 @@ LoopConcurrency concurrencyOf(const ir::StmtP& nest, const ir::For& loop, bool s
   std::set<std::string> met = tensorsMet(loop);
   if (loopIsIndependent(nest, loop.id, cacheDir, met)) {
     out.independent = true;
+    out.apart = met;
     out.report = analyzeConcurrentLoop(loop, simd, met);
     return out;
   }
@@ -23,6 +24,7 @@ LoopConcurrency concurrencyOf(const ir::StmtP& nest, const ir::For& loop, bool s
   for (auto& t : tensorsOnlyReduced(loop)) rest.erase(t);
   if (rest.size() == met.size() || !loopIsIndependent(nest, loop.id, cacheDir, rest)) return out;
   out.report = analyzeConcurrentLoop(loop, simd, rest);
+  out.apart = rest;
   return out;
 }
 

@@ -7,6 +7,7 @@
 // the entries of its rows are apart (CSR rows), its scatter-adds into the
 // neighbours' gradients meet.
 #pragma once
+#include <set>
 #include <string>
 
 #include "analysis/concurrency.hpp"
@@ -17,6 +18,7 @@ namespace teml::analysis {
 struct LoopConcurrency {
   ConcurrencyReport report;  // ok, or why not; each reduction's strategy
   bool independent = false;  // isl: no two iterations touch one element with a write
+  std::set<std::string> apart;  // isl: tensors no two iterations share an element of (reductions aside)
 };
 
 // `loop` is the loop of that id in `nest` (it may be a marked copy).

@@ -2,6 +2,7 @@
 // (+=, *=, max=, min=), sequences and guards. Immutable and shared.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,12 @@ struct LoopKind {
   // Proven by dependence analysis: no two iterations touch one element with a
   // write, so the loop needs no reduction clause or atomic at all.
   bool independent = false;
+  // Proven by dependence analysis when the loop was marked: no two
+  // iterations share an element of these tensors (reductions aside). The
+  // lowering's second look falls back on it where the nest it sees hides
+  // what made them provable (the copy of a nest whose index checks a range
+  // check made redundant).
+  std::set<std::string> apart;
   // Written by the lowering stage: the loop's private accumulators, and for
   // a serial loop whether its iterations depend on each other by more than
   // reductions (the emitter then keeps the C compiler from vectorizing it).

@@ -153,6 +153,10 @@ class ParallelReductions : public Mutator {
     bool simd = f.loopKind.lanes();  // a loop in threads and lanes must be safe for lanes
     // The affine test is conservative: isl decides whether iterations meet at all.
     auto c = analysis::concurrencyOf(scheduled_, f, simd, true, cacheDir_);
+    // What was proven when the loop was marked still holds where this nest
+    // hides why (a range-checked copy without the index checks).
+    if (!c.report.ok && !f.loopKind.apart.empty())
+      c.report = analysis::analyzeConcurrentLoop(f, simd, f.loopKind.apart);
     if (!c.report.ok) throw InternalError("lowering: " + c.report.reason);
     const auto& rep = c.report;
     bool anyStrategy = false;

@@ -82,8 +82,9 @@ StmtP markLoop(const StmtP& nest, int r, ParallelScope scope, ThreadSchedule sch
   // A loop that is both threaded and vectorized must be safe for SIMD lanes too.
   auto c = analysis::concurrencyOf(nest, *marked, kind.lanes(), false);
   if (!c.report.ok) throw ScheduleError(std::string(what) + ": " + c.report.reason, Refusal::Illegal);
-  if (c.independent) {
-    kind.independent = true;
+  if (c.independent || !c.apart.empty()) {
+    kind.independent = kind.independent || c.independent;
+    if (!c.apart.empty()) kind.apart = c.apart;
     marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   }
   StmtP result = replaceLevel(chain, r, marked);
