@@ -52,13 +52,8 @@ std::vector<std::vector<std::string>> runsOfLoops(const StmtP& body) {
   return runs;
 }
 
-StmtP stmtWithId(const StmtP& body, const std::string& id) {
-  StmtP found;
-  forEachStmt(body, [&](const StmtP& s) {
-    if (!found && s->kind == StmtKind::For && s->id == id) found = s;
-  });
-  return found;
-}
+// The loop with this id (the passes' ids always name one).
+StmtP loopIn(const StmtP& body, const std::string& id) { return schedule::findLoop(body, id, "fuse"); }
 
 // The indices of every access of tensor t in s.
 std::vector<std::vector<ExprP>> accessesOf(const StmtP& s, const std::string& t) {
@@ -100,16 +95,16 @@ class Fuser {
   std::optional<Plan> planFrom(const std::vector<std::string>& run, size_t p) const {
     StmtP outside = state_.body;
     for (size_t q = p; q < run.size(); ++q)
-      outside = schedule::replaceStmt(outside, stmtWithId(outside, run[q]), makeSeq({}));
+      outside = schedule::replaceStmt(outside, loopIn(outside, run[q]), makeSeq({}));
     auto usedOutside = tensorsAccessed(outside);
     auto defined = definedTensors(state_.body);
-    for (auto& t : tensorsWritten(stmtWithId(state_.body, run[p]))) {
+    for (auto& t : tensorsWritten(loopIn(state_.body, run[p]))) {
       if (!defined.count(t) || usedOutside.count(t) || tried_.count(run[p] + "/" + t)) continue;
       size_t last = p;
       for (size_t q = p; q < run.size(); ++q)
-        if (!accessesOf(stmtWithId(state_.body, run[q]), t).empty()) last = q;
+        if (!accessesOf(loopIn(state_.body, run[q]), t).empty()) last = q;
       if (last == p) continue;
-      size_t rank = accessesOf(stmtWithId(state_.body, run[p]), t).front().size();
+      size_t rank = accessesOf(loopIn(state_.body, run[p]), t).front().size();
       for (size_t d = 0; d < rank; ++d)
         if (auto plan = planOver(run, p, last, t, d)) return plan;
     }
@@ -141,9 +136,9 @@ class Fuser {
     const For* range = nullptr;
     int statements = 0;
     for (size_t q = p; q <= last; ++q) {
-      statements += statementsIn(stmtWithId(state_.body, run[q]));
+      statements += statementsIn(loopIn(state_.body, run[q]));
       if (statements > kMostStatements) return std::nullopt;
-      std::string over = accessesOf(stmtWithId(state_.body, run[q]), t).empty()
+      std::string over = accessesOf(loopIn(state_.body, run[q]), t).empty()
                              ? loopOfRange(run[q], range)
                              : loopIndexing(run[q], t, d);
       if (over.empty()) return std::nullopt;
@@ -166,8 +161,8 @@ class Fuser {
     std::map<std::string, int> loopsUsing;
     std::set<std::string> written;
     for (auto& l : plan.runLoops) {
-      for (auto& t : tensorsAccessed(stmtWithId(state_.body, l))) ++loopsUsing[t];
-      for (auto& t : tensorsWritten(stmtWithId(state_.body, l))) written.insert(t);
+      for (auto& t : tensorsAccessed(loopIn(state_.body, l))) ++loopsUsing[t];
+      for (auto& t : tensorsWritten(loopIn(state_.body, l))) written.insert(t);
     }
     for (auto& t : written) {
       if (loopsUsing[t] < 2) continue;
@@ -176,7 +171,7 @@ class Fuser {
         bool all = true;
         for (size_t q = 0; all && q < plan.runLoops.size(); ++q) {
           const std::string& var = loopWithId(state_.body, plan.fuseOver[q])->var;
-          for (auto& a : accessesOf(stmtWithId(state_.body, plan.runLoops[q]), t))
+          for (auto& a : accessesOf(loopIn(state_.body, plan.runLoops[q]), t))
             all = all && d < a.size() && isVar(a[d], var);
         }
         some = all;
@@ -189,7 +184,7 @@ class Fuser {
   // The loop of `loop`'s perfect nest whose iterator is the index of
   // dimension d in every access of t there ("": none).
   std::string loopIndexing(const std::string& loop, const std::string& t, size_t d) const {
-    auto accesses = accessesOf(stmtWithId(state_.body, loop), t);
+    auto accesses = accessesOf(loopIn(state_.body, loop), t);
     for (auto& id : perfectChain(state_.body, loop)) {
       bool all = true;
       for (auto& a : accesses) all = all && d < a.size() && isVar(a[d], loopWithId(state_.body, id)->var);
@@ -223,7 +218,7 @@ class Fuser {
   bool madeLocal(const std::string& loop, const std::string& planned) {
     if (!state_.tryStep({"local", {loop}, {}, planned})) return false;
     auto defined = definedTensors(state_.body);
-    for (auto& t : tensorsWritten(stmtWithId(state_.body, loop)))
+    for (auto& t : tensorsWritten(loopIn(state_.body, loop)))
       if (defined.count(t)) state_.tryStep({"local", {loop}, {}, t});
     return true;
   }
