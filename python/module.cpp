@@ -5,15 +5,22 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <tuple>
 #include <set>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_kernel.hpp"
+#include "backend/cpu/c_emitter.hpp"
+#include "backend/cpu/size_generic_kernels.hpp"
 #include "interp/gpu_emulator.hpp"
 #include "runtime/cuda_driver.hpp"
 #include "lowering/lower.hpp"
@@ -22,6 +29,7 @@
 #include "driver/gradient_pipeline.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "pipeline/freeform_schedule.hpp"
+#include "pipeline/size_probes.hpp"
 #include "schedule/primitives.hpp"
 #include "frontend/freeform/value.hpp"
 #include "ir/printer.hpp"
@@ -127,11 +135,17 @@ class Compiled {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!kernel_) {
       py::gil_scoped_release unlocked;  // the C compiler may take a while
-      kernel_ = backend::buildFor(program_.program, target_, jit_);
+      if (probes_) kernel_ = backend::sizeGenericKernelFor(program_.program, target_, probes_, jit_);
+      if (!kernel_) kernel_ = backend::buildFor(program_.program, target_, jit_);
     }
     return *kernel_;
   }
 
+ public:
+  // The entry's C at other sizes, given its C at these (pipeline/size_probes.hpp).
+  std::function<std::vector<std::string>(const std::string&)> probes_;
+
+ private:
   freeform::FreeformProgram program_;
   target::Target target_;
   runtime::JitOptions jit_;
@@ -162,6 +176,17 @@ runtime::JitOptions jitOptions(const std::string& cacheDir) {
   return jit;
 }
 
+// Kernels that serve every shape (docs/python.md, "New shapes"): on the CPU,
+// for programs with sizes from their inputs, unless TEML_SIZE_GENERIC=0.
+bool sizeGeneric(const target::Target& t, bool emulate, const std::map<std::string, int64_t>& inputSizes) {
+  const char* generic = std::getenv("TEML_SIZE_GENERIC");
+  return t.kind == target::Kind::Cpu && !emulate && !inputSizes.empty() && !(generic && std::string(generic) == "0");
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::string& entry,
                                           const std::map<std::string, int64_t>& sizes,
                                           const std::map<std::string, std::vector<int64_t>>& inputShapes,
@@ -170,7 +195,17 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
   target::Target t = targetNamed(targetName);
   if (emulate && t.kind != target::Kind::Cuda) throw UsageError("emulate=True runs a GPU program: give target=\"cuda\"");
   auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, applySchedules, autoSchedule, t);
-  return std::make_shared<Compiled>(pipeline::compileFreeform(source, o), jitOptions(cacheDir), t, emulate);
+  auto start = std::chrono::steady_clock::now();
+  freeform::FreeformProgram program = pipeline::compileFreeform(source, o);
+  double seconds = secondsSince(start);
+  std::map<std::string, int64_t> inputSizes = program.inputSizes;
+  auto compiled = std::make_shared<Compiled>(std::move(program), jitOptions(cacheDir), t, emulate);
+  if (sizeGeneric(t, emulate, inputSizes))
+    compiled->probes_ = [source, o, inputSizes, t, seconds](const std::string& base) {
+      auto emit = [&t](const ir::Program& p) { return codegen::emitC(lowering::lower(p, t), t); };
+      return pipeline::sizeProbes(source, o, inputSizes, emit, base, seconds);
+    };
+  return compiled;
 }
 
 // A free-form entry and its gradient program (autodiff/), split into the
@@ -182,14 +217,8 @@ class CompiledGradient {
                    const std::vector<std::string>& of, const std::string& tapes, runtime::JitOptions jit,
                    target::Target target, bool emulate)
       : jit_(std::move(jit)), target_(std::move(target)), emulate_(emulate) {
-    // Differentiated and scheduled as `teml grad` does it.
-    autodiff::GradientProgram g =
-        driver::differentiate(p.program, {wrt, of, autodiff::tapeModeNamed(tapes)}, target_, true, "").gradient;
-    size_t backwardStart = g.program.backwardStart.value();
-    if (backwardStart > g.program.nests.size()) throw InternalError("a gradient program's backward start is past its nests");
-    forward_ = backward_ = g.program;
-    forward_.nests.resize(backwardStart);
-    backward_.nests.erase(backward_.nests.begin(), backward_.nests.begin() + static_cast<long>(backwardStart));
+    autodiff::GradientProgram g = differentiated(p.program, wrt, of, tapes, target_);
+    std::tie(forward_, backward_) = passes(g.program);
     for (auto& t : g.program.tensors)
       params_.push_back(
           py::make_tuple(t.name, freeform::dtypeText(t.dtype), t.shape, ir::roleName(g.program.roleOf(t.name))));
@@ -223,16 +252,53 @@ class CompiledGradient {
   }
   std::string targetName() const { return target::kindName(target_.kind); }
 
+  // Differentiated and scheduled as `teml grad` does it.
+  static autodiff::GradientProgram differentiated(const ir::Program& p, const std::vector<std::string>& wrt,
+                                                  const std::vector<std::string>& of, const std::string& tapes,
+                                                  const target::Target& target) {
+    return driver::differentiate(p, {wrt, of, autodiff::tapeModeNamed(tapes)}, target, true, "").gradient;
+  }
+  // A gradient program's forward pass (filling tapes and saved values) and backward pass.
+  static std::pair<ir::Program, ir::Program> passes(const ir::Program& g) {
+    size_t backwardStart = g.backwardStart.value();
+    if (backwardStart > g.nests.size()) throw InternalError("a gradient program's backward start is past its nests");
+    std::pair<ir::Program, ir::Program> out{g, g};
+    out.first.nests.resize(backwardStart);
+    out.second.nests.erase(out.second.nests.begin(), out.second.nests.begin() + static_cast<long>(backwardStart));
+    return out;
+  }
+  static constexpr const char* kPassBreak = "\n/* the backward pass */\n";
+
+  // Both passes' C at other sizes (each probe: forward, kPassBreak,
+  // backward), given both at these (pipeline/size_probes.hpp).
+  std::function<std::vector<std::string>(const std::string&)> probes_;
+
  private:
   const backend::Kernel& kernel(const std::string& pass) {
     std::unique_ptr<backend::Kernel>& k = pass == "forward" ? forwardKernel_ : backwardKernel_;
     std::lock_guard<std::mutex> lock(mutex_);
     if (!k) {
       py::gil_scoped_release unlocked;  // the compiler may take a while
-      k = backend::buildFor(pass == "forward" ? forward_ : backward_, target_, jit_);
+      const ir::Program& program = pass == "forward" ? forward_ : backward_;
+      if (probes_) k = backend::sizeGenericKernelFor(program, target_, [&](const std::string&) { return probesOf(pass); }, jit_);
+      if (!k) k = backend::buildFor(program, target_, jit_);
     }
     return *k;
   }
+  // One pass's part of the probes, made once for both.
+  std::vector<std::string> probesOf(const std::string& pass) {
+    if (!probed_) {
+      auto both = [&](const ir::Program& p) { return codegen::emitC(lowering::lower(p, target_), target_); };
+      probed_ = probes_(both(forward_) + kPassBreak + both(backward_));
+    }
+    std::vector<std::string> out;
+    for (auto& c : *probed_) {
+      size_t at = c.find(kPassBreak);
+      if (at != std::string::npos) out.push_back(pass == "forward" ? c.substr(0, at) : c.substr(at + std::strlen(kPassBreak)));
+    }
+    return out;
+  }
+  std::optional<std::vector<std::string>> probed_;
 
   ir::Program forward_, backward_;
   std::vector<py::tuple> params_;
@@ -256,8 +322,20 @@ std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, con
   target::Target t = targetNamed(targetName);
   if (emulate && t.kind != target::Kind::Cuda) throw UsageError("emulate=True runs a GPU program: give target=\"cuda\"");
   auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, false, false, t);
-  return std::make_shared<CompiledGradient>(pipeline::compileFreeform(source, o), wrt, of, tapes, jitOptions(cacheDir),
-                                            t, emulate);
+  auto start = std::chrono::steady_clock::now();
+  freeform::FreeformProgram program = pipeline::compileFreeform(source, o);
+  auto compiled = std::make_shared<CompiledGradient>(program, wrt, of, tapes, jitOptions(cacheDir), t, emulate);
+  double seconds = secondsSince(start);
+  if (sizeGeneric(t, emulate, program.inputSizes))
+    compiled->probes_ = [source, o, inputSizes = program.inputSizes, t, seconds, wrt, of, tapes](const std::string& base) {
+      auto emit = [&](const ir::Program& p) {
+        auto [forward, backward] = CompiledGradient::passes(CompiledGradient::differentiated(p, wrt, of, tapes, t).program);
+        return codegen::emitC(lowering::lower(forward, t), t) + CompiledGradient::kPassBreak +
+               codegen::emitC(lowering::lower(backward, t), t);
+      };
+      return pipeline::sizeProbes(source, o, inputSizes, emit, base, seconds);
+    };
+  return compiled;
 }
 
 // A .teml, .teil or .til program compiled by the driver, as `teml run` does.

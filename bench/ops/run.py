@@ -265,7 +265,21 @@ def run_op(name, threads, quick, reps, budget):
     record["best_baseline"] = best
     record["ratio"] = record["times"][best]["median_s"] / record["times"]["teml"]["median_s"]
     record["ratio_min"] = record["times"][best]["min_s"] / record["times"]["teml"]["min_s"]
+    new_shape(record, name, fn, sizes)
     return record
+
+
+def new_shape(record, name, fn, sizes):
+    """teml's first call at other sizes (each of 128 or more a quarter smaller; docs/python.md,
+    "New shapes"), checked against the first baseline on the same inputs."""
+    import baselines
+    sizes = {k: v - v // 4 if v >= 128 else v for k, v in sizes.items()}
+    args = inputs(name, np.random.default_rng(45), sizes)
+    want = np.array(np.asarray(next(iter(baselines.make(name, args).values()))()))
+    y = np.zeros_like(args[-1])
+    t = time.perf_counter()
+    got = np.array(fn(*args) if name != "scatter_add" else (fn(args[0], args[1], y), y)[1])
+    record["new_shape"] = dict(sizes=sizes, call_s=time.perf_counter() - t, ok=close(got, want)[0])
 
 
 def worker():
@@ -390,7 +404,9 @@ def table(record):
              "(> 1: teml faster). Limit: the op's flops at the measured FMA peak (float32; half for "
              "float64 matmul) or its minimal bytes (inputs read once, outputs written once) at the "
              "measured STREAM triad bandwidth, whichever is longer; % = limit / median. First call: "
-             "teml's compile (and tuning) and first run, with an empty kernel cache. Check: teml's result "
+             "teml's compile (and tuning) and first run, with an empty kernel cache. New shape: teml's "
+             "first call after that at other sizes (each of 128 or more a quarter smaller: its own stages "
+             "again, the C compiler only where a size decides the code; docs/python.md). Check: teml's result "
              "against the baseline's, max |error| / max |result|. Load: the machine's 1-minute load average "
              "when the op's turns ended (2 cores, shared: above 1 at 1 thread or 2 at 2 threads, other "
              "processes took time from both sides). The FMA peak is limits.c's (256-bit vectors): with "
@@ -400,22 +416,24 @@ def table(record):
         lines += [f"## {run['threads']} thread(s): FMA peak {lim['fma_gflops']:.0f} GFLOP/s, "
                   f"triad {lim['triad_gbs']:.1f} GB/s", "",
                   "| op | sizes | teml | best baseline | baseline time | ratio | work (MFLOP, MB) | limit | "
-                  "teml % of limit | baseline % of limit | teml first call | check | runs | load |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "teml % of limit | baseline % of limit | teml first call | new shape | check | runs | load |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in run["ops"]:
             sizes = sizes_text(r.get("sizes", {}))
             if "times" not in r:
                 msg = r.get("error", "no result").replace("|", "\\|").replace("\n", " ")
                 first = fmt_t(r.get("first_call_s"))
-                lines.append(f"| {r['name']} | {sizes} | **failed** | | | | | | | | {first} | {msg} | | |")
+                lines.append(f"| {r['name']} | {sizes} | **failed** | | | | | | | | {first} | | {msg} | | |")
                 continue
             tt, bt = r["times"]["teml"], r["times"][r["best_baseline"]]
             check = r["check"]
+            ns = r.get("new_shape")
+            new = (f"{fmt_t(ns['call_s'])}{'' if ns['ok'] else ' **WRONG**'}" if ns else "")
             lines.append(
                 f"| {r['name']} | {sizes} | {fmt_t(tt['median_s'])} ({fmt_t(tt['min_s'])}) | {r['best_baseline']} | "
                 f"{fmt_t(bt['median_s'])} ({fmt_t(bt['min_s'])}) | **{r['ratio']:.2f}x** | "
                 f"{r['flops'] / 1e6:.1f}, {r['bytes'] / 1e6:.1f} | {fmt_t(r['limit_s'])} ({r['bound']}) | "
-                f"{r['teml_pct_of_limit']:.1f}% | {r['baseline_pct_of_limit']:.1f}% | {fmt_t(r['first_call_s'])} | "
+                f"{r['teml_pct_of_limit']:.1f}% | {r['baseline_pct_of_limit']:.1f}% | {fmt_t(r['first_call_s'])} | {new} | "
                 f"{'ok' if check['ok'] else '**WRONG**'} ({check['max_error_relative_to_max']:.1e}) | {r['runs']} | "
                 f"{r.get('load_average', float('nan')):.1f} |")
         lines.append("")

@@ -152,13 +152,17 @@ std::string Kernel::load(const std::string& path) {
   return "";
 }
 
-void Kernel::run(std::vector<void*>& buffers, int nthreads) const {
+void Kernel::run(std::vector<void*>& buffers, int nthreads) const { run(buffers, nthreads, nullptr); }
+
+void Kernel::run(std::vector<void*>& buffers, int nthreads,
+                 const std::function<std::string(const std::string&)>& message) const {
   entry_(buffers.data(), nthreads);
   int line = 0, col = 0;
-  const char* message = nullptr;
+  const char* text = nullptr;
   long value = 0;
-  if (error_ && error_(&line, &col, &message, &value))
-    throw UserError(SourceLoc{line, col}, ir::assertionMessage(message ? message : "a run-time check failed", value));
+  if (!error_ || !error_(&line, &col, &text, &value)) return;
+  std::string said = text ? text : "a run-time check failed";
+  throw UserError(SourceLoc{line, col}, ir::assertionMessage(message ? message(said) : said, value));
 }
 
 void* Kernel::symbol(const std::string& name) const { return handle_ ? dlsym(handle_, name.c_str()) : nullptr; }

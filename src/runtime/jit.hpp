@@ -5,6 +5,7 @@
 // and rebuilt, and a directory that cannot hold entries makes the kernel
 // compile in a temporary directory instead.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ class Kernel {
 
   // Runs the kernel; a failed run-time check (ir::Assert) throws UserError at its location.
   void run(std::vector<void*>& buffers, int nthreads) const;
+  // The same, with a failed check's message passed through `message` first
+  // (a size-generic kernel's markers: runtime/size_generic_source.hpp).
+  void run(std::vector<void*>& buffers, int nthreads,
+           const std::function<std::string(const std::string&)>& message) const;
   bool compiledNow() const { return compiledNow_; }  // false: taken from the cache
   const std::string& libraryPath() const { return libPath_; }
   void* symbol(const std::string& name) const;  // of the loaded kernel; null when it has none

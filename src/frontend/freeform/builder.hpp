@@ -142,6 +142,7 @@ class Builder {
   std::map<std::string, std::string> foreign_;
   std::map<std::string, std::shared_ptr<const UserError>> unreadFunctions_;  // outside the subset: why
   std::map<std::string, SourceLoc> constantAt_;  // where each module-level number is assigned
+  std::map<std::string, int64_t> inputSizes_;   // sizes read from the inputs' shapes (FreeformProgram::inputSizes)
   std::string foreignUse_;                       // the foreign name lookup last refused
   void setForeign(const std::string& name, const std::string& what);
   void moduleAssignment(const Node& s);

@@ -33,6 +33,7 @@ struct FreeformProgram {
   ir::Program program;                   // the entry's parameters are its tensors, one nest
   std::map<std::string, Access> access;  // of each parameter
   std::string entry;                     // the entry function's name
+  std::map<std::string, int64_t> inputSizes;  // the sizes read from the inputs' shapes (not --set, not the module's)
   // What the entry returns (`return y`, `return y, z`, `return {"y": y}`):
   // "one", "tuple", "dict" or "" (nothing), and the output parameters it
   // returns, in order (the variables' names, or the dict's keys).

@@ -351,6 +351,8 @@ void Builder::bindSizes(const Node& entry) {
       }
     }
   }
+  for (auto& [name, by] : boundBy)
+    if (by != "--set" && by != "<module>") inputSizes_[name] = globals_.at(name).i;
 }
 
 std::vector<int64_t> Builder::shapeOf(const NodeP& shapeNode, const std::string& param) {
@@ -411,6 +413,7 @@ FreeformProgram Builder::run() {
   StmtP nest = uniqueStatementIds(hoistInvariantChecks(withRowOrderChecks(body, program_.tensors)));
   FreeformProgram out;
   out.entry = entry.text;
+  out.inputSizes = inputSizes_;
   out.returnForm = returnForm_;
   for (auto& r : returned_) out.returned.push_back(r.name);
   readSchedules(entry.text, &out);

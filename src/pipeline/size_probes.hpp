@@ -1,0 +1,33 @@
+// The same free-form entry at other sizes, for kernels that serve every
+// shape (backend/cpu/size_generic_kernels.hpp): what its C looks like when
+// the sizes read from the inputs' shapes change tells which numerals are
+// theirs.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/freeform/freeform.hpp"
+
+namespace teml::pipeline {
+
+// The C (by `emit`) of the entry compiled as `options` say but at other
+// values of the sizes in `inputSizes` of 128 or more, each set of values a
+// probe: every such size 64 larger (a multiple of every vector and tile
+// width, so remainders stay as they were), one larger (the remainders
+// change), about half and about three times as large (the same remainders);
+// where the first changes more than numerals, each size 64 larger alone.
+// Smaller sizes stay as they are, so their numerals stay constants, which
+// the C compiler unrolls and folds: a new value of one gets a kernel of its
+// own. A probe whose C differs from `base` in more than numerals, or at
+// which the program is refused, is dropped. Probes stop after about a second,
+// each expected to take as long as the longest so far (at first
+// `baseSeconds`, what compiling `base` took): a program that takes longer to
+// compile gets no probe and a kernel per shape.
+std::vector<std::string> sizeProbes(const std::string& source, const freeform::FreeformOptions& options,
+                                    const std::map<std::string, int64_t>& inputSizes,
+                                    const std::function<std::string(const ir::Program&)>& emit,
+                                    const std::string& base, double baseSeconds);
+
+}  // namespace teml::pipeline
