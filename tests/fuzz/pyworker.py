@@ -84,7 +84,8 @@ class Worker:
             self.save(job, n, v)
 
     def weights(self):
-        return {n: np.load(os.path.join(self.workdir, f"w_{n}.npy")) for n in self.problem[1]}
+        stem = os.environ.get("FUZZ_WEIGHTS", "w_")  # the runner's scaled weights: ws_ (runner.py)
+        return {n: np.load(os.path.join(self.workdir, f"{stem}{n}.npy")) for n in self.problem[1]}
 
     def job_pygrad(self, job, tapes):
         wrt, of = self.problem

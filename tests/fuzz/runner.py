@@ -55,6 +55,10 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_hwloc_base_binding_policy": "none"}
 TOL = {"float64": 1e-9, "float32": 2e-4}
 GRAD_RTOL = 1e-5
+# Weights 2^-K times the drawn ones, K in turn: adjoints that overflow at the drawn weights (a
+# product of many large factors) fit, and the gradient, linear in the weights, is scaled back
+# exactly. Each K further risks adjoints that underflow instead.
+WEIGHT_SCALE_EXPONENTS = (300, 600, 900, 1000)
 LOCATED = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
 
 
@@ -179,6 +183,7 @@ class Runner:
         for n, v in self.inputs.items():
             np.save(self.file(f"in_{n}"), v)
         self.problem = self.prog.differentiable
+        self.weights = "w_"  # the stem of the weights' files: ws_ when scaled (overflowing_adjoints)
         if self.problem:
             for n, v in self.prog.draw_weights(seed, self.problem[1]).items():
                 np.save(self.file(f"w_{n}"), v)
@@ -262,7 +267,7 @@ class Runner:
         for p in self.prog.inputs:
             args += ["--input", f"{p.name}={self.file('in_' + p.name)}"]
         for n in of:
-            args += ["--input", f"{n}.grad={self.file('w_' + n)}"]
+            args += ["--input", f"{n}.grad={self.file(self.weights + n)}"]
         for n in wrt:
             args += ["--output", f"{n}.grad={self.file(path + '.' + n)}"]
         return self.cli(path, args, path)
@@ -281,7 +286,8 @@ class Runner:
         return results
 
     def python_jobs_once(self, jobs):
-        env = {**self.env, "PYTHONPATH": PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        env = {**self.env, "PYTHONPATH": PYTHONPATH + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               "FUZZ_WEIGHTS": self.weights}
         cmd = [PYTHON, os.path.join(HERE, "pyworker.py"), self.path, self.workdir] + jobs
         t0 = time.time()
         rc, out, err, hung = run_process(cmd, self.timeout * max(1, len(jobs)) // 2 + 60, env)
@@ -404,6 +410,7 @@ class Runner:
                     results[p].update(schedule=self.schedule, refusals=self.sched_refusals)
             else:
                 results[p] = Result(p, "mismatch", "ran where the reference refused: " + ref.get("kind", ""))
+        self.overflowing_adjoints(results)
         self.check_refusals(results)
         outcome = self.outcome(results)
         if self.own_workdir:
@@ -412,6 +419,34 @@ class Runner:
                 "failing_path": outcome.get("path"), "kind": outcome.get("kind"),
                 "uses": self.prog.header.get("uses", []), "seconds": round(time.time() - t0, 2),
                 "paths": {p: dict(r) for p, r in results.items()}}
+
+    def overflowing_adjoints(self, results):
+        """A gradient that is not finite where the differences are smooth is taken again with
+        the weights 2^-K times smaller (K from WEIGHT_SCALE_EXPONENTS, in turn): where adjoints
+        overflowed (inf * 0 in the chain rule, as PyTorch's autograd gives too) the gradient then
+        comes out finite and, scaled back (exactly: a power of two), must match the differences.
+        A NaN that no scaling removes stays a mismatch."""
+        for k in WEIGHT_SCALE_EXPONENTS:
+            bad = [p for p, r in results.items() if r["outcome"] == "mismatch" and "not finite" in r["detail"]]
+            if not bad:
+                return
+            scale = 2.0 ** -k
+            for n in self.problem[1]:
+                np.save(self.file("ws_" + n), np.load(self.file("w_" + n)) * scale)
+            self.weights = "ws_"
+            py = self.python_jobs([p for p in bad if not p.startswith("grad:")])
+            for p in bad:
+                r = self.grad_cli(p) if p.startswith("grad:") else py.get(p)
+                if r is not None:
+                    continue
+                for n in self.problem[0]:
+                    f = self.file(p + "." + n)
+                    if os.path.exists(f):
+                        np.save(f, np.load(f) / scale)
+                if self.compare_gradient(p)["outcome"] == "ok":
+                    results[p] = Result(p, "ok", f"adjoints overflow at the drawn weights; at weights 2^-{k} "
+                                        "as large the gradient matches")
+            self.weights = "w_"
 
     def check_refusals(self, results):
         """A refusal is fine when it is the same on every path that should agree:
