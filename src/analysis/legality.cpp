@@ -13,10 +13,12 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "analysis/answer_cache.hpp"
 #include "analysis/conflicts.hpp"
 #include "analysis/isl_model.hpp"
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis {
@@ -395,11 +397,50 @@ StmtP loopIn(const StmtP& nest, const std::string& id) {
   return found ? found : nest;
 }
 
+// A loop split into chunks (schedule/chunked_loop: for o in [0, n): for i in
+// [b + c o, min(b + c o + c, e))) as the one loop it was, for i in [b, end),
+// and the inner loop's id; none where `loop` is no such pair. Iterations of
+// different o are iterations of different i, so what is independent across
+// i is across o; isl answers about one loop far faster than about the pair
+// (a CSR loop's rows in a gradient: 26 ms instead of 400).
+std::optional<std::pair<StmtP, std::string>> unchunked(const StmtP& loop) {
+  if (loop->kind != StmtKind::For) return std::nullopt;
+  const For& o = loop->as<For>();
+  if (o.step != 1 || o.body->kind != StmtKind::For) return std::nullopt;
+  const For& i = o.body->as<For>();
+  int64_t zero = -1, n = 0;
+  if (i.step != 1 || !constValue(o.begin, &zero) || zero != 0 || !constValue(o.end, &n) || n < 1)
+    return std::nullopt;
+  Affine begin;
+  if (!toAffine(i.begin, &begin) || begin.coeffs.size() != 1 || begin.coeff(o.var) < 1) return std::nullopt;
+  int64_t c = begin.coeff(o.var), first = begin.constant, last = first + c * n;
+  auto chunkEnd = [&](const ExprP& e) {
+    Affine a;
+    return toAffine(e, &a) && a.coeffs == begin.coeffs && a.constant == first + c;
+  };
+  if (!chunkEnd(i.end)) {
+    int64_t cap = 0;
+    if (i.end->kind != ExprKind::Binary || i.end->as<Binary>().op != BinOp::Min) return std::nullopt;
+    const Binary& m = i.end->as<Binary>();
+    if (chunkEnd(m.a) && constValue(m.b, &cap)) last = std::min(last, cap);
+    else if (chunkEnd(m.b) && constValue(m.a, &cap)) last = std::min(last, cap);
+    else return std::nullopt;
+  }
+  bool usesOuter = false;
+  forEachExprIn(i.body, [&](const ExprP& e) { usesOuter = usesOuter || usesVar(e, o.var); });
+  if (usesOuter || last <= first) return std::nullopt;
+  auto merged = std::make_shared<For>(i.id, i.var, intConst(first), intConst(last), 1, i.loopKind, i.body, i.made);
+  return std::pair<StmtP, std::string>{merged, i.id};
+}
+
 }  // namespace
 
-bool loopIsIndependent(const StmtP& whole, const std::string& loopId, const std::string& cacheDir,
+bool loopIsIndependent(const StmtP& whole, const std::string& id, const std::string& cacheDir,
                        const std::set<std::string>& only) {
-  StmtP nest = loopIn(whole, loopId);
+  StmtP nest = loopIn(whole, id);
+  std::string loopId = id;
+  if (nest->id == id)
+    if (auto merged = unchunked(nest)) std::tie(nest, loopId) = *merged;
   if (cacheDir.empty()) return independentWithIsl(nest, loopId, only);
   // The question: every statement as checkReordering sees it, where each
   // stands relative to the loop, and the tensors local to the nest's loops.

@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t kStep = 64;
 constexpr size_t kMostSingleProbes = 4;
 constexpr int64_t kSmallestVariableSize = 128;
-constexpr double kProbeSeconds = 1.0;  // all probes of one program, about
+constexpr double kProbeSeconds = 0.5;  // all probes of one program, about
 
 int64_t larger(int64_t v) { return v + kStep; }
 int64_t nextOne(int64_t v) { return v + 1; }

@@ -21,7 +21,7 @@ namespace teml::pipeline {
 // Smaller sizes stay as they are, so their numerals stay constants, which
 // the C compiler unrolls and folds: a new value of one gets a kernel of its
 // own. A probe whose C differs from `base` in more than numerals, or at
-// which the program is refused, is dropped. Probes stop after about a second,
+// which the program is refused, is dropped. Probes stop after about half a second,
 // each expected to take as long as the longest so far (at first
 // `baseSeconds`, what compiling `base` took): a program that takes longer to
 // compile gets no probe and a kernel per shape.
