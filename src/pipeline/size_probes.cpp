@@ -13,15 +13,20 @@ namespace teml::pipeline {
 
 namespace {
 
-constexpr int64_t kStep = 64;
+// Steps that keep each size's remainder modulo 256: tiles and vectors divide
+// the probe's sizes as they divide the given ones, so the probe's program is
+// the same program, and its automatic schedule costs what the first did (at
+// a size that no tile divides, it may cost several times as much).
+constexpr int64_t kStep = 256;
 constexpr size_t kMostSingleProbes = 4;
 constexpr int64_t kSmallestVariableSize = 128;
 constexpr double kProbeSeconds = 0.5;  // all probes of one program, about
 
 int64_t larger(int64_t v) { return v + kStep; }
-int64_t nextOne(int64_t v) { return v + 1; }
-int64_t halved(int64_t v) { return v - kStep * (v / (2 * kStep)); }  // the same remainder modulo 64
-int64_t tripled(int64_t v) { return v + 2 * kStep * (v / kStep); }  // the same remainder modulo 64
+int64_t halved(int64_t v) { return v - kStep * (v / (2 * kStep)); }
+int64_t tripled(int64_t v) { return v + 2 * kStep * (v / kStep); }
+// One larger where vectors leave a remainder already: the remainders' counts change, not whether there are any.
+int64_t nextOne(int64_t v) { return v % 16 != 0 ? v + 1 : v; }
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

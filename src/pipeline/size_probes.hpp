@@ -14,17 +14,18 @@ namespace teml::pipeline {
 
 // The C (by `emit`) of the entry compiled as `options` say but at other
 // values of the sizes in `inputSizes` of 128 or more, each set of values a
-// probe: every such size 64 larger (a multiple of every vector and tile
-// width, so remainders stay as they were), one larger (the remainders
-// change), about half and about three times as large (the same remainders);
-// where the first changes more than numerals, each size 64 larger alone.
-// Smaller sizes stay as they are, so their numerals stay constants, which
-// the C compiler unrolls and folds: a new value of one gets a kernel of its
-// own. A probe whose C differs from `base` in more than numerals, or at
-// which the program is refused, is dropped. Probes stop after about half a second,
-// each expected to take as long as the longest so far (at first
-// `baseSeconds`, what compiling `base` took): a program that takes longer to
-// compile gets no probe and a kernel per shape.
+// probe: every such size 256 larger, about half and about three times as
+// large (each the same modulo 256, so tiles and vectors divide them as they
+// divide the given sizes), and one larger where 16 does not divide it (the
+// counts that vectors leave over change); where the first changes more than
+// numerals, each size 256 larger alone. Smaller sizes stay as they are, so
+// their numerals stay constants, which the C compiler unrolls and folds: a
+// new value of one gets a kernel of its own. A probe whose C differs from
+// `base` in more than numerals, or at which the program is refused, is
+// dropped. Probes stop after about half a second, each expected to take as
+// long as the longest compile so far (at first `baseSeconds`, what compiling
+// `base` took): a program that takes longer to compile gets no probe and a
+// kernel per shape until its second shape (backend/cpu/size_generic_kernels).
 std::vector<std::string> sizeProbes(const std::string& source, const freeform::FreeformOptions& options,
                                     const std::map<std::string, int64_t>& inputSizes,
                                     const std::function<std::string(const ir::Program&)>& emit,
