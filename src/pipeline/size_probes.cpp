@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -20,7 +21,7 @@ namespace {
 constexpr int64_t kStep = 256;
 constexpr size_t kMostSingleProbes = 4;
 constexpr int64_t kSmallestVariableSize = 128;
-constexpr double kProbeSeconds = 0.5;  // all probes of one program, about
+constexpr double kProbeSeconds = 0.5;  // all probes of one program, about (TEML_SIZE_PROBE_SECONDS)
 
 int64_t larger(int64_t v) { return v + kStep; }
 int64_t halved(int64_t v) { return v - kStep * (v / (2 * kStep)); }
@@ -44,10 +45,12 @@ std::vector<std::string> sizeProbes(const std::string& source, const freeform::F
   std::vector<std::string> out;
   if (large.empty()) return out;
   std::string key = runtime::sizeGenericKey(base);
+  const char* given = std::getenv("TEML_SIZE_PROBE_SECONDS");
+  double budget = given ? std::atof(given) : kProbeSeconds;
   auto start = std::chrono::steady_clock::now();
   double longest = baseSeconds;  // the longest compile so far: the next probe may take as long
   auto probe = [&](int64_t (*change)(int64_t), const std::set<std::string>& changed) -> std::optional<std::string> {
-    if (secondsSince(start) + longest > kProbeSeconds) return std::nullopt;
+    if (secondsSince(start) + longest > budget) return std::nullopt;
     auto began = std::chrono::steady_clock::now();
     freeform::FreeformOptions o = options;
     o.inputShapes.clear();  // the sizes say the shapes

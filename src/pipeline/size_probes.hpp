@@ -22,7 +22,7 @@ namespace teml::pipeline {
 // their numerals stay constants, which the C compiler unrolls and folds: a
 // new value of one gets a kernel of its own. A probe whose C differs from
 // `base` in more than numerals, or at which the program is refused, is
-// dropped. Probes stop after about half a second, each expected to take as
+// dropped. Probes stop after about half a second (TEML_SIZE_PROBE_SECONDS), each expected to take as
 // long as the longest compile so far (at first `baseSeconds`, what compiling
 // `base` took): a program that takes longer to compile gets no probe and a
 // kernel per shape until its second shape (backend/cpu/size_generic_kernels).
