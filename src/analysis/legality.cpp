@@ -13,7 +13,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <tuple>
 
 #include "analysis/answer_cache.hpp"
 #include "analysis/conflicts.hpp"
@@ -435,12 +434,14 @@ std::optional<std::pair<StmtP, std::string>> unchunked(const StmtP& loop) {
 
 }  // namespace
 
-bool loopIsIndependent(const StmtP& whole, const std::string& id, const std::string& cacheDir,
+bool loopIsIndependent(const StmtP& whole, const std::string& loopId, const std::string& cacheDir,
                        const std::set<std::string>& only) {
-  StmtP nest = loopIn(whole, id);
-  std::string loopId = id;
-  if (nest->id == id)
-    if (auto merged = unchunked(nest)) std::tie(nest, loopId) = *merged;
+  StmtP nest = loopIn(whole, loopId);
+  // Where the loop it was is independent, so are its chunks; where not, the
+  // chunks may still be (iterations that meet only within a chunk).
+  if (nest->id == loopId)
+    if (auto merged = unchunked(nest))
+      if (loopIsIndependent(merged->first, merged->second, cacheDir, only)) return true;
   if (cacheDir.empty()) return independentWithIsl(nest, loopId, only);
   // The question: every statement as checkReordering sees it, where each
   // stands relative to the loop, and the tensors local to the nest's loops.
