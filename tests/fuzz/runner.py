@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -54,6 +55,7 @@ SCHED_ATTEMPTS = 4
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_hwloc_base_binding_policy": "none"}
 TOL = {"float64": 1e-9, "float32": 2e-4}
+COMMAND_MEMORY = 6 << 30  # bytes a `teml` command (each MPI rank) may map
 GRAD_RTOL = 1e-5
 # Weights 2^-K times the drawn ones, K in turn: adjoints that overflow at the drawn weights (a
 # product of many large factors) fit, and the gradient, linear in the weights, is scaled back
@@ -108,13 +110,22 @@ def classify_process(path, rc, out, err, timed_out):
     return Result(path, "crash", f"exit {rc}: " + text[-1500:])
 
 
-def run_process(cmd, timeout, env=None):
+def limit_memory(nbytes):
+    """For Popen's preexec_fn: the process and its children (MPI ranks) may map at most `nbytes`
+    each; more fails an allocation (a crash of that path) instead of waking the kernel's OOM
+    killer, which on a shared machine kills whatever it picks (seed 4665: three ranks of 8 GB)."""
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    return apply
+
+
+def run_process(cmd, timeout, env=None, memory=None):
     e = dict(os.environ)
     e.update(env or {})
     for attempt in range(30):  # teml may be relinked by a build meanwhile (missing, busy): wait for it
         try:
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
-                                 start_new_session=True)
+                                 start_new_session=True, preexec_fn=limit_memory(memory) if memory else None)
             break
         except OSError:
             if attempt == 29:
@@ -202,7 +213,7 @@ class Runner:
     def cli(self, path, args, tag, env=None, prefix=()):
         cmd = list(prefix) + [TEML] + args
         t0 = time.time()
-        rc, out, err, hung = run_process(cmd, self.timeout, {**self.env, **(env or {})})
+        rc, out, err, hung = run_process(cmd, self.timeout, {**self.env, **(env or {})}, COMMAND_MEMORY)
         if self.log:
             self.log.write(f"$ {' '.join(cmd)}\n(rc {rc}, {time.time() - t0:.1f} s)\n{out}{err}\n")
         return classify_process(path, rc, out, err, hung)
