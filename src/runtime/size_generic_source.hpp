@@ -33,7 +33,6 @@ struct SizeValues {
   std::vector<long> ints;
   std::vector<double> reals;
   std::vector<std::string> spelled;  // per K, as the instance writes it (for messages)
-  bool operator==(const SizeValues& o) const { return spelled == o.spelled; }
 };
 
 // The key of a C source (SizeGenericSource::key).
