@@ -135,8 +135,8 @@ class Compiled {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!kernel_) {
       py::gil_scoped_release unlocked;  // the C compiler may take a while
-      if (probes_) kernel_ = backend::sizeGenericKernelFor(program_.program, target_, probes_, jit_);
-      if (!kernel_) kernel_ = backend::buildFor(program_.program, target_, jit_);
+      kernel_ = probes_ ? backend::sizeGenericKernelFor(program_.program, target_, probes_, jit_)
+                        : backend::buildFor(program_.program, target_, jit_);
     }
     return *kernel_;
   }
@@ -280,8 +280,8 @@ class CompiledGradient {
     if (!k) {
       py::gil_scoped_release unlocked;  // the compiler may take a while
       const ir::Program& program = pass == "forward" ? forward_ : backward_;
-      if (probes_) k = backend::sizeGenericKernelFor(program, target_, [&](const std::string&) { return probesOf(pass); }, jit_);
-      if (!k) k = backend::buildFor(program, target_, jit_);
+      auto probes = [&](const std::string&) { return probesOf(pass); };
+      k = probes_ ? backend::sizeGenericKernelFor(program, target_, probes, jit_) : backend::buildFor(program, target_, jit_);
     }
     return *k;
   }

@@ -125,7 +125,8 @@ std::unique_ptr<Kernel> sizeGenericKernelFor(const ir::Program& scheduled, const
                                              const runtime::JitOptions& jit) {
   ir::Program lowered = lowering::lower(scheduled, target);
   std::string c = codegen::emitC(lowered, target);
-  return sizeGenericKernel(c, [&] { return probes(c); }, jit, codegen::linkFlags(lowered), target.threads);
+  auto generic = sizeGenericKernel(c, [&] { return probes(c); }, jit, codegen::linkFlags(lowered), target.threads);
+  return generic ? std::move(generic) : backendFor(target)->build(lowered, jit);
 }
 
 }  // namespace teml::backend

@@ -23,8 +23,9 @@ std::unique_ptr<Kernel> sizeGenericKernel(const std::string& source,
                                           const runtime::JitOptions& jit, const std::vector<std::string>& libraries,
                                           int threads);
 
-// The same for a scheduled program, lowered and emitted for `target` (the
-// CPU) here; `probes` gets its C.
+// The kernel of a scheduled program for `target` (the CPU): the same for its
+// C (lowered and emitted here; `probes` gets that C), else that C compiled
+// as it is.
 std::unique_ptr<Kernel> sizeGenericKernelFor(const ir::Program& scheduled, const target::Target& target,
                                              const std::function<std::vector<std::string>(const std::string&)>& probes,
                                              const runtime::JitOptions& jit);
