@@ -386,6 +386,10 @@ std::string relation(const Occurrence& o, const std::string& rhsTuple, const std
   return relationText(o, rhsTuple, values, nullptr);
 }
 
+UMap relationMap(isl_ctx* ctx, const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values) {
+  return read(ctx, relationText(o, rhsTuple, values, ctx));
+}
+
 std::string withParams(const std::set<std::string>& params, const std::string& map) {
   if (params.empty()) return map;
   return "[" + join(std::vector<std::string>(params.begin(), params.end()), ", ") + "] -> " + map;
@@ -405,7 +409,7 @@ UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
   for (auto& o : occ) {
     std::vector<std::string> t = o.time;
     t.resize(len, "0");
-    m = unite(m, read(ctx, relation(o, "T", t)));
+    m = unite(m, relationMap(ctx, o, "T", t));
   }
   return m;
 }
@@ -418,7 +422,7 @@ UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a) {
     idx = s->second.prefix;
   }
   for (auto& i : a.indices) idx.push_back(o.texter.expr(i));
-  return read(ctx, relationText(o, tuple, idx, ctx));
+  return relationMap(ctx, o, tuple, idx);
 }
 
 }  // namespace teml::analysis::isl_model

@@ -131,12 +131,14 @@ std::string join(const std::vector<std::string>& v, const std::string& sep);
 std::string tupleName(const std::string& id);
 // "[P...] -> " + map: a map's text with the parameters it uses.
 std::string withParams(const std::set<std::string>& params, const std::string& map);
-// { Sid[origin] -> <rhsTuple>[values] : the occurrence's domain }
+// { Sid[origin] -> <rhsTuple>[values] : the occurrence's domain }, as text.
 std::string relation(const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values);
-// Instance -> element of `tensor` for access a of occurrence o. The groups of
-// domain constraints that name only values loaded from data (index checks)
-// are decided apart and left out: the same relation, without isl multiplying
-// their disjunctions out.
+// The same relation read by isl. The groups of domain constraints that name
+// only values loaded from data (index checks) are decided apart and left
+// out: the same relation, without isl multiplying their disjunctions out
+// (seven checks of a CSR row's ptr made 128 pieces of each instance's time).
+UMap relationMap(isl_ctx* ctx, const Occurrence& o, const std::string& rhsTuple, const std::vector<std::string>& values);
+// Instance -> element of `tensor` for access a of occurrence o (relationMap's way).
 UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a);
 // The schedule of every instance: statement instance -> time vector (padded).
 UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ);

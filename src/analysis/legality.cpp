@@ -140,7 +140,7 @@ UMap sameCopy(isl_ctx* ctx, const std::vector<Occurrence>& occ, const std::strin
     auto scope = o.scoped.find(t);
     bool uses = o.write.tensor == t;
     for (auto& r : o.reads) uses |= r.tensor == t;
-    if (uses && scope != o.scoped.end()) copyOf = unite(copyOf, read(ctx, relation(o, scope->second.tuple, scope->second.prefix)));
+    if (uses && scope != o.scoped.end()) copyOf = unite(copyOf, relationMap(ctx, o, scope->second.tuple, scope->second.prefix));
   }
   return meet(copyOf, copyOf);
 }
@@ -245,7 +245,7 @@ UMap rowEntries(isl_ctx* ctx, const std::vector<InRow>& in, const std::string& r
   for (auto& x : in)
     if (x.rows == rows) {
       std::vector<std::string> where = {x.occurrence->texter.expr(x.row), x.occurrence->texter.expr(var(x.entry))};
-      at = unite(at, read(ctx, relation(*x.occurrence, "R", where)));
+      at = unite(at, relationMap(ctx, *x.occurrence, "R", where));
     }
   return at;
 }

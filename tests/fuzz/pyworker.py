@@ -5,7 +5,8 @@ is the runner's finding, not its end).
 
 Jobs: `python` (the transform on NumPy arrays), `torch` (on PyTorch tensors),
 `pygrad:TAPES` (teml.grad), `torchgrad:TAPES` (teml.torch_function in a loss),
-`fd` (central finite differences of the compiled forward, float64). Inputs
+`fd` (central finite differences of the compiled forward, float64), `shapes`
+(the program with its sizes bound at each call, at three shapes: shapes.py). Inputs
 are WORKDIR/in_NAME.npy, gradient weights WORKDIR/w_NAME.npy; results go to
 WORKDIR/JOB.NAME.npy. Prints one JSON line as each job starts and one as it
 ends: {"job", "status": ok|refused|internal, "message"}.
@@ -20,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from program import Program  # noqa: E402
+import shapes  # noqa: E402
 
 THREADS = 2
 
@@ -56,21 +58,22 @@ class Worker:
     def save(self, job, name, value):
         np.save(os.path.join(self.workdir, f"{job}.{name}.npy"), np.asarray(value))
 
-    def call(self, f, arrays, torch=False):
+    def call(self, f, arrays, torch=False, prog=None):
         """Calls f on copies of the inputs; returns {name: array} of everything written."""
+        prog = prog or self.prog
         args = []
-        for p in self.prog.inputs:
+        for p in prog.inputs:
             a = arrays[p.name].copy()
             if torch:
                 import torch as T
                 a = T.from_numpy(a)
             args.append(a)
         outs = as_list(f(*args))
-        outputs = [p for p in self.prog.params if p.access == "output"]
+        outputs = [p for p in prog.params if p.access == "output"]
         got = {}
         for p, o in zip(outputs, outs):
             got[p.name] = o.numpy() if hasattr(o, "numpy") else np.asarray(o)
-        for p, a in zip(self.prog.inputs, args):
+        for p, a in zip(prog.inputs, args):
             if p.access == "inout":
                 got[p.name] = a.numpy() if hasattr(a, "numpy") else a
         return got
@@ -82,6 +85,22 @@ class Worker:
     def job_torch(self, job):
         for n, v in self.call(self.f, self.inputs, torch=True).items():
             self.save(job, n, v)
+
+    def job_shapes(self, job):
+        """The program with its sizes bound at each call (shapes.py) at shapes A, B, A."""
+        f = getattr(load_module(os.path.join(self.workdir, "shapes-sym.py")), self.prog.entry)
+        f.threads = THREADS
+        for k, tag in enumerate(shapes.CALLS):
+            prog = Program(os.path.join(self.workdir, f"shapes-{tag}.py"))
+            arrays = {p.name: np.load(os.path.join(self.workdir, f"shapes-{tag}.in_{p.name}.npy")) for p in prog.inputs}
+            try:
+                got = self.call(f, arrays, prog=prog)
+            except self.teml.ProgramError as e:
+                with open(os.path.join(self.workdir, f"shapes{k}.refused"), "w") as out:
+                    out.write(str(e))
+                continue
+            for n, v in got.items():
+                self.save(f"shapes{k}", n, v)
 
     def weights(self):
         stem = os.environ.get("FUZZ_WEIGHTS", "w_")  # the runner's scaled weights: ws_ (runner.py)

@@ -3,7 +3,7 @@ reference interpreter (docs/testing.md).
 
     /usr/bin/python3 tests/fuzz/runner.py PROGRAM.py [--paths run,auto,...] [--json] [--keep DIR]
 
-Paths (`--paths`, default run..torchgrad; `all` adds sched, mpi1, mpi3, teml):
+Paths (`--paths`, default run..torchgrad; `all` adds sched, shapes, mpi1, mpi3, teml):
   run        teml run, as written (--no-auto)
   auto       teml run --auto
   python     the transform called with NumPy arrays (importlib on the file)
@@ -12,6 +12,8 @@ Paths (`--paths`, default run..torchgrad; `all` adds sched, mpi1, mpi3, teml):
   mpi        mpirun -np 2 teml run --auto --threads 1 (mpi1, mpi3: -np 1, -np 3)
   sched      a random schedule from the primitive table appended as @teml.schedule(f)
              (schedules.py), teml run --no-auto; a refused step is dropped and the rest tried
+  shapes     the transform with its sizes bound at each call (shapes.py), called at shapes
+             A, B, A in one process (new shapes reuse kernels), each against the interpreter
   teml       a TeML program of the same seed (teml_generator.py) with random TeML steps,
              compiled with --verify, against the interpreter of the unscheduled program
   grad       teml grad, --tapes all / none / auto  (grad:all, grad:none, grad:auto)
@@ -50,7 +52,7 @@ FORWARD = ["run", "auto", "python", "torch", "emulate", "mpi"]
 MPI_RANKS = {"mpi1": "1", "mpi": "2", "mpi3": "3"}
 GRADIENT = ["grad", "pygrad", "torchgrad"]
 ALL_PATHS = FORWARD + GRADIENT
-EVERY_PATH = FORWARD + ["mpi1", "mpi3", "sched"] + GRADIENT + ["teml"]  # `--paths all`
+EVERY_PATH = FORWARD + ["mpi1", "mpi3", "sched", "shapes"] + GRADIENT + ["teml"]  # `--paths all`
 SCHED_ATTEMPTS = 4
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_hwloc_base_binding_policy": "none"}
@@ -403,6 +405,10 @@ class Runner:
                 results[p] = teml_programs.run_path(self.seed, self.workdir, self.timeout, self.threads, self.env,
                                                     self.log)
                 continue
+            elif kind == "shapes":
+                import shapes  # noqa: E402 (it uses this module's helpers)
+                results[p] = shapes.run_path(self)
+                continue
             elif kind == "sched":
                 if ref is not None:
                     results[p] = Result(p, "skipped", "the reference refused")
@@ -467,7 +473,7 @@ class Runner:
             if p == "ref" or r["outcome"] != "refused":
                 continue
             kind = p.split(":")[0]
-            if kind in GRADIENT or kind in ("sched", "teml"):  # a schedule's step may be refused; TeML: its own
+            if kind in GRADIENT or kind in ("sched", "teml", "shapes"):  # a schedule's step may be refused; TeML: its own
                 continue
             if ref["outcome"] != "refused":
                 results[p] = Result(p, "mismatch", "refused where the reference ran: " + r["kind"], kind=r["kind"])
