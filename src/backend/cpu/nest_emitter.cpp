@@ -139,6 +139,11 @@ void NestEmitter::emitFor(const For& f, int indent) {
     iterNames_.pop_back();
     names_.release(cvar);
     return;
+  } else if (int64_t lanes = jointSums(f)) {
+    emitJointSums(f, lanes, indent);
+    iterNames_.pop_back();
+    names_.release(cvar);
+    return;
   } else if (f.loopKind.lanes()) {
     line(indent, "#pragma omp simd" + clauses);
   }

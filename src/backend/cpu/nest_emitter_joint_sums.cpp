@@ -1,0 +1,133 @@
+// Several short sums side by side: a loop unrolled and jammed around a dot
+// product (score[j], score[j + 1], ... each summed over d). With `#pragma omp
+// simd reduction(+:...)` GCC sums each accumulator's vector across its lanes
+// on its own after the loop, about thirty instructions each, where a
+// 64-element dot product is four FMAs. Here each accumulator sums into its
+// own vector of lanes, and the vectors are summed across lanes together:
+// two vectors fold into one (each half of a group of lanes added to the
+// other), until one vector holds every accumulator's partial sums in groups
+// of lanes, then each group sums within itself. Four accumulators of 16
+// lanes take 5 shuffle-and-add steps instead of 4 x 4. The order of the
+// additions changes, as a SIMD reduction's already does.
+#include "backend/cpu/nest_emitter.hpp"
+
+namespace teml::codegen {
+
+using namespace ir;
+
+namespace {
+constexpr int64_t kVectorsWorthPartialSums = 16;  // from there on, emitPartialSums
+
+// A vector literal of lane indices for __builtin_shuffle.
+std::string indices(const std::string& type, const std::vector<int64_t>& lanes) {
+  std::string s = "(" + type + "){";
+  for (size_t k = 0; k < lanes.size(); ++k) s += (k ? "," : "") + std::to_string(lanes[k]);
+  return s + "}";
+}
+}  // namespace
+
+int64_t NestEmitter::jointSums(const For& f) {
+  if (f.loopKind.threads() || !f.loopKind.lanes() || f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma) return 0;
+  if (f.step != 1 || f.loopKind.reductions.size() < 2 || !f.loopKind.cpu.prefetches.empty()) return 0;
+  int64_t trips = 0, lanes = 0;
+  if (!constValue(sub(f.end, f.begin), &trips)) return 0;
+  std::optional<DType> dtype;
+  for (auto& r : f.loopKind.reductions) {
+    auto reg = registers_.find(r.accumulator);
+    if (r.op != ReduceOp::Add || reg == registers_.end()) return 0;
+    if (reg->second.dtype != DType::F32 && reg->second.dtype != DType::F64) return 0;
+    if (dtype && *dtype != reg->second.dtype) return 0;
+    dtype = reg->second.dtype;
+  }
+  lanes = target_.lanes(*dtype);
+  if (lanes <= 1 || (lanes & (lanes - 1)) || trips % lanes || trips >= kVectorsWorthPartialSums * lanes) return 0;
+  if (static_cast<int64_t>(f.loopKind.reductions.size()) > lanes) return 0;
+  return lanes;
+}
+
+void NestEmitter::emitJointSums(const For& f, int64_t lanes, int indent) {
+  std::string block = names_.claim(f.var + "_block"), lane = names_.claim(f.var + "_lane");
+  std::string n = std::to_string(lanes);
+  DType dtype = registers_.at(f.loopKind.reductions[0].accumulator).dtype;
+  std::string vec = dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  line(indent, "{");
+  std::vector<std::string> accs, parts, refs;
+  for (auto& r : f.loopKind.reductions) {
+    Register& reg = registers_.at(r.accumulator);
+    std::string part = names_.claim(reg.cname + "_lanes");
+    line(indent + 1, std::string(cType(dtype)) + " " + part + "[" + n + "] __attribute__((aligned(64))) = {0};");
+    accs.push_back(r.accumulator);
+    parts.push_back(part);
+    refs.push_back(reg.ref);
+  }
+  line(indent + 1, "for (long " + block + " = " + expr(f.begin, 0, false, false) + "; " + block + " < " +
+                       expr(f.end, 0, false, false) + "; " + block + " += " + n + ") {");
+  line(indent + 2, "#pragma omp simd");
+  line(indent + 2, "for (long " + lane + " = 0; " + lane + " < " + n + "; " + lane + "++) {");
+  iterNames_.push_back({f.var, "(" + block + " + " + lane + ")"});
+  for (size_t k = 0; k < accs.size(); ++k) registers_.at(accs[k]).ref = parts[k] + "[" + lane + "]";
+  emitStmt(f.body, indent + 3);
+  for (size_t k = 0; k < accs.size(); ++k) registers_.at(accs[k]).ref = refs[k];
+  iterNames_.pop_back();
+  line(indent + 2, "}");
+  line(indent + 1, "}");
+
+  // The sums across lanes. A vector holds its accumulators' partial sums in
+  // equal groups of lanes, in the order of `groups` (-1: padding).
+  std::string mask = names_.claim("lane_order");
+  line(indent + 1, "typedef " + std::string(dtype == DType::F64 ? "long" : "int") + " " + mask +
+                       " __attribute__((vector_size(" + std::to_string(target_.vectorBytes) + ")));");
+  struct Vector {
+    std::string name;
+    std::vector<int> groups;
+  };
+  std::vector<Vector> vectors;
+  size_t count = 1;
+  while (count < accs.size()) count *= 2;
+  for (size_t k = 0; k < count; ++k) {
+    std::string v = names_.claim("lane_sums");
+    line(indent + 1, vec + " " + v + " = " + (k < accs.size() ? "*(" + vec + " *)" + parts[k] : "(" + vec + "){0}") + ";");
+    vectors.push_back({v, {k < accs.size() ? static_cast<int>(k) : -1}});
+  }
+  while (vectors.size() > 1) {
+    std::vector<Vector> next;
+    for (size_t k = 0; k < vectors.size(); k += 2) {
+      const Vector &a = vectors[k], &b = vectors[k + 1];
+      int64_t groups = static_cast<int64_t>(a.groups.size()), width = lanes / groups;
+      // Output group p (width / 2 lanes) is group p of a, then of b, its halves added.
+      std::vector<int64_t> low, high;
+      for (int64_t p = 0; p < 2 * groups; ++p)
+        for (int64_t l = 0; l < width / 2; ++l) {
+          int64_t start = (p < groups ? 0 : lanes) + (p % groups) * width;
+          low.push_back(start + l);
+          high.push_back(start + width / 2 + l);
+        }
+      line(indent + 1, a.name + " = __builtin_shuffle(" + a.name + ", " + b.name + ", " + indices(mask, low) +
+                           ") + __builtin_shuffle(" + a.name + ", " + b.name + ", " + indices(mask, high) + ");");
+      Vector joined{a.name, a.groups};
+      joined.groups.insert(joined.groups.end(), b.groups.begin(), b.groups.end());
+      names_.release(b.name);
+      next.push_back(std::move(joined));
+    }
+    vectors = std::move(next);
+  }
+  const Vector& sums = vectors[0];
+  int64_t width = lanes / static_cast<int64_t>(sums.groups.size());
+  for (int64_t step = width / 2; step >= 1; step /= 2) {
+    std::vector<int64_t> partner;
+    for (int64_t l = 0; l < lanes; ++l) partner.push_back(l ^ step);
+    line(indent + 1, sums.name + " += __builtin_shuffle(" + sums.name + ", " + indices(mask, partner) + ");");
+  }
+  for (size_t g = 0; g < sums.groups.size(); ++g)
+    if (sums.groups[g] >= 0)
+      line(indent + 1, refs[static_cast<size_t>(sums.groups[g])] + " += " + sums.name + "[" +
+                           std::to_string(static_cast<int64_t>(g) * width) + "];");
+  names_.release(sums.name);
+  names_.release(mask);
+  for (auto& p : parts) names_.release(p);
+  line(indent, "}");
+  names_.release(lane);
+  names_.release(block);
+}
+
+}  // namespace teml::codegen

@@ -1,0 +1,74 @@
+"""Short dot products side by side (a row loop split and its rows jammed
+into the dot product's loop, as attention's scores `s[j] += Q[i, d] * K[j, d]`
+are) sum each product in its own vector of lanes, and the vectors across
+their lanes together (src/backend/cpu/nest_emitter_joint_sums.cpp). Whole
+numbers: every order of the additions gives the same sums, so a product
+summed into the wrong accumulator, twice or not at all shows."""
+import subprocess
+
+import numpy as np
+
+from conftest import TEML
+
+
+def scores(rows, dtype, jam, start_from_output=False):
+    access = "inout" if start_from_output else "output"
+    return f'''import teml
+
+
+@teml.transform
+def f(Q: teml.Var[(5, 64), "{dtype}"], K: teml.Var[({rows}, 64), "{dtype}"],
+      s: teml.Var[(5, {rows}), "{dtype}", "{access}"]):
+    #! label: Li
+    for i in range(5):
+        #! label: Lj
+        for j in range({rows}):
+            #! label: Ld
+            for d in range(64):
+                s[i, j] += Q[i, d] * K[j, d]
+
+
+@teml.schedule(f)
+def schedule(s):
+    o, j = s.split("Lj", {jam})
+    s.unroll_and_jam(j, {jam})
+    s.vectorize("Ld")
+'''
+
+
+def whole(shape, dtype, seed):
+    return np.random.default_rng(seed).integers(-20, 20, shape).astype(dtype)
+
+
+def check(teml, program, Q, K, start=None):
+    inputs = {"Q": Q, "K": K}
+    if start is not None:
+        inputs["s"] = start
+    out = teml.run(program, inputs, ["s"], extra=["--no-auto"])
+    expected = Q @ K.T + (start if start is not None else 0)
+    np.testing.assert_array_equal(out["s"], expected)
+    emitted = subprocess.run([TEML, "emit", str(teml.dir / "program.py"), "--emit", "c", "--no-auto"],
+                             capture_output=True, text=True)
+    assert emitted.returncode == 0, emitted.stderr
+    return emitted.stdout
+
+
+def test_four_jammed_float_products_are_summed_across_lanes_together(teml):
+    c = check(teml, scores(24, "float32", 4), whole((5, 64), np.float32, 0), whole((24, 64), np.float32, 1))
+    assert "lane_sums" in c and "__builtin_shuffle" in c
+
+
+def test_three_products_pad_the_tree_with_a_vector_of_zeros(teml):
+    c = check(teml, scores(21, "float32", 3), whole((5, 64), np.float32, 2), whole((21, 64), np.float32, 3))
+    assert "lane_sums" in c
+
+
+def test_double_products_with_a_remainder_row_add_to_the_output(teml):
+    # 22 rows in fours: two rows left over, summed as before
+    start = whole((5, 22), np.float64, 6)
+    check(teml, scores(22, "float64", 4, start_from_output=True), whole((5, 64), np.float64, 4),
+          whole((22, 64), np.float64, 5), start)
+
+
+def test_two_products_of_eight_jammed_rows(teml):
+    check(teml, scores(16, "float64", 8), whole((5, 64), np.float64, 7), whole((16, 64), np.float64, 8))
