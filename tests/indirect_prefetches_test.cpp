@@ -46,7 +46,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
             el[idx[p]] += i
 )");
   EXPECT_EQ(prefetchDecisions(p),
-            std::vector<std::string>{"loop 'Le': prefetches 4 iterations ahead what it reads or updates through indices "
+            std::vector<std::string>{"loop 'Le': prefetches 16 iterations ahead what it reads or updates through indices "
                                      "from data: h[int64(idx[p])][0], h[int64(idx[p])][8], h[int64(idx[p])][16], "
                                      "h[int64(idx[p])][24], el[int64(idx[p])] for writing"});
   std::string c = cSource(p);
@@ -54,9 +54,9 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
   EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 10) << c;
   // Guarded by the bounds of idx, not of the node's edges: the last edges
   // of a node fetch the rows of the next node's first ones.
-  EXPECT_NE(c.find("if ((p + 4) >= 0 && (p + 4) < 40) {"), std::string::npos) << c;
+  EXPECT_NE(c.find("if ((p + 16) >= 0 && (p + 16) < 40) {"), std::string::npos) << c;
   runtime::BufferMap in = runtime::allocateBuffers(p);
-  for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k * 5);  // 5 edges a node: the last 4 of each fetch for the next node
+  for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k * 5);  // 5 edges a node: each fetches for a node three later
   for (int k = 0; k < 40; ++k) in.at("idx").setInt(k, (k * 7) % 16);
   for (int64_t k = 0; k < 16 * 32; ++k) in.at("h").setInt(k, k * 3 + 1);
   auto want = runInterpreter(p, in);
@@ -68,9 +68,9 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
 }
 
 TEST(IndirectPrefetches, NoneWhoseAddressCouldReadAnIndexOutOfBounds) {
-  // h[idx[q[p]]]: computing its address four iterations ahead would read
-  // idx at q[p + 4], which is checked only when that iteration runs. The
-  // address of idx[q[p + 4]] reads only q (a prefetch itself never faults).
+  // h[idx[q[p]]]: computing its address 16 iterations ahead would read
+  // idx at q[p + 16], which is checked only when that iteration runs. The
+  // address of idx[q[p + 16]] reads only q (a prefetch itself never faults).
   auto twoLevels = freeformProgram(R"(import teml
 
 @teml.transform
@@ -80,7 +80,7 @@ def f(q: teml.Var[(8,), "int32"], idx: teml.Var[(8,), "int32"], h: teml.Var[(8,)
         y[p] = h[idx[q[p]]]
 )");
   EXPECT_EQ(prefetchDecisions(twoLevels),
-            std::vector<std::string>{"loop 'L6': prefetches 4 iterations ahead what it reads or updates through "
+            std::vector<std::string>{"loop 'L6': prefetches 16 iterations ahead what it reads or updates through "
                                      "indices from data: idx[int64(q[p])]"});
   // The loop writes its index tensor.
   auto written = freeformProgram(R"(import teml

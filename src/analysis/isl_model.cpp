@@ -1,5 +1,6 @@
 #include "analysis/isl_model.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include <isl/options.h>
@@ -47,9 +48,9 @@ namespace {
 // An integer expression in isl's syntax; loads (not affine) and others fail.
 class IslText : public ExprFunctor<std::string()> {
  public:
-  IslText(const std::map<std::string, std::string>& names, std::set<std::string>& params,
-          std::vector<std::string>& unknowns, std::vector<LoadedValue>& loads)
-      : names_(names), params_(params), unknowns_(unknowns), loads_(loads) {}
+  IslText(const std::map<std::string, std::string>& names, const std::set<std::string>* written,
+          std::set<std::string>& params, std::vector<std::string>& unknowns, std::vector<LoadedValue>& loads)
+      : names_(names), written_(written), params_(params), unknowns_(unknowns), loads_(loads) {}
   std::string of(const ExprP& e) { return dispatch(e); }
 
  private:
@@ -63,6 +64,10 @@ class IslText : public ExprFunctor<std::string()> {
   std::string visitLoad(const Load& l) override {
     LoadedValue v{"", l.tensor, {}};
     for (auto& i : l.indices) v.indices.push_back(of(i));
+    if (written_ && !written_->count(l.tensor) && l.isInt() && std::all_of(v.indices.begin(), v.indices.end(), [&](const std::string& t) {
+          return onlyParameters(t);
+        }))
+      return *params_.insert("L" + tupleName(l.tensor + "[" + join(v.indices, ",") + "]")).first;
     v.unknown = unknown();
     loads_.push_back(std::move(v));
     return loads_.back().unknown;
@@ -94,15 +99,31 @@ class IslText : public ExprFunctor<std::string()> {
     unknowns_.push_back("u" + std::to_string(unknowns_.size()));
     return unknowns_.back();
   }
+  // Whether isl text names nothing but parameters (and numbers).
+  bool onlyParameters(const std::string& text) const {
+    for (size_t at = 0; at < text.size();) {
+      if (!std::isalpha(static_cast<unsigned char>(text[at])) && text[at] != '_') {
+        ++at;
+        continue;
+      }
+      size_t end = at;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      std::string name = text.substr(at, end - at);
+      if (name != "floor" && name != "mod" && name != "min" && name != "max" && !params_.count(name)) return false;
+      at = end;
+    }
+    return true;
+  }
 
   const std::map<std::string, std::string>& names_;
+  const std::set<std::string>* written_;
   std::set<std::string>& params_;
   std::vector<std::string>& unknowns_;
   std::vector<LoadedValue>& loads_;
 };
 }  // namespace
 
-std::string Texter::expr(const ExprP& e) const { return IslText(names, params, unknowns, loads).of(e); }
+std::string Texter::expr(const ExprP& e) const { return IslText(names, written.get(), params, unknowns, loads).of(e); }
 
 std::string Texter::cond(const ExprP& e, bool positive) const {
   try {
@@ -240,6 +261,7 @@ std::vector<Occurrence> occurrences(const StmtP& nest) {
   std::vector<Occurrence> out;
   Occurrence root;
   root.time = {"0"};
+  root.texter.written = std::make_shared<const std::set<std::string>>(tensorsWritten(nest));
   OccurrenceCollector(out).collect(nest, root);
   return out;
 }

@@ -78,6 +78,11 @@ struct LoadedValue {
 class Texter {
  public:
   std::map<std::string, std::string> names;
+  // The tensors the described nest writes. A load of any other tensor at
+  // parameters and constants alone is the same value in every instance: a
+  // parameter too (L<tensor[indices]>), so that `w[p - ptr[i]]` is told
+  // apart across p (a CSR row's entries in chunks).
+  std::shared_ptr<const std::set<std::string>> written;
   mutable std::set<std::string> params;
   mutable std::vector<std::string> unknowns;
   mutable std::vector<LoadedValue> loads;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 
 #include "ir/mutator.hpp"
 #include "schedule/access_rewrite.hpp"
@@ -50,6 +51,24 @@ Cut cutOf(const std::vector<const For*>& chain, int r, int k) {
   return c;
 }
 
+// How many iterations loop f runs at most: its trip count where its bounds
+// are constant, else the length c of a chunk [b, min(b + c, e)) (the inner
+// loop of a split one, such as a CSR row's in chunks).
+std::optional<int64_t> mostIterations(const For& f) {
+  int64_t begin, end;
+  if (constValue(f.begin, &begin) && constValue(f.end, &end))
+    return f.step > 0 ? std::max<int64_t>(0, (end - begin + f.step - 1) / f.step)
+                      : std::max<int64_t>(0, (begin - end - f.step - 1) / -f.step);
+  if (f.step != 1 || f.end->kind != ExprKind::Binary || f.end->as<Binary>().op != BinOp::Min) return std::nullopt;
+  for (const ExprP& side : {f.end->as<Binary>().a, f.end->as<Binary>().b}) {
+    int64_t c;
+    if (side->kind == ExprKind::Binary && side->as<Binary>().op == BinOp::Add && equal(side->as<Binary>().a, f.begin) &&
+        constValue(side->as<Binary>().b, &c) && c >= 0)
+      return c;
+  }
+  return std::nullopt;
+}
+
 bool usedOnBothSides(const Cut& c, const std::string& tensor) {
   return tensorsAccessed(c.first).count(tensor) && tensorsAccessed(c.second).count(tensor);
 }
@@ -67,16 +86,15 @@ StmtP expandAcrossFission(const StmtP& nest, int r, int k) {
       kept.push_back(t);
       continue;
     }
-    int64_t begin, end;
-    if (!constValue(f.begin, &begin) || !constValue(f.end, &end))
+    std::optional<int64_t> trips = mostIterations(f);
+    if (!trips)
       throw ScheduleError("fission: tensor '" + t.decl.name + "' is used on both sides of the cut, and keeping one of it " +
-                          "per iteration needs loop '" + f.var + "' to have constant bounds");
-    int64_t trips = f.step > 0 ? std::max<int64_t>(0, (end - begin + f.step - 1) / f.step)
-                               : std::max<int64_t>(0, (begin - end - f.step - 1) / -f.step);
+                          "per iteration needs loop '" + f.var + "' to have constant bounds or to be a chunk of a "
+                          "split loop");
     ExprP iteration = f.step > 0 ? floorDiv(sub(var(f.var), f.begin), intConst(f.step))
                                  : floorDiv(sub(f.begin, var(f.var)), intConst(-f.step));
     Scoped whole = t;
-    whole.decl.shape.insert(whole.decl.shape.begin(), trips);
+    whole.decl.shape.insert(whole.decl.shape.begin(), *trips);
     auto perIteration = [&](const std::vector<ExprP>& idx) {  // the iteration as a new first index
       std::vector<ExprP> out{iteration};
       out.insert(out.end(), idx.begin(), idx.end());
