@@ -88,6 +88,11 @@ def main():
     if not (data / "gat" / "weight.npy").exists():
         subprocess.run(["/usr/bin/python3", str(ROOT / "examples" / "freetensor" / "make_inputs.py"), str(data)], check=True)
     machine = limits.measure(2)
+    for name in names:  # the rate of the rows a workload gathers, at its table's size (GAT)
+        w = work.WORK[name](data / name)
+        if work.gather_key(w):
+            rate = limits.measure(2, w["gather_table"])["gather_rows_per_s"]
+            machine.setdefault("gather_rows_per_s", {})[work.gather_key(w)] = rate
     machine["date"] = datetime.date.today().isoformat()
     print(machine, flush=True)
     rows = {}
@@ -127,7 +132,11 @@ def table(record):
              "with index checks, turn by turn: in the same malloc setting, and (in bold) PyTorch's faster "
              "setting of that turn against teml with huge pages. The limit is the work that must be "
              "done (bench/freetensor/work.py: flops, and the bytes of inputs and outputs) at the measured peak "
-             "and bandwidth, whichever takes longer; a teml column's % is limit / its time. Memory: how far "
+             "and bandwidth, and for GAT its edges' rows of h gathered at the rate this machine gathers rows of "
+             "that size from a table that size at random (bench/machine/limits.c, 16 rows fetched ahead: "
+             + ", ".join(f"{v / 1e6:.0f} M rows/s for {k.replace(' ', ' B tables of ')} B rows"
+                         for k, v in m.get("gather_rows_per_s", {}).items())
+             + "), whichever takes longest; a teml column's % is limit / its time. Memory: how far "
              "each process's resident set grew while the layer ran (its intermediates and output), the larger "
              "of the two settings. Plot: freetensor.png.", "",
              "| workload | PyTorch | PyTorch, huge pages | teml as written (no schedule) | teml auto | teml scheduled | "

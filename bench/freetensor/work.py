@@ -1,8 +1,9 @@
 """The work each workload must do, from its inputs' shapes: floating-point
 operations (an exp, a division or a comparison counts as one) and the bytes
 that must move (inputs read once, outputs written once; intermediates that
-fit in the caches are not counted). limit() turns it into the shortest time
-on the measured peak and bandwidth."""
+fit in the caches are not counted), and rows gathered at indices from data
+where that is what binds (GAT). limit() turns it into the shortest time on
+the measured peak, bandwidth and rate of gathered rows."""
 import numpy as np
 
 
@@ -48,14 +49,26 @@ def gat(directory):
     # the projection and the two attention vectors; per edge: score (3), max, exp and its argument (2),
     # the sum, the weighted row (2f); per node a division per feature
     flops = n * (2 * f * f + 4 * f + f) + edges * (7 + 2 * f)
-    return {"flops": flops, "bytes": nbytes(t["ptr"], t["idx"], t["feat"], t["weight"]) + n * f * 4}
+    # Each edge reads its neighbour's row of h (f floats) at an index from data: rows of an n x f
+    # table gathered at random, at the rate limits.c measures for a table that size.
+    return {"flops": flops, "bytes": nbytes(t["ptr"], t["idx"], t["feat"], t["weight"]) + n * f * 4,
+            "gathered_rows": edges, "gather_table": [n * f * 4, f * 4]}
 
 
 WORK = {"subdivnet": subdivnet, "longformer": longformer, "softras": softras, "gat": gat}
+
+
+def gather_key(work):
+    """Which measured rate of gathered rows a workload's limit takes (table bytes, row bytes)."""
+    return " ".join(map(str, work["gather_table"])) if work.get("gather_table") else None
 
 
 def limit(work, machine):
     """(seconds, "compute" or "memory"): the work at the measured peak and bandwidth."""
     compute = work["flops"] / (machine["fma_gflops"] * 1e9)
     memory = work["bytes"] / (machine["triad_gbs"] * 1e9)
-    return (compute, "compute") if compute >= memory else (memory, "memory")
+    bounds = [(compute, "compute"), (memory, "memory")]
+    rate = machine.get("gather_rows_per_s", {}).get(gather_key(work))
+    if work.get("gathered_rows") and rate:
+        bounds.append((work["gathered_rows"] / rate, "gathers"))
+    return max(bounds)

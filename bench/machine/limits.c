@@ -1,7 +1,10 @@
 /* This machine's limits for bench/freetensor.md: the float32 FMA peak and
- * the memory bandwidth (a STREAM triad), both on the threads OpenMP is given.
- *   gcc -O3 -march=native -fopenmp limits.c -o limits && OMP_NUM_THREADS=2 ./limits
- * prints {"fma_gflops": ..., "triad_gbs": ...}: the best of several repetitions. */
+ * the memory bandwidth (a STREAM triad), both on the threads OpenMP is given;
+ * with TABLE_BYTES ROW_BYTES, also the rate of gathered rows: rows of a table
+ * that size read at random indices and summed, fetched 16 rows ahead (what
+ * a loop over GAT's edges does at best).
+ *   gcc -O3 -march=native -fopenmp limits.c -o limits && OMP_NUM_THREADS=2 ./limits [TABLE_BYTES ROW_BYTES]
+ * prints {"fma_gflops": ..., "triad_gbs": ...[, "gather_rows_per_s": ...]}: the best of several repetitions. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,9 +55,41 @@ static double triad(long n) {
   return best / 1e9;
 }
 
-int main(void) {
+static double gathers(long table_bytes, long row_bytes) {
+  long rows = table_bytes / row_bytes, width = row_bytes / 4, n = 1L << 23;
+  float *table = malloc(rows * row_bytes);
+  int *index = malloc(n * sizeof(int));
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < rows * width; ++i) table[i] = 1;
+  unsigned long x = 88172645463325252UL;
+  for (long i = 0; i < n; ++i) {  /* xorshift: uniform rows */
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    index[i] = (int)(x % (unsigned long)rows);
+  }
+  double best = 0, total = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    double t0 = now();
+#pragma omp parallel for schedule(static) reduction(+ : total)
+    for (long i = 0; i < n; ++i) {
+      if (i + 16 < n)
+        for (long l = 0; l < row_bytes; l += 64) __builtin_prefetch((char *)&table[index[i + 16] * width] + l, 0, 3);
+      float s = 0;
+      for (long k = 0; k < width; ++k) s += table[index[i] * width + k];
+      total += s;
+    }
+    double t = now() - t0;
+    if (n / t > best) best = n / t;
+  }
+  if (total != 5.0 * n * width) puts("gathers: wrong result");
+  free(table), free(index);
+  return best;
+}
+
+int main(int argc, char **argv) {
   double f = fma_peak(200000000 / CHAINS);
   double m = triad(64L << 20);  /* 3 x 256 MiB, far beyond the caches */
-  printf("{\"threads\": %d, \"fma_gflops\": %.1f, \"triad_gbs\": %.1f}\n", omp_get_max_threads(), f, m);
+  printf("{\"threads\": %d, \"fma_gflops\": %.1f, \"triad_gbs\": %.1f", omp_get_max_threads(), f, m);
+  if (argc == 3) printf(", \"gather_rows_per_s\": %.4g", gathers(atol(argv[1]), atol(argv[2])));
+  printf("}\n");
   return 0;
 }

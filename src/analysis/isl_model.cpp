@@ -257,11 +257,11 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
 
 }  // namespace
 
-std::vector<Occurrence> occurrences(const StmtP& nest) {
+std::vector<Occurrence> occurrences(const StmtP& nest, bool loadsAsParameters) {
   std::vector<Occurrence> out;
   Occurrence root;
   root.time = {"0"};
-  root.texter.written = std::make_shared<const std::set<std::string>>(tensorsWritten(nest));
+  if (loadsAsParameters) root.texter.written = std::make_shared<const std::set<std::string>>(tensorsWritten(nest));
   OccurrenceCollector(out).collect(nest, root);
   return out;
 }

@@ -78,10 +78,11 @@ struct LoadedValue {
 class Texter {
  public:
   std::map<std::string, std::string> names;
-  // The tensors the described nest writes. A load of any other tensor at
-  // parameters and constants alone is the same value in every instance: a
-  // parameter too (L<tensor[indices]>), so that `w[p - ptr[i]]` is told
-  // apart across p (a CSR row's entries in chunks).
+  // The tensors the described nest writes, where loads are parameters
+  // (occurrences): a load of any other tensor at parameters and constants
+  // alone is the same value in every instance, a parameter too
+  // (L<tensor[indices]>), so that `w[p - ptr[i]]` is told apart across p
+  // (a CSR row's entries in chunks). Null: every load is an unknown.
   std::shared_ptr<const std::set<std::string>> written;
   mutable std::set<std::string> params;
   mutable std::vector<std::string> unknowns;
@@ -129,7 +130,11 @@ struct Occurrence {
 };
 
 // Every tagged Store/Reduce of a nest (untagged ones are skipped).
-std::vector<Occurrence> occurrences(const ir::StmtP& nest);
+// `loadsAsParameters`: loads of tensors the nest does not write, at
+// parameters and constants alone, are isl parameters (Texter::written); for
+// the questions about one loop's iterations (independence), where the
+// parameters are the iterators around it.
+std::vector<Occurrence> occurrences(const ir::StmtP& nest, bool loadsAsParameters = false);
 
 std::string join(const std::vector<std::string>& v, const std::string& sep);
 // A statement id as an isl tuple name (ids hold dots, which isl's names cannot).

@@ -348,7 +348,7 @@ bool independentWithIsl(const StmtP& nest, const std::string& loopId, const std:
     });
     if (untagged) return false;
     std::vector<Occurrence> inside;
-    for (auto& o : occurrences(nest))
+    for (auto& o : occurrences(nest, true))
       if (o.loopPos.count(loopId)) inside.push_back(o);
     if (inside.empty()) return true;
     size_t p = inside[0].loopPos.at(loopId);

@@ -58,6 +58,17 @@ class RecomputeWork : public StmtFunctor<double(const std::string&)> {
   double visitLibCall(const LibCall&, const std::string&) override { return 0; }
 };
 
+// Where a tensor's definition is first written (a VarDef has no position of its own).
+SourceLoc firstWrite(const VarDef& v) {
+  SourceLoc at;
+  forEachStmt(v.body, [&](const StmtP& s) {
+    if (at.line) return;
+    if (s->kind == StmtKind::Store && s->as<Store>().tensor == v.decl.name) at = s->as<Store>().loc;
+    if (s->kind == StmtKind::Reduce && s->as<Reduce>().tensor == v.decl.name) at = s->as<Reduce>().loc;
+  });
+  return at;
+}
+
 class Chooser : public ScopedVisitor {
  public:
   Chooser(TapeMode mode, std::set<std::string> names, const std::set<std::string>& mustStore)
@@ -71,7 +82,7 @@ class Chooser : public ScopedVisitor {
   void visitVarDef(const VarDef& v) override {
     if (++seen[v.decl.name] == 1) out[v.decl.name] = choose(v);
     else if (mustStore_.count(v.decl.name))
-      throw UserError(SourceLoc{}, "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
+      throw UserError(firstWrite(v), "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
                                        "cannot be recomputed, and it is defined in more than one place (one tape each is not built)");
     else out[v.decl.name] = {false, "", {}, "recomputed (defined in more than one place)"};
     ScopedVisitor::visitVarDef(v);
@@ -81,7 +92,7 @@ class Chooser : public ScopedVisitor {
   TapeChoice choose(const VarDef& v) {
     TapeChoice c = chooseFreely(v);
     if (mustStore_.count(v.decl.name) && !c.stored)
-      throw UserError(SourceLoc{}, "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
+      throw UserError(firstWrite(v), "gradient: '" + v.decl.name + "' reads values that are overwritten afterwards, so it " +
                                        "cannot be recomputed, and it cannot be stored: " + c.why);
     return c;
   }
