@@ -64,10 +64,9 @@ class IslText : public ExprFunctor<std::string()> {
   std::string visitLoad(const Load& l) override {
     LoadedValue v{"", l.tensor, {}};
     for (auto& i : l.indices) v.indices.push_back(of(i));
-    if (written_ && !written_->count(l.tensor) && l.isInt() && std::all_of(v.indices.begin(), v.indices.end(), [&](const std::string& t) {
-          return onlyParameters(t);
-        }))
-      return *params_.insert("L" + tupleName(l.tensor + "[" + join(v.indices, ",") + "]")).first;
+    bool constant = written_ && !written_->count(l.tensor) && l.isInt() &&
+                    std::all_of(v.indices.begin(), v.indices.end(), [&](const std::string& t) { return onlyParameters(t); });
+    if (constant) return *params_.insert("L" + tupleName(l.tensor + "[" + join(v.indices, ",") + "]")).first;
     v.unknown = unknown();
     loads_.push_back(std::move(v));
     return loads_.back().unknown;
