@@ -140,9 +140,20 @@ class Barriers : StmtFunctor<StmtP()> {
   StmtP visitIf(const If& i) override {
     if (everyIterationInScope_ && nested_ == 0 && !writtenInBranches(i)) return splitAroundBarriers(i);
     ++nested_;
-    StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
+    StmtP then = afterCondition(i, blockLevel(i.then));
+    StmtP otherwise = i.otherwise ? afterCondition(i, blockLevel(i.otherwise)) : nullptr;
     --nested_;
     return std::make_shared<If>(i.cond, then, otherwise, i.id, i.made);
+  }
+  // Every thread reads the condition before it takes the branch: a branch
+  // that writes what the condition reads (thread 0's `z[0] = 1` after
+  // `if z[0] > 0`) first waits for every thread to have read it (fuzz seed
+  // 4292: the emulator saw thread 1 read z[0] after thread 0 wrote it).
+  StmtP afterCondition(const If& i, const StmtP& branch) {
+    StmtP reads = std::make_shared<Assert>(i.cond, "", nullptr, sourceLocOf(i.self()), makeSeq({}));
+    for (auto& h : partsOf(branch).head)
+      if (needsBarrier(reads, h)) return makeSeq({barrier(sourceLocOf(i.self())), branch});
+    return branch;
   }
   StmtP visitVarDef(const VarDef& v) override {
     return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
