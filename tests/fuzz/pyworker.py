@@ -87,7 +87,8 @@ class Worker:
             self.save(job, n, v)
 
     def job_shapes(self, job):
-        """The program with its sizes bound at each call (shapes.py) at shapes A, B, A."""
+        """The program with its sizes bound at each call (shapes.py) at shapes A, B, A; where the runner
+        drew gradient weights, teml.grad of it at the same shapes."""
         f = getattr(load_module(os.path.join(self.workdir, "shapes-sym.py")), self.prog.entry)
         f.threads = THREADS
         for k, tag in enumerate(shapes.CALLS):
@@ -101,6 +102,22 @@ class Worker:
                 continue
             for n, v in got.items():
                 self.save(f"shapes{k}", n, v)
+        if not self.problem or not os.path.exists(os.path.join(self.workdir, f"shapes-A.w_{self.problem[1][0]}.npy")):
+            return
+        wrt, of = self.problem
+        forward, backward = self.teml.grad(f, wrt=wrt, of=of, tapes="auto")
+        for k, tag in enumerate(shapes.CALLS):
+            prog = Program(os.path.join(self.workdir, f"shapes-{tag}.py"))
+            stem = os.path.join(self.workdir, f"shapes-{tag}.")
+            try:
+                forward(*[np.load(stem + f"in_{p.name}.npy") for p in prog.inputs])
+                grads = as_list(backward(*[np.load(stem + f"w_{n}.npy") for n in of]))
+            except self.teml.ProgramError as e:
+                with open(os.path.join(self.workdir, f"shapes{k}.grad_refused"), "w") as out:
+                    out.write(str(e))
+                continue
+            for n, g in zip(wrt, grads):
+                self.save(f"shapes{k}.grad", n, g)
 
     def weights(self):
         stem = os.environ.get("FUZZ_WEIGHTS", "w_")  # the runner's scaled weights: ws_ (runner.py)

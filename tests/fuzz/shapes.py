@@ -102,10 +102,44 @@ def run_path(r):
             return R("shapes", "skipped", f"the interpreter took too long at sizes {drawn['AB'.index(tag)]}")
         if refs[tag] is not None and refs[tag]["outcome"] != "refused":
             return refs[tag]
+    grads = {}
+    if r.problem:  # gradients at each shape: teml grad of the program with that shape's constants
+        wrt, of = r.problem
+        for k, tag in enumerate("AB"):
+            prog = Program(files[tag])
+            for n, v in prog.draw_weights(r.seed + k, of).items():
+                np.save(os.path.join(r.workdir, f"shapes-{tag}.w_{n}.npy"), v)
+            args = ["grad", files[tag], "--wrt", ",".join(wrt), "--of", ",".join(of), "--tapes", "auto",
+                    "--threads", "1"] + io_args(r.workdir, prog, tag, None)
+            for n in of:
+                args += ["--input", f"{n}.grad={os.path.join(r.workdir, f'shapes-{tag}.w_{n}.npy')}"]
+            for n in wrt:
+                args += ["--output", f"{n}.grad={os.path.join(r.workdir, f'shapes-{tag}.gref.{n}.npy')}"]
+            grads[tag] = r.cli("shapes", args, "shapes")
+            if grads[tag] is not None and grads[tag]["outcome"] != "refused":
+                return grads[tag]
     got = r.python_jobs(["shapes"])["shapes"]
     if got is not None:
         return got
     sizes = dict(zip("AB", drawn))
+    for k, tag in enumerate(CALLS):
+        if tag not in grads:
+            continue
+        where = f"teml.grad, call {k + 1} of {len(CALLS)} (sizes {sizes[tag]})"
+        refused = os.path.join(r.workdir, f"shapes{k}.grad_refused")
+        if (grads[tag] is not None) != os.path.exists(refused):
+            return R("shapes", "mismatch", f"{where} " + ("ran where `teml grad` refused: " + grads[tag]["kind"]
+                                                          if grads[tag] is not None else
+                                                          "refused where `teml grad` ran: " + open(refused).read()[:800]))
+        if grads[tag] is not None:
+            continue
+        for n in r.problem[0]:
+            f = os.path.join(r.workdir, f"shapes{k}.grad.{n}.npy")
+            if not os.path.exists(f):
+                return R("shapes", "mismatch", f"{where}: no gradient of '{n}'")
+            d = runner.compare(np.load(os.path.join(r.workdir, f"shapes-{tag}.gref.{n}.npy")), np.load(f), "float64")
+            if d:
+                return R("shapes", "mismatch", f"{where}: '{n}.grad' {d} (against `teml grad` at that shape)")
     for k, tag in enumerate(CALLS):
         prog = Program(files[tag])
         where = f"call {k + 1} of {len(CALLS)} (sizes {sizes[tag]})"
@@ -131,6 +165,6 @@ def io_args(workdir, prog, tag, out):
     args = []
     for p in prog.inputs:
         args += ["--input", f"{p.name}={os.path.join(workdir, f'shapes-{tag}.in_{p.name}.npy')}"]
-    for p in prog.written:
+    for p in prog.written if out else []:
         args += ["--output", f"{p.name}={os.path.join(workdir, f'shapes-{tag}.{out}.{p.name}.npy')}"]
     return args
