@@ -49,14 +49,18 @@ bool mentionsAny(const Affine& a, const InnerVars& vars) {
   return false;
 }
 
-// An upper bound of end - begin when it is a constant.
+// An upper bound of end - begin when it is a constant: through min, max,
+// added constants, differences and divisions by constants (the trip count
+// of a chunk of a chunk: floordiv(max(min(128 j + 128, n) - 128 j, 0) + 31, 32)
+// is at most 4).
 bool maxSpan(const ExprP& end, const ExprP& begin, int64_t* span) {
   if (constValue(sub(end, begin), span)) return true;
   if (end->kind != ExprKind::Binary) return false;
   auto& b = end->as<Binary>();
   int64_t k, x, y;
-  if (b.op == BinOp::Sub && constValue(b.b, &k) && maxSpan(b.a, begin, &x)) {
-    *span = x - k;
+  if (b.op == BinOp::Sub) return maxSpan(b.a, add(begin, b.b), span);  // a - c - begin = a - (begin + c)
+  if (b.op == BinOp::Add && constValue(b.b, &k) && maxSpan(b.a, begin, &x)) {
+    *span = x + k;
     return true;
   }
   if (b.op == BinOp::Min) {
@@ -66,12 +70,29 @@ bool maxSpan(const ExprP& end, const ExprP& begin, int64_t* span) {
     else if (hy) *span = y;
     return hx || hy;
   }
+  if (b.op == BinOp::Max && maxSpan(b.a, begin, &x) && maxSpan(b.b, begin, &y)) {
+    *span = std::max(x, y);
+    return true;
+  }
+  int64_t first;
+  if (b.op == BinOp::FloorDiv && b.isInt() && constValue(b.b, &k) && k > 0 &&
+      constValue(begin, &first) && maxSpan(b.a, intConst(0), &x)) {
+    *span = (x >= 0 ? x / k : -((-x + k - 1) / k)) - first;  // floor(x / k), monotone in x
+    return true;
+  }
+  return false;
+}
+
+// Inner iterators in `a` whose range is a block (not a constant range).
+bool mentionsBlocks(const Affine& a, const InnerVars& vars) {
+  for (auto& [w, c] : a.coeffs)
+    if (vars.count(w) && !vars.at(w).known) return true;
   return false;
 }
 
 InnerRange rangeOf(const For& f, const std::string& v, const InnerVars& inner) {
   InnerRange r;
-  int64_t b, e;
+  int64_t b, e, span;
   if (constValue(f.begin, &b) && constValue(f.end, &e)) {
     r.known = true;
     r.lo = f.step > 0 ? b : e + 1;
@@ -79,9 +100,14 @@ InnerRange rangeOf(const For& f, const std::string& v, const InnerVars& inner) {
     return r;
   }
   if (f.step < 0) return r;  // counting down: only constant ranges are known
+  if (constValue(f.begin, &b) && maxSpan(f.end, f.begin, &span)) {  // [b, end) with end - b <= span
+    r.known = true;
+    r.lo = b;
+    r.hi = b + std::max<int64_t>(span, 1) - 1;
+    return r;
+  }
   Affine begin;
-  int64_t span;
-  if (toAffine(f.begin, &begin) && begin.coeff(v) > 0 && !mentionsAny(begin, inner) &&
+  if (toAffine(f.begin, &begin) && begin.coeff(v) > 0 && !mentionsBlocks(begin, inner) &&
       maxSpan(f.end, f.begin, &span) && span <= begin.coeff(v)) {
     r.block = true;
     r.a = begin.coeff(v);
@@ -145,14 +171,20 @@ bool spread(const Affine& a, const std::string& v, const InnerVars& inner, Sprea
     }
     const InnerRange& r = it->second;
     int64_t lo, hi;
-    if (r.block) {  // w = a*v + base + [0, span - 1]
+    if (r.block) {  // w = a*v + base + [0, span - 1], base's inner iterators in constant ranges
       s.c += c * r.a;
-      for (auto& [x, k] : r.base.coeffs) {
-        if (inner.count(x)) return false;
-        s.outer.coeffs[x] += c * k;
-      }
       lo = c * r.base.constant + std::min<int64_t>(0, c * (r.span - 1));
       hi = c * r.base.constant + std::max<int64_t>(0, c * (r.span - 1));
+      for (auto& [x, k] : r.base.coeffs) {
+        auto in = inner.find(x);
+        if (in == inner.end()) {
+          s.outer.coeffs[x] += c * k;
+          continue;
+        }
+        if (!in->second.known) return false;
+        lo += std::min(c * k * in->second.lo, c * k * in->second.hi);
+        hi += std::max(c * k * in->second.lo, c * k * in->second.hi);
+      }
     } else if (r.known) {
       lo = std::min(c * r.lo, c * r.hi);
       hi = std::max(c * r.lo, c * r.hi);
