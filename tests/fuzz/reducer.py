@@ -277,14 +277,16 @@ def runner_predicate(path, outcome, paths, timeout=60, input_seed=0, env=None):
 def detail_category(detail, outcome="mismatch"):
     """What must stay the same while reducing: for an internal error or a crash,
     its message without numbers and names (another bug is not this one); for a
-    mismatch, whether it was of values or of a refusal."""
+    mismatch, whether it was of values (finite or not) or of a refusal."""
     if outcome in ("internal", "crash"):
         lines = [l for l in detail.splitlines() if "error" in l or "signal" in l or "exit" in l] or detail.splitlines()
         return runner.refusal_kind(lines[0] if lines else "")
     for prefix in ("refused where", "ran where", "no output", "no gradient"):
         if detail.startswith(prefix):
             return prefix
-    return "value"
+    # A gradient that is not finite is another failure than a finite wrong one (seed 5070's
+    # wrong value reduced to a NaN adjoint of sqrt(a * a) at 0).
+    return "not finite" if "not finite" in detail else "value"
 
 
 def main():
