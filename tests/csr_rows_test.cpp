@@ -108,6 +108,25 @@ TEST(CsrRows, RowsOutOfOrderStopTheRun) {
     }
 }
 
+TEST(CsrRows, RowsOutOfOrderStopTheRunWhenTheirCheckRunsInLanes) {
+  // The rows checked before the blocks run, in SIMD lanes: an OR over all
+  // rows first, then one by one only to name the first that fails.
+  ir::Program p = asWritten(kRowsInPlace,
+                            "@teml.schedule(f)\ndef s(s):\n    b, _ = s.split(\"Lnode\", 3)\n"
+                            "    s.parallelize(b, \"dynamic\")\n    s.vectorize(\"ptr.rows\")\n");
+  EXPECT_NE(cSource(p).find("reduction(|:"), std::string::npos) << cSource(p);
+  auto want = runInterpreter(asWritten(kRowsInPlace), rows(p, {0, 3, 3, 7, 9, 14, 15, 15, 20}));
+  auto got = runJit(p, rows(p, {0, 3, 3, 7, 9, 14, 15, 15, 20}), 2);
+  for (int64_t k = 0; k < 8; ++k) ASSERT_EQ(got.at("y").getInt(k), want.at("y").getInt(k)) << k;
+  runtime::BufferMap in = rows(p, {0, 3, 6, 4, 9, 14, 15, 12, 20});  // rows 2 and 6 overlap
+  try {
+    runJit(p, in, 2);
+    ADD_FAILURE() << "the run should stop";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("the rows of 'ptr' decrease after row 2"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CsrRows, RowsThatNeverRunAreCheckedToo) {
   // Row 1 decreases and is skipped by the branch: rows 0 and 2 overlap at
   // entries 3 and 4, which checks of the rows that run alone would miss.

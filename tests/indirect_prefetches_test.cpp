@@ -33,12 +33,13 @@ std::vector<std::string> prefetchDecisions(const ir::Program& p) {
 
 TEST(IndirectPrefetches, ALoopOverEdgesFetchesTheRowsOfLaterEdges) {
   // Per node, its edges' rows of h (32 int64: four cache lines) are summed,
-  // and each edge adds into el through the same index.
+  // and each edge adds into el through the same index. Both are larger than
+  // a cache keeps (kCachedBytes).
   auto p = freeformProgram(R"(import teml
 
 @teml.transform
-def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(16, 32), "int64"],
-      y: teml.Var[(8, 32), "int64", "output"], el: teml.Var[(16,), "int64", "output"]):
+def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(2048, 32), "int64"],
+      y: teml.Var[(8, 32), "int64", "output"], el: teml.Var[(65536,), "int64", "output"]):
     for i in range(8):
         #! label: Le
         for p in range(ptr[i], ptr[i + 1]):
@@ -58,7 +59,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
   runtime::BufferMap in = runtime::allocateBuffers(p);
   for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k * 5);  // 5 edges a node: each fetches for a node three later
   for (int k = 0; k < 40; ++k) in.at("idx").setInt(k, (k * 7) % 16);
-  for (int64_t k = 0; k < 16 * 32; ++k) in.at("h").setInt(k, k * 3 + 1);
+  for (int64_t k = 0; k < 2048 * 32; ++k) in.at("h").setInt(k, k * 3 + 1);
   auto want = runInterpreter(p, in);
   for (int threads : {1, 2, 4}) {
     auto got = runJit(p, in, threads);
@@ -74,7 +75,7 @@ TEST(IndirectPrefetches, NoneWhoseAddressCouldReadAnIndexOutOfBounds) {
   auto twoLevels = freeformProgram(R"(import teml
 
 @teml.transform
-def f(q: teml.Var[(8,), "int32"], idx: teml.Var[(8,), "int32"], h: teml.Var[(8,), "float64"],
+def f(q: teml.Var[(8,), "int32"], idx: teml.Var[(131072,), "int32"], h: teml.Var[(8,), "float64"],
       y: teml.Var[(8,), "float64", "output"]):
     for p in range(8):
         y[p] = h[idx[q[p]]]
@@ -101,4 +102,19 @@ def f(h: teml.Var[(16,), "float64"], y: teml.Var[(8,), "float64", "output"]):
         y[p] = h[2 * p]
 )");
   EXPECT_TRUE(prefetchDecisions(affine).empty());
+}
+
+TEST(IndirectPrefetches, NoneForATensorTheCacheKeeps) {
+  // SpMV's x[col[k]] with x of 20,000 doubles (160 KB): after the first rows
+  // every gather hits the cache, and fetching ahead only adds work.
+  auto p = freeformProgram(R"(import teml
+
+@teml.transform
+def f(ptr: teml.Var[(101,), "int32"], col: teml.Var[(2000,), "int32"], val: teml.Var[(2000,), "float64"],
+      x: teml.Var[(20000,), "float64"], y: teml.Var[(100,), "float64", "output"]):
+    for i in range(100):
+        for k in range(ptr[i], ptr[i + 1]):
+            y[i] += val[k] * x[col[k]]
+)");
+  EXPECT_TRUE(prefetchDecisions(p).empty());
 }

@@ -46,6 +46,8 @@ class AutoState {
   bool replay(const std::vector<Step>& steps);
   // Whether steps are checked for legality (not under --no-check).
   bool checks() const { return schedule_->checksLegality(); }
+  // A tensor of the program (its shape and element type); null if none.
+  const ir::TensorDecl* tensor(const std::string& name) const { return schedule_->program().find(name); }
   // The ids of the loops the last step made.
   const std::vector<std::string>& made() const { return steps.back().created; }
 

@@ -39,6 +39,7 @@ class Schedule {
  public:
   // `program`: its tensors and initial values (it may grow while scheduling).
   Schedule(const ir::Program& program, ScheduleOptions options) : program_(program), options_(std::move(options)) {}
+  const ir::Program& program() const { return program_; }
 
   // Loops addressed by level, 1 the outermost loop of `l`.
   ir::StmtP interchangeN(const ir::StmtP& l, int r, int64_t n);

@@ -112,16 +112,30 @@ def gemv(A: teml.Var[(42, 300), "float64"], x: teml.Var[(300,), "float64"], y: t
 '''
 
 
+def jammed_by(rows, steps):
+    return (re.search(r's\.split\("(L\d+)", %d\)' % rows, steps)
+            and re.search(r's\.unroll_and_jam\("L\d+", %d\)' % rows, steps))
+
+
 def jammed_by_four(steps):
-    return re.search(r's\.split\("(L\d+)", 4\)', steps) and re.search(r's\.unroll_and_jam\("L\d+", 4\)', steps)
+    return jammed_by(4, steps)
 
 
-def test_long_rows_of_sums_are_jammed_four_rows_at_a_time(teml):
+def test_long_rows_of_sums_are_jammed_eight_rows_at_a_time(teml):
     # Whole numbers: every order of the additions gives the same sums, so a lost or doubled row shows.
-    A = np.random.default_rng(3).integers(-50, 50, (37, 300)).astype(np.float64)  # 37 rows: a remainder of 1
+    A = np.random.default_rng(3).integers(-50, 50, (37, 300)).astype(np.float64)  # 37 rows: a remainder of 5
     out = teml.run(COLUMN_SUMS, {"A": A}, ["y"], extra=["--threads", "2"])
     np.testing.assert_array_equal(out["y"], A.sum(axis=0))
-    assert jammed_by_four(teml.attempt(COLUMN_SUMS, {"A": A}, [], extra=["-v"]).stderr)
+    assert jammed_by(8, teml.attempt(COLUMN_SUMS, {"A": A}, [], extra=["-v"]).stderr)
+
+
+def test_rows_a_multiple_of_4_kib_apart_are_jammed_four_at_a_time(teml):
+    # Rows of 512 doubles: eight rows at once would share the sets of an 8-way L1 cache with the sums.
+    source = COLUMN_SUMS.replace("300", "512")
+    A = np.random.default_rng(5).integers(-50, 50, (37, 512)).astype(np.float64)
+    out = teml.run(source, {"A": A}, ["y"], extra=["--threads", "2"])
+    np.testing.assert_array_equal(out["y"], A.sum(axis=0))
+    assert jammed_by_four(teml.attempt(source, {"A": A}, [], extra=["-v"]).stderr)
 
 
 def test_dot_products_along_long_rows_are_jammed_four_rows_at_a_time(teml):

@@ -148,6 +148,8 @@ class NestEmitter {
   void emitVarDef(const ir::VarDef& v, int indent);
   // The body under `if (cond)`, else the failure recorded for the runtime (teml_fail).
   void emitAssert(const ir::Assert& a, int indent);
+  static const ir::Assert* onlyACheck(const ir::For& f);
+  void emitCheckLoop(const ir::For& f, const ir::Assert& check, const std::string& cvar, int indent);
 
   // Dispatch on node kinds (ir/functor.hpp) for emitStmt, vectorValue and
   // emitVectorStmt (expressions: codegen/c_expr); each forwards to the

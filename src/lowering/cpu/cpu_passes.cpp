@@ -12,8 +12,8 @@ std::vector<TargetPass> cpuPasses() {
       {"memory_kinds", [](const ir::StmtP& n, const ir::Program&, const target::Target&) { return chooseMemoryKinds(n); }},
       {"vector_plans", planVectorLoops},
       {"copy_plans", planCopies},
-      {"indirect_prefetches", [](const ir::StmtP& n, const ir::Program&, const target::Target&) {
-         return addIndirectPrefetches(n);
+      {"indirect_prefetches", [](const ir::StmtP& n, const ir::Program& p, const target::Target&) {
+         return addIndirectPrefetches(n, p);
        }},
   };
 }

@@ -16,13 +16,17 @@ namespace {
 
 constexpr int64_t kLineBytes = 64;
 constexpr size_t kMaxPrefetches = 8;
+// A tensor this small stays in the L2 cache of every x86 core we target
+// (256 KiB to 2 MiB) once touched: fetching it ahead only adds work (CSR SpMV
+// gathering a vector of 160 KB: 272 us without prefetches, 362 with).
+constexpr int64_t kCachedBytes = 256 << 10;
 
 bool hasLoad(const ExprP& e) { return !readsOf(e).empty(); }
 
 // The elements the iterations of loop `f` touch through indices read from data.
 class Candidates : public Visitor {
  public:
-  explicit Candidates(const For& f) : var_(f.var) {
+  Candidates(const For& f, const std::map<std::string, int64_t>& bytes) : var_(f.var), bytes_(bytes) {
     forEachStmt(f.body, [&](const StmtP& s) {
       if (s->kind == StmtKind::VarDef) inside_.insert(s->as<VarDef>().decl.name);
       if (s->kind == StmtKind::Store) written_.insert(s->as<Store>().tensor);
@@ -60,6 +64,8 @@ class Candidates : public Visitor {
  private:
   void consider(const std::string& tensor, const std::vector<ExprP>& indices, DType dtype, bool write) {
     if (indices.empty() || inside_.count(tensor)) return;
+    auto size = bytes_.find(tensor);
+    if (size != bytes_.end() && size->second <= kCachedBytes) return;
     bool indirect = false, readable = true;
     for (auto& i : indices)
       forEachExpr(i, [&](const ExprP& x) {
@@ -110,18 +116,30 @@ class Candidates : public Visitor {
   }
 
   std::string var_;
+  const std::map<std::string, int64_t>& bytes_;
   std::set<std::string> inside_, written_;
   std::map<std::string, const For*> inner_;
   std::map<std::string, size_t> index_;
 };
 
 class Prefetcher : public Mutator {
+ public:
+  // The bytes of the program's tensors and of those the nest defines.
+  Prefetcher(const StmtP& nest, const Program& p) {
+    for (auto& t : p.tensors) bytes_[t.name] = t.elementCount() * bytes(t.dtype);
+    forEachStmt(nest, [&](const StmtP& s) {
+      if (s->kind != StmtKind::VarDef) return;
+      auto& d = s->as<VarDef>().decl;
+      bytes_[d.name] = d.elementCount() * bytes(d.dtype);
+    });
+  }
+
  protected:
   StmtP mutateFor(const StmtP& s) override {
     StmtP m = Mutator::mutateFor(s);
     auto& f = m->as<For>();
     if (f.loopKind.concurrent() || (f.step != 1 && f.step != -1) || f.loopKind.cpu.copy.form != CopyForm::Loops) return m;
-    Candidates c(f);
+    Candidates c(f, bytes_);
     c.visit(f.body);
     if (c.unsafe || c.out.empty()) return m;
     LoopKind kind = f.loopKind;
@@ -129,10 +147,13 @@ class Prefetcher : public Mutator {
     kind.cpu.prefetchAhead = kPrefetchAhead;
     return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
   }
+
+ private:
+  std::map<std::string, int64_t> bytes_;
 };
 
 }  // namespace
 
-StmtP addIndirectPrefetches(const StmtP& nest) { return Prefetcher().mutate(nest); }
+StmtP addIndirectPrefetches(const StmtP& nest, const Program& program) { return Prefetcher(nest, program).mutate(nest); }
 
 }  // namespace teml::lowering

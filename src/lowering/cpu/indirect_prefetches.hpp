@@ -14,14 +14,15 @@
 // 16 iterations: GAT's edges (two lines of h each, about 20 ns of work)
 // took 26.5 ms on one thread with 4, 21 with 8, 18 with 16, 17.5 with 32
 // or 64, and 14.1 -> 10.3 ms on two; SpMV, SpMM, the embedding bag and
-// scatter-add ran the same or up to 11% faster (AMD EPYC, AVX-512).
+// scatter-add ran the same or up to 11% faster (AMD EPYC, AVX-512). Not for
+// tensors small enough to stay in cache (kCachedBytes).
 #pragma once
-#include "ir/stmt.hpp"
+#include "ir/program.hpp"
 
 namespace teml::lowering {
 
 constexpr int64_t kPrefetchAhead = 16;
 
-ir::StmtP addIndirectPrefetches(const ir::StmtP& nest);
+ir::StmtP addIndirectPrefetches(const ir::StmtP& nest, const ir::Program& program);
 
 }  // namespace teml::lowering
