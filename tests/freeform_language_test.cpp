@@ -367,6 +367,22 @@ def s(s):
     s.split("Lx", 2)
 )",
                 9, 5, "there is no loop 'Lx' (loops: L4)");
+  // A nest unrolled into hundreds of loops: the first twelve named (seed 5173).
+  expectRefused(R"(import teml
+@teml.transform
+def f(x: teml.Var[(40, 4), "float64", "output"]):
+    #! label: Li
+    for i in range(40):
+        #! label: Lj
+        for j in range(4):
+            x[i, j] = 1
+
+@teml.schedule(f)
+def s(s):
+    s.unroll("Li")
+    s.split("Li", 2)
+)",
+                13, 5, "there is no loop 'Li' (loops: Lj, Lj#2, Lj#3, Lj#4, Lj#5, Lj#6, Lj#7, Lj#8, Lj#9, Lj#10, Lj#11, Lj#12 and 28 more)");
   // A scatter that a later iteration's store may overwrite: fission would
   // run every store before every scatter.
   expectRefused(R"(import teml

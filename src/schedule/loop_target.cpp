@@ -23,8 +23,12 @@ StmtP findLoop(const StmtP& top, const std::string& id, const std::string& what)
     if (!found && t->kind == StmtKind::For && t->as<For>().id == id) found = t;
   });
   if (found) return found;
+  // The first loops by name: an unrolled nest can have hundreds.
+  constexpr size_t kLoopsNamed = 12;
+  std::vector<std::string> ids = loopIds(top);
   std::string known;
-  for (auto& l : loopIds(top)) known += (known.empty() ? "" : ", ") + l;
+  for (size_t k = 0; k < ids.size() && k < kLoopsNamed; ++k) known += (known.empty() ? "" : ", ") + ids[k];
+  if (ids.size() > kLoopsNamed) known += " and " + std::to_string(ids.size() - kLoopsNamed) + " more";
   throw ScheduleError(what + ": there is no loop '" + id + "'" +
                       (known.empty() ? " (the program has no loops)" : " (loops: " + known + ")"));
 }

@@ -101,10 +101,11 @@ def classify_process(path, rc, out, err, timed_out):
         return Result(path, "hang", text[-500:])
     if rc == 0:
         return None
-    if rc == 1:
-        return Result(path, "refused", text[-1000:], kind=refusal_kind(err or out))
-    if rc == 2:
-        return Result(path, "refused", text[-1000:], kind="usage: " + refusal_kind(err or out))
+    if rc in (1, 2):
+        # From the last located error on, whole: a long message cut at its start loses its location.
+        located = list(LOCATED.finditer(text))
+        detail = text[located[-1].start():][:4000] if located else text[-1000:]
+        return Result(path, "refused", detail, kind=("usage: " if rc == 2 else "") + refusal_kind(err or out))
     if rc == 3:
         return Result(path, "internal", text[-1500:])
     if rc == 4:
