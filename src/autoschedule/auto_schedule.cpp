@@ -6,6 +6,7 @@
 #include "autoschedule/auto_loop_order.hpp"
 #include "autoschedule/auto_parallelize.hpp"
 #include "autoschedule/auto_register_blocks.hpp"
+#include "autoschedule/auto_row_blocks.hpp"
 #include "autoschedule/auto_sums_in_registers.hpp"
 #include "autoschedule/auto_vectorize.hpp"
 
@@ -25,6 +26,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
     autoRegisterBlocks(search);
     autoFissionMath(search);
     autoLoopOrder(search);
+    autoRowBlocks(search);
     autoSumsInRegisters(search);
     autoParallelize(search);
     autoVectorize(search);

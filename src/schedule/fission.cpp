@@ -52,20 +52,25 @@ Cut cutOf(const std::vector<const For*>& chain, int r, int k) {
 }
 
 // How many iterations loop f runs at most: its trip count where its bounds
-// are constant, else the length c of a chunk [b, min(b + c, e)) (the inner
-// loop of a split one, such as a CSR row's in chunks).
+// are constant, else the length c of a chunk [b, b + c) or [b, min(b + c, e))
+// (the inner loop of a split one, such as a CSR row's in chunks).
 std::optional<int64_t> mostIterations(const For& f) {
   int64_t begin, end;
   if (constValue(f.begin, &begin) && constValue(f.end, &end))
     return f.step > 0 ? std::max<int64_t>(0, (end - begin + f.step - 1) / f.step)
                       : std::max<int64_t>(0, (begin - end - f.step - 1) / -f.step);
-  if (f.step != 1 || f.end->kind != ExprKind::Binary || f.end->as<Binary>().op != BinOp::Min) return std::nullopt;
-  for (const ExprP& side : {f.end->as<Binary>().a, f.end->as<Binary>().b}) {
+  if (f.step != 1 || f.end->kind != ExprKind::Binary) return std::nullopt;
+  auto chunk = [&](const ExprP& side) -> std::optional<int64_t> {
     int64_t c;
     if (side->kind == ExprKind::Binary && side->as<Binary>().op == BinOp::Add && equal(side->as<Binary>().a, f.begin) &&
         constValue(side->as<Binary>().b, &c) && c >= 0)
       return c;
-  }
+    return std::nullopt;
+  };
+  if (f.end->as<Binary>().op == BinOp::Add) return chunk(f.end);
+  if (f.end->as<Binary>().op != BinOp::Min) return std::nullopt;
+  for (const ExprP& side : {f.end->as<Binary>().a, f.end->as<Binary>().b})
+    if (auto c = chunk(side)) return c;
   return std::nullopt;
 }
 
