@@ -55,7 +55,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
   EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 10) << c;
   // Guarded by the bounds of idx, not of the node's edges: the last edges
   // of a node fetch the rows of the next node's first ones.
-  EXPECT_NE(c.find("if ((p + 16) >= 0 && (p + 16) < 40) {"), std::string::npos) << c;
+  EXPECT_NE(c.find("if (((p + 16 >= 0) & (p + 16 < 40))) {"), std::string::npos) << c;
   runtime::BufferMap in = runtime::allocateBuffers(p);
   for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k * 5);  // 5 edges a node: each fetches for a node three later
   for (int k = 0; k < 40; ++k) in.at("idx").setInt(k, (k * 7) % 16);
@@ -117,4 +117,31 @@ def f(ptr: teml.Var[(101,), "int32"], col: teml.Var[(2000,), "int32"], val: teml
             y[i] += val[k] * x[col[k]]
 )");
   EXPECT_TRUE(prefetchDecisions(p).empty());
+}
+
+TEST(IndirectPrefetches, ABagsLastEntriesFetchTheNextBagsFirstRows) {
+  // index[b][l + 16] past a bag of 8 entries runs on into the next bags'
+  // (index[b + (l + 16) // 8][(l + 16) % 8]), guarded by the bounds of the
+  // whole index tensor: every entry of every bag but the first is fetched.
+  auto p = freeformProgram(R"(import teml
+
+@teml.transform
+def f(table: teml.Var[(4096, 32), "int64"], index: teml.Var[(20, 8), "int32"], y: teml.Var[(20, 32), "int64", "output"]):
+    for b in range(20):
+        #! label: Ll
+        for l in range(8):
+            for d in range(32):
+                y[b, d] += table[index[b, l], d]
+)");
+  std::string c = cSource(p);
+  EXPECT_NE(c.find("index_[b + teml_floordiv(l + 16, 8)][teml_mod(l + 16, 8)]"), std::string::npos) << c;
+  EXPECT_NE(c.find("b * 8 + (l + 16) < 160"), std::string::npos) << c;
+  runtime::BufferMap in = runtime::allocateBuffers(p);
+  for (int k = 0; k < 160; ++k) in.at("index").setInt(k, (k * 37) % 4096);
+  for (int64_t k = 0; k < 4096 * 32; ++k) in.at("table").setInt(k, k % 1000 - 300);
+  auto want = runInterpreter(p, in);
+  for (int threads : {1, 2}) {
+    auto got = runJit(p, in, threads);
+    for (int64_t k = 0; k < want.at("y").size(); ++k) ASSERT_EQ(got.at("y").getInt(k), want.at("y").getInt(k)) << k;
+  }
 }

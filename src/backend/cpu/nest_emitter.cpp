@@ -168,6 +168,54 @@ void NestEmitter::emitFor(const For& f, int indent) {
 // tensors' bounds: past the loop's end too, so that a short loop (a CSR
 // row) fetches for the rows after it. A prefetch never faults; the loads of
 // the indices would.
+namespace {
+
+// The indices read for a prefetch, where only the last subscript moves with
+// the loop (index[b][l + 16] in a bag's loop over l): past the row's end
+// they run on into the next row (index[b + 1][...]), as the loop that
+// follows this one reads them, so that the first entries of a row are
+// fetched too. `guards` collects each index's bounds: the whole tensor's
+// for such a row, else each moving subscript's.
+class RowCrossingIndices : public Mutator {
+ public:
+  RowCrossingIndices(const std::string& var, const Program& view, const ExprP& top, std::vector<ExprP>& guards)
+      : var_(var), view_(view), top_(top), guards_(guards) {}
+
+ protected:
+  ExprP mutateLoad(const ExprP& e) override {
+    if (e == top_) return Mutator::mutateLoad(e);
+    auto& l = e->as<Load>();
+    const TensorDecl* d = view_.find(l.tensor);
+    size_t rank = l.indices.size();
+    bool onlyLast = rank >= 2 && d && d->shape.size() == rank;
+    for (size_t k = 0; onlyLast && k + 1 < rank; ++k) onlyLast = !usesVar(l.indices[k], var_);
+    if (!onlyLast || !usesVar(l.indices.back(), var_)) {
+      for (size_t k = 0; d && k < rank; ++k)
+        if (usesVar(l.indices[k], var_)) guards_.push_back(inRange(l.indices[k], d->shape[k]));
+      return e;
+    }
+    ExprP flat = intConst(0);
+    for (size_t k = 0; k < rank; ++k) flat = add(mul(flat, intConst(d->shape[k])), l.indices[k]);
+    guards_.push_back(inRange(flat, d->elementCount()));
+    std::vector<ExprP> at = l.indices;
+    ExprP row = intConst(d->shape.back());
+    at[rank - 2] = add(at[rank - 2], floorDiv(at.back(), row));
+    at.back() = binary(BinOp::Mod, at.back(), row);
+    return load(l.tensor, at, l.dtype);
+  }
+
+ private:
+  static ExprP inRange(const ExprP& i, int64_t n) {
+    return binary(BinOp::And, binary(BinOp::Ge, i, intConst(0)), binary(BinOp::Lt, i, intConst(n)));
+  }
+  std::string var_;
+  const Program& view_;
+  ExprP top_;
+  std::vector<ExprP>& guards_;
+};
+
+}  // namespace
+
 void NestEmitter::emitPrefetches(const For& f, int indent, bool inVectorCopy) {
   if (f.loopKind.cpu.prefetches.empty()) return;
   ExprP ahead = add(var(f.var), intConst(f.step * f.loopKind.cpu.prefetchAhead));
@@ -179,16 +227,9 @@ void NestEmitter::emitPrefetches(const For& f, int indent, bool inVectorCopy) {
       auto& l = at.back()->as<Load>();
       at.back() = load(l.tensor, shifted(l.indices), l.dtype);
     }
-    forEachExpr(at.back(), [&](const ExprP& x) {
-      if (x->kind != ExprKind::Load || x == at.back()) return;
-      auto& l = x->as<Load>();
-      const TensorDecl* d = view_.find(l.tensor);
-      for (size_t k = 0; d && k < l.indices.size(); ++k) {
-        if (!usesVar(l.indices[k], f.var)) continue;
-        std::string i = expr(l.indices[k], 0, false, false);
-        guards.insert("(" + i + ") >= 0 && (" + i + ") < " + std::to_string(d->shape[k]));
-      }
-    });
+    std::vector<ExprP> bounds;
+    at.back() = RowCrossingIndices(f.var, view_, at.back(), bounds).mutate(at.back());
+    for (auto& b : bounds) guards.insert(expr(b, 0, false, false));
   }
   std::string cond;
   for (auto& g : guards) cond += (cond.empty() ? "" : " && ") + g;
