@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "analysis/written_before_read.hpp"
 #include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_kernel.hpp"
@@ -111,6 +112,13 @@ class Compiled {
   std::string loweredIr() const { return ir::toString(lowering::lower(program_.program, target_), true); }
   std::string cSource() const { return backend::emitFor(program_.program, target_); }
   std::string targetName() const { return target::kindName(target_.kind); }
+  // The outputs whose starting values the program never sees (every element
+  // stored before it is read): an `out=` array for them need not be zeroed.
+  const std::set<std::string>& writtenBeforeRead() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!written_) written_ = analysis::writtenBeforeRead(program_.program);
+    return *written_;
+  }
 
   // CUDA: runs on device pointers (one per parameter) on `stream` (a
   // CUstream; 0: the default stream), without copies.
@@ -151,6 +159,7 @@ class Compiled {
   runtime::JitOptions jit_;
   bool emulate_ = false;
   std::unique_ptr<backend::Kernel> kernel_;
+  std::optional<std::set<std::string>> written_;
   std::mutex mutex_;
 };
 
@@ -430,6 +439,7 @@ PYBIND11_MODULE(_teml, m) {
       .def("lowered_ir", &Compiled::loweredIr)
       .def("c_source", &Compiled::cSource)
       .def("target", &Compiled::targetName)
+      .def("written_before_read", &Compiled::writtenBeforeRead)
       .def("run", &Compiled::run, py::arg("arrays"), py::arg("threads"))
       .def("run_device", &Compiled::runOnDevice, py::arg("pointers"), py::arg("stream"));
   py::class_<LoadedProgram, std::shared_ptr<LoadedProgram>>(m, "LoadedProgram")

@@ -265,7 +265,8 @@ class Transform:
     # ---- calling
     def __call__(self, *args, out=None, **kwargs):
         """`out`: arrays to hold the outputs (one, or a tuple), reused from an
-        earlier call instead of fresh ones: they are zeroed, filled, returned."""
+        earlier call instead of fresh ones: they are zeroed (unless the program
+        stores every element before reading it), filled, returned."""
         if self._text is None:
             self._source()
         passed = self._passed
@@ -286,6 +287,8 @@ class Transform:
         compiled, params = self._compile({n: a.shape for n, a in zip(passed, arrays)}, self.target or "cpu")
         buffers, outputs, k = [], [], 0
         reuse = list(out) if isinstance(out, (tuple, list)) else ([] if out is None else [out])
+        # Outputs whose every element the program stores before reading it need no zeros first.
+        unseen = compiled.written_before_read() if reuse else ()
         for name, dtype, shape, access in params:
             if access == "output":
                 if reuse:
@@ -293,7 +296,8 @@ class Transform:
                     if given.dtype != dtype or given.shape != shape or not given.flags.c_contiguous:
                         raise ValueError(f"out= for '{name}' of {self.__name__} must be a C-contiguous {dtype} array "
                                          f"of shape {shape}")
-                    given.fill(0)
+                    if name not in unseen:
+                        given.fill(0)
                     y = given
                 else:
                     y = np.zeros(shape, dtype)  # calloc: cheaper to start than huge pages for a fresh array

@@ -1,0 +1,164 @@
+#include "analysis/written_before_read.hpp"
+
+#include <vector>
+
+#include "ir/accesses.hpp"
+#include "ir/mutator.hpp"
+
+namespace teml::analysis {
+
+using namespace ir;
+
+namespace {
+
+struct Access {
+  bool store;  // a store; else a read or an update (which reads)
+  std::vector<ExprP> indices;
+  std::vector<const For*> loops;  // around it, outermost first
+  bool conditional;               // under a branch
+  ExprP storedValue;
+};
+
+// Every access of one tensor in program order (what a statement reads
+// before what it writes). `unknown`: something touches it that this walk
+// does not follow.
+class Accesses {
+ public:
+  explicit Accesses(std::string tensor) : tensor_(std::move(tensor)) {}
+  std::vector<Access> found;
+  bool unknown = false;
+
+  void stmt(const StmtP& s) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto& f = s->as<For>();
+        reads(f.begin);
+        reads(f.end);
+        loops_.push_back(&f);
+        stmt(f.body);
+        loops_.pop_back();
+        return;
+      }
+      case StmtKind::Seq:
+        for (auto& t : s->as<Seq>().stmts) stmt(t);
+        return;
+      case StmtKind::VarDef:
+        if (s->as<VarDef>().decl.name == tensor_) unknown = true;  // a tensor of the same name inside
+        stmt(s->as<VarDef>().body);
+        return;
+      case StmtKind::If: {
+        auto& i = s->as<If>();
+        reads(i.cond);
+        ++branches_;
+        stmt(i.then);
+        if (i.otherwise) stmt(i.otherwise);
+        --branches_;
+        return;
+      }
+      case StmtKind::Assert:  // a failed check stops the run: its body runs on every path that goes on
+        reads(s->as<Assert>().cond);
+        stmt(s->as<Assert>().body);
+        return;
+      case StmtKind::Store: {
+        auto& st = s->as<Store>();
+        for (auto& i : st.indices) reads(i);
+        reads(st.value);
+        if (st.tensor == tensor_) found.push_back({true, st.indices, loops_, branches_ > 0, st.value});
+        return;
+      }
+      case StmtKind::Reduce: {
+        auto& r = s->as<Reduce>();
+        for (auto& i : r.indices) reads(i);
+        reads(r.value);
+        if (r.tensor == tensor_) found.push_back({false, r.indices, loops_, branches_ > 0, nullptr});
+        return;
+      }
+      default:
+        if (tensorsAccessed(s).count(tensor_)) unknown = true;
+    }
+  }
+
+ private:
+  void reads(const ExprP& e) {
+    if (!e) return;
+    forEachExpr(e, [&](const ExprP& x) {
+      if (x->kind == ExprKind::Load && x->as<Load>().tensor == tensor_)
+        found.push_back({false, x->as<Load>().indices, loops_, branches_ > 0, nullptr});
+    });
+  }
+
+  std::string tensor_;
+  std::vector<const For*> loops_;
+  int branches_ = 0;
+};
+
+bool readsTensor(const ExprP& e, const std::string& tensor) {
+  bool found = false;
+  forEachExpr(e, [&](const ExprP& x) { found = found || (x->kind == ExprKind::Load && x->as<Load>().tensor == tensor); });
+  return found;
+}
+
+bool isIterator(const ExprP& e, const For& f) { return e->kind == ExprKind::Var && e->as<Var>().name == f.var; }
+
+// The store writes every element of `shape` once its loops have run: each
+// subscript the iterator of its own loop over the whole extent, and every
+// loop around it runs at least once.
+std::optional<std::vector<const For*>> coveringLoops(const Access& s, const std::vector<int64_t>& shape,
+                                                     const std::string& tensor) {
+  if (!s.store || s.conditional || s.indices.size() != shape.size() || readsTensor(s.storedValue, tensor))
+    return std::nullopt;
+  for (auto* f : s.loops) {
+    int64_t b, e;
+    if (!constValue(f->begin, &b) || !constValue(f->end, &e) || f->step == 0 ||
+        (f->step > 0 ? e <= b : b <= e))
+      return std::nullopt;
+  }
+  std::vector<const For*> perDim;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const For* loop = nullptr;
+    for (auto* f : s.loops)
+      if (isIterator(s.indices[d], *f)) loop = f;
+    int64_t b, e;
+    if (!loop || loop->step != 1 || !constValue(loop->begin, &b) || !constValue(loop->end, &e) || b != 0 ||
+        e != shape[d])
+      return std::nullopt;
+    for (auto* other : perDim)
+      if (other == loop) return std::nullopt;
+    perDim.push_back(loop);
+  }
+  return perDim;
+}
+
+// A later read or update `a` sees only elements the store wrote: in each
+// dimension whose loop also encloses `a`, `a` uses that loop's iterator.
+bool seesWrittenElements(const Access& a, const Access& store, const std::vector<const For*>& perDim) {
+  if (a.indices.size() != perDim.size()) return false;
+  for (size_t d = 0; d < perDim.size(); ++d) {
+    bool encloses = false;
+    for (size_t k = 0; k < a.loops.size() && k < store.loops.size() && a.loops[k] == store.loops[k]; ++k)
+      encloses = encloses || a.loops[k] == perDim[d];
+    if (encloses && !isIterator(a.indices[d], *perDim[d])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::set<std::string> writtenBeforeRead(const Program& p) {
+  std::set<std::string> out;
+  for (auto& t : p.tensors) {
+    Accesses walk(t.name);
+    for (auto& n : p.nests) walk.stmt(n);
+    if (walk.unknown || walk.found.empty()) continue;
+    const Access& first = walk.found.front();
+    auto perDim = coveringLoops(first, t.shape, t.name);
+    if (!perDim) continue;
+    bool ok = true;
+    for (size_t k = 1; k < walk.found.size() && ok; ++k)
+      ok = walk.found[k].store || seesWrittenElements(walk.found[k], first, *perDim);
+    if (ok) out.insert(t.name);
+  }
+  return out;
+}
+
+}  // namespace teml::analysis
