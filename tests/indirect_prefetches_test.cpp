@@ -47,7 +47,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
             el[idx[p]] += i
 )");
   EXPECT_EQ(prefetchDecisions(p),
-            std::vector<std::string>{"loop 'Le': prefetches 16 iterations ahead what it reads or updates through indices "
+            std::vector<std::string>{"loop 'Le': prefetches 32 iterations ahead what it reads or updates through indices "
                                      "from data: h[int64(idx[p])][0], h[int64(idx[p])][8], h[int64(idx[p])][16], "
                                      "h[int64(idx[p])][24], el[int64(idx[p])] for writing"});
   std::string c = cSource(p);
@@ -55,7 +55,7 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
   EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 10) << c;
   // Guarded by the bounds of idx, not of the node's edges: the last edges
   // of a node fetch the rows of the next node's first ones.
-  EXPECT_NE(c.find("if (((p + 16 >= 0) & (p + 16 < 40))) {"), std::string::npos) << c;
+  EXPECT_NE(c.find("if (((p + 32 >= 0) & (p + 32 < 40))) {"), std::string::npos) << c;
   runtime::BufferMap in = runtime::allocateBuffers(p);
   for (int k = 0; k <= 8; ++k) in.at("ptr").setInt(k, k * 5);  // 5 edges a node: each fetches for a node three later
   for (int k = 0; k < 40; ++k) in.at("idx").setInt(k, (k * 7) % 16);
@@ -69,9 +69,9 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
 }
 
 TEST(IndirectPrefetches, NoneWhoseAddressCouldReadAnIndexOutOfBounds) {
-  // h[idx[q[p]]]: computing its address 16 iterations ahead would read
-  // idx at q[p + 16], which is checked only when that iteration runs. The
-  // address of idx[q[p + 16]] reads only q (a prefetch itself never faults).
+  // h[idx[q[p]]]: computing its address 32 iterations ahead would read
+  // idx at q[p + 32], which is checked only when that iteration runs. The
+  // address of idx[q[p + 32]] reads only q (a prefetch itself never faults).
   auto twoLevels = freeformProgram(R"(import teml
 
 @teml.transform
@@ -81,7 +81,7 @@ def f(q: teml.Var[(8,), "int32"], idx: teml.Var[(131072,), "int32"], h: teml.Var
         y[p] = h[idx[q[p]]]
 )");
   EXPECT_EQ(prefetchDecisions(twoLevels),
-            std::vector<std::string>{"loop 'L6': prefetches 16 iterations ahead what it reads or updates through "
+            std::vector<std::string>{"loop 'L6': prefetches 32 iterations ahead what it reads or updates through "
                                      "indices from data: idx[int64(q[p])]"});
   // The loop writes its index tensor.
   auto written = freeformProgram(R"(import teml
@@ -120,8 +120,8 @@ def f(ptr: teml.Var[(101,), "int32"], col: teml.Var[(2000,), "int32"], val: teml
 }
 
 TEST(IndirectPrefetches, ABagsLastEntriesFetchTheNextBagsFirstRows) {
-  // index[b][l + 16] past a bag of 8 entries runs on into the next bags'
-  // (index[b + (l + 16) // 8][(l + 16) % 8]), guarded by the bounds of the
+  // index[b][l + 32] past a bag of 8 entries runs on into the next bags'
+  // (index[b + (l + 32) // 8][(l + 32) % 8]), guarded by the bounds of the
   // whole index tensor: every entry of every bag but the first is fetched.
   auto p = freeformProgram(R"(import teml
 
@@ -134,8 +134,8 @@ def f(table: teml.Var[(4096, 32), "int64"], index: teml.Var[(20, 8), "int32"], y
                 y[b, d] += table[index[b, l], d]
 )");
   std::string c = cSource(p);
-  EXPECT_NE(c.find("index_[b + teml_floordiv(l + 16, 8)][teml_mod(l + 16, 8)]"), std::string::npos) << c;
-  EXPECT_NE(c.find("b * 8 + (l + 16) < 160"), std::string::npos) << c;
+  EXPECT_NE(c.find("index_[b + teml_floordiv(l + 32, 8)][teml_mod(l + 32, 8)]"), std::string::npos) << c;
+  EXPECT_NE(c.find("b * 8 + (l + 32) < 160"), std::string::npos) << c;
   runtime::BufferMap in = runtime::allocateBuffers(p);
   for (int k = 0; k < 160; ++k) in.at("index").setInt(k, (k * 37) % 4096);
   for (int64_t k = 0; k < 4096 * 32; ++k) in.at("table").setInt(k, k % 1000 - 300);

@@ -171,7 +171,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
 namespace {
 
 // The indices read for a prefetch, where only the last subscript moves with
-// the loop (index[b][l + 16] in a bag's loop over l): past the row's end
+// the loop (index[b][l + 32] in a bag's loop over l): past the row's end
 // they run on into the next row (index[b + 1][...]), as the loop that
 // follows this one reads them, so that the first entries of a row are
 // fetched too. `guards` collects each index's bounds: the whole tensor's
