@@ -3,7 +3,7 @@ is the runner's finding, not its end).
 
     pyworker.py PROGRAM WORKDIR JOB [JOB...]
 
-Jobs: `python` (the transform on NumPy arrays), `torch` (on PyTorch tensors),
+Jobs: `python` (the transform on NumPy arrays, called again on its outputs as `out=`), `torch` (on PyTorch tensors),
 `pygrad:TAPES` (teml.grad), `torchgrad:TAPES` (teml.torch_function in a loss),
 `fd` (central finite differences of the compiled forward, float64), `shapes`
 (the program with its sizes bound at each call, at three shapes: shapes.py). Inputs
@@ -79,7 +79,20 @@ class Worker:
         return got
 
     def job_python(self, job):
-        for n, v in self.call(self.f, self.inputs).items():
+        """Two calls: the second reuses the first's output arrays (`out=`), filled
+        with garbage first, so that an output wrongly left unzeroed shows."""
+        outputs = [p for p in self.prog.params if p.access == "output"]
+        first = as_list(self.f(*[self.inputs[p.name].copy() for p in self.prog.inputs]))
+        for o in first:
+            o.fill(np.nan if o.dtype.kind == "f" else (1 if o.dtype == bool else 77))
+        reused = tuple(first) if len(first) > 1 else (first[0] if first else None)
+        args = [self.inputs[p.name].copy() for p in self.prog.inputs]
+        outs = as_list(self.f(*args, out=reused) if first else self.f(*args))
+        got = {p.name: np.asarray(o) for p, o in zip(outputs, outs)}
+        for p, a in zip(self.prog.inputs, args):
+            if p.access == "inout":
+                got[p.name] = a
+        for n, v in got.items():
             self.save(job, n, v)
 
     def job_torch(self, job):

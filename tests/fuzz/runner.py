@@ -6,7 +6,8 @@ reference interpreter (docs/testing.md).
 Paths (`--paths`, default run..torchgrad; `all` adds sched, shapes, mpi1, mpi3, teml):
   run        teml run, as written (--no-auto)
   auto       teml run --auto
-  python     the transform called with NumPy arrays (importlib on the file)
+  python     the transform called with NumPy arrays (importlib on the file), twice: the second
+             call reuses the first's outputs (out=), filled with garbage first
   torch      the same with PyTorch tensors
   emulate    teml run --target cuda --emulate (the automatic GPU schedule)
   mpi        mpirun -np 2 teml run --auto --threads 1 (mpi1, mpi3: -np 1, -np 3)
