@@ -50,6 +50,20 @@ TEST(CsrRows, RowLoopsCheckTheirRowsAreInOrder) {
   EXPECT_EQ(occurrences(printed, "assert ptr[i] <= ptr[i + 1]"), 2) << printed;
 }
 
+TEST(CsrRows, TheBoundsOfARowAreCheckedOnceForAllTheTensorsItIndexes) {
+  // edge[k] and idx[k] in one row: one check of k's bounds, naming the first.
+  std::string printed = ir::toString(asWritten(R"(import teml
+@teml.transform
+def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(20,), "int32"], edge: teml.Var[(20,), "int64"],
+      x: teml.Var[(8,), "int64"], y: teml.Var[(8,), "int64", "output"]):
+    for i in range(8):
+        for k in range(ptr[i], ptr[i + 1]):
+            y[i] += edge[k] * x[idx[k]]
+)"), false);
+  EXPECT_EQ(occurrences(printed, "out of range [0, 20)"), 1) << printed;
+  EXPECT_EQ(occurrences(printed, "dimension 0 of 'edge'"), 1) << printed;
+}
+
 TEST(CsrRows, ALoopWritingItsRowsEntriesInPlaceRunsOnThreads) {
   for (const char* schedule : {"@teml.schedule(f)\ndef s(s):\n    s.parallelize(\"Lnode\")\n",
                                "@teml.schedule(f)\ndef s(s):\n    b, _ = s.split(\"Lnode\", 3)\n    s.parallelize(b, \"dynamic\")\n"}) {

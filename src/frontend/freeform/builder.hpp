@@ -121,6 +121,7 @@ class Builder {
     std::string message;
     SourceLoc loc;
   };
+  static void addCheck(std::vector<Check>& checks, Check c);  // unless an earlier one tests the same
   struct IterRange {
     std::string var;
     std::optional<std::pair<int64_t, int64_t>> range;  // inclusive, when the bounds are constants

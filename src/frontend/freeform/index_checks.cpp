@@ -126,14 +126,23 @@ ExprP Builder::checkedIndex(ExprP index, int64_t extent, const std::string& tens
         ExprP empty = binary(BinOp::Ge, it->begin, it->end);
         ExprP inside = binary(BinOp::And, binary(BinOp::Ge, it->begin, intConst(0)), binary(BinOp::Le, it->end, intConst(extent)));
         ExprP shown = select(binary(BinOp::Lt, it->begin, intConst(0)), it->begin, sub(it->end, intConst(1)));
-        it->onBounds.push_back(Check{binary(BinOp::Or, empty, inside), shown, message, loc});
+        addCheck(it->onBounds, Check{binary(BinOp::Or, empty, inside), shown, message, loc});
         return index;
       }
       break;
     }
   ExprP cond = binary(BinOp::And, binary(BinOp::Ge, index, intConst(0)), binary(BinOp::Lt, index, intConst(extent)));
-  checks_.push_back(Check{cond, index, message, loc});
+  addCheck(checks_, Check{cond, index, message, loc});
   return index;
+}
+
+// A check whose condition an earlier one of the list already tests (val[k]
+// and col[k] in one row's loop: the same bounds of k) would never fail
+// where that one passed: kept once, with the first tensor's message.
+void Builder::addCheck(std::vector<Check>& checks, Check c) {
+  for (auto& earlier : checks)
+    if (equal(earlier.cond, c.cond)) return;
+  checks.push_back(std::move(c));
 }
 
 std::vector<StmtP> Builder::withChecks(std::vector<StmtP> stmts) {
