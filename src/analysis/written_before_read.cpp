@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::analysis {
 
@@ -22,71 +22,54 @@ struct Access {
 // Every access of one tensor in program order (what a statement reads
 // before what it writes). `unknown`: something touches it that this walk
 // does not follow.
-class Accesses {
+class Accesses : public Visitor {
  public:
   explicit Accesses(std::string tensor) : tensor_(std::move(tensor)) {}
   std::vector<Access> found;
   bool unknown = false;
+  using Visitor::visit;
 
-  void stmt(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto& f = s->as<For>();
-        reads(f.begin);
-        reads(f.end);
-        loops_.push_back(&f);
-        stmt(f.body);
-        loops_.pop_back();
-        return;
-      }
-      case StmtKind::Seq:
-        for (auto& t : s->as<Seq>().stmts) stmt(t);
-        return;
-      case StmtKind::VarDef:
-        if (s->as<VarDef>().decl.name == tensor_) unknown = true;  // a tensor of the same name inside
-        stmt(s->as<VarDef>().body);
-        return;
-      case StmtKind::If: {
-        auto& i = s->as<If>();
-        reads(i.cond);
-        ++branches_;
-        stmt(i.then);
-        if (i.otherwise) stmt(i.otherwise);
-        --branches_;
-        return;
-      }
-      case StmtKind::Assert:  // a failed check stops the run: its body runs on every path that goes on
-        reads(s->as<Assert>().cond);
-        stmt(s->as<Assert>().body);
-        return;
-      case StmtKind::Store: {
-        auto& st = s->as<Store>();
-        for (auto& i : st.indices) reads(i);
-        reads(st.value);
-        if (st.tensor == tensor_) found.push_back({true, st.indices, loops_, branches_ > 0, st.value});
-        return;
-      }
-      case StmtKind::Reduce: {
-        auto& r = s->as<Reduce>();
-        for (auto& i : r.indices) reads(i);
-        reads(r.value);
-        if (r.tensor == tensor_) found.push_back({false, r.indices, loops_, branches_ > 0, nullptr});
-        return;
-      }
-      default:
-        if (tensorsAccessed(s).count(tensor_)) unknown = true;
-    }
+ protected:
+  void visitFor(const For& f) override {
+    visit(f.begin);
+    visit(f.end);
+    loops_.push_back(&f);
+    visit(f.body);
+    loops_.pop_back();
   }
+  void visitVarDef(const VarDef& v) override {
+    if (v.decl.name == tensor_) unknown = true;  // a tensor of the same name inside
+    Visitor::visitVarDef(v);
+  }
+  void visitIf(const If& i) override {
+    visit(i.cond);
+    ++branches_;
+    visit(i.then);
+    if (i.otherwise) visit(i.otherwise);
+    --branches_;
+  }
+  // Assert: a failed check stops the run, so its body runs on every path
+  // that goes on (the base visit: condition, then body).
+  void visitStore(const Store& st) override {
+    visit(st.indices);
+    visit(st.value);
+    if (st.tensor == tensor_) found.push_back({true, st.indices, loops_, branches_ > 0, st.value});
+  }
+  void visitReduce(const Reduce& r) override {
+    visit(r.indices);
+    visit(r.value);
+    if (r.tensor == tensor_) found.push_back({false, r.indices, loops_, branches_ > 0, nullptr});
+  }
+  void visitLoad(const Load& l) override {
+    if (l.tensor == tensor_) found.push_back({false, l.indices, loops_, branches_ > 0, nullptr});
+    Visitor::visitLoad(l);
+  }
+  void visitLibCall(const LibCall& c) override {
+    for (auto& t : c.tensors) unknown = unknown || t == tensor_;
+  }
+  void visitExchange(const Exchange& x) override { unknown = unknown || x.tensor == tensor_; }
 
  private:
-  void reads(const ExprP& e) {
-    if (!e) return;
-    forEachExpr(e, [&](const ExprP& x) {
-      if (x->kind == ExprKind::Load && x->as<Load>().tensor == tensor_)
-        found.push_back({false, x->as<Load>().indices, loops_, branches_ > 0, nullptr});
-    });
-  }
-
   std::string tensor_;
   std::vector<const For*> loops_;
   int branches_ = 0;
@@ -148,7 +131,7 @@ std::set<std::string> writtenBeforeRead(const Program& p) {
   std::set<std::string> out;
   for (auto& t : p.tensors) {
     Accesses walk(t.name);
-    for (auto& n : p.nests) walk.stmt(n);
+    for (auto& n : p.nests) walk.visit(n);
     if (walk.unknown || walk.found.empty()) continue;
     const Access& first = walk.found.front();
     auto perDim = coveringLoops(first, t.shape, t.name);
