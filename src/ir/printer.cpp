@@ -119,6 +119,11 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (auto& v = f.loopKind.cpu.vectorPlan; v.form != VectorForm::Pragma) {
         os << " plan(" << vectorFormName(v.form) << ", " << v.width << " x " << dtypeName(v.dtype) << " over " << v.span;
         if (v.tailLanes > 0) os << ", masked tail " << v.tailLanes;
+        if (v.half == HalfWidth::Always) os << ", half width";
+        if (v.half == HalfWidth::WhereMisaligned) {
+          os << ", half width unless aligned:";
+          for (auto& t : v.alignmentTested) os << " " << t;
+        }
         os << ")";
       }
       if (withIds) os << "  @" << f.id << provenanceText(f.made);

@@ -65,9 +65,14 @@ struct ReductionClause {
 // iterations: one copy of the body per vector, jammed into its inner loops
 // (a few vectors), a loop over whole vectors, or a loop of non-temporal
 // vector stores (a large output nothing else reads). The last `tailLanes`
-// iterations run as one masked vector (0: as scalar iterations).
+// iterations run as one masked vector (0: as scalar iterations). A loop
+// that streams through memory may run on vectors of half that width
+// (src/lowering/cpu/half_vectors): always, or only in calls where the base
+// address of one of `alignmentTested` is off a vector's boundary; then the
+// remainder of whole half vectors runs as scalar iterations.
 enum class VectorForm { Pragma, Jammed, Loop, Streaming };
 const char* vectorFormName(VectorForm f);  // "pragma", "jammed", "loop", "streaming"
+enum class HalfWidth { Never, Always, WhereMisaligned };
 
 struct VectorPlan {
   VectorForm form = VectorForm::Pragma;
@@ -75,6 +80,8 @@ struct VectorPlan {
   int width = 0;
   int64_t span = 0;
   int tailLanes = 0;
+  HalfWidth half = HalfWidth::Never;
+  std::vector<std::string> alignmentTested;
   bool operator==(const VectorPlan&) const = default;
 };
 

@@ -46,6 +46,14 @@ std::string streamingPrelude(int bytes) {
   return s + "\n";
 }
 
+// Vectors of half the target's width, for loops that stream through memory
+// (lowering/cpu/half_vectors); only AVX-512 targets use them.
+std::string halfVectorPrelude(int bytes) {
+  if (bytes != 64) return "";
+  return "typedef double teml_vd_half __attribute__((vector_size(32), aligned(8), may_alias));\n"
+         "typedef float teml_vf_half __attribute__((vector_size(32), aligned(4), may_alias));\n";
+}
+
 // Masked vector loads and stores of the first n lanes (a vector loop's tail):
 // lanes past n are neither read (they load as 0) nor written.
 std::string maskedPrelude(int bytes) {
@@ -171,7 +179,7 @@ std::string emitC(const Program& program, const target::Target& target) {
         "typedef float teml_vf __attribute__((vector_size(" << target.vectorBytes << "), aligned(4), may_alias));\n"
         "typedef double teml_vd_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
         "typedef float teml_vf_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
-     << streamingPrelude(target.vectorBytes) << maskedPrelude(target.vectorBytes);
+     << halfVectorPrelude(target.vectorBytes) << streamingPrelude(target.vectorBytes) << maskedPrelude(target.vectorBytes);
   bool blas = callsBlas(program);
   bool mpi = program.distribution.ranks > 1;
   int exchanges = 0;

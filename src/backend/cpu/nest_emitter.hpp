@@ -95,6 +95,7 @@ class NestEmitter {
   // Lane 0 of a vector is the element at the chunk's first iteration; the
   // loop steps by whole vectors and a scalar loop runs the remainder.
   void emitVectorLoop(const For& f, const std::string& cvar, int indent);
+  void emitVectorLoopAs(const For& f, const ir::VectorPlan& plan, const std::string& cvar, int indent);
 
   // Scalar iterations until the store's address is vector-aligned, whole
   // vectors stored with __builtin_nontemporal_store, scalar iterations for

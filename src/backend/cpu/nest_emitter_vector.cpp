@@ -14,11 +14,33 @@ namespace teml::codegen {
 using namespace ir;
 
 
-// Lane 0 of a vector is the element at the chunk's first iteration; the
-// loop steps by whole vectors and a scalar loop runs the remainder.
+// A plan at half width runs as written, or in calls where the tested
+// tensors do not all start on a vector boundary (lowering/cpu/half_vectors).
 void NestEmitter::emitVectorLoop(const For& f, const std::string& cvar, int indent) {
   const VectorPlan& plan = f.loopKind.cpu.vectorPlan;
-  vectorType_ = plan.dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  if (plan.half == HalfWidth::Never) return emitVectorLoopAs(f, plan, cvar, indent);
+  VectorPlan half = plan;
+  half.width = plan.width / 2;
+  half.tailLanes = 0;
+  if (plan.half == HalfWidth::Always) return emitVectorLoopAs(f, half, cvar, indent);
+  std::string bases;
+  for (auto& t : plan.alignmentTested) {
+    const TensorDecl* decl = program_.find(t);
+    std::vector<ExprP> origin(decl ? decl->shape.size() : 0, intConst(0));
+    bases += std::string(bases.empty() ? "" : " | ") + "(uintptr_t)&" + access(t, origin);
+  }
+  line(indent, "if (((" + bases + ") % " + std::to_string(target_.vectorBytes) + ") == 0) {");
+  emitVectorLoopAs(f, plan, cvar, indent + 1);
+  line(indent, "} else {");
+  emitVectorLoopAs(f, half, cvar, indent + 1);
+  line(indent, "}");
+}
+
+// Lane 0 of a vector is the element at the chunk's first iteration; the
+// loop steps by whole vectors and a scalar loop runs the remainder.
+void NestEmitter::emitVectorLoopAs(const For& f, const VectorPlan& plan, const std::string& cvar, int indent) {
+  bool half = plan.width * bytes(plan.dtype) < target_.vectorBytes;
+  vectorType_ = plan.dtype == DType::F64 ? (half ? "teml_vd_half" : "teml_vd") : (half ? "teml_vf_half" : "teml_vf");
   vectorVar_ = f.var;
   vectorWidth_ = plan.width;
   int64_t chunks = plan.span / plan.width, mainSpan = chunks * plan.width;

@@ -8,6 +8,7 @@
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
+#include "lowering/cpu/half_vectors.hpp"
 #include "lowering/memory_kinds.hpp"
 
 namespace teml::lowering {
@@ -152,9 +153,9 @@ class VectorPlans : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     auto& f = s->as<For>();
     if (!f.loopKind.lanes() || f.loopKind.threads() || !f.loopKind.reductions.empty() || hasLocals(f))
-      return Mutator::mutateFor(s);
+      return withLoopAround(f, s);
     VectorPlan plan = planOf(f);
-    if (plan.form == VectorForm::Pragma) return Mutator::mutateFor(s);
+    if (plan.form == VectorForm::Pragma) return withLoopAround(f, s);
     LoopKind kind = f.loopKind;
     kind.cpu.vectorPlan = plan;
     // Nothing inside an explicit vector loop runs in lanes of its own (the planner refuses those).
@@ -169,6 +170,13 @@ class VectorPlans : public Mutator {
   }
 
  private:
+  StmtP withLoopAround(const For& f, const StmtP& s) {
+    around_.push_back(f.var);
+    StmtP out = Mutator::mutateFor(s);
+    around_.pop_back();
+    return out;
+  }
+
   static bool hasLocals(const For& f) { return !localsOf(f).empty() || !localTensorsIn(f.body).empty(); }
 
   VectorPlan planOf(const For& loop) {
@@ -198,6 +206,13 @@ class VectorPlans : public Mutator {
     } else {
       plan.form = VectorForm::Loop;
     }
+    if (plan.form != VectorForm::Streaming && span >= width) {
+      HalfWidthChoice half = halfWidthOf(loop, around_.empty() ? "" : around_.back(), view_, target_.vectorBytes);
+      plan.half = half.when;
+      for (auto& t : half.alignmentTested)  // the nest's own tensors are allocated on boundaries
+        if (!defined_.count(t)) plan.alignmentTested.push_back(t);
+      if (plan.half == HalfWidth::WhereMisaligned && plan.alignmentTested.empty()) plan.half = HalfWidth::Never;
+    }
     return plan;
   }
 
@@ -215,6 +230,7 @@ class VectorPlans : public Mutator {
   Program view_;  // the program's tensors and the nest's own in scope
   const target::Target& target_;
   std::set<std::string> defined_, read_;
+  std::vector<std::string> around_;  // the iterators of the loops around the one planned, innermost last
 };
 
 }  // namespace

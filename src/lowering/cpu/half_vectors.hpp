@@ -1,0 +1,35 @@
+// Whether an explicit vector loop runs on half-width vectors (32 bytes on an
+// AVX-512 target). A loop that streams through memory, doing fewer than two
+// arithmetic operations per vector it loads or stores, is bound by the
+// memory system, not by its lanes, and there 64-byte accesses that start off
+// a cache line's edge touch two lines each; 32-byte ones half as often.
+// Measured on AMD EPYC (AVX-512), same run, bench/ops from Python: A^T x
+// (rows of 3000 floats) 546 -> 437 us, a 5-point stencil (x[i][j + 1])
+// 1704 -> 1027 us, both misaligned wherever the arrays start; sums of
+// columns 2071 -> 1631 and scatter-add 1871 -> 1107 us, misaligned because
+// NumPy's arrays start 16 bytes past a boundary. Where every access is on a
+// boundary once the tensors' bases are, the choice waits for the call's
+// addresses (Longformer's window rows from the `teml` command, whose buffers
+// are aligned, lost 8% at half width). Loops that reuse what they load
+// (register blocks of matmul and convolutions), read through indices from
+// data (gathers: embedding bag and SpMM lost 10-13%), or find their data in
+// the caches (attention's 128 KiB rows lost 40%, SubdivNet's output row, the
+// same in every step of the loop around, 30%) keep the full width.
+#pragma once
+#include "ir/program.hpp"
+
+namespace teml::lowering {
+
+struct HalfWidthChoice {
+  ir::HalfWidth when = ir::HalfWidth::Never;
+  std::vector<std::string> alignmentTested;  // WhereMisaligned: the tensors whose bases decide
+};
+
+// `around`: the iterator of the loop directly around `loop` ("" if none); a
+// tensor streams where its accesses move with it (otherwise each run of the
+// loop finds the same elements in the caches). `program` declares every
+// tensor the loop reaches (the nest's own too); `vectorBytes`: the target's.
+HalfWidthChoice halfWidthOf(const ir::For& loop, const std::string& around, const ir::Program& program,
+                            int vectorBytes);
+
+}  // namespace teml::lowering
