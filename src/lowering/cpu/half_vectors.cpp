@@ -26,7 +26,7 @@ constexpr int64_t kDivisionCost = 4;
 // base does.
 class StreamCount : public Visitor {
  public:
-  StreamCount(const For& loop, const std::string& around, const Program& program, int vectorBytes)
+  StreamCount(const For& loop, const std::vector<const For*>& around, const Program& program, int vectorBytes)
       : loop_(loop), around_(around), program_(program), vectorBytes_(vectorBytes) {
     visit(loop.body);
   }
@@ -82,9 +82,23 @@ class StreamCount : public Visitor {
       misaligned_ = true;
       return true;
     }
-    if (t->elementCount() * bytes(t->dtype) >= kStreamedBytes && (around_.empty() || moves(indices, around_)))
+    if (t->elementCount() * bytes(t->dtype) >= kStreamedBytes && movesWithEveryLoopAround(indices))
       streamsLargeTensor_ = true;
     misaligned_ |= !onBoundary(*t, indices);
+    return true;
+  }
+
+  // An access moves with a loop around that its indices name, or that
+  // bounds a loop inside it which they name (the outer loop of a split).
+  bool movesWithEveryLoopAround(const std::vector<ExprP>& indices) const {
+    std::vector<const For*> moving;
+    for (size_t k = around_.size(); k-- > 0;) {
+      const For& f = *around_[k];
+      bool moves = this->moves(indices, f.var);
+      for (const For* m : moving) moves |= usesVar(m->begin, f.var) || usesVar(m->end, f.var);
+      if (!moves) return false;
+      moving.push_back(&f);
+    }
     return true;
   }
 
@@ -109,7 +123,7 @@ class StreamCount : public Visitor {
   }
 
   const For& loop_;
-  std::string around_;
+  const std::vector<const For*>& around_;
   const Program& program_;
   int vectorBytes_;
   std::vector<std::string> inner_;
@@ -120,7 +134,8 @@ class StreamCount : public Visitor {
 
 }  // namespace
 
-HalfWidthChoice halfWidthOf(const For& loop, const std::string& around, const Program& program, int vectorBytes) {
+HalfWidthChoice halfWidthOf(const For& loop, const std::vector<const For*>& around, const Program& program,
+                            int vectorBytes) {
   if (vectorBytes != 64) return {};
   return StreamCount(loop, around, program, vectorBytes).choice();
 }

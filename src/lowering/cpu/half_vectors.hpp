@@ -13,8 +13,10 @@
 // are aligned, lost 8% at half width). Loops that reuse what they load
 // (register blocks of matmul and convolutions), read through indices from
 // data (gathers: embedding bag and SpMM lost 10-13%), or find their data in
-// the caches (attention's 128 KiB rows lost 40%, SubdivNet's output row, the
-// same in every step of the loop around, 30%) keep the full width.
+// the caches (attention's 128 KiB rows lost 40%; SubdivNet's output row, the
+// same in every step of the loop around, 30%; the paper's bmm, whose rows of
+// B serve every row of A, 2x; gconv's input rows, the same for every output
+// channel, 1.3x) keep the full width.
 #pragma once
 #include "ir/program.hpp"
 
@@ -25,11 +27,12 @@ struct HalfWidthChoice {
   std::vector<std::string> alignmentTested;  // WhereMisaligned: the tensors whose bases decide
 };
 
-// `around`: the iterator of the loop directly around `loop` ("" if none); a
-// tensor streams where its accesses move with it (otherwise each run of the
-// loop finds the same elements in the caches). `program` declares every
-// tensor the loop reaches (the nest's own too); `vectorBytes`: the target's.
-HalfWidthChoice halfWidthOf(const ir::For& loop, const std::string& around, const ir::Program& program,
-                            int vectorBytes);
+// `around`: the loops around `loop` in its nest, innermost last; a tensor
+// streams where an access moves with every one of them (otherwise some loop
+// around runs the loop again over elements the caches hold). `program`
+// declares every tensor the loop reaches (the nest's own too);
+// `vectorBytes`: the target's.
+HalfWidthChoice halfWidthOf(const ir::For& loop, const std::vector<const ir::For*>& around,
+                            const ir::Program& program, int vectorBytes);
 
 }  // namespace teml::lowering

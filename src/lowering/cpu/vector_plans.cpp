@@ -171,7 +171,7 @@ class VectorPlans : public Mutator {
 
  private:
   StmtP withLoopAround(const For& f, const StmtP& s) {
-    around_.push_back(f.var);
+    around_.push_back(&f);
     StmtP out = Mutator::mutateFor(s);
     around_.pop_back();
     return out;
@@ -207,7 +207,7 @@ class VectorPlans : public Mutator {
       plan.form = VectorForm::Loop;
     }
     if (plan.form != VectorForm::Streaming && span >= width) {
-      HalfWidthChoice half = halfWidthOf(loop, around_.empty() ? "" : around_.back(), view_, target_.vectorBytes);
+      HalfWidthChoice half = halfWidthOf(loop, around_, view_, target_.vectorBytes);
       plan.half = half.when;
       for (auto& t : half.alignmentTested)  // the nest's own tensors are allocated on boundaries
         if (!defined_.count(t)) plan.alignmentTested.push_back(t);
@@ -230,7 +230,7 @@ class VectorPlans : public Mutator {
   Program view_;  // the program's tensors and the nest's own in scope
   const target::Target& target_;
   std::set<std::string> defined_, read_;
-  std::vector<std::string> around_;  // the iterators of the loops around the one planned, innermost last
+  std::vector<const For*> around_;  // the loops around the one planned, innermost last
 };
 
 }  // namespace
