@@ -101,9 +101,14 @@ class Reverse : public ExprFunctor<void(const ExprP&)> {
         return;
       case BinOp::Min:
       case BinOp::Max: {
-        ExprP first = binary(b.op == BinOp::Min ? BinOp::Le : BinOp::Ge, x, y);
-        visit(x, select(first, seed, zero));
-        visit(y, select(first, zero, seed));
+        // The side taken gets the gradient; on a tie each side half of it,
+        // as PyTorch and JAX split it (seed 5576: min's operands tied 330
+        // times along a loop, and finite differences saw the split).
+        ExprP first = binary(b.op == BinOp::Min ? BinOp::Lt : BinOp::Gt, x, y);
+        ExprP tie = binary(BinOp::Eq, x, y);
+        ExprP half = times(seed, constant(0.5, t));
+        visit(x, select(first, seed, select(tie, half, zero)));
+        visit(y, select(first, zero, select(tie, half, seed)));
         return;
       }
       case BinOp::Mod:  // x - y * floor(x / y)

@@ -3,7 +3,7 @@
 // derivative with respect to that load (the chain rule applied from the root
 // down). Integer and boolean values carry no gradient: indices, conditions,
 // casts from integers and comparisons contribute nothing. min, max and
-// select pass the seed to the side they take (the first operand on a tie).
+// select pass the seed to the side they take (min and max: half to each side on a tie).
 // The adjoint of a subexpression with more than one element below it that
 // carries a gradient is computed once, into a scalar of its own (reverse
 // mode's intermediate adjoints), and the partials below read that scalar:
