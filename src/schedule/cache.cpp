@@ -5,6 +5,7 @@
 #include "analysis/local_box.hpp"
 #include "ir/accesses.hpp"
 #include "ir/mutator.hpp"
+#include "ir/printer.hpp"
 #include "ir/rename_tensor.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
@@ -92,6 +93,17 @@ StmtP cache(const StmtP& nest, int r, const TensorDecl& tensor, const std::strin
   if (!box.used || box.extent.size() != tensor.shape.size() || box.elementCount() <= 0)  // fuzz seed 3867
     throw ScheduleError(std::string(what) + ": loop '" + f.var + "' touches no element of '" + t +
                         "' (its accesses lie in loops of no iterations): there is nothing to copy");
+  // A box that moves with a loop inside f has no place before f's body (fuzz seed 5353: after skew and
+  // stripmine, in1's rows started at an expression of the inner loop's j_o).
+  forEachStmt(loopBody(f), [&](const StmtP& s) {
+    if (s->kind != StmtKind::For) return;
+    const std::string& inner = s->as<For>().var;
+    for (auto& o : box.offset)
+      if (usesVar(o, inner))
+        throw ScheduleError(std::string(what) + ": the elements of '" + t + "' that loop '" + f.var + "' uses start at " +
+                            toString(o) + ", which moves with loop '" + inner + "' inside it; " + what +
+                            " at that loop instead");
+  });
   auto taken = namesIn(nest);
   ir::Ranges outer;
   for (auto* l : chain) {
