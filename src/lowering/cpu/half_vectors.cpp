@@ -91,13 +91,13 @@ class StreamCount : public Visitor {
   // An access moves with a loop around that its indices name, or that
   // bounds a loop inside it which they name (the outer loop of a split).
   bool movesWithEveryLoopAround(const std::vector<ExprP>& indices) const {
-    std::vector<const For*> moving;
+    std::vector<const For*> inside;  // the loops around the vector loop that f contains
     for (size_t k = around_.size(); k-- > 0;) {
       const For& f = *around_[k];
-      bool moves = this->moves(indices, f.var);
-      for (const For* m : moving) moves |= usesVar(m->begin, f.var) || usesVar(m->end, f.var);
-      if (!moves) return false;
-      moving.push_back(&f);
+      bool follows = moves(indices, f.var);
+      for (const For* m : inside) follows |= usesVar(m->begin, f.var) || usesVar(m->end, f.var);
+      if (!follows) return false;
+      inside.push_back(&f);
     }
     return true;
   }
