@@ -12,12 +12,64 @@ using namespace ir;
 
 namespace {
 
+// The tensors some comparison reads: an `if` or select condition, an operand
+// of min, max, abs, a comparison, // or %, a max= or min= reduction (whose
+// backward pass compares its target with the values it took). Undoing a
+// float update in place gives its old value back only to rounding, which
+// can turn such a comparison (a tie becomes none: seed 5781).
+class ComparedTensors : public Visitor {
+ public:
+  std::set<std::string> names;
+  using Visitor::visit;
+
+ protected:
+  void visitLoad(const Load& l) override {
+    if (inComparison_) names.insert(l.tensor);
+    Visitor::visitLoad(l);
+  }
+  void visitBinary(const Binary& b) override {
+    bool kink = b.op == BinOp::Min || b.op == BinOp::Max || b.op == BinOp::FloorDiv || b.op == BinOp::Mod ||
+                isComparison(b.op);
+    within(kink, [&] { Visitor::visitBinary(b); });
+  }
+  void visitUnary(const Unary& u) override {
+    within(u.op == UnaryOp::Abs || u.op == UnaryOp::Floor || u.op == UnaryOp::Ceil, [&] { Visitor::visitUnary(u); });
+  }
+  void visitSelect(const Select& s) override {
+    within(true, [&] { visit(s.cond); });
+    visit(s.a);
+    visit(s.b);
+  }
+  void visitIf(const If& i) override {
+    within(true, [&] { visit(i.cond); });
+    visit(i.then);
+    if (i.otherwise) visit(i.otherwise);
+  }
+  void visitReduce(const Reduce& r) override {
+    bool extremum = r.op == ReduceOp::Max || r.op == ReduceOp::Min;
+    if (extremum) names.insert(r.tensor);
+    within(extremum, [&] { Visitor::visitReduce(r); });
+  }
+
+ private:
+  template <class F>
+  void within(bool comparison, F&& f) {
+    bool was = inComparison_;
+    inComparison_ = was || comparison;
+    f();
+    inComparison_ = was;
+  }
+  bool inComparison_ = false;
+};
+
 // The loops around each overwriting statement of a nest.
 class Locate : public ScopedVisitor {
  public:
   Locate(const Program& p, const std::set<std::string>& writers, const std::set<std::string>& undoable,
-         const std::set<std::string>& written, std::set<std::string>& names, std::map<std::string, SavedWrite>& out)
-      : ScopedVisitor(p.tensors), writers_(writers), undoable_(undoable), written_(written), names_(names), out_(out) {}
+         const std::set<std::string>& written, const std::set<std::string>& compared, std::set<std::string>& names,
+         std::map<std::string, SavedWrite>& out)
+      : ScopedVisitor(p.tensors), writers_(writers), undoable_(undoable), written_(written), compared_(compared),
+        names_(names), out_(out) {}
   using Visitor::visit;
   void visit(const ExprP&) override {}
 
@@ -44,7 +96,8 @@ class Locate : public ScopedVisitor {
     double bytes = versions * ir::bytes(s.dtype);
     std::string size = std::to_string(static_cast<int64_t>(versions)) + " version" + (versions == 1 ? "" : "s") + ", " +
                        std::to_string(static_cast<int64_t>(bytes / 1024)) + " KiB";
-    if (ExprP inverse = update && undoable_.count(w.id) ? inverseOf(*update) : nullptr) {
+    bool exact = !isFloat(s.dtype) || !compared_.count(tensor);
+    if (ExprP inverse = update && exact && undoable_.count(w.id) ? inverseOf(*update) : nullptr) {
       int64_t operations = 1 + operationsIn(update->value);
       double traffic = tapeTraffic(bytes, 1, s.dtype);
       // A loop whose trip count data decide would need versions by element.
@@ -124,6 +177,7 @@ class Locate : public ScopedVisitor {
   const std::set<std::string>& writers_;
   const std::set<std::string>& undoable_;
   const std::set<std::string>& written_;
+  const std::set<std::string>& compared_;
   std::set<std::string>& names_;
   std::map<std::string, SavedWrite>& out_;
 };
@@ -175,9 +229,11 @@ SavedWrites saveWrites(const Program& forward, const std::vector<std::set<std::s
   std::set<std::string> written;
   for (auto& nest : forward.nests)
     for (auto& t : tensorsWritten(nest)) written.insert(t);
+  ComparedTensors compared;
+  for (auto& nest : forward.nests) compared.visit(nest);
   SavedWrites out(forward.nests.size());
   for (size_t k = 0; k < forward.nests.size(); ++k)
-    Locate(forward, writers.at(k), undoable.at(k), written, names, out[k]).visit(forward.nests[k]);
+    Locate(forward, writers.at(k), undoable.at(k), written, compared.names, names, out[k]).visit(forward.nests[k]);
   return out;
 }
 
