@@ -253,6 +253,10 @@ def run_op(name, threads, quick, reps, budget):
     start = time.perf_counter()
     for turn in range(reps):  # in turns: teml, baseline 1, baseline 2, ..., teml, ...
         for label, f in sides.items():
+            # Each timed call follows an untimed one of its own side, so each finds
+            # the caches as its own last call left them, not as another side did
+            # (NumPy's embedding bag allocates 34 MB a call and evicts the table).
+            f()
             t = time.perf_counter()
             f()
             times[label].append(time.perf_counter() - t)

@@ -172,20 +172,35 @@ class StripProvenChecks : public Mutator {
 };
 
 // lo = hi = t[0, ..., 0], then every element of t folded in with min and max.
+// The last two dimensions are walked as one (t[e / W][e % W], which the C
+// emitter writes as the flat element e): a fold over rows as short as a
+// bag's 32 indices would otherwise reduce its vectors to scalars once a
+// row (an embedding bag's check took 33 us a call for 1 MiB, 8 us flat).
 StmtP rangeOf(const TensorDecl& t, const std::string& lo, const std::string& hi, std::set<std::string>& names) {
-  std::vector<ExprP> first(t.shape.size(), intConst(0)), at;
+  const size_t rank = t.shape.size();
+  const size_t loops = rank >= 2 ? rank - 1 : rank;
+  std::vector<ExprP> first(rank, intConst(0)), at;
   std::vector<std::string> vars;
-  for (size_t d = 0; d < t.shape.size(); ++d) {
+  std::vector<int64_t> trips;
+  for (size_t d = 0; d < loops; ++d) {
     std::string v = t.name + ".e" + std::to_string(d);
     while (!names.insert(v).second) v += "_";
     vars.push_back(v);
     at.push_back(var(v));
+    trips.push_back(d + 1 == loops && rank >= 2 ? t.shape[d] * t.shape[d + 1] : t.shape[d]);
+  }
+  if (rank >= 2) {
+    ExprP flat = at.back(), width = intConst(t.shape.back());
+    at.back() = floorDiv(flat, width);
+    at.push_back(binary(BinOp::Mod, flat, width));
   }
   ExprP element = cast(DType::I64, load(t.name, at, t.dtype));
-  StmtP fold = makeSeq({makeReduce(ReduceOp::Min, lo, {}, element, {}, StmtTag{lo + ".fold", vars, at}),
-                        makeReduce(ReduceOp::Max, hi, {}, element, {}, StmtTag{hi + ".fold", vars, at})});
-  for (size_t d = t.shape.size(); d-- > 0;)
-    fold = makeFor(vars[d], vars[d], intConst(0), intConst(t.shape[d]), 1, LoopKind{}, fold);
+  std::vector<ExprP> iterators;
+  for (auto& v : vars) iterators.push_back(var(v));
+  StmtP fold = makeSeq({makeReduce(ReduceOp::Min, lo, {}, element, {}, StmtTag{lo + ".fold", vars, iterators}),
+                        makeReduce(ReduceOp::Max, hi, {}, element, {}, StmtTag{hi + ".fold", vars, iterators})});
+  for (size_t d = loops; d-- > 0;)
+    fold = makeFor(vars[d], vars[d], intConst(0), intConst(trips[d]), 1, LoopKind{}, fold);
   ExprP start = cast(DType::I64, load(t.name, first, t.dtype));
   return makeSeq({makeStore(lo, {}, start, {}, StmtTag{lo + ".start", {}, {}}),
                   makeStore(hi, {}, start, {}, StmtTag{hi + ".start", {}, {}}), fold});

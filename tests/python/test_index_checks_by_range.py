@@ -84,3 +84,28 @@ def test_the_generated_code_runs_a_copy_without_the_checks_when_the_ranges_allow
     c = spmv.c_source(ptr, idx, val, x, np.zeros(8))
     assert "idx_lo >= 0" in c and "idx_hi < 6" in c
     assert c.count("for dimension 0 of 'x'") == 1  # in the checked copy only
+
+
+@teml.transform
+def bags(table: teml.Var[(6, 4), "float32"], index: teml.Var[(3, 2, 5), "int64"],
+         y: teml.Var[(3, 4), "float32", "output"]):
+    for b in range(3):
+        for l in range(2):
+            for m in range(5):
+                for d in range(4):
+                    y[b, d] += table[index[b, l, m], d]
+
+
+@pytest.mark.parametrize("where", [(0, 0, 0), (0, 1, 4), (2, 0, 3), (2, 1, 4)])
+@pytest.mark.parametrize("value", [-1, 6])
+def test_a_bad_index_anywhere_in_a_tensor_of_three_dimensions_is_found(where, value):
+    # The range of a tensor of two or more dimensions is taken over its last
+    # two as one flat row: its first and last elements, and a row's, count too.
+    rng = np.random.default_rng(7)
+    table = rng.standard_normal((6, 4)).astype(np.float32)
+    index = rng.integers(0, 6, (3, 2, 5))
+    assert np.allclose(bags(table, index), table[index].sum(axis=(1, 2)), atol=1e-5)
+    index[where] = value
+    with pytest.raises(teml.ProgramError, match=f"index {value} out of range \\[0, 6\\) for dimension 0 of 'table'"):
+        bags(table, index)
+    assert "index_lo >= 0" in bags.c_source(table, index)  # decided once per call
