@@ -88,3 +88,25 @@ def test_the_long_sum_runs_in_partial_sums_and_max_in_selects():
     c = softmax_rows.c_source(x)
     assert "_part[64]" in c
     assert "fmaxf(" not in c.replace("teml_fmaxf(", "")
+
+
+@teml.transform
+def dots_f32(a: teml.Var[(5, 1001), "float32"], b: teml.Var[(1001,), "float32"], y: teml.Var[(5,), "float32", "output"]):
+    for i in range(5):
+        for k in range(1001):
+            y[i] += a[i, k] * b[k]
+
+
+@pytest.mark.parametrize("shift", [0, 1, 3, 4, 7, 12, 15])
+def test_partial_sums_start_on_a_vector_boundary_wherever_the_arrays_start(shift):
+    # The blocks begin where `a`'s row starts a vector on a line's edge; the
+    # iterations before run one by one (each row of 1001 floats starts
+    # elsewhere, and `shift` moves the whole array): every element still
+    # counts exactly once. Integers in the floats, so the sums are exact.
+    rng = np.random.default_rng(4)
+    store = np.empty(5 * 1001 + 16, np.float32)
+    a = store[shift:shift + 5 * 1001].reshape(5, 1001)
+    a[...] = rng.integers(-8, 8, (5, 1001))
+    b = rng.integers(-8, 8, 1001).astype(np.float32)
+    np.testing.assert_array_equal(dots_f32(a, b), a @ b)
+    assert "(uintptr_t)&a[i]" in dots_f32.c_source(a, b)

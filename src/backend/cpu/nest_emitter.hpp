@@ -74,6 +74,7 @@ class NestEmitter {
   // (nest_emitter_partial_sums.cpp): how many (0: the loop as it is).
   int64_t partialSums(const For& f);
   void emitPartialSums(const For& f, const std::string& cvar, int64_t parts, int indent);
+  std::string alignedStart(const For& f);
   // Short reductions side by side summed across lanes together
   // (nest_emitter_joint_sums.cpp): the lanes of each (0: the loop as it is).
   int64_t jointSums(const For& f);

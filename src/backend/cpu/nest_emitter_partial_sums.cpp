@@ -7,7 +7,17 @@
 // its own partial sum (four independent chains), the partial sums added
 // once after the loop, and the last iterations as before. The order of the
 // additions changes, as a SIMD reduction's already does.
+//
+// The blocks start where the largest tensor the loop streams through starts
+// a vector on a line's edge; the iterations before run as the last ones do.
+// NumPy's large arrays start 16 bytes past a 64-byte line, so each 64-byte
+// load of gemv's rows touched two lines: 4000 x 4000 floats took 1.75 ms
+// on one thread (AVX-512 EPYC), 1.26 ms with the arrays aligned. Rows whose
+// length in bytes is a multiple of a vector, and inputs that start alike,
+// all come onto an edge together.
 #include "backend/cpu/nest_emitter.hpp"
+
+#include "ir/accesses.hpp"
 
 namespace teml::codegen {
 
@@ -16,6 +26,15 @@ using namespace ir;
 namespace {
 constexpr int64_t kIndependentVectors = 4;
 constexpr int64_t kVectorsWorthIt = 16;
+
+// `v`, or `v` plus or minus what does not use it.
+bool stepsByOne(const ExprP& e, const std::string& v) {
+  if (equal(e, var(v))) return true;
+  if (e->kind != ExprKind::Binary) return false;
+  auto& b = e->as<Binary>();
+  if (b.op == BinOp::Add) return (stepsByOne(b.a, v) && !usesVar(b.b, v)) || (stepsByOne(b.b, v) && !usesVar(b.a, v));
+  return b.op == BinOp::Sub && stepsByOne(b.a, v) && !usesVar(b.b, v);
+}
 }  // namespace
 
 int64_t NestEmitter::partialSums(const For& f) {
@@ -47,7 +66,15 @@ void NestEmitter::emitPartialSums(const For& f, const std::string& cvar, int64_t
     refs[r.accumulator] = reg.ref;
     clauses += " reduction(+:" + tensorNames_.at(r.accumulator) + ")";
   }
-  line(indent + 1, "long " + block + " = " + expr(f.begin, 0, false, false) + ";");
+  std::string start = alignedStart(f);
+  line(indent + 1, "long " + block + " = " + (start.empty() ? expr(f.begin, 0, false, false) : start) + ";");
+  if (!start.empty()) {
+    line(indent + 1, "#pragma omp simd" + clauses);
+    line(indent + 1, "for (long " + cvar + " = " + expr(f.begin, 0, false, false) + "; " + cvar + " < " + block + "; " +
+                         cvar + "++) {");
+    emitStmt(f.body, indent + 2);
+    line(indent + 1, "}");
+  }
   line(indent + 1, "for (; " + block + " <= " + end + " - " + n + "; " + block + " += " + n + ") {");
   line(indent + 2, "#pragma omp simd");
   line(indent + 2, "for (long " + lane + " = 0; " + lane + " < " + n + "; " + lane + "++) {");
@@ -71,6 +98,36 @@ void NestEmitter::emitPartialSums(const For& f, const std::string& cvar, int64_t
   line(indent, "}");
   names_.release(lane);
   names_.release(block);
+}
+
+// The first iteration at or after f's start where the largest tensor read
+// with unit stride along f starts a vector on a vector's boundary (no later
+// than f's end), as C; empty when no read qualifies.
+std::string NestEmitter::alignedStart(const For& f) {
+  const Access* widest = nullptr;
+  int64_t widestBytes = 0;
+  std::vector<Access> reads;
+  for (auto& a : accessesOf(f.body, AccessOptions{false, false, false}))
+    if (a.kind == AccessKind::Read) reads.push_back(a);
+  for (auto& a : reads) {
+    const TensorDecl* d = view_.find(a.tensor);
+    if (!d || d->mem != MemKind::Heap || a.indices.empty() || d->shape.size() != a.indices.size()) continue;
+    bool unitStride = stepsByOne(a.indices.back(), f.var);
+    for (size_t k = 0; k + 1 < a.indices.size(); ++k) unitStride &= !usesVar(a.indices[k], f.var);
+    int64_t b = d->elementCount() * ir::bytes(d->dtype);
+    if (unitStride && b > widestBytes) widest = &a, widestBytes = b;
+  }
+  if (!widest) return "";
+  const TensorDecl* d = view_.find(widest->tensor);
+  std::string begin = expr(f.begin, 0, false, false), end = expr(f.end, 0, false, false);
+  iterNames_.push_back({f.var, "(" + begin + ")"});
+  std::string at = "(uintptr_t)&" + access(widest->tensor, widest->indices);
+  iterNames_.pop_back();
+  std::string size = std::to_string(ir::bytes(d->dtype)), edge = std::to_string(target_.vectorBytes);
+  // Elements to the edge; none where the address is not a whole number of elements past one.
+  std::string ahead = "(" + at + " % " + size + " ? 0 : (" + edge + " - " + at + " % " + edge + ") % " + edge + " / " +
+                      size + ")";
+  return "teml_min(" + begin + " + " + ahead + ", " + end + ")";
 }
 
 }  // namespace teml::codegen
