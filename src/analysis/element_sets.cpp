@@ -183,9 +183,19 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
       return;
     }
     isl_set* s = isl_set_from_union_set(range);
+    // Names from around the step (a time loop's iterator that only a value
+    // reads) that the elements do not depend on.
+    for (int k = s ? isl_set_n_param(s) : 0; k-- > 0;)
+      if (isl_set_involves_dims(s, isl_dim_param, k, 1) == isl_bool_false) s = isl_set_project_out(s, isl_dim_param, k, 1);
     if (!s || isl_set_n_param(s) != 0) {
+      const char* name = s ? isl_set_get_dim_name(s, isl_dim_param, 0) : nullptr;
+      std::string on = name && name[0] == 'P'  // an iterator (isl_model names them P<name>)
+                           ? "the iterator '" + std::string(name + 1) +
+                                 "' of a loop around the step (the steps in a time loop must touch the same "
+                                 "elements in every iteration)"
+                           : "values isl cannot name";
       isl_set_free(s);
-      throw CannotDistribute("distribute: the elements of '" + a.tensor + "' a rank touches depend on values isl cannot name");
+      throw CannotDistribute("distribute: the elements of '" + a.tensor + "' a rank touches depend on " + on);
     }
     ElementSet elements(checked(isl_set_reset_tuple_id(s)));
     elements = elements & ElementSet::whole(ctx, shape->second);  // an index loaded from data: any element

@@ -226,17 +226,15 @@ class RankRun {
     auto* sent = static_cast<long*>(kernel_->symbol("teml_mpi_sent"));
     auto* received = static_cast<long*>(kernel_->symbol("teml_mpi_received"));
     auto elem = lowering::elementBytes(p);
-    for (auto& n : p.nests)
-      ir::forEachStmt(n, [&](const ir::StmtP& s) {
-        if (s->kind != ir::StmtKind::Exchange) return;
-        auto& x = s->as<ir::Exchange>();
-        if (x.kind == ir::ExchangeKind::ReductionStart) return;
-        auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
-        os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': predicted " << out << " B sent, " << in
-           << " B received; moved " << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0)
-           << " B received" << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)" : "")
-           << "\n";
-      });
+    for (auto& [exchange, times] : lowering::exchangeRuns(p)) {
+      auto& x = *exchange;
+      if (x.kind == ir::ExchangeKind::ReductionStart) continue;
+      auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
+      os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': predicted " << out * times << " B sent, "
+         << in * times << " B received" << (times == 1 ? "" : " (" + std::to_string(times) + " times)") << "; moved "
+         << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0) << " B received"
+         << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)" : "") << "\n";
+    }
     for (auto& [name, file] : o_.inputs) {
       const Part& part = parts_.at(name);
       os << me << "input '" << name << "': read " << part.count * ir::bytes(p.find(name)->dtype) << " B of " << file

@@ -6,6 +6,7 @@
 #include "analysis/isl_model.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
+#include "ir/unique_statement_ids.hpp"
 
 namespace teml::lowering {
 
@@ -24,7 +25,7 @@ const For* distributedStep(const StmtP& step) {
   if (inner)
     throw UserError(inner->made.loc, "distribute: loop '" + inner->var +
                                          "' runs inside another statement; the ranks split loops at the top level of "
-                                         "the program only");
+                                         "the program, or of the body of a loop around them");
   return nullptr;
 }
 
@@ -33,6 +34,19 @@ int64_t constant(const ExprP& e, const For& f) {
     throw UserError(f.made.loc, "distribute: loop '" + f.var + "' has bounds that are not constants");
   return e->as<IntConst>().value;
 }
+
+// Whether a loop inside `s` (not `s` itself) is distributed.
+bool holdsDistributed(const StmtP& s) {
+  bool found = false;
+  forEachStmt(s, [&](const StmtP& x) {
+    found |= x != s && x->kind == StmtKind::For && x->as<For>().loopKind.distributed;
+  });
+  return found;
+}
+
+// Plans of a time loop's body before what the ranks hold settles (each
+// round can only shrink it; a halo settles in the second).
+constexpr int kPlanningRounds = 8;
 
 BoxTransfer boxOf(int from, int to, std::vector<int64_t> lo, std::vector<int64_t> hi) {
   BoxTransfer b;
@@ -65,6 +79,9 @@ struct Tensor {
 };
 
 class Planner {
+  // Per tensor, the elements each rank holds up to date.
+  using Holdings = std::map<std::string, std::vector<ElementSet>>;
+
  public:
   Planner(const Program& p, int ranks) : p_(p), ranks_(ranks), ctx_(analysis::isl_model::boundedContext()) {}
 
@@ -97,7 +114,10 @@ class Planner {
       }
     }
     // Second pass: the exchanges, with what each rank holds before each step.
-    for (auto& nest : out.nests) nest = walk(nest, &out);
+    for (auto& nest : out.nests) {
+      nest = walk(nest, &out);
+      if (peeled_) nest = uniqueStatementIds(nest);
+    }
     for (auto& t : p_.tensors) {
       if (!written_.count(t.name)) continue;
       Tensor& x = tensors_[t.name];
@@ -152,6 +172,8 @@ class Planner {
   }
 
   void step(const StmtP& s, Program* out, std::vector<StmtP>& steps) {
+    if (s->kind == StmtKind::For && !s->as<For>().loopKind.distributed && holdsDistributed(s))
+      return timeLoop(s->as<For>(), out, steps);
     const For* loop = distributedStep(s);
     try {
       plan(s, loop, out, steps);
@@ -159,6 +181,86 @@ class Planner {
       SourceLoc loc = loop ? loop->made.loc : s->made.loc;
       throw UserError(loc, e.what() + std::string(loop ? " (loop '" + loop->var + "')" : ""));
     }
+  }
+
+  // A serial loop whose body holds distributed steps (a time loop around a
+  // stencil): its body is planned as steps, from what every rank holds at
+  // the start of every iteration, and the exchanges run inside the loop.
+  // Where the body leaves every rank holding at least what it held before
+  // the loop, that is what it held before. Otherwise (a row that one step
+  // before the loop left on one rank and the body leaves on another) the
+  // first iteration is planned on its own from what ranks held before, and
+  // the others from what it left, intersected with what the body leaves,
+  // until that no longer shrinks.
+  void timeLoop(const For& f, Program* out, std::vector<StmtP>& steps) {
+    int64_t first = constant(f.begin, f), last = constant(f.end, f);
+    if (!out) {
+      walk(f.body, nullptr);  // what ranks touch is the same in every iteration
+      return;
+    }
+    if (f.step != 1) throw UserError(f.made.loc, "distribute: loop '" + f.var + "' steps by more than 1");
+    const Holdings before = holdings();
+    if (last - first <= 1 || same(meet(before, leftBy(f.body, before, *out)), before)) {
+      hold(before);
+      StmtP body = walk(f.body, out);
+      if (last <= first) hold(meet(before, holdings()));  // it runs no iteration
+      steps.push_back(std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, f.made));
+      return;
+    }
+    hold(before);
+    StmtP once = walk(f.body, out);
+    peeled_ = true;
+    steps.push_back(std::make_shared<For>(f.id, f.var, f.begin, intConst(first + 1), f.step, f.loopKind, once, f.made));
+    const Holdings afterFirst = holdings();
+    Holdings entry = afterFirst;
+    for (int round = 0;; ++round) {
+      if (round == kPlanningRounds)
+        throw UserError(f.made.loc, "distribute: what the ranks hold at the start of the loop '" + f.var +
+                                        "' does not settle after " + std::to_string(kPlanningRounds) + " plans");
+      Holdings next = meet(afterFirst, leftBy(f.body, entry, *out));
+      if (same(next, entry)) break;
+      entry = next;
+    }
+    hold(entry);
+    StmtP rest = walk(f.body, out);
+    steps.push_back(std::make_shared<For>(f.id, f.var, intConst(first + 1), f.end, f.step, f.loopKind, rest, f.made));
+  }
+
+  // What ranks hold after `body` runs from `start` (planned on a copy of
+  // the program, whose exchanges and loops are dropped).
+  Holdings leftBy(const StmtP& body, const Holdings& start, const Program& out) {
+    hold(start);
+    Program scratch = out;
+    int count = count_;
+    walk(body, &scratch);
+    count_ = count;
+    return holdings();
+  }
+
+  Holdings holdings() const {
+    Holdings h;
+    for (auto& [name, x] : tensors_) h[name] = x.valid;
+    return h;
+  }
+  void hold(const Holdings& h) {
+    for (auto& [name, valid] : h) tensors_.at(name).valid = valid;
+  }
+  Holdings meet(const Holdings& a, const Holdings& b) {
+    Holdings out = a;
+    for (auto& [name, valid] : out)
+      for (size_t r = 0; r < valid.size(); ++r) {
+        isl_ctx_reset_operations(ctx_.get());
+        valid[r] = valid[r] & b.at(name)[r];
+      }
+    return out;
+  }
+  bool same(const Holdings& a, const Holdings& b) {
+    for (auto& [name, valid] : a)
+      for (size_t r = 0; r < valid.size(); ++r) {
+        isl_ctx_reset_operations(ctx_.get());
+        if (!valid[r].subsetOf(b.at(name)[r]) || !b.at(name)[r].subsetOf(valid[r])) return false;
+      }
+    return true;
   }
 
   void plan(const StmtP& step, const For* loop, Program* out, std::vector<StmtP>& steps) {
@@ -169,7 +271,12 @@ class Planner {
       int64_t b = constant(loop->begin, *loop), e = constant(loop->end, *loop);
       if (loop->step != 1) throw UserError(loop->made.loc, "distribute: loop '" + loop->var + "' steps by more than 1");
       DistributedLoop d{loop->var, b, std::max(b, e)};
-      if (out) out->distribution.loops.push_back(d);
+      if (out) {
+        auto& loops = out->distribution.loops;
+        bool listed = false;  // a time loop's first iteration and the others run copies of one loop
+        for (auto& l : loops) listed |= l.var == d.var && l.begin == d.begin && l.end == d.end;
+        if (!listed) loops.push_back(d);
+      }
       for (int r = 0; r < ranks_; ++r)
         acc.push_back(analysis::stepAccesses(ctx_.get(), step, shapes, std::make_pair(d.first(r, ranks_), d.first(r + 1, ranks_))));
     } else {
@@ -282,6 +389,7 @@ class Planner {
   std::map<std::string, Tensor> tensors_;
   std::set<std::string> written_;
   int count_ = 0;
+  bool peeled_ = false;  // a time loop's first iteration has a copy of the body: its ids repeat
 };
 
 class BoundToRank : public Mutator {

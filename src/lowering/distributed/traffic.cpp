@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::lowering {
 
@@ -30,19 +31,44 @@ std::pair<int64_t, int64_t> exchangeBytes(const Exchange& x, int64_t elem, int r
   return {sent, received};
 }
 
+namespace {
+
+// Each exchange with the trips of the loops around it (a time loop's).
+class Runs : public Visitor {
+ public:
+  std::vector<std::pair<const Exchange*, int64_t>> out;
+
+ protected:
+  void visitFor(const For& f) override {
+    int64_t before = times_, b = 0, e = 0;
+    if (constValue(f.begin, &b) && constValue(f.end, &e) && f.step > 0) times_ *= std::max<int64_t>(0, (e - b + f.step - 1) / f.step);
+    Visitor::visitFor(f);
+    times_ = before;
+  }
+  void visitExchange(const Exchange& x) override { out.push_back({&x, times_}); }
+
+ private:
+  int64_t times_ = 1;
+};
+
+}  // namespace
+
+std::vector<std::pair<const Exchange*, int64_t>> exchangeRuns(const Program& p) {
+  Runs runs;
+  for (auto& n : p.nests) runs.visit(n);
+  return runs.out;
+}
+
 std::vector<RankTraffic> predictedTraffic(const Program& p) {
   int ranks = std::max(1, p.distribution.ranks);
   std::vector<RankTraffic> out(ranks);
   auto elem = elementBytes(p);
-  for (auto& n : p.nests)
-    forEachStmt(n, [&](const StmtP& s) {
-      if (s->kind != StmtKind::Exchange) return;
-      for (int r = 0; r < ranks; ++r) {
-        auto [sent, received] = exchangeBytes(s->as<Exchange>(), elem.at(s->as<Exchange>().tensor), r);
-        out[r].sent += sent;
-        out[r].received += received;
-      }
-    });
+  for (auto& [x, times] : exchangeRuns(p))
+    for (int r = 0; r < ranks; ++r) {
+      auto [sent, received] = exchangeBytes(*x, elem.at(x->tensor), r);
+      out[r].sent += sent * times;
+      out[r].received += received * times;
+    }
   for (auto& [name, boxes] : p.distribution.kept) {
     bool written = p.distribution.results.count(name) > 0;
     for (size_t r = 0; r < boxes.size() && r < out.size(); ++r) {

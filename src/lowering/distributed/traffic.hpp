@@ -22,7 +22,10 @@ std::vector<RankTraffic> predictedTraffic(const ir::Program& lowered);
 
 // Bytes per element of every tensor the program names (its own and those its nests define).
 std::map<std::string, int64_t> elementBytes(const ir::Program& program);
-// Bytes exchange `x` sends and receives in `rank` (a reduction's box both ways).
+// Every exchange of the program, with how many times it runs: the product
+// of the trip counts of the loops around it (1 at the top level).
+std::vector<std::pair<const ir::Exchange*, int64_t>> exchangeRuns(const ir::Program& program);
+// Bytes exchange `x` sends and receives in `rank` (a reduction's box both ways), each time it runs.
 std::pair<int64_t, int64_t> exchangeBytes(const ir::Exchange& x, int64_t elementBytes, int rank);
 
 }  // namespace teml::lowering
