@@ -5,20 +5,14 @@ rank receives exactly its halo (closed form: one point, or one row of the
 interior, per neighbour and step), as predicted; boundaries and a sum inside
 the time loop stay right; `teml check --ranks N` accepts and refuses what
 mpirun does."""
-import os
-import pathlib
 import re
 import subprocess
 
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-TEML = os.environ.get("TEML_BINARY", str(ROOT / "build" / "teml"))
-EXAMPLES = ROOT / "examples" / "distributed"
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_hwloc_base_binding_policy="none",
-           OMP_NUM_THREADS="1")
+import test_mpi_runs as mpi_runs  # its launcher, environment and paths
+from test_mpi_runs import ENV, EXAMPLES, TEML
 HALO = re.compile(r"rank (\d+): halo of '(\w+)': predicted (\d+) B sent, (\d+) B received(?: \((\d+) times\))?; "
                   r"moved (\d+) B sent, (\d+) B received")
 
@@ -68,19 +62,7 @@ def schedule(s):
 
 
 def run(tmp_path, program, sizes, inputs, outputs, ranks=None, tag=""):
-    args = [TEML, "run", str(program), "--cache-dir", str(tmp_path / "cache"), "--threads", "1", "-v"]
-    for k, v in sizes.items():
-        args += ["--set", f"{k}={v}"]
-    for name, value in inputs.items():
-        np.save(tmp_path / f"in_{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'in_{name}.npy'}"]
-    for name in outputs:
-        args += ["--output", f"{name}={tmp_path / f'out{tag}_{name}.npy'}"]
-    if ranks:
-        args = ["mpirun", "-np", str(ranks)] + args
-    result = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return {name: np.load(tmp_path / f"out{tag}_{name}.npy") for name in outputs}, result
+    return mpi_runs.run(tmp_path, program, sizes, inputs, outputs, ranks, tag, extra=["--threads", "1", "-v"])
 
 
 def halos(result):
