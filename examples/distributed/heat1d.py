@@ -2,7 +2,7 @@
 # ranks: each step reads the neighbours' points of the step before, so
 # before each step every rank receives one point from each neighbour (a
 # halo), inside the time loop (docs/distributed.md, "Time loops"). The ends
-# stay fixed.
+# stay fixed. Each rank runs its block on threads too (one process: threads only).
 import teml
 
 
@@ -24,5 +24,8 @@ def heat(u0: teml.Var[(N,), "float64"], u: teml.Var[(N,), "float64", "output"]):
 @teml.schedule(heat)
 def schedule(s):
     s.distribute("Lstart")
+    s.parallelize("Lstart")
     s.distribute("Lstep")
+    s.parallelize("Lstep")
     s.distribute("Lcopy")
+    s.parallelize("Lcopy")

@@ -2,6 +2,7 @@
 # half steps a time step (u to v, then v to u: no copy back). Before each
 # half step every rank receives the row next to its block from each
 # neighbour, inside the time loop (docs/distributed.md, "Time loops").
+# Each rank runs its block on threads too (one process: threads only).
 import teml
 
 
@@ -27,5 +28,8 @@ def heat(u0: teml.Var[(N, M), "float64"], u: teml.Var[(N, M), "float64", "output
 @teml.schedule(heat)
 def schedule(s):
     s.distribute("Lstart")
+    s.parallelize("Lstart")
     s.distribute("Lodd")
+    s.parallelize("Lodd")
     s.distribute("Leven")
+    s.parallelize("Leven")
