@@ -46,7 +46,6 @@ class ElementSet {
   ElementSet operator-(const ElementSet& o) const;
   bool empty() const;
   bool subsetOf(const ElementSet& o) const;
-  int64_t count() const;  // elements
   // The smallest box holding the set; false when it is empty.
   bool hull(std::vector<int64_t>& lo, std::vector<int64_t>& hi) const;
   // Boxes whose union is the set, each within it: the hull where the set is

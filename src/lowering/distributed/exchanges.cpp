@@ -44,6 +44,10 @@ bool holdsDistributed(const StmtP& s) {
   return found;
 }
 
+// A step outside the distributed loops that writes at most this many
+// elements runs in one rank (ownerOf).
+constexpr int64_t kOwnedElements = 4096;
+
 // Plans of a time loop's body before what the ranks hold settles (each
 // round can only shrink it; a halo settles in the second).
 constexpr int kPlanningRounds = 8;
@@ -282,6 +286,13 @@ class Planner {
     } else {
       acc.assign(ranks_, analysis::stepAccesses(ctx_.get(), step, shapes, std::nullopt));
     }
+    // A small step outside the distributed loops (a boundary, `v[0] = u[0]`)
+    // runs in the one rank that holds what it writes, not in every rank:
+    // the others need not keep those elements, nor what it reads.
+    const int owner = loop ? -1 : ownerOf(step, acc[0]);
+    for (int r = 0; r < ranks_ && owner >= 0; ++r)
+      if (r != owner) acc[r] = nothing(shapes);
+    const bool split = loop || owner >= 0;  // ranks run different instances
     std::vector<StmtP> before, after;
     for (auto& [name, x] : tensors_) {
       const auto& ops = acc[0].reduceOps.count(name) ? acc[0].reduceOps.at(name) : std::set<ReduceOp>{};
@@ -322,7 +333,7 @@ class Planner {
         }
       }
       if (out) {
-        if (auto moved = bring(name, x, needs, acc, loop != nullptr)) before.push_back(moved);
+        if (auto moved = bring(name, x, needs, acc, split)) before.push_back(moved);
         if (combined) {
           BoxTransfer b = boxOf(0, 0, lo, hi);
           before.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionStart, name, *ops.begin(),
@@ -334,7 +345,7 @@ class Planner {
         } else {
           // A rank's writes are up to date there and stale on every other rank.
           ElementSet all = ElementSet::none(ctx_.get(), x.shape);
-          for (int r = 0; r < ranks_ && loop; ++r) {
+          for (int r = 0; r < ranks_ && split; ++r) {
             isl_ctx_reset_operations(ctx_.get());
             all = all | acc[r].written.at(name);
           }
@@ -342,15 +353,60 @@ class Planner {
             isl_ctx_reset_operations(ctx_.get());
             const ElementSet& w = acc[r].written.at(name);
             if (!w.empty()) written_.insert(name);
-            x.valid[r] = (loop ? x.valid[r] - all : x.valid[r]) | w;
+            x.valid[r] = (split ? x.valid[r] - all : x.valid[r]) | w;
           }
         }
         if (reduced || stored) written_.insert(name);
       }
     }
     steps.insert(steps.end(), before.begin(), before.end());
-    steps.push_back(step);
+    steps.push_back(owner < 0 ? step : makeIf(binary(BinOp::Eq, var(kRankVariable), intConst(owner)), step, nullptr));
     steps.insert(steps.end(), after.begin(), after.end());
+  }
+
+  // The rank that runs a step outside the distributed loops alone, or -1 for
+  // every rank: steps that write at most kOwnedElements elements (more is
+  // work the others would wait for) and reduce nothing. The owner is the
+  // rank whose part, as the steps before left it, already holds the most of
+  // the tensors' elements the step writes and reads (the lowest such rank);
+  // decided in the first pass, kept for the second.
+  int ownerOf(const StmtP& step, const StepAccesses& a) {
+    if (auto known = owners_.find(step.get()); known != owners_.end()) return known->second;
+    int owner = -1;
+    int64_t elements = 0;
+    bool writes = false;
+    for (auto& [name, w] : a.written) {  // counted by their hull: at least as many
+      std::vector<int64_t> lo, hi;
+      isl_ctx_reset_operations(ctx_.get());
+      if (!w.hull(lo, hi)) continue;
+      writes = true;
+      int64_t n = 1;
+      for (size_t d = 0; d < lo.size(); ++d) n *= hi[d] - lo[d];
+      elements += n;
+    }
+    if (writes && a.reduceOps.empty() && elements <= kOwnedElements) {
+      int best = -1;
+      for (int r = 0; r < ranks_; ++r) {
+        int holds = 0;  // of the step's written and read sets, those already within the rank's part
+        for (auto* sets : {&a.written, &a.read})
+          for (auto& [name, elements] : *sets) {
+            isl_ctx_reset_operations(ctx_.get());
+            holds += !elements.empty() && elements.subsetOf(tensors_.at(name).touched[r]);
+          }
+        if (holds > best) owner = r, best = holds;
+      }
+    }
+    owners_[step.get()] = owner;
+    return owner;
+  }
+
+  StepAccesses nothing(const std::map<std::string, std::vector<int64_t>>& shapes) {
+    StepAccesses none;
+    for (auto& [t, shape] : shapes) {
+      none.read.emplace(t, ElementSet::none(ctx_.get(), shape));
+      none.written.emplace(t, ElementSet::none(ctx_.get(), shape));
+    }
+    return none;
   }
 
   // The exchange that gives each rank the elements of `needs` it does not
@@ -389,7 +445,8 @@ class Planner {
   std::map<std::string, Tensor> tensors_;
   std::set<std::string> written_;
   int count_ = 0;
-  bool peeled_ = false;  // a time loop's first iteration has a copy of the body: its ids repeat
+  bool peeled_ = false;
+  std::map<const Stmt*, int> owners_;  // steps outside distributed loops that one rank runs  // a time loop's first iteration has a copy of the body: its ids repeat
 };
 
 class BoundToRank : public Mutator {

@@ -1,7 +1,8 @@
 // Lowering for several MPI ranks (docs/distributed.md). The program is a
 // sequence of steps (the statements at its top level, inside the tensors a
 // nest defines); a distributed loop is a step whose iterations the ranks
-// split in contiguous blocks, every other step runs whole in every rank.
+// split in contiguous blocks, every other step runs whole in every rank (a
+// small one in the one rank that holds what it touches).
 // From the elements each rank's instances read and write (isl,
 // analysis/element_sets), this pass tracks which elements are up to date
 // where, and writes before each step the exchanges that bring a rank what
