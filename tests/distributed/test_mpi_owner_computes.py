@@ -1,7 +1,7 @@
 """A small statement outside the distributed loops (a boundary, a scalar set
 before a sum) runs in the one rank whose part already holds what it writes
-and reads, not in every rank (docs/distributed.md, "Steps outside the
-distributed loops"): the other ranks keep only their blocks, and results
+and reads, not in every rank (docs/distributed.md, "What moves, and
+why"): the other ranks keep only their blocks, and results
 equal one process at 1-4 ranks."""
 import re
 
