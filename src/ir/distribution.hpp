@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "diag/diagnostics.hpp"
+#include "ir/mutator.hpp"
 #include "ir/stmt.hpp"
 
 namespace teml::ir {
@@ -29,6 +31,17 @@ struct Distribution {
   // least; where two write one, the values are equal).
   std::map<std::string, std::vector<std::vector<BoxTransfer>>> results;
   std::vector<DistributedLoop> loops;
+  // Loop id -> the `distribute` call that marked it (a schedule's line):
+  // where a refusal of the plan points.
+  std::map<std::string, SourceLoc> askedAt;
 };
+
+// Records `call` for every distributed loop of `nest` that has no call yet
+// (after a `distribute` step: the loop it marked).
+inline void recordDistributeCall(const StmtP& nest, SourceLoc call, Distribution& d) {
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->kind == StmtKind::For && s->as<For>().loopKind.distributed) d.askedAt.emplace(s->id, call);
+  });
+}
 
 }  // namespace teml::ir

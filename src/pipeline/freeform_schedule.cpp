@@ -126,6 +126,7 @@ class Replay {
         if (auto problem = schedule::parallelScopeProblem("", target_.kind); !problem.empty()) fail(c.loc, problem);
     schedule::Schedule::Applied r = schedule::applyStep(sch_, body_, step);
     body_ = r.result;
+    if (prim->name == "distribute") ir::recordDistributeCall(body_, c.loc, out_->program.distribution);
     switch (prim->returns) {
       case schedule::Returns::LoopAndInner: return Handles{{r.created.at(0), step.loops.at(0)}};
       case schedule::Returns::FirstLoop: return Handles{{step.loops.at(0)}};

@@ -44,7 +44,9 @@ StmtP TemlReplay::transformationChecked(const UserStep& c) {
   for (size_t k = args.size(); k < most; ++k)  // a left-out scope: the target's default, if it has one
     if (prim->params[k - 1] == schedule::Param::ThreadSchedule)
       if (auto problem = schedule::parallelScopeProblem("", options_.target.kind); !problem.empty()) fail(c.loc, problem);
-  return schedule::applyStep(schedule_, l, step).result;
+  StmtP result = schedule::applyStep(schedule_, l, step).result;
+  if (prim->name == "distribute") ir::recordDistributeCall(result, c.loc, program_.distribution);
+  return result;
 }
 
 void TemlReplay::argument(schedule::Param param, const StepArg& a, const std::string& f, const StmtP& nest,

@@ -137,10 +137,10 @@ def test_boundaries_and_a_sum_inside_the_time_loop(tmp_path):
         np.testing.assert_array_equal(together["err"], alone["err"])
 
 
-def test_a_step_whose_elements_change_with_the_time_step_is_refused_at_its_loop(tmp_path):
+def test_a_step_whose_elements_change_with_the_time_step_is_refused_at_its_distribute_call(tmp_path):
     path = tmp_path / "buffers.py"
     path.write_text(BUFFER_CHOSEN_BY_THE_STEP)
-    message = "buffers.py:8:9: error: distribute: the elements of 'w' a rank touches depend on the iterator 't'"
+    message = "buffers.py:14:5: error: distribute: the elements of 'w' a rank touches depend on the iterator 't'"
     check = subprocess.run([TEML, "check", str(path), "--set", "N=37", "--set", "T=4", "--ranks", "2"],
                            capture_output=True, text=True, env=ENV, timeout=120)
     assert check.returncode == 1 and message in check.stderr, check.stderr

@@ -182,7 +182,9 @@ class Planner {
     try {
       plan(s, loop, out, steps);
     } catch (const analysis::CannotDistribute& e) {
-      SourceLoc loc = loop ? loop->made.loc : s->made.loc;
+      // At the `distribute` call that asked for the loop, where the schedule says.
+      auto asked = loop ? p_.distribution.askedAt.find(loop->id) : p_.distribution.askedAt.end();
+      SourceLoc loc = asked != p_.distribution.askedAt.end() ? asked->second : loop ? loop->made.loc : s->made.loc;
       throw UserError(loc, e.what() + std::string(loop ? " (loop '" + loop->var + "')" : ""));
     }
   }
