@@ -1,6 +1,7 @@
 #include "driver/auto_distribute.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "analysis/concurrency_with_isl.hpp"
@@ -21,6 +22,11 @@ namespace {
 // 1 GB/s, one core a few GFLOP/s): communication is small against the work
 // where it takes at most a quarter of the time.
 constexpr double kBytesPerSecond = 1e9, kFlopsPerSecond = 4e9, kLargestShare = 0.25;
+// A message between ranks costs about this much whatever its size.
+constexpr double kSecondsPerMessage = 5e-6;
+// A serial loop of at most this many iterations around loops is a time loop
+// whose steps may be distributed (docs/distributed.md, "Time loops").
+constexpr int64_t kMostTimeSteps = 4096;
 
 // The loops at the top level of the program (through sequences and the tensors a nest defines).
 void stepLoops(const StmtP& s, std::vector<StmtP>& out) {
@@ -50,42 +56,55 @@ Distribution autoDistribute(const Program& scheduled, const target::Target& targ
   std::vector<size_t> nests;
   for (size_t k = 0; k < candidate.nests.size(); ++k) {
     StmtP& nest = candidate.nests[k];
+    // Each step's outermost loop that `distribute` accepts; where it refuses
+    // a time loop (serial, a few iterations, loops inside), its steps' loops.
+    std::function<void(const StmtP&)> consider = [&](const StmtP& s) {
+      auto& f = s->as<For>();
+      if (f.loopKind.gpu() || f.loopKind.lanes() || f.step != 1) return;
+      if (f.begin->kind != ExprKind::IntConst || f.end->kind != ExprKind::IntConst) return;
+      int64_t trips = f.end->as<IntConst>().value - f.begin->as<IntConst>().value;
+      if (trips >= target.ranks) {
+        LoopKind kind = f.loopKind;
+        kind.distributed = true;
+        auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
+        if (analysis::concurrencyOf(nest, *marked, false, false, cacheDir).report.ok) {
+          nest = schedule::replaceStmt(nest, s, marked);
+          schedule::Step step{"distribute"};
+          step.loops = {f.id};
+          step.iterators = {f.var};
+          steps.push_back(step);
+          nests.push_back(k);
+          return;
+        }
+      }
+      if (f.loopKind.concurrent() || trips > kMostTimeSteps) return;
+      std::vector<StmtP> inner;
+      stepLoops(f.body, inner);
+      for (auto& x : inner) consider(x);
+    };
     std::vector<StmtP> loops;
     stepLoops(nest, loops);
-    for (auto& s : loops) {
-      auto& f = s->as<For>();
-      if (f.loopKind.gpu() || f.loopKind.lanes() || f.step != 1) continue;
-      if (f.begin->kind != ExprKind::IntConst || f.end->kind != ExprKind::IntConst) continue;
-      if (f.end->as<IntConst>().value - f.begin->as<IntConst>().value < target.ranks) continue;
-      LoopKind kind = f.loopKind;
-      kind.distributed = true;
-      auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
-      if (!analysis::concurrencyOf(nest, *marked, false, false, cacheDir).report.ok) continue;
-      nest = schedule::replaceStmt(nest, s, marked);
-      schedule::Step step{"distribute"};
-      step.loops = {f.id};
-      step.iterators = {f.var};
-      steps.push_back(step);
-      nests.push_back(k);
-    }
+    for (auto& s : loops) consider(s);
   }
   if (steps.empty()) {
-    out.why = "no loop at the top level of the program can be split across the ranks";
+    out.why = "no loop at the top level of the program, or of a time loop's body, can be split across the ranks";
     return out;
   }
-  int64_t most = 0;
+  int64_t most = 0, messages = 0;
   try {
-    for (auto& t : lowering::predictedTraffic(lowering::lower(candidate, target, cacheDir)))
+    for (auto& t : lowering::predictedTraffic(lowering::lower(candidate, target, cacheDir))) {
       most = std::max(most, t.sent + t.received);
+      messages = std::max(messages, t.messages);
+    }
   } catch (const UserError& e) {
     out.why = std::string("not distributed (") + e.what() + ")";
     return out;
   }
   double work = analysis::countFlops(candidate) / target.ranks / kFlopsPerSecond;
-  double talk = static_cast<double>(most) / kBytesPerSecond;
+  double talk = static_cast<double>(most) / kBytesPerSecond + static_cast<double>(messages) * kSecondsPerMessage;
   std::ostringstream why;
-  why << "predicted exchanges " << most << " B per rank (" << talk * 1e3 << " ms at 1 GB/s) against "
-      << work * 1e3 << " ms of work per rank (4 GFLOP/s)";
+  why << "predicted exchanges " << most << " B per rank in " << messages << " messages (" << talk * 1e3
+      << " ms at 1 GB/s and 5 us a message) against " << work * 1e3 << " ms of work per rank (4 GFLOP/s)";
   if (talk > kLargestShare * work) {
     out.why = "not distributed: " + why.str();
     return out;

@@ -154,3 +154,20 @@ def test_a_step_whose_elements_change_with_the_time_step_is_refused_at_its_distr
                                    "--set", "T=5", "--ranks", str(ranks)], capture_output=True, text=True, env=ENV,
                                   timeout=120)
         assert accepted.returncode == 0, accepted.stderr
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_the_automatic_distribution_splits_the_steps_inside_a_time_loop(tmp_path, ranks):
+    # heat2d as written (its schedule left out): `--auto` under mpirun finds
+    # the time loop serial and distributes the loops of its steps instead
+    # (at a size where the model finds the halos cheap against the work).
+    sizes = {"N": 1024, "M": 513, "T": 10}
+    u0 = np.random.default_rng(7).random((1024, 513))
+    alone, _ = mpi_runs.run(tmp_path, EXAMPLES / "heat2d.py", sizes, {"u0": u0}, ["u"], tag="alone",
+                            extra=["--no-schedule"])
+    together, result = mpi_runs.run(tmp_path, EXAMPLES / "heat2d.py", sizes, {"u0": u0}, ["u"], ranks,
+                                    extra=["--no-schedule", "--auto", "--threads", "1", "-v"])
+    np.testing.assert_array_equal(together["u"], alone["u"])
+    assert "predicted exchanges" in result.stderr and "messages" in result.stderr, result.stderr
+    assert len(re.findall(r"rank 0: distributed loop \d+", result.stderr)) == 3, result.stderr
+    assert re.search(r"halo of 'u': .*\((9|10) times\)", result.stderr), result.stderr

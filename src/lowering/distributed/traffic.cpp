@@ -68,6 +68,9 @@ std::vector<RankTraffic> predictedTraffic(const Program& p) {
       auto [sent, received] = exchangeBytes(*x, elem.at(x->tensor), r);
       out[r].sent += sent * times;
       out[r].received += received * times;
+      int64_t messages = x->kind == ExchangeKind::Reduction ? 1 : 0;
+      for (auto& b : x->transfers) messages += b.from != b.to && (b.from == r || b.to == r);
+      out[r].messages += messages * times;
     }
   for (auto& [name, boxes] : p.distribution.kept) {
     bool written = p.distribution.results.count(name) > 0;

@@ -14,6 +14,7 @@ namespace teml::lowering {
 
 struct RankTraffic {
   int64_t sent = 0, received = 0;  // bytes of every exchange (a reduction's box counts both ways)
+  int64_t messages = 0;            // messages it sends or receives (a reduction: one), every run of each exchange
   int64_t kept = 0;                // bytes of program tensors it keeps
   int64_t inputs = 0;              // bytes of tensors no step writes that it keeps (read from their files)
 };
