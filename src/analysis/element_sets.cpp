@@ -1,5 +1,7 @@
 #include "analysis/element_sets.hpp"
 
+#include <set>
+
 #include <isl/ilp.h>
 #include <isl/map.h>
 #include <isl/union_map.h>
@@ -168,7 +170,15 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
   for (auto& [t, shape] : shapes) {
     out.read.emplace(t, ElementSet::none(ctx, shape));
     out.written.emplace(t, ElementSet::none(ctx, shape));
+    out.writtenInBranches.emplace(t, ElementSet::none(ctx, shape));
   }
+  std::set<const Stmt*> inBranches;
+  forEachStmt(step, [&](const StmtP& s) {
+    if (s->kind != StmtKind::If) return;
+    forEachStmt(s, [&](const StmtP& w) {
+      if (w->kind == StmtKind::Store || w->kind == StmtKind::Reduce) inBranches.insert(w.get());
+    });
+  });
   auto occ = isl_model::occurrences(step);
   if (static_cast<int>(occ.size()) != storesAndReduces(step))
     throw CannotDistribute("distribute: a statement the lowering stage made has no id to describe it by");
@@ -221,6 +231,7 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
         add(out.read, o, r);
       }
       add(out.written, o, o.write);
+      if (inBranches.count(o.node)) add(out.writtenInBranches, o, o.write);
       if (o.isReduce) {
         out.reduceOps[o.write.tensor].insert(o.op);
         add(out.read, o, o.write);  // a reduction reads what it adds to
