@@ -22,14 +22,11 @@ import pathlib
 import re
 import subprocess
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-TEML = str(ROOT / "build" / "teml")
-EX = ROOT / "examples" / "distributed"
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_hwloc_base_binding_policy="none")
+from scaling import ENV, EX, TEML, sizes_args  # the same binary, examples, MPI settings and --set lines
+
 WORK = pathlib.Path(os.environ.get("TEML_BENCH_DIR", "/tmp/teml_time_loops"))
 STEPS = 100
-CASES = {  # name: program, sizes, rank counts of the model
+CASES = {  # name: program, sizes
     "heat 1-D": (EX / "heat1d.py", {"N": 4_000_000, "T": STEPS}),
     "heat 2-D": (EX / "heat2d.py", {"N": 2048, "M": 2048, "T": STEPS}),
 }
@@ -37,10 +34,6 @@ CASES = {  # name: program, sizes, rank counts of the model
 # class), one message's latency and one link's bandwidth per rank.
 LATENCY_S = 2e-6
 BANDWIDTH_BPS = 12.5e9
-
-
-def sizes_args(sizes):
-    return [a for k, v in sizes.items() for a in ("--set", f"{k}={v}")]
 
 
 def bench(program, sizes, ranks, threads):
