@@ -236,7 +236,8 @@ inline void expectDecisionsAreTheCodes(const ir::Program& p) {
   }
   EXPECT_EQ(atomics + copies, occurrences(c, "#pragma omp atomic") + occurrences(c, "#pragma omp critical")) << c;
   EXPECT_EQ(copies, occurrences(c, "teml_thread() == 0 ?")) << c;
-  EXPECT_EQ(clauses, occurrences(c, " reduction(")) << c;
+  // A check loop in lanes (the rows' order of a CSR loop) ors its failures: not the program's reduction.
+  EXPECT_EQ(clauses, occurrences(c, " reduction(") - occurrences(c, " reduction(|:teml_some_failed")) << c;
   int loops = 0, prefetches = 0;
   for (auto& n : lowered.nests)
     ir::forEachStmt(n, [&](const ir::StmtP& s) {

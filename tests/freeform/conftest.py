@@ -12,6 +12,14 @@ TEML = os.environ.get("TEML_BINARY", str(pathlib.Path(__file__).resolve().parent
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples" / "freetensor"
 
 
+def vector_floats():
+    """float32 lanes of the vectors teml generates here (src/target/target.cpp): 16 with
+    AVX-512, else 8. The automatic schedule's choices follow them."""
+    with open("/proc/cpuinfo") as f:
+        flags = next((line for line in f if line.startswith("flags")), "").split()
+    return 16 if "avx512f" in flags else 8
+
+
 class Teml:
     def __init__(self, tmp_path):
         self.dir = tmp_path

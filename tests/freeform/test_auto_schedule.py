@@ -49,7 +49,7 @@ def test_v_prints_a_schedule_that_replays_to_the_same_program(tmp_path):
     assert auto.returncode == 0, auto.stderr
     schedule = auto.stderr[auto.stderr.index("@teml.schedule(f)"):]
     schedule = "\n".join(line for line in schedule.splitlines() if not line.startswith("teml: ")) + "\n"
-    assert 's.parallelize("Li")' in schedule
+    assert re.search(r's\.parallelize\("Li(\.o)?"\)', schedule)  # blocks of four rows with 256-bit vectors
     assert 's.vectorize("Lj")' in schedule
     assert "Lp" not in schedule  # the prefix sum carries a dependence: parallelize and vectorize are refused
     path.write_text(PROGRAM + "\n\n" + schedule)

@@ -51,7 +51,7 @@ def inputs(rows):
 def test_query_rows_are_blocked_four_at_a_time(teml):
     program, given = attention(40), inputs(40)
     out = teml.run(program, given, ["out"], extra=["--threads", "2"])
-    np.testing.assert_allclose(out["out"], expected(**given), rtol=1e-12)
+    np.testing.assert_allclose(out["out"], expected(**given), rtol=1e-12, atol=1e-14)
     steps = teml.attempt(program, given, [], extra=["-v"]).stderr
     assert re.search(r's\.split\("(L\d+)", 4\)', steps), steps
     # The scores and the weighted sum: two jammed blocks.
@@ -61,6 +61,6 @@ def test_query_rows_are_blocked_four_at_a_time(teml):
 def test_rows_that_blocks_do_not_divide_run_as_written(teml):
     program, given = attention(41), inputs(41)
     out = teml.run(program, given, ["out"], extra=["--threads", "2"])
-    np.testing.assert_allclose(out["out"], expected(**given), rtol=1e-12)
+    np.testing.assert_allclose(out["out"], expected(**given), rtol=1e-12, atol=1e-14)
     row_loop = "L%d" % (program.splitlines().index("    for i in range(41):") + 1)
     assert f's.split("{row_loop}"' not in teml.attempt(program, given, [], extra=["-v"]).stderr
