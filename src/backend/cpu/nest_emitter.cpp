@@ -1,5 +1,7 @@
 #include "backend/cpu/nest_emitter.hpp"
 
+#include "backend/cpu/invariant_index_loads.hpp"
+
 #include "ir/index_patterns.hpp"
 #include "codegen/c_text.hpp"
 #include "diag/diagnostics.hpp"
@@ -72,6 +74,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
   if (f.loopKind.cpu.copy.form == CopyForm::Flat || f.loopKind.cpu.copy.form == CopyForm::FlatStreaming)
     return emitFlatCopy(f, indent);
   if (f.loopKind.cpu.copy.form == CopyForm::Gathered) return emitGatheredCopy(f, indent);
+  if (emitWithIndexLoadsHoisted(f, indent)) return;
   std::string cvar = names_.claim(f.var);
   std::string clauses;
   std::vector<const ReductionClause*> onHeap;  // accumulators each thread copies itself (below)
@@ -161,6 +164,36 @@ void NestEmitter::emitFor(const For& f, int indent) {
   }
   iterNames_.pop_back();
   names_.release(cvar);
+}
+
+// A SIMD loop left to the C compiler (`#pragma omp simd`) reads the indices
+// that do not change in it into locals first (invariant_index_loads.hpp),
+// each only where the loop runs at all: with none, it might read past a
+// tensor that no iteration would have read.
+bool NestEmitter::emitWithIndexLoadsHoisted(const For& f, int indent) {
+  if (!f.loopKind.lanes() || f.loopKind.threads() || f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma)
+    return false;
+  std::vector<HoistedIndexLoad> hoisted;
+  StmtP loop =
+      hoistInvariantIndexLoads(f, [&] { return "teml.index" + std::to_string(hoistedIndices_++); }, hoisted);
+  if (hoisted.empty()) return false;
+  int64_t trips = 0;
+  bool runs = constValue(f.step > 0 ? sub(f.end, f.begin) : sub(f.begin, f.end), &trips) && trips > 0;
+  std::string guard = f.step > 0 ? expr(binary(BinOp::Lt, f.begin, f.end), 0, false, false)
+                                 : expr(binary(BinOp::Gt, f.begin, f.end), 0, false, false);
+  line(indent, "{");
+  std::vector<std::string> cnames;
+  for (auto& h : hoisted) {
+    cnames.push_back(names_.claim("index"));
+    std::string value = "(int64_t)(" + expr(h.load, 0, false, false) + ")";
+    line(indent + 1, "const int64_t " + cnames.back() + " = " + (runs ? value : guard + " ? " + value + " : 0") + ";");
+  }
+  for (size_t k = 0; k < hoisted.size(); ++k) iterNames_.push_back({hoisted[k].var, cnames[k]});
+  emitFor(loop->as<For>(), indent + 1);
+  for (size_t k = 0; k < hoisted.size(); ++k) iterNames_.pop_back();
+  for (auto& c : cnames) names_.release(c);
+  line(indent, "}");
+  return true;
 }
 
 // The elements an iteration prefetchAhead iterations later touches through

@@ -70,6 +70,7 @@ class NestEmitter {
   std::string loopHeader(const For& f, const std::string& cvar);
 
   void emitFor(const For& f, int indent);
+  bool emitWithIndexLoadsHoisted(const For& f, int indent);
   // A long reduction loop in lanes summed in independent partial sums
   // (nest_emitter_partial_sums.cpp): how many (0: the loop as it is).
   int64_t partialSums(const For& f);
@@ -172,6 +173,7 @@ class NestEmitter {
   std::map<std::string, TensorDecl> localShapes_;  // the nest's tensors in scope, as C arrays
   std::map<std::string, const ir::LoopLocal*> prefetching_;  // cache copies in scope that fetch ahead
   bool streamed_ = false;  // non-temporal stores emitted, not yet fenced
+  int hoistedIndices_ = 0;  // names of index loads read before their SIMD loops: teml.index0, ...
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
   std::map<std::string, Register> registers_;  // scalars in registers in scope
