@@ -48,11 +48,11 @@ BUFFER_CHOSEN_BY_THE_STEP = '''import teml
 
 
 @teml.transform
-def heat(w: teml.Var[(2, N), "int64", "inout"]):
+def heat(w: teml.Var[(3, N), "int64", "inout"]):
     for t in range(T):
         #! label: Lstep
         for i in range(1, N - 1):
-            w[(t + 1) % 2, i] = w[t % 2, i - 1] + w[t % 2, i + 1]
+            w[(t + 1) % 3, i] = w[t % 3, i - 1] + w[t % 3, i + 1]
 
 
 @teml.schedule(heat)
@@ -138,13 +138,14 @@ def test_boundaries_and_a_sum_inside_the_time_loop(tmp_path):
 
 
 def test_a_step_whose_elements_change_with_the_time_step_is_refused_at_its_distribute_call(tmp_path):
+    # Three buffers in turn: pairs of iterations (two buffers, `t % 2`) are planned, thirds are not.
     path = tmp_path / "buffers.py"
     path.write_text(BUFFER_CHOSEN_BY_THE_STEP)
     message = "buffers.py:14:5: error: distribute: the elements of 'w' a rank touches depend on the iterator 't'"
     check = subprocess.run([TEML, "check", str(path), "--set", "N=37", "--set", "T=4", "--ranks", "2"],
                            capture_output=True, text=True, env=ENV, timeout=120)
     assert check.returncode == 1 and message in check.stderr, check.stderr
-    np.save(tmp_path / "w.npy", np.zeros((2, 37), np.int64))
+    np.save(tmp_path / "w.npy", np.zeros((3, 37), np.int64))
     under_mpirun = subprocess.run(["mpirun", "-np", "2", TEML, "run", str(path), "--set", "N=37", "--set", "T=4",
                                    "--input", f"w={tmp_path / 'w.npy'}", "--cache-dir", str(tmp_path / "cache")],
                                   capture_output=True, text=True, env=ENV, timeout=120)

@@ -5,6 +5,7 @@
 #include "analysis/element_sets.hpp"
 #include "analysis/isl_model.hpp"
 #include "diag/diagnostics.hpp"
+#include "ir/fresh_name.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
 
@@ -43,6 +44,81 @@ bool holdsDistributed(const StmtP& s) {
   });
   return found;
 }
+
+// Whether `e` uses `t` only through its parity: inside `% 2` of sums and
+// products (`t % 2`, `(t + 1) % 2`); `underParity` when e is inside one.
+bool parityOnly(const ExprP& e, const std::string& t, bool underParity) {
+  switch (e->kind) {
+    case ExprKind::Var: return e->as<Var>().name != t || underParity;
+    case ExprKind::Binary: {
+      auto& b = e->as<Binary>();
+      int64_t two;
+      if (b.op == BinOp::Mod && constValue(b.b, &two) && two == 2) return parityOnly(b.a, t, true) && parityOnly(b.b, t, true);
+      bool ring = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul;
+      return parityOnly(b.a, t, underParity && ring) && parityOnly(b.b, t, underParity && ring);
+    }
+    case ExprKind::Load:
+      for (auto& i : e->as<Load>().indices)
+        if (!parityOnly(i, t, false)) return false;
+      return true;
+    case ExprKind::Unary: return parityOnly(e->as<Unary>().a, t, false);
+    case ExprKind::Cast: return parityOnly(e->as<Cast>().a, t, underParity);
+    case ExprKind::Select: {
+      auto& c = e->as<Select>();
+      return parityOnly(c.cond, t, false) && parityOnly(c.a, t, false) && parityOnly(c.b, t, false);
+    }
+    default: return true;  // constants
+  }
+}
+
+// A time loop whose body chooses elements by the parity of its iterator
+// only (two buffers taking turns: `w[t % 2]` read, `w[(t + 1) % 2]`
+// written), in subscripts, loop bounds and conditions; values may use it
+// freely. Its iterations then run in pairs, in each of which the body
+// touches the same elements: the loop over pairs is planned as a time loop
+// of two steps, and an odd last iteration after it.
+bool choosesByParity(const For& f) {
+  bool ok = true, uses = false;
+  auto subscript = [&](const ExprP& e) {
+    uses = uses || usesVar(e, f.var);
+    ok = ok && parityOnly(e, f.var, false);
+  };
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Store)
+      for (auto& i : s->as<Store>().indices) subscript(i);
+    if (s->kind == StmtKind::Reduce)
+      for (auto& i : s->as<Reduce>().indices) subscript(i);
+    if (s->kind == StmtKind::For) subscript(s->as<For>().begin), subscript(s->as<For>().end);
+    if (s->kind == StmtKind::If) subscript(s->as<If>().cond);
+  });
+  forEachExprIn(f.body, [&](const ExprP& e) {
+    if (e->kind == ExprKind::Load)
+      for (auto& i : e->as<Load>().indices) subscript(i);
+  });
+  return ok && uses;
+}
+
+// `(2 p + 1) % 2` as 1: a parity the loop over pairs fixes (inPairs), so that
+// the code computes no remainder per access. `e % 2` is folded where e, a
+// sum of products of `p` and constants, has one parity at p = 0 and p = 1.
+class FixedParities : public Mutator {
+ public:
+  explicit FixedParities(std::string p) : p_(std::move(p)) {}
+
+ protected:
+  ExprP mutateBinary(const ExprP& e) override {
+    auto& b = e->as<Binary>();
+    int64_t two, at0, at1;
+    if (b.op == BinOp::Mod && constValue(b.b, &two) && two == 2 && parityOnly(b.a, p_, true) &&
+        constValue(substitute(e, {{p_, intConst(0)}}), &at0) && constValue(substitute(e, {{p_, intConst(1)}}), &at1) &&
+        at0 == at1)
+      return intConst(at0, e->dtype);
+    return Mutator::mutateBinary(e);
+  }
+
+ private:
+  std::string p_;
+};
 
 // A step outside the distributed loops that writes at most this many
 // elements runs in one rank (ownerOf).
@@ -176,8 +252,10 @@ class Planner {
   }
 
   void step(const StmtP& s, Program* out, std::vector<StmtP>& steps) {
-    if (s->kind == StmtKind::For && !s->as<For>().loopKind.distributed && holdsDistributed(s))
+    if (s->kind == StmtKind::For && !s->as<For>().loopKind.distributed && holdsDistributed(s)) {
+      if (choosesByParity(s->as<For>())) return inPairs(s->as<For>(), out, steps);
       return timeLoop(s->as<For>(), out, steps);
+    }
     const For* loop = distributedStep(s);
     try {
       plan(s, loop, out, steps);
@@ -230,6 +308,30 @@ class Planner {
     hold(entry);
     StmtP rest = walk(f.body, out);
     steps.push_back(std::make_shared<For>(f.id, f.var, intConst(first + 1), f.end, f.step, f.loopKind, rest, f.made));
+  }
+
+  // `for t in range(a, b)` as `for t_pair in range((b - a) // 2)` around the
+  // body at t = a + 2 t_pair and at the t after it, then the body at b - 1
+  // where b - a is odd (choosesByParity).
+  void inPairs(const For& f, Program* out, std::vector<StmtP>& steps) {
+    int64_t first = constant(f.begin, f), last = constant(f.end, f);
+    if (f.step != 1) throw UserError(f.made.loc, "distribute: loop '" + f.var + "' steps by more than 1");
+    std::set<std::string> taken{f.var};
+    forEachStmt(f.body, [&](const StmtP& x) {
+      if (x->kind == StmtKind::For) taken.insert(x->as<For>().var);
+    });
+    std::string pair = freshName(f.var + "_pair", taken);
+    ExprP even = add(intConst(first), mul(intConst(2), var(pair)));
+    FixedParities fixed(pair);
+    StmtP body = makeSeq({fixed.mutate(substitute(f.body, {{f.var, even}})),
+                          fixed.mutate(substitute(f.body, {{f.var, add(even, intConst(1))}}))});
+    int64_t pairs = std::max<int64_t>(0, last - first) / 2;
+    peeled_ = true;  // the body twice: its ids repeat
+    timeLoop(For(f.id, pair, intConst(0), intConst(pairs), 1, f.loopKind, body, f.made), out, steps);
+    if (last - first > 0 && (last - first) % 2) {
+      StmtP odd = walk(substitute(f.body, {{f.var, intConst(last - 1)}}), out);
+      if (out) steps.push_back(odd);
+    }
   }
 
   // What ranks hold after `body` runs from `start` (planned on a copy of
@@ -448,8 +550,8 @@ class Planner {
   std::map<std::string, Tensor> tensors_;
   std::set<std::string> written_;
   int count_ = 0;
-  bool peeled_ = false;
-  std::map<const Stmt*, int> owners_;  // steps outside distributed loops that one rank runs  // a time loop's first iteration has a copy of the body: its ids repeat
+  bool peeled_ = false;  // a time loop's first iteration has a copy of the body: its ids repeat
+  std::map<const Stmt*, int> owners_;  // steps outside distributed loops that one rank runs
 };
 
 class BoundToRank : public Mutator {
