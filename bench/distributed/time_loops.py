@@ -28,6 +28,7 @@ WORK = pathlib.Path(os.environ.get("TEML_BENCH_DIR", "/tmp/teml_time_loops"))
 STEPS = 100
 CASES = {  # name: program, sizes
     "heat 1-D": (EX / "heat1d.py", {"N": 4_000_000, "T": STEPS}),
+    "heat 1-D, two buffers": (EX / "heat1d_two_buffers.py", {"N": 4_000_000, "T": STEPS}),
     "heat 2-D": (EX / "heat2d.py", {"N": 2048, "M": 2048, "T": STEPS}),
 }
 # The network of the model: a current cluster interconnect (InfiniBand HDR

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import test_mpi_runs as mpi_runs
-from test_mpi_runs import ENV, TEML
+from test_mpi_runs import ENV, EXAMPLES, TEML
 from test_mpi_time_loops import HALO, halos, neighbours
 
 PING_PONG = '''import teml
@@ -90,3 +90,14 @@ def test_check_and_mpirun_accept_it_alike(tmp_path):
                               "--emit", "lowered"], capture_output=True, text=True, env=ENV, timeout=120).stdout
     # The pairs' parities are folded: no remainder is computed per access.
     assert "for t_pair in [1, 2)" in lowered and "mod(2 * t_pair" not in lowered, lowered  # the first pair peeled
+
+
+def test_the_example_equals_heat1d_which_copies_back(tmp_path):
+    # examples/distributed/heat1d_two_buffers.py computes heat1d.py's steps without the copy.
+    u0 = np.random.default_rng(9).random(1001)
+    sizes = {"N": 1001, "T": 15}
+    copied, _ = mpi_runs.run(tmp_path, EXAMPLES / "heat1d.py", sizes, {"u0": u0}, ["u"], tag="copied")
+    for ranks in (None, 2, 3):
+        turns, _ = mpi_runs.run(tmp_path, EXAMPLES / "heat1d_two_buffers.py", sizes, {"u0": u0}, ["u"], ranks,
+                                tag=f"turns{ranks}", extra=["--threads", "1"])
+        np.testing.assert_array_equal(turns["u"], copied["u"], err_msg=f"{ranks} ranks")
