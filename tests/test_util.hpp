@@ -196,6 +196,19 @@ inline bool expectSameOnEveryThreadCount(const ir::Program& p, const ir::Program
   return true;
 }
 
+// The accumulators that `reduction(OP:NAME)` clauses of generated C name, each
+// once however many loops carry it (partial sums: the blocks' loop, the last
+// iterations', the sum of the parts), less a check loop's own or of failures.
+inline std::set<std::string> reductionClauseNames(const std::string& c) {
+  std::set<std::string> names;
+  for (size_t at = c.find(" reduction("); at != std::string::npos; at = c.find(" reduction(", at + 1)) {
+    size_t colon = c.find(':', at), close = c.find(')', at);
+    std::string name = c.substr(colon + 1, close - colon - 1);
+    if (name.rfind("teml_some_failed", 0) != 0) names.insert(name);
+  }
+  return names;
+}
+
 inline int occurrences(const std::string& text, const std::string& what) {
   int n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -219,7 +232,8 @@ inline void expectDecisionsAreTheCodes(const ir::Program& p) {
   ir::Program lowered = lowering::lower(p, driver::machineTarget());
   for (auto& n : lowered.nests) n = FastCopy().mutate(n);
   std::string c = backend::backendFor(driver::machineTarget())->emit(lowered);
-  int atomics = 0, clauses = 0, copies = 0, prefetchingLoops = 0;
+  int atomics = 0, copies = 0, prefetchingLoops = 0;
+  std::set<std::string> accumulators;
   for (auto& line : lowering::decisions(lowered)) {
     if (line.find(") by atomic updates") != std::string::npos) {
       ++atomics;
@@ -231,13 +245,12 @@ inline void expectDecisionsAreTheCodes(const ir::Program& p) {
       size_t at = line.find("accumulator '") + 13;
       std::string name = line.substr(at, line.find('\'', at) - at);
       EXPECT_NE(c.find(":" + name + ")"), std::string::npos) << line << "\n" << c;
-      ++clauses;
+      accumulators.insert(name);
     }
   }
   EXPECT_EQ(atomics + copies, occurrences(c, "#pragma omp atomic") + occurrences(c, "#pragma omp critical")) << c;
   EXPECT_EQ(copies, occurrences(c, "teml_thread() == 0 ?")) << c;
-  // A check loop in lanes (the rows' order of a CSR loop) ors its failures: not the program's reduction.
-  EXPECT_EQ(clauses, occurrences(c, " reduction(") - occurrences(c, " reduction(|:teml_some_failed")) << c;
+  EXPECT_EQ(accumulators, reductionClauseNames(c)) << c;
   int loops = 0, prefetches = 0;
   for (auto& n : lowered.nests)
     ir::forEachStmt(n, [&](const ir::StmtP& s) {

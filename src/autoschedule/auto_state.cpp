@@ -12,6 +12,21 @@ AutoState AutoState::fork(bool checked) const {
   return copy;
 }
 
+namespace {
+
+// How TeML names the loop: its iterator, where it is the first loop over it
+// (TeML's rule); a copy after it (an unroll-and-jam's remainder) by its id,
+// quoted.
+std::string temlLoopName(const ir::StmtP& body, const ir::For& f) {
+  std::string first;
+  ir::forEachStmt(body, [&](const ir::StmtP& s) {
+    if (first.empty() && s->kind == ir::StmtKind::For && s->as<ir::For>().var == f.var) first = s->id;
+  });
+  return first == f.id ? f.var : "\"" + f.id + "\"";
+}
+
+}  // namespace
+
 bool AutoState::tryStep(Step step) {
   step.iterators.clear();
   for (auto& id : step.loops) {
@@ -20,7 +35,7 @@ bool AutoState::tryStep(Step step) {
       lastRefusal_ = Refused{schedule::Refusal::NotApplicable, step.primitive + ": no loop '" + id + "'"};
       return false;
     }
-    step.iterators.push_back(f->var);
+    step.iterators.push_back(temlLoopName(body, *f));
   }
   try {
     auto applied = applyStep(*schedule_, body, step);

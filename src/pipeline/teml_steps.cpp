@@ -137,6 +137,13 @@ std::string TemlReplay::loopAt(const StmtP& nest, const StepArg& a, const std::s
   // An iterator's name: the first loop over it in program order, outermost
   // first (its level in a perfect nest; in a nest that an unroll-and-jam or
   // separate_tail split, the loop that kept its place, not the copies after it).
+  // A quoted id names any loop, copies too (`"L1.2#2"`, as listings show it).
+  if (a.kind == StepArg::Kind::Text) {
+    bool found = false;
+    ir::forEachStmt(nest, [&](const StmtP& s) { found = found || (s->kind == ir::StmtKind::For && s->id == a.text); });
+    if (!found) fail(a.loc, what + ": no loop '" + a.text + "' in this nest");
+    return a.text;
+  }
   if (!a.written.empty()) {
     std::string id;
     ir::forEachStmt(nest, [&](const StmtP& s) {

@@ -106,9 +106,10 @@ def test_csr_spmv_with_new_numbers_of_rows_and_nonzeros_compiles_once(tmp_path):
 
 
 def test_softmax_rows_and_columns_with_every_remainder(tmp_path):
-    # 1000 leaves 8 after 16-wide vectors, 1500 12, 2001 1: counts of the masked tail vary too
+    # 1004 leaves 12 after 16-wide vectors (4 after 8-wide), 1500 12 (4), 2001 1 (1), 1003 11 (3):
+    # counts of the masked tail vary too
     out = run_fresh(tmp_path, '''
-        for n, m in [(300, 1000), (150, 1500), (1000, 2001), (211, 1003)]:
+        for n, m in [(300, 1004), (150, 1500), (1000, 2001), (211, 1003)]:
             x = rng.standard_normal((n, m)).astype(np.float32)
             assert np.allclose(softmax(x), softmax_numpy(x), rtol=1e-5, atol=1e-7), (n, m)
             print(kernels())
@@ -127,9 +128,10 @@ def test_a_float_that_depends_on_a_size_is_bound_too(tmp_path):
 
 
 def test_a_size_that_decides_the_code_gets_a_kernel_of_its_own(tmp_path):
-    # 1024 columns leave no tail after the vectors, 1000 do: the code differs, not only its numbers
+    # 1024 columns leave no tail after the vectors, 1004 do (8-wide and 16-wide alike): the code
+    # differs, not only its numbers
     out = run_fresh(tmp_path, '''
-        for n, m in [(300, 1000), (300, 1024), (500, 2048)]:
+        for n, m in [(300, 1004), (300, 1024), (500, 2048)]:
             x = rng.standard_normal((n, m)).astype(np.float32)
             assert np.allclose(softmax(x), softmax_numpy(x), rtol=1e-5, atol=1e-7), (n, m)
             print(kernels())

@@ -327,7 +327,8 @@ class Planner {
                           fixed.mutate(substitute(f.body, {{f.var, add(even, intConst(1))}}))});
     int64_t pairs = std::max<int64_t>(0, last - first) / 2;
     peeled_ = true;  // the body twice: its ids repeat
-    timeLoop(For(f.id, pair, intConst(0), intConst(pairs), 1, f.loopKind, body, f.made), out, steps);
+    auto loop = std::make_shared<For>(f.id, pair, intConst(0), intConst(pairs), 1, f.loopKind, body, f.made);
+    timeLoop(*loop, out, steps);
     if (last - first > 0 && (last - first) % 2) {
       StmtP odd = walk(substitute(f.body, {{f.var, intConst(last - 1)}}), out);
       if (out) steps.push_back(odd);
