@@ -3,6 +3,8 @@ it once, before it (src/backend/cpu/invariant_index_loads.cpp): GCC leaves
 `V[col[k]][f]` in a loop over f scalar, and vectorizes `V[c][f]` with
 `c = col[k]` read first. The results are the same, also where the loop does
 not run at all (an empty row whose index points past the end)."""
+import re
+
 import numpy as np
 
 import teml
@@ -76,3 +78,25 @@ def test_a_row_that_does_not_run_reads_no_index():
             np.testing.assert_array_equal(y[i, :cnt[i]], V[col[first[i]], :cnt[i]])
         np.testing.assert_array_equal(y[i, cnt[i]:], 0)
     assert "0 < ((int64_t)(cnt[i])) ? (int64_t)(col[((int64_t)(first[i]))]) : 0;" in ragged_rows.c_source(cnt, first, col, V)
+
+
+@teml.transform
+def chosen_gather(flag: teml.Var[(R,), "int32"], idx: teml.Var[(R,), "int32"], other: teml.Var[(R,), "int32"],
+                  V: teml.Var[(C, F), "float32"], y: teml.Var[(R,), "float32", "output"]):
+    for i in range(R):
+        for f in range(F):
+            y[i] += V[idx[i] if flag[i] > 0 else other[i], f]
+
+
+def test_an_index_a_select_chooses_is_read_where_it_is_chosen():
+    # A select evaluates only the operand it chooses (one may be an index its condition
+    # guards): neither index is read before the loop.
+    rng = np.random.default_rng(6)
+    flag = rng.integers(0, 2, R).astype(np.int32)
+    idx, other = (rng.integers(0, C, R).astype(np.int32) for _ in range(2))
+    V = rng.standard_normal((C, F)).astype(np.float32)
+    np.testing.assert_allclose(chosen_gather(flag, idx, other, V), V[np.where(flag > 0, idx, other)].sum(axis=1),
+                               rtol=1e-5)
+    code = chosen_gather.c_source(flag, idx, other, V)
+    assert "#pragma omp simd reduction(+:y_acc)" in code  # a loop left to the C compiler
+    assert not re.search(r"const int64_t index\w* = [^;]*(idx|other)\[", code), code

@@ -44,6 +44,9 @@ class IndexLoadHoister : public Mutator {
     std::vector<ExprP> indices = subscripts(l.indices);
     return indices == l.indices ? e : load(l.tensor, indices, e->dtype);
   }
+  // A select evaluates only the operand it chooses: a load in either may be
+  // one its condition guards, so nothing inside is read early.
+  ExprP mutateSelect(const ExprP& e) override { return e; }
   StmtP mutateStore(const StmtP& s) override {
     auto& st = s->as<Store>();
     std::vector<ExprP> indices = subscripts(st.indices);
