@@ -8,6 +8,7 @@
 #include "ir/fresh_name.hpp"
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::lowering {
 
@@ -45,30 +46,41 @@ bool holdsDistributed(const StmtP& s) {
   return found;
 }
 
-// Whether `e` uses `t` only through its parity: inside `% 2` of sums and
-// products (`t % 2`, `(t + 1) % 2`); `underParity` when e is inside one.
-bool parityOnly(const ExprP& e, const std::string& t, bool underParity) {
-  switch (e->kind) {
-    case ExprKind::Var: return e->as<Var>().name != t || underParity;
-    case ExprKind::Binary: {
-      auto& b = e->as<Binary>();
-      int64_t two;
-      if (b.op == BinOp::Mod && constValue(b.b, &two) && two == 2) return parityOnly(b.a, t, true) && parityOnly(b.b, t, true);
-      bool ring = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul;
-      return parityOnly(b.a, t, underParity && ring) && parityOnly(b.b, t, underParity && ring);
-    }
-    case ExprKind::Load:
-      for (auto& i : e->as<Load>().indices)
-        if (!parityOnly(i, t, false)) return false;
-      return true;
-    case ExprKind::Unary: return parityOnly(e->as<Unary>().a, t, false);
-    case ExprKind::Cast: return parityOnly(e->as<Cast>().a, t, underParity);
-    case ExprKind::Select: {
-      auto& c = e->as<Select>();
-      return parityOnly(c.cond, t, false) && parityOnly(c.a, t, false) && parityOnly(c.b, t, false);
-    }
-    default: return true;  // constants
+// Whether expressions use `t` only through its parity: inside `% 2` of sums
+// and products (`t % 2`, `(t + 1) % 2`); `underParity` when they are inside one.
+class ParityOnly : public Visitor {
+ public:
+  ParityOnly(std::string t, bool underParity) : t_(std::move(t)), under_(underParity) {}
+  bool ok = true;
+
+ protected:
+  void visitVar(const Var& v) override { ok = ok && (v.name != t_ || under_); }
+  void visitBinary(const Binary& b) override {
+    int64_t two;
+    bool parity = b.op == BinOp::Mod && constValue(b.b, &two) && two == 2;
+    bool ring = b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul;
+    within(parity || (under_ && ring), [&] { Visitor::visitBinary(b); });
   }
+  void visitLoad(const Load& l) override { within(false, [&] { Visitor::visitLoad(l); }); }
+  void visitUnary(const Unary& u) override { within(false, [&] { Visitor::visitUnary(u); }); }
+  void visitSelect(const Select& c) override { within(false, [&] { Visitor::visitSelect(c); }); }
+
+ private:
+  template <class F>
+  void within(bool under, F body) {
+    bool outer = under_;
+    under_ = under;
+    body();
+    under_ = outer;
+  }
+  std::string t_;
+  bool under_;
+};
+
+bool parityOnly(const ExprP& e, const std::string& t, bool underParity) {
+  ParityOnly check(t, underParity);
+  check.visit(e);
+  return check.ok;
 }
 
 // A time loop whose body chooses elements by the parity of its iterator
