@@ -56,6 +56,52 @@ class Program:
             access = elts[2].value if len(elts) > 2 else "input"
             self.params.append(Param(a.arg, shape, dtype, access))
 
+    def longest_accumulation(self):
+        """The most instances any accumulating statement (`+=` and the like, or `v = f(v, ...)`)
+        runs: the product of the trip counts of its enclosing loops, through inlined helpers.
+        Recursive summation of n terms is exact to n units of roundoff (Higham's gamma_n), so
+        the tolerance of a reordered sum grows with it. A loop bounded by data counts as the
+        largest dimension of any parameter."""
+        tree = ast.parse(self.text)
+        functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+        largest = max([d for p in self.params for d in p.shape] + [1])
+
+        def trips(call):
+            args = call.args
+            try:
+                ends = [int(eval(compile(ast.Expression(a), "<range>", "eval"), {}, dict(self.constants)))
+                        for a in args[:2]]
+            except Exception:
+                return largest
+            return max(ends[0] if len(ends) == 1 else ends[1] - ends[0], 1)
+
+        def reads_target(stmt):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) else None
+            if target is None:
+                return False
+            base = target.value if isinstance(target, ast.Subscript) else target
+            return isinstance(base, ast.Name) and any(
+                isinstance(n, ast.Name) and n.id == base.id for n in ast.walk(stmt.value))
+
+        def walk(body, count, seen):
+            most = 1
+            for stmt in body:
+                if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.Call):
+                    most = max(most, walk(stmt.body, count * trips(stmt.iter), seen))
+                    continue
+                if isinstance(stmt, ast.AugAssign) or (isinstance(stmt, ast.Assign) and reads_target(stmt)):
+                    most = max(most, count)
+                for call in ast.walk(stmt):
+                    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                            and call.func.id in functions and call.func.id not in seen):
+                        most = max(most, walk(functions[call.func.id].body, count, seen | {call.func.id}))
+                for field in ("body", "orelse"):
+                    if isinstance(stmt, (ast.If, ast.While, ast.With)) and getattr(stmt, field, None):
+                        most = max(most, walk(getattr(stmt, field), count, seen))
+            return most
+
+        return walk(functions[self.entry].body, 1, {self.entry})
+
     def param(self, name):
         return next((p for p in self.params if p.name == name), None)
 

@@ -144,9 +144,10 @@ def run_process(cmd, timeout, env=None, memory=None):
         return p.returncode, out, err, True
 
 
-def compare(ref, got, dtype):
+def compare(ref, got, dtype, terms=1):
     """None if got equals ref (integers exactly; floats within TOL scaled by the
-    tensor's magnitude), else a description of the largest difference."""
+    tensor's magnitude, or within `terms` units of roundoff where a sum of that many
+    terms may have been reordered), else a description of the largest difference."""
     ref, got = np.asarray(ref), np.asarray(got)
     if ref.shape != got.shape:
         return f"shape {got.shape} instead of {ref.shape}"
@@ -169,7 +170,8 @@ def compare(ref, got, dtype):
     if not fin.any():
         return None
     scale = np.max(np.abs(r[fin]))
-    tol = TOL[dtype] * (np.abs(r) + scale) + TOL[dtype] * 1e-3
+    rtol = max(TOL[dtype], terms * float(np.finfo(dtype).eps) / 2)
+    tol = rtol * (np.abs(r) + scale) + rtol * 1e-3
     with np.errstate(invalid="ignore"):
         err = np.where(fin, np.abs(r - g), 0.0)
     if (err > tol).any():
@@ -343,7 +345,7 @@ class Runner:
             f = self.file(path + "." + p.name)
             if not os.path.exists(f):
                 return Result(path, "mismatch", f"no output '{p.name}' written")
-            d = compare(np.load(self.file("ref." + p.name)), np.load(f), p.dtype)
+            d = compare(np.load(self.file("ref." + p.name)), np.load(f), p.dtype, self.prog.longest_accumulation())
             if d:
                 return Result(path, "mismatch", f"'{p.name}' {d}")
         return Result(path, "ok")

@@ -155,7 +155,7 @@ def run_path(r):
             f = os.path.join(r.workdir, f"shapes{k}.{p.name}.npy")
             if not os.path.exists(f):
                 return R("shapes", "mismatch", f"{where}: no output '{p.name}' written")
-            d = runner.compare(ref, np.load(f), p.dtype)
+            d = runner.compare(ref, np.load(f), p.dtype, prog.longest_accumulation())
             if d:
                 return R("shapes", "mismatch", f"{where}: '{p.name}' {d}")
     return R("shapes", "ok", f"sizes {sizes['A']}, then {sizes['B']}")
