@@ -164,7 +164,7 @@ bool sameAccess(const isl_model::Access& a, const isl_model::Access& b) {
 }  // namespace
 
 StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::string, std::vector<int64_t>>& shapes,
-                          std::optional<std::pair<int64_t, int64_t>> block) {
+                          const std::vector<LoopBlock>& blocks) {
   StepAccesses out;
   isl_ctx_reset_operations(ctx);  // the budget is for one question, not for every rank's
   for (auto& [t, shape] : shapes) {
@@ -215,10 +215,9 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
   };
   try {
     for (auto& o : occ) {
-      if (block) {
-        if (o.vars.empty()) throw CannotDistribute("distribute: a statement outside the distributed loop");
-        o.constraints.push_back(std::to_string(block->first) + " <= " + o.vars[0] + " < " +
-                                std::to_string(block->second));
+      for (auto& b : blocks) {
+        if (o.vars.size() <= b.level) throw CannotDistribute("distribute: a statement outside the distributed loop");
+        o.constraints.push_back(std::to_string(b.first) + " <= " + o.vars[b.level] + " < " + std::to_string(b.last));
       }
       // A read written again (y[col[k]] + y[col[k]], the loop bounds' reads
       // before each) touches the same elements: one relation each.

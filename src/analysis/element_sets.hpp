@@ -69,11 +69,19 @@ struct StepAccesses {
   std::set<std::string> indirect;                           // read through indices loaded from data
 };
 
+// Iterations [first, last) of the loop `level` loops deep in a step (0: the
+// step itself).
+struct LoopBlock {
+  size_t level = 0;
+  int64_t first = 0, last = 0;
+};
+
 // The accesses of `step` to the tensors of `shapes` (tensors defined inside
-// the step are its own). With `block`, only the instances whose outermost
-// loop (the step itself) runs iterations [first, last). Throws
-// CannotDistribute when isl cannot describe the step.
+// the step are its own). With `blocks`, only the instances whose loops run
+// the iterations each block names (a rank's part of a distributed step; an
+// empty list: every instance). Throws CannotDistribute when isl cannot
+// describe the step.
 StepAccesses stepAccesses(isl_ctx* ctx, const ir::StmtP& step, const std::map<std::string, std::vector<int64_t>>& shapes,
-                          std::optional<std::pair<int64_t, int64_t>> block);
+                          const std::vector<LoopBlock>& blocks = {});
 
 }  // namespace teml::analysis

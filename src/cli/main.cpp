@@ -30,6 +30,7 @@ const char* kUsage =
     "  --output TENSOR=FILE    write a tensor to .npy (repeatable)\n"
     "  --threads N             threads for parallel loops\n"
     "  --ranks N               emit, check: lower for N MPI ranks (run, bench: mpirun's count)\n"
+    "  --ranks-grid RxC        two distributed loops of a nest split over R x C ranks (default: most even)\n"
     "  --target cpu|cuda       where the program runs (default cpu)\n"
     "  --arch sm_NN            cuda: the GPU architecture (default: the device's, else sm_90)\n"
     "  --emulate               cuda: run in teml's GPU emulator on the CPU (checks races and barriers)\n"
@@ -85,6 +86,14 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       o.inputs.push_back(splitAssign(value(), "--input"));
     } else if (a == "--output") {
       o.outputs.push_back(splitAssign(value(), "--output"));
+    } else if (a == "--ranks-grid") {
+      std::string g = value();
+      auto x = g.find('x');
+      if (x == std::string::npos) usage("--ranks-grid takes RxC (rows x columns of ranks), not '" + g + "'");
+      long rows = parseInt(g.substr(0, x), "--ranks-grid"), cols = parseInt(g.substr(x + 1), "--ranks-grid");
+      if (rows < 1 || cols < 1 || rows * cols > 1 << 20) usage("--ranks-grid: rows and columns must be positive");
+      o.rankGridRows = static_cast<int>(rows);
+      o.rankGridCols = static_cast<int>(cols);
     } else if (a == "--ranks") {
       long n = parseInt(value(), "--ranks");
       if (n < 1 || n > 1 << 20) usage("--ranks must be between 1 and 1048576");

@@ -229,8 +229,8 @@ class RankRun {
     std::string me = "rank " + std::to_string(rank_) + ": ";  // as INTERFACES.md spells it
     for (size_t k = 0; k < p.distribution.loops.size(); ++k) {
       auto& l = p.distribution.loops[k];
-      os << me << "distributed loop " << k + 1 << " '" << l.var << "' iterations [" << l.first(rank_, p.distribution.ranks) << ", "
-         << l.first(rank_ + 1, p.distribution.ranks) << ") of [" << l.begin << ", " << l.end << ")\n";
+      os << me << "distributed loop " << k + 1 << " '" << l.var << "' iterations [" << l.first(rank_) << ", " << l.last(rank_)
+         << ") of [" << l.begin << ", " << l.end << ")\n";
     }
     auto* sent = static_cast<long*>(kernel_->symbol("teml_mpi_sent"));
     auto* received = static_cast<long*>(kernel_->symbol("teml_mpi_received"));

@@ -194,6 +194,10 @@ target::Target targetFor(const Options& o) {
   }
   target::Target t = machineTarget(threadCount(o));
   t.ranks = std::max(1, o.ranks);
+  if (o.rankGridRows > 0 && o.rankGridRows * o.rankGridCols != t.ranks)
+    throw UserError(SourceLoc{}, "--ranks-grid " + std::to_string(o.rankGridRows) + "x" + std::to_string(o.rankGridCols) +
+                                     " is not " + std::to_string(t.ranks) + " ranks");
+  t.rankGridRows = o.rankGridRows;
   return t;
 }
 

@@ -14,11 +14,26 @@
 
 namespace teml::ir {
 
+// A loop split in `parts` contiguous blocks: rank r runs block
+// c = (r / stride) % parts, iterations [begin + n*c/parts, begin + n*(c+1)/parts),
+// n = end - begin. One loop of a nest: parts = ranks, stride 1. Two (a grid
+// of rows x cols ranks): the outer loop parts = rows, stride = cols; the
+// inner parts = cols, stride 1.
 struct DistributedLoop {
   std::string var;
-  int64_t begin = 0, end = 0;  // rank r runs [begin + n*r/R, begin + n*(r+1)/R), n = end - begin
-  int64_t first(int rank, int ranks) const { return begin + (end - begin) * rank / ranks; }
+  int64_t begin = 0, end = 0;
+  int parts = 1, stride = 1;
+  int block(int rank) const { return rank / stride % parts; }
+  int64_t first(int rank) const { return begin + (end - begin) * block(rank) / parts; }
+  int64_t last(int rank) const { return begin + (end - begin) * (block(rank) + 1) / parts; }
 };
+
+// The grid of ranks a nest with two distributed loops runs on: rows x cols
+// = ranks. `asked`: --ranks-grid's rows (0: chosen, the most even split).
+struct RankGrid {
+  int rows = 1, cols = 1;
+};
+RankGrid rankGrid(int ranks, int askedRows = 0);
 
 struct Distribution {
   int ranks = 1;
@@ -31,6 +46,7 @@ struct Distribution {
   // least; where two write one, the values are equal).
   std::map<std::string, std::vector<std::vector<BoxTransfer>>> results;
   std::vector<DistributedLoop> loops;
+  RankGrid grid;  // of nests with two distributed loops
   // Loop id -> the `distribute` call that marked it (a schedule's line):
   // where a refusal of the plan points.
   std::map<std::string, SourceLoc> askedAt;

@@ -63,7 +63,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
       run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });
   }
   // Several MPI ranks: exchanges between the steps, then each distributed loop bound to its rank's block.
-  if (target.kind == target::Kind::Cpu && target.ranks > 1) p = boundToRanks(planExchanges(p, target.ranks));
+  if (target.kind == target::Kind::Cpu && target.ranks > 1) p = boundToRanks(planExchanges(p, target.ranks, target.rankGridRows));
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);
   return p;

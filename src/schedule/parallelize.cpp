@@ -94,15 +94,41 @@ StmtP markLoop(const StmtP& nest, int r, ParallelScope scope, ThreadSchedule sch
 
 }  // namespace
 
+namespace {
+// Where distributed loops sit: one of a nest, or two, the inner one the
+// whole body of the outer one with bounds that do not depend on it (a
+// rectangle of blocks, over a grid of ranks).
+class DistributedNesting : public Visitor {
+ protected:
+  void visitFor(const For& f) override {
+    if (!f.loopKind.distributed) return Visitor::visitFor(f);
+    if (!around_.empty()) {
+      const For& outer = *around_.back();
+      bool grid = around_.size() == 1 && outer.body.get() == &f && !usesVar(f.begin, outer.var) &&
+                  !usesVar(f.end, outer.var);
+      if (!grid)
+        throw ScheduleError("distribute: the loop '" + f.var + "' is inside '" + outer.var +
+                            "', which is distributed already; the ranks split one loop of a nest, or two where the "
+                            "inner one is the whole body of the outer one and its bounds do not depend on it");
+    }
+    around_.push_back(&f);
+    Visitor::visitFor(f);
+    around_.pop_back();
+  }
+
+ private:
+  std::vector<const For*> around_;
+};
+}  // namespace
+
+void checkDistributedNesting(const StmtP& top) { DistributedNesting().visit(top); }
+
 StmtP distribute(const StmtP& nest, int r) {
   auto chain = loopsToLevel(nest, r, "distribute");
   const For& f = *chain[r - 1];
   if (f.loopKind.distributed) throw ScheduleError("distribute: the loop '" + f.var + "' is distributed already");
   for (int level = 1; level < r; ++level) {
     const For& around = *chain[level - 1];
-    if (around.loopKind.distributed)
-      throw ScheduleError("distribute: the loop '" + f.var + "' is inside '" + around.var +
-                          "', which is distributed already; the ranks split one loop of a nest");
     if (around.loopKind.gpu() || around.loopKind.threads() || around.loopKind.lanes())
       throw ScheduleError("distribute: the loop '" + f.var + "' is inside '" + around.var + "', bound to " +
                           parallelScopeName(around.loopKind.scope) + "; the ranks split a loop outside threads");
@@ -110,11 +136,6 @@ StmtP distribute(const StmtP& nest, int r) {
   if (f.loopKind.gpu() || f.loopKind.lanes())
     throw ScheduleError("distribute: the loop '" + f.var + "' is bound to " + parallelScopeName(f.loopKind.scope) +
                         "; distribute the loop around it");
-  forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::For && s->as<For>().loopKind.distributed)
-      throw ScheduleError("distribute: the loop '" + f.var + "' holds '" + s->as<For>().var +
-                          "', which is distributed already; the ranks split one loop of a nest");
-  });
   // The same legality as parallelize: independent iterations, or ones that
   // meet only in reductions (combined across ranks).
   LoopKind kind = f.loopKind;

@@ -177,7 +177,9 @@ Schedule::Applied Schedule::parallelize(const StmtP& top, const std::string& loo
   TEML_RACE_CHECKED(TEML_ON_LOOP("parallelize", false, schedule::parallelizeOnGpu(s.nest, s.level, scope)))
 }
 Schedule::Applied Schedule::distribute(const StmtP& top, const std::string& loop) {
-  TEML_RACE_CHECKED(TEML_ON_LOOP("distribute", false, schedule::distribute(s.nest, s.level)))
+  Applied a = [&]() -> Applied { TEML_RACE_CHECKED(TEML_ON_LOOP("distribute", false, schedule::distribute(s.nest, s.level))) }();
+  schedule::checkDistributedNesting(a.result);
+  return a;
 }
 Schedule::Applied Schedule::vectorize(const StmtP& top, const std::string& loop) {
   TEML_RACE_CHECKED(TEML_ON_LOOP("vectorize", false, schedule::vectorize(s.nest, s.level)))

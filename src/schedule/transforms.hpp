@@ -20,6 +20,9 @@ ir::StmtP splitParts(const ir::StmtP& nest, int r, int64_t parts);
 // Level r's iterations split across the MPI ranks (contiguous blocks),
 // checked as parallelize is: independent, or meeting only in reductions.
 ir::StmtP distribute(const ir::StmtP& nest, int r);
+// Throws ScheduleError where a distributed loop is inside another one other
+// than as the whole body of a lone distributed loop (a grid of ranks).
+void checkDistributedNesting(const ir::StmtP& top);
 // Swaps the loops at levels r1 and r2.
 ir::StmtP interchange(const ir::StmtP& nest, int r1, int r2);
 // Branches without an else between loops of `loops` (by id), inside one

@@ -35,6 +35,7 @@ struct Target {
   int threads = 0;           // threads a parallel loop runs on; 0: OpenMP's default
   GpuLimits gpu;             // of a CUDA target
   int ranks = 1;             // MPI ranks a CPU program is lowered for (docs/distributed.md)
+  int rankGridRows = 0;      // rows of the grid of ranks of two distributed loops (0: chosen)
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
 };

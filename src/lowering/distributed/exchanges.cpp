@@ -31,6 +31,25 @@ const For* distributedStep(const StmtP& step) {
   return nullptr;
 }
 
+// The distributed loop inside a distributed step (a grid of ranks), and
+// how many loops deep in the step it is.
+class InnerDistributed : public Visitor {
+ public:
+  const For* loop = nullptr;
+  size_t level = 0;
+
+ protected:
+  void visitFor(const For& f) override {
+    if (depth_ > 0 && f.loopKind.distributed && !loop) loop = &f, level = depth_;
+    ++depth_;
+    Visitor::visitFor(f);
+    --depth_;
+  }
+
+ private:
+  size_t depth_ = 0;
+};
+
 int64_t constant(const ExprP& e, const For& f) {
   if (e->kind != ExprKind::IntConst)
     throw UserError(f.made.loc, "distribute: loop '" + f.var + "' has bounds that are not constants");
@@ -175,11 +194,13 @@ class Planner {
   using Holdings = std::map<std::string, std::vector<ElementSet>>;
 
  public:
-  Planner(const Program& p, int ranks) : p_(p), ranks_(ranks), ctx_(analysis::isl_model::boundedContext()) {}
+  Planner(const Program& p, int ranks, int gridRows)
+      : p_(p), ranks_(ranks), grid_(rankGrid(ranks, gridRows)), ctx_(analysis::isl_model::boundedContext()) {}
 
   Program run() {
     Program out = p_;
     out.distribution.ranks = ranks_;
+    out.distribution.grid = grid_;
     // First pass: what every rank touches, so that it keeps that part.
     for (auto& t : p_.tensors) {
       Tensor& x = tensors_[t.name];
@@ -389,19 +410,34 @@ class Planner {
     for (auto& [name, x] : tensors_) shapes[name] = x.shape;
     std::vector<StepAccesses> acc;
     if (loop) {
-      int64_t b = constant(loop->begin, *loop), e = constant(loop->end, *loop);
-      if (loop->step != 1) throw UserError(loop->made.loc, "distribute: loop '" + loop->var + "' steps by more than 1");
-      DistributedLoop d{loop->var, b, std::max(b, e)};
-      if (out) {
+      // One distributed loop: its blocks over all ranks. Two (the outer one
+      // and one inside): blocks of the grid's rows and of its columns.
+      InnerDistributed inner;
+      inner.visit(step);
+      std::vector<std::pair<const For*, size_t>> split = {{loop, 0}};
+      if (inner.loop) split.push_back({inner.loop, inner.level});
+      std::vector<DistributedLoop> ds;
+      for (size_t k = 0; k < split.size(); ++k) {
+        const For& f = *split[k].first;
+        int64_t b = constant(f.begin, f), e = constant(f.end, f);
+        if (f.step != 1) throw UserError(f.made.loc, "distribute: loop '" + f.var + "' steps by more than 1");
+        DistributedLoop d{f.var, b, std::max(b, e)};
+        d.parts = !inner.loop ? ranks_ : k == 0 ? grid_.rows : grid_.cols;
+        d.stride = inner.loop && k == 0 ? grid_.cols : 1;
+        ds.push_back(d);
+        if (!out) continue;
         auto& loops = out->distribution.loops;
         bool listed = false;  // a time loop's first iteration and the others run copies of one loop
         for (auto& l : loops) listed |= l.var == d.var && l.begin == d.begin && l.end == d.end;
         if (!listed) loops.push_back(d);
       }
-      for (int r = 0; r < ranks_; ++r)
-        acc.push_back(analysis::stepAccesses(ctx_.get(), step, shapes, std::make_pair(d.first(r, ranks_), d.first(r + 1, ranks_))));
+      for (int r = 0; r < ranks_; ++r) {
+        std::vector<analysis::LoopBlock> blocks;
+        for (size_t k = 0; k < ds.size(); ++k) blocks.push_back({split[k].second, ds[k].first(r), ds[k].last(r)});
+        acc.push_back(analysis::stepAccesses(ctx_.get(), step, shapes, blocks));
+      }
     } else {
-      acc.assign(ranks_, analysis::stepAccesses(ctx_.get(), step, shapes, std::nullopt));
+      acc.assign(ranks_, analysis::stepAccesses(ctx_.get(), step, shapes));
     }
     // A small step outside the distributed loops (a boundary, `v[0] = u[0]`)
     // runs in the one rank that holds what it writes, not in every rank:
@@ -559,6 +595,7 @@ class Planner {
 
   const Program& p_;
   int ranks_;
+  RankGrid grid_;
   analysis::isl_model::Ctx ctx_;
   std::map<std::string, Tensor> tensors_;
   std::set<std::string> written_;
@@ -567,33 +604,52 @@ class Planner {
   std::map<const Stmt*, int> owners_;  // steps outside distributed loops that one rank runs
 };
 
+// Each distributed loop runs its rank's block: a loop alone over all ranks,
+// a loop with another distributed one inside over the grid's rows, that one
+// over its columns (ir::DistributedLoop).
 class BoundToRank : public Mutator {
  public:
-  explicit BoundToRank(int ranks) : ranks_(ranks) {}
+  BoundToRank(int ranks, RankGrid grid) : ranks_(ranks), grid_(grid) {}
   StmtP mutateFor(const StmtP& s) override {
     auto& f = s->as<For>();
     if (!f.loopKind.distributed) return Mutator::mutateFor(s);
-    ExprP n = sub(f.end, f.begin), rank = var(kRankVariable), r = intConst(ranks_);
-    ExprP first = add(f.begin, floorDiv(mul(n, rank), r));
-    ExprP last = add(f.begin, floorDiv(mul(n, add(rank, intConst(1))), r));
-    return std::make_shared<For>(f.id, f.var, first, last, f.step, f.loopKind, f.body, f.made);
+    if (inGrid_) {
+      inGrid_ = false;
+      return bound(f, grid_.cols, 1, mutate(f.body));
+    }
+    InnerDistributed inner;
+    inner.visit(s);
+    if (!inner.loop) return bound(f, ranks_, 1, mutate(f.body));
+    inGrid_ = true;
+    return bound(f, grid_.rows, grid_.cols, mutate(f.body));
   }
 
  private:
+  StmtP bound(const For& f, int parts, int stride, StmtP body) const {
+    ExprP n = sub(f.end, f.begin), p = intConst(parts);
+    ExprP block = var(kRankVariable);
+    if (stride > 1) block = floorDiv(block, intConst(stride));
+    if (stride * parts < ranks_) block = binary(BinOp::Mod, block, p);
+    ExprP first = add(f.begin, floorDiv(mul(n, block), p));
+    ExprP last = add(f.begin, floorDiv(mul(n, add(block, intConst(1))), p));
+    return std::make_shared<For>(f.id, f.var, first, last, f.step, f.loopKind, std::move(body), f.made);
+  }
   int ranks_;
+  RankGrid grid_;
+  bool inGrid_ = false;
 };
 
 }  // namespace
 
-Program planExchanges(const Program& lowered, int ranks) {
+Program planExchanges(const Program& lowered, int ranks, int gridRows) {
   if (ranks <= 1) return lowered;
-  return Planner(lowered, ranks).run();
+  return Planner(lowered, ranks, gridRows).run();
 }
 
 Program boundToRanks(const Program& planned) {
   Program p = planned;
   if (p.distribution.ranks <= 1) return p;
-  BoundToRank b(p.distribution.ranks);
+  BoundToRank b(p.distribution.ranks, p.distribution.grid);
   for (auto& n : p.nests) n = b.mutate(n);
   return p;
 }

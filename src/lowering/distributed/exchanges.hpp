@@ -15,9 +15,11 @@
 
 namespace teml::lowering {
 
-// `lowered` unchanged for one rank. Throws UserError at the distributed
-// loop where the plan cannot describe or carry what it moves.
-ir::Program planExchanges(const ir::Program& lowered, int ranks);
+// `lowered` unchanged for one rank. A nest with two distributed loops runs
+// on a grid of ranks, `gridRows` rows (0: ir::rankGrid's choice). Throws
+// UserError at the distributed loop where the plan cannot describe or
+// carry what it moves.
+ir::Program planExchanges(const ir::Program& lowered, int ranks, int gridRows = 0);
 
 // Each distributed loop's bounds become its rank's block (ir::kRankVariable).
 ir::Program boundToRanks(const ir::Program& planned);

@@ -1,0 +1,145 @@
+"""Grids of ranks (docs/distributed.md, "Grids of ranks"): two distributed
+loops of a nest, the inner one the whole body of the outer one, split over
+rows x columns of ranks (the most even split, or `--ranks-grid RxC`). A 2-D
+heat stencil (100 time steps) and a matrix product of two computed matrices
+under mpirun write what one process writes, bit for bit; each rank moves
+exactly the rows and columns next to its block per half step, and the
+product moves what SUMMA broadcasts (its rank row's part of A, its rank
+column's part of B), both as predicted and in closed form."""
+import subprocess
+
+import numpy as np
+import pytest
+
+import test_mpi_runs as mpi_runs
+from test_mpi_runs import ENV, EXAMPLES, TEML
+from test_mpi_time_loops import HALO
+
+HEAT = EXAMPLES / "heat2d_blocks.py"
+
+PRODUCT_OF_COMPUTED_MATRICES = '''import teml
+
+
+@teml.transform
+def mm(A: teml.Var[(N, K), "int64"], B: teml.Var[(K, M), "int64"], C: teml.Var[(N, M), "int64", "output"]):
+    A2 = teml.zeros((N, K), "int64")
+    B2 = teml.zeros((K, M), "int64")
+    #! label: La
+    for i in range(N):
+        #! label: La_k
+        for k in range(K):
+            A2[i, k] = A[i, k] * 2 + 1
+    #! label: Lb
+    for k in range(K):
+        #! label: Lb_j
+        for j in range(M):
+            B2[k, j] = B[k, j] - 3
+    #! label: Li
+    for i in range(N):
+        #! label: Lj
+        for j in range(M):
+            for k in range(K):
+                C[i, j] += A2[i, k] * B2[k, j]
+
+
+@teml.schedule(mm)
+def schedule(s):
+    s.distribute("La")
+    s.distribute("La_k")
+    s.distribute("Lb")
+    s.distribute("Lb_j")
+    s.distribute("Li")
+    s.distribute("Lj")
+'''
+
+
+def run(tmp_path, program, sizes, inputs, outputs, ranks=None, tag="", grid=None):
+    extra = ["--threads", "1", "-v"] + (["--ranks-grid", grid] if grid else [])
+    return mpi_runs.run(tmp_path, program, sizes, inputs, outputs, ranks, tag, extra=extra)
+
+
+def moved(result, steps=None):
+    """(rank, tensor) -> (predicted sent, received, moved sent, received), summed over the
+    exchanges; with `steps`, per time step, of the exchanges every step (or every step after
+    the first, planned apart where the blocks before the time loop differ) runs."""
+    out = {}
+    for rank, tensor, sent, received, times, moved_sent, moved_received in HALO.findall(result.stderr):
+        amounts = [int(x) for x in (sent, received, moved_sent, moved_received)]
+        if steps is not None:
+            if int(times or 1) < steps - 1:
+                continue
+            amounts = [x // int(times) for x in amounts]
+        old = out.get((int(rank), tensor), (0, 0, 0, 0))
+        out[(int(rank), tensor)] = tuple(a + b for a, b in zip(old, amounts))
+    return out
+
+
+def block(n, parts, k, begin=0):
+    return begin + n * k // parts, begin + n * (k + 1) // parts
+
+
+def size(n, parts, k):
+    lo, hi = block(n, parts, k)
+    return hi - lo
+
+
+@pytest.mark.parametrize("ranks,grid", [(2, None), (3, None), (4, None), (4, "1x4"), (6, "3x2")])
+def test_heat_2d_in_blocks_moves_the_rows_and_columns_next_to_each_block(tmp_path, ranks, grid):
+    n, m, steps = 23, 17, 100
+    u0 = np.random.default_rng(2).random((n, m))
+    sizes = {"N": n, "M": m, "T": steps}
+    alone, _ = run(tmp_path, HEAT, sizes, {"u0": u0}, ["u"], tag="alone")
+    together, result = run(tmp_path, HEAT, sizes, {"u0": u0}, ["u"], ranks, grid=grid)
+    np.testing.assert_array_equal(together["u"], alone["u"])  # each point computed as one process does
+    rows = int(grid.split("x")[0]) if grid else {2: 2, 3: 3, 4: 2}[ranks]
+    cols = ranks // rows
+    got = moved(result, steps)
+    for r in range(ranks):
+        # The half steps run the interior, rows [1, n-1) x columns [1, m-1): a
+        # rank sends its block's edge row to the rank above and below, and its
+        # edge column to the rank left and right, every half step (per time
+        # step, as the exchanges of the steps after the first are counted).
+        lo, hi = block(n - 2, rows, r // cols, 1)
+        left, right = block(m - 2, cols, r % cols, 1)
+        vertical = (r // cols > 0) + (r // cols < rows - 1)
+        horizontal = (r % cols > 0) + (r % cols < cols - 1)
+        want = 8 * (vertical * (right - left) + horizontal * (hi - lo))
+        for tensor in ("u", "v"):
+            assert got.get((r, tensor), (0, 0, 0, 0)) == (want, want, want, want), (r, tensor, result.stderr)
+
+
+def test_a_product_of_computed_matrices_moves_what_summa_broadcasts(tmp_path):
+    path = tmp_path / "mm.py"
+    path.write_text(PRODUCT_OF_COMPUTED_MATRICES)
+    n, k, m = 30, 20, 26
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(-9, 9, (n, k)), rng.integers(-9, 9, (k, m))
+    sizes = {"N": n, "K": k, "M": m}
+    together, result = run(tmp_path, path, sizes, {"A": a, "B": b}, ["C"], 4)
+    np.testing.assert_array_equal(together["C"], (a * 2 + 1) @ (b - 3))
+    got = moved(result)
+    for r in range(4):
+        row, col = r // 2, r % 2
+        # A2's rows of this rank row, the columns the other rank of the row computed;
+        # B2's columns of this rank column, the rows the other rank of the column computed.
+        want_a = 8 * size(n, 2, row) * size(k, 2, 1 - col)
+        want_b = 8 * size(k, 2, 1 - row) * size(m, 2, col)
+        assert got[(r, "A2")][1::2] == (want_a, want_a), result.stderr  # received, predicted and moved
+        assert got[(r, "B2")][1::2] == (want_b, want_b), result.stderr
+
+
+def test_check_and_mpirun_agree_on_grids(tmp_path):
+    sizes = ["--set", "N=23", "--set", "M=17", "--set", "T=5"]
+    for ranks in (2, 4):
+        check = subprocess.run([TEML, "check", str(HEAT), *sizes, "--ranks", str(ranks)], capture_output=True,
+                               text=True, env=ENV, timeout=120)
+        assert check.returncode == 0, check.stderr
+    wrong = subprocess.run([TEML, "check", str(HEAT), *sizes, "--ranks", "4", "--ranks-grid", "3x2"],
+                           capture_output=True, text=True, env=ENV, timeout=120)
+    assert wrong.returncode != 0 and "--ranks-grid 3x2 is not 4 ranks" in wrong.stderr, wrong.stderr
+    np.save(tmp_path / "u0.npy", np.zeros((23, 17)))
+    under_mpirun = subprocess.run(["mpirun", "-np", "4", TEML, "run", str(HEAT), *sizes, "--ranks-grid", "3x2",
+                                   "--input", f"u0={tmp_path / 'u0.npy'}", "--cache-dir", str(tmp_path / "cache")],
+                                  capture_output=True, text=True, env=ENV, timeout=120)
+    assert under_mpirun.returncode == wrong.returncode, under_mpirun.stderr
+    assert "--ranks-grid 3x2 is not 4 ranks" in under_mpirun.stderr, under_mpirun.stderr
