@@ -18,12 +18,10 @@ using namespace ir;
 
 namespace {
 
-// What this machine's ranks do per second (shared-memory transport about
-// 1 GB/s, one core a few GFLOP/s): communication is small against the work
-// where it takes at most a quarter of the time.
-constexpr double kBytesPerSecond = 1e9, kFlopsPerSecond = 4e9, kLargestShare = 0.25;
-// A message between ranks costs about this much whatever its size.
-constexpr double kSecondsPerMessage = 5e-6;
+// What one core of this machine does per second (a few GFLOP/s; exchanges
+// as lowering/distributed/traffic.hpp models them): communication is small
+// against the work where it takes at most a quarter of the time.
+constexpr double kFlopsPerSecond = 4e9, kLargestShare = 0.25;
 // A serial loop of at most this many iterations around loops is a time loop
 // whose steps may be distributed (docs/distributed.md, "Time loops").
 constexpr int64_t kMostTimeSteps = 4096;
@@ -91,17 +89,19 @@ Distribution autoDistribute(const Program& scheduled, const target::Target& targ
     return out;
   }
   int64_t most = 0, messages = 0;
+  double talk = 0;
   try {
-    for (auto& t : lowering::predictedTraffic(lowering::lower(candidate, target, cacheDir))) {
+    auto traffic = lowering::predictedTraffic(lowering::lower(candidate, target, cacheDir));
+    for (auto& t : traffic) {
       most = std::max(most, t.sent + t.received);
       messages = std::max(messages, t.messages);
     }
+    talk = lowering::exchangeSeconds(traffic);
   } catch (const UserError& e) {
     out.why = std::string("not distributed (") + e.what() + ")";
     return out;
   }
   double work = analysis::countFlops(candidate) / target.ranks / kFlopsPerSecond;
-  double talk = static_cast<double>(most) / kBytesPerSecond + static_cast<double>(messages) * kSecondsPerMessage;
   std::ostringstream why;
   why << "predicted exchanges " << most << " B per rank in " << messages << " messages (" << talk * 1e3
       << " ms at 1 GB/s and 5 us a message) against " << work * 1e3 << " ms of work per rank (4 GFLOP/s)";

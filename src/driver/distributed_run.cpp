@@ -227,6 +227,10 @@ class RankRun {
     const ir::Program& p = c_.lowered;
     std::ostringstream os;
     std::string me = "rank " + std::to_string(rank_) + ": ";  // as INTERFACES.md spells it
+    const auto& grid = p.distribution.grid;
+    if (p.distribution.onGrid())
+      os << me << "row " << rank_ / grid.cols << ", column " << rank_ % grid.cols << " of a grid of ranks " << grid.rows
+         << "x" << grid.cols << "\n";
     for (size_t k = 0; k < p.distribution.loops.size(); ++k) {
       auto& l = p.distribution.loops[k];
       os << me << "distributed loop " << k + 1 << " '" << l.var << "' iterations [" << l.first(rank_) << ", " << l.last(rank_)

@@ -415,6 +415,8 @@ void printTraffic(const Compiled& c, std::ostream& err) {
     most.kept = std::max(most.kept, t.kept), total.kept += t.kept;
     most.inputs = std::max(most.inputs, t.inputs), total.inputs += t.inputs;
   }
+  const auto& d = c.lowered.distribution;
+  if (d.onGrid()) err << "teml: grid of ranks " << d.grid.rows << "x" << d.grid.cols << " (--ranks-grid)\n";
   err << "teml: " << traffic.size() << " ranks: per rank at most " << most.sent << " B sent, " << most.received
       << " B received, " << most.kept << " B kept (" << most.inputs << " B of inputs); in all " << total.sent
       << " B sent, " << total.kept << " B kept (" << total.inputs << " B of inputs)\n";

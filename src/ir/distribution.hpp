@@ -47,6 +47,11 @@ struct Distribution {
   std::map<std::string, std::vector<std::vector<BoxTransfer>>> results;
   std::vector<DistributedLoop> loops;
   RankGrid grid;  // of nests with two distributed loops
+  bool onGrid() const {
+    for (auto& l : loops)
+      if (l.stride > 1 || l.parts < ranks) return true;
+    return false;
+  }
   // Loop id -> the `distribute` call that marked it (a schedule's line):
   // where a refusal of the plan points.
   std::map<std::string, SourceLoc> askedAt;

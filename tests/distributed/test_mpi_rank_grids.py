@@ -1,6 +1,7 @@
 """Grids of ranks (docs/distributed.md, "Grids of ranks"): two distributed
 loops of a nest, the inner one the whole body of the outer one, split over
-rows x columns of ranks (the most even split, or `--ranks-grid RxC`). A 2-D
+rows x columns of ranks (the grid whose exchanges the model predicts
+shortest, or `--ranks-grid RxC`). A 2-D
 heat stencil (100 time steps) and a matrix product of two computed matrices
 under mpirun write what one process writes, bit for bit; each rank moves
 exactly the rows and columns next to its block per half step, and the
@@ -143,3 +144,13 @@ def test_check_and_mpirun_agree_on_grids(tmp_path):
                                   capture_output=True, text=True, env=ENV, timeout=120)
     assert under_mpirun.returncode == wrong.returncode, under_mpirun.stderr
     assert "--ranks-grid 3x2 is not 4 ranks" in under_mpirun.stderr, under_mpirun.stderr
+
+
+@pytest.mark.parametrize("m,grid", [(40, "4x1"), (1000, "2x2")])
+def test_the_model_chooses_the_grid_with_the_shortest_exchanges(m, grid):
+    # Rows of 40 points are shorter halos than the columns of a 2 x 2 grid; on a square
+    # grid of 1000 points a side, 2 x 2 sends half what 4 x 1 does.
+    check = subprocess.run([TEML, "check", str(HEAT), "--set", "N=1000", "--set", f"M={m}", "--set", "T=5",
+                            "--ranks", "4", "-v"], capture_output=True, text=True, env=ENV, timeout=300)
+    assert check.returncode == 0, check.stderr
+    assert f"teml: grid of ranks {grid} (--ranks-grid)" in check.stderr, check.stderr

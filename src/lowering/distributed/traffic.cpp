@@ -1,5 +1,6 @@
 #include "lowering/distributed/traffic.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -81,6 +82,14 @@ std::vector<RankTraffic> predictedTraffic(const Program& p) {
     }
   }
   return out;
+}
+
+double exchangeSeconds(const std::vector<RankTraffic>& ranks) {
+  double most = 0;
+  for (auto& t : ranks)
+    most = std::max(most, static_cast<double>(t.sent + t.received) / kExchangeBytesPerSecond +
+                              static_cast<double>(t.messages) * kSecondsPerMessage);
+  return most;
 }
 
 }  // namespace teml::lowering

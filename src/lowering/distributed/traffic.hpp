@@ -21,6 +21,12 @@ struct RankTraffic {
 
 std::vector<RankTraffic> predictedTraffic(const ir::Program& lowered);
 
+// The model of exchanges on this machine: about 1 GB/s between ranks
+// (shared-memory transport), and 5 us a message whatever its size.
+constexpr double kExchangeBytesPerSecond = 1e9, kSecondsPerMessage = 5e-6;
+// The seconds of exchanges of the rank that exchanges the longest.
+double exchangeSeconds(const std::vector<RankTraffic>& ranks);
+
 // Bytes per element of every tensor the program names (its own and those its nests define).
 std::map<std::string, int64_t> elementBytes(const ir::Program& program);
 // Every exchange of the program, with how many times it runs: the product
