@@ -59,8 +59,10 @@ class Reverse : public ExprFunctor<void(const ExprP&)> {
     const ExprP& x = u.a;
     switch (u.op) {
       case UnaryOp::Neg: return visit(x, negated(seed));
-      case UnaryOp::Abs:
-        return visit(x, select(binary(BinOp::Ge, x, constant(0, x->dtype)), seed, negated(seed)));
+      case UnaryOp::Abs:  // the sign of x, 0 at 0 (PyTorch's and JAX's choice: the least subgradient)
+        return visit(x, select(binary(BinOp::Gt, x, constant(0, x->dtype)), seed,
+                               select(binary(BinOp::Lt, x, constant(0, x->dtype)), negated(seed),
+                                      constant(0, seed->dtype))));
       case UnaryOp::Exp: return visit(x, times(seed, e));
       case UnaryOp::Log: return visit(x, binary(BinOp::Div, seed, cast(t, x)));
       case UnaryOp::Sqrt: return visit(x, binary(BinOp::Div, seed, mul(constant(2, t), e)));

@@ -1,18 +1,18 @@
-#include "driver/auto_distribute.hpp"
+#include "autoschedule/auto_distribute.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <sstream>
 
-#include "analysis/concurrency_with_isl.hpp"
 #include "analysis/flops.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/mutator.hpp"
 #include "lowering/distributed/traffic.hpp"
 #include "lowering/lower.hpp"
-#include "schedule/loop_target.hpp"
+#include "schedule/primitives.hpp"
+#include "schedule/schedule_error.hpp"
 
-namespace teml::driver {
+namespace teml::autoschedule {
 
 using namespace ir;
 
@@ -46,10 +46,11 @@ bool anyDistributed(const Program& p) {
 
 }  // namespace
 
-Distribution autoDistribute(const Program& scheduled, const target::Target& target, const std::string& cacheDir) {
-  Distribution out{scheduled, {}, {}, ""};
+AutoDistribution autoDistribute(const Program& scheduled, const target::Target& target, const std::string& cacheDir) {
+  AutoDistribution out{scheduled, {}, {}, ""};
   if (target.ranks <= 1 || anyDistributed(scheduled)) return out;
   Program candidate = scheduled;
+  schedule::Schedule sched(candidate, schedule::ScheduleOptions{true, cacheDir, {}});
   std::vector<schedule::Step> steps;
   std::vector<size_t> nests;
   for (size_t k = 0; k < candidate.nests.size(); ++k) {
@@ -62,17 +63,15 @@ Distribution autoDistribute(const Program& scheduled, const target::Target& targ
       if (f.begin->kind != ExprKind::IntConst || f.end->kind != ExprKind::IntConst) return;
       int64_t trips = f.end->as<IntConst>().value - f.begin->as<IntConst>().value;
       if (trips >= target.ranks) {
-        LoopKind kind = f.loopKind;
-        kind.distributed = true;
-        auto marked = std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, kind, f.body, f.made);
-        if (analysis::concurrencyOf(nest, *marked, false, false, cacheDir).report.ok) {
-          nest = schedule::replaceStmt(nest, s, marked);
-          schedule::Step step{"distribute"};
-          step.loops = {f.id};
-          step.iterators = {f.var};
+        schedule::Step step{"distribute"};
+        step.loops = {f.id};
+        step.iterators = {f.var};
+        try {  // the primitive, with its checks: a refusal leaves the loop as it was
+          nest = schedule::applyStep(sched, nest, step).result;
           steps.push_back(step);
           nests.push_back(k);
           return;
+        } catch (const schedule::ScheduleError&) {
         }
       }
       if (f.loopKind.concurrent() || trips > kMostTimeSteps) return;
@@ -109,10 +108,10 @@ Distribution autoDistribute(const Program& scheduled, const target::Target& targ
     out.why = "not distributed: " + why.str();
     return out;
   }
-  return Distribution{candidate, steps, nests, why.str()};
+  return AutoDistribution{candidate, steps, nests, why.str()};
 }
 
-std::vector<std::string> withDistributeLines(std::vector<std::string> lines, const Distribution& d) {
+std::vector<std::string> withDistributeLines(std::vector<std::string> lines, const AutoDistribution& d) {
   auto codegen = std::find_if(lines.rbegin(), lines.rend(), [](const std::string& l) { return l.rfind("codegen(", 0) == 0; });
   if (codegen == lines.rend() || d.steps.empty()) return lines;
   // codegen(a, b, ...): one handle per nest, in order.
@@ -142,4 +141,4 @@ std::vector<std::string> withDistributeLines(std::vector<std::string> lines, con
   return lines;
 }
 
-}  // namespace teml::driver
+}  // namespace teml::autoschedule

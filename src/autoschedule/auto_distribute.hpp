@@ -11,20 +11,20 @@
 #include "schedule/primitives.hpp"
 #include "target/target.hpp"
 
-namespace teml::driver {
+namespace teml::autoschedule {
 
-struct Distribution {
+struct AutoDistribution {
   ir::Program program;                // `scheduled` with the chosen loops distributed
   std::vector<schedule::Step> steps;  // one `distribute` per chosen loop, for -v to print as a schedule
   std::vector<size_t> nests;          // the nest of each step
   std::string why;                    // the prediction that decided (-v)
 };
 
-Distribution autoDistribute(const ir::Program& scheduled, const target::Target& target, const std::string& cacheDir);
+AutoDistribution autoDistribute(const ir::Program& scheduled, const target::Target& target, const std::string& cacheDir);
 
 // The TeML lines of an automatic schedule (`autoSteps`, ending in
 // `codegen(a, b)`) with `d`'s steps before the codegen, each on the nest it
 // distributes.
-std::vector<std::string> withDistributeLines(std::vector<std::string> lines, const Distribution& d);
+std::vector<std::string> withDistributeLines(std::vector<std::string> lines, const AutoDistribution& d);
 
-}  // namespace teml::driver
+}  // namespace teml::autoschedule
