@@ -62,6 +62,11 @@ class FileLock {
   int fd_;
 };
 
+// Signed integers wrap on overflow, as in the interpreter and NumPy: without
+// it GCC may fold `y * 2 >= 0` into `y >= 0` (fuzz seed 6829). A meaning,
+// not an optimization, so `--cflags` cannot drop it.
+constexpr const char* kWrappingIntegers = "-fwrapv";
+
 }  // namespace
 
 Kernel::Kernel(const std::string& source, const JitOptions& options, const std::vector<std::string>& libraries)
@@ -69,7 +74,7 @@ Kernel::Kernel(const std::string& source, const JitOptions& options, const std::
   std::string dir = options.cacheDir.empty() ? cache::defaultDirectory() : options.cacheDir;
   std::string libs;
   for (auto& l : libraries) libs += l + " ";
-  key_ = contentHash(source + '\0' + options.cc + '\0' + options.cflags + '\0' + libs);
+  key_ = contentHash(source + '\0' + options.cc + '\0' + options.cflags + '\0' + kWrappingIntegers + '\0' + libs);
   libPath_ = dir + "/k" + key_ + ".so";
   if (loadCached()) return;
   std::string problem = cache::prepareDirectory(dir);
@@ -129,7 +134,7 @@ std::optional<std::string> Kernel::compile(const std::string& base) {
   }
   std::vector<std::string> argv = {options_.cc};
   for (auto& w : splitWords(options_.cflags)) argv.push_back(w);
-  for (const char* w : {"-shared", "-fPIC", "-o"}) argv.push_back(w);
+  for (const char* w : {kWrappingIntegers, "-shared", "-fPIC", "-o"}) argv.push_back(w);
   argv.push_back(base + ".so");
   argv.push_back(base + ".c");
   for (auto& l : libraries_) argv.push_back(l);
