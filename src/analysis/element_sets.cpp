@@ -216,7 +216,10 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
   try {
     for (auto& o : occ) {
       for (auto& b : blocks) {
-        if (o.vars.size() <= b.level) throw CannotDistribute("distribute: a statement outside the distributed loop");
+        if (o.vars.size() <= b.level) {
+          if (b.level == 0) throw CannotDistribute("distribute: a statement outside the distributed loop");
+          continue;  // between a grid's two loops (an accumulator the lowering added): every rank of the row runs it
+        }
         o.constraints.push_back(std::to_string(b.first) + " <= " + o.vars[b.level] + " < " + std::to_string(b.last));
       }
       // A read written again (y[col[k]] + y[col[k]], the loop bounds' reads

@@ -154,3 +154,57 @@ def test_the_model_chooses_the_grid_with_the_shortest_exchanges(m, grid):
                             "--ranks", "4", "-v"], capture_output=True, text=True, env=ENV, timeout=300)
     assert check.returncode == 0, check.stderr
     assert f"teml: grid of ranks {grid} (--ranks-grid)" in check.stderr, check.stderr
+
+
+SUMS_INTO_SCALARS = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(N, M), "int64"], y: teml.Var[(N, M), "int64", "output"], s: teml.Var[(), "int64", "output"],
+      m: teml.Var[(), "int64", "output"]):
+    m[()] = -1000000
+    #! label: Li
+    for i in range(N):
+        #! label: Lj
+        for j in range(M):
+            y[i, j] = x[i, j] * 3 + i - j
+            s[()] += x[i, j] * (i + 1)
+            m[()] = max(m[()], x[i, j] - i * j)
+
+
+@teml.schedule(f)
+def schedule(s):
+    s.distribute("Li")
+    s.distribute("Lj")
+    s.parallelize("Lj")
+'''
+
+COPY = "A = tensor([N, M])\nB = eq(A, [i, j] -> [i, j])\nl = build(B)\nl1 = distribute(l, 1)\n"
+
+
+@pytest.mark.parametrize("grid", ["2x2", "1x4", "4x1"])
+def test_sums_into_scalars_on_threads_inside_a_grid(tmp_path, grid):
+    # The lowering puts each thread's accumulators between the grid's two
+    # loops: every rank of a grid row runs them for its columns, and the
+    # ranks' partial sums and maxima are combined.
+    path = tmp_path / "sums.py"
+    path.write_text(SUMS_INTO_SCALARS)
+    x = np.random.default_rng(5).integers(-50, 50, (23, 17))
+    i, j = np.arange(23)[:, None], np.arange(17)[None, :]
+    out, _ = mpi_runs.run(tmp_path, path, {"N": 23, "M": 17}, {"x": x}, ["y", "s", "m"], 4, grid,
+                          extra=["--threads", "2", "--ranks-grid", grid])
+    np.testing.assert_array_equal(out["y"], x * 3 + i - j)
+    assert out["s"] == (x * (i + 1)).sum() and out["m"] == (x - i * j).max()
+
+
+@pytest.mark.parametrize("distributed", ["codegen(l1)", "l2 = distribute(l1, 2)\ncodegen(l2)"])
+def test_a_distributed_copy_copies_each_ranks_block(tmp_path, distributed):
+    # A copy nest was written as one flat copy of the whole range before the
+    # ranks' bounds were set: every rank copied every row, past the span it
+    # keeps (heap corruption, an abort at 4 ranks).
+    path = tmp_path / "copy.teml"
+    path.write_text(COPY + distributed + "\n")
+    a = np.arange(700 * 500, dtype=np.float64).reshape(700, 500)
+    for ranks in (2, 4):
+        out, _ = mpi_runs.run(tmp_path, path, {"N": 700, "M": 500}, {"A": a}, ["B"], ranks, str(ranks))
+        np.testing.assert_array_equal(out["B"], a)

@@ -60,6 +60,12 @@ class CopyPlans : public Mutator {
     std::vector<const For*> loops;
     const Store* copy = analysis::copyNest(f, storage, &loops);
     if (!copy) return plan;
+    // A distributed loop's bounds become its rank's block after this pass
+    // (lowering/distributed): a plan made from the whole range would copy
+    // every rank's part, past the span a rank keeps.
+    if (f.loopKind.distributed) return plan;
+    for (const For* l : loops)
+      if (l->loopKind.distributed) return plan;
     auto& ld = copy->value->as<Load>();
     plan.to = copy->tensor;
     plan.from = ld.tensor;
