@@ -243,10 +243,16 @@ class RankRun {
       auto& x = *exchange;
       if (x.kind == ir::ExchangeKind::ReductionStart) continue;
       auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
-      os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': predicted " << out * times << " B sent, "
+      // An indexed gather's bytes are known at run time, from its inspector: the plan bounds them.
+      bool inspected = x.kind == ir::ExchangeKind::IndexedGather;
+      os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': " << (inspected ? "at most " : "predicted ")
+         << out * times << " B sent, "
          << in * times << " B received" << (times == 1 ? "" : " (" + std::to_string(times) + " times)") << "; moved "
          << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0) << " B received"
-         << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)" : "") << "\n";
+         << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)"
+             : inspected                          ? " (the rows its indices name)"
+                                                  : "")
+         << "\n";
     }
     for (auto& [name, file] : o_.inputs) {
       const Part& part = parts_.at(name);

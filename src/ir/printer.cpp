@@ -170,6 +170,7 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
         for (size_t d = 0; d < b.lo.size(); ++d) os << (d ? " x " : " ") << "[" << b.lo[d] << ", " << b.hi[d] << ")";
       };
       os << pad << "exchange " << exchangeKindName(x.kind) << " " << x.tensor;
+      if (!x.namedRows.empty()) os << " (the rows " << x.namedRows << " marks)";
       if (x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::Reduction) {
         os << " " << reduceOpName(x.op);
         box(x.combined);

@@ -272,7 +272,7 @@ StmtP withIdentity(const StmtP& s, std::string id, Provenance made) {
     case StmtKind::Exchange: {
       auto& x = s->as<Exchange>();
       return std::make_shared<Exchange>(x.kind, x.tensor, x.op, x.transfers, x.combined, x.index, std::move(id),
-                                        std::move(made));
+                                        std::move(made), x.namedRows);
     }
   }
   return s;
@@ -283,6 +283,7 @@ const char* exchangeKindName(ExchangeKind k) {
     case ExchangeKind::Halo: return "halo";
     case ExchangeKind::Broadcast: return "broadcast";
     case ExchangeKind::Gather: return "gather";
+    case ExchangeKind::IndexedGather: return "indexed gather";
     case ExchangeKind::ReductionStart: return "reduction start";
     case ExchangeKind::Reduction: return "reduction";
   }

@@ -56,7 +56,11 @@ void NestEmitter::emitExchange(const Exchange& x, int indent) {
               ", " + list(orOne(b.lo, 0)) + ", " + list(orOne(b.hi, 1)) + ",";
     if (x.transfers.empty()) rows = " 0";
     line(indent + 1, "static const long rows[] = {" + rows + "};");
-    line(indent + 1, "teml_mpi_exchange(" + head + ", " + std::to_string(x.transfers.size()) + ", rows);");
+    if (x.kind == ExchangeKind::IndexedGather)
+      line(indent + 1, "teml_mpi_indexed_gather(" + head + ", " + std::to_string(x.transfers.size()) + ", rows, " +
+                           tensorNames_.at(x.namedRows) + ");");
+    else
+      line(indent + 1, "teml_mpi_exchange(" + head + ", " + std::to_string(x.transfers.size()) + ", rows);");
   }
   line(indent, "}");
 }

@@ -9,6 +9,7 @@
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
 #include "ir/visitor.hpp"
+#include "lowering/distributed/inspector.hpp"
 
 namespace teml::lowering {
 
@@ -486,7 +487,15 @@ class Planner {
         }
       }
       if (out) {
-        if (auto moved = bring(name, x, needs, acc, split)) before.push_back(moved);
+        const std::vector<ElementSet> held = x.valid;
+        if (StmtP moved = bring(name, x, needs, acc, split)) {
+          // Rows named through indices loaded from data: only those the
+          // rank's part of the step names move, found by an inspector. What
+          // the rank holds afterwards is unknown here: as before the step.
+          if (loop && moved->as<Exchange>().kind == ExchangeKind::Gather)
+            if (StmtP indexed = indexedGather(step, x, moved->as<Exchange>())) moved = indexed, x.valid = held;
+          before.push_back(moved);
+        }
         if (combined) {
           BoxTransfer b = boxOf(0, 0, lo, hi);
           before.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionStart, name, *ops.begin(),
@@ -591,6 +600,23 @@ class Planner {
                         : same || !distributed      ? ExchangeKind::Broadcast
                                                     : ExchangeKind::Halo;
     return std::make_shared<Exchange>(kind, name, ReduceOp::Add, std::move(transfers), BoxTransfer{}, count_++);
+  }
+
+  // The inspector and the indexed gather that replace `gather` before
+  // `step`, or null where the rows its boxes bring are not whole rows or
+  // the inspector cannot name them.
+  StmtP indexedGather(const StmtP& step, const Tensor& x, const Exchange& gather) {
+    if (x.shape.empty()) return nullptr;
+    for (auto& b : gather.transfers)
+      for (size_t d = 1; d < x.shape.size(); ++d)
+        if (b.lo[d] != 0 || b.hi[d] != x.shape[d]) return nullptr;
+    TensorDecl named{gather.tensor + ".named", DType::Bool, {x.shape[0]}, MemKind::Heap};
+    auto inspector = inspectorOf(step, gather.tensor, named.name, x.shape[0]);
+    if (!inspector) return nullptr;
+    auto exchange = std::make_shared<Exchange>(ExchangeKind::IndexedGather, gather.tensor, ReduceOp::Add,
+                                               gather.transfers, BoxTransfer{}, gather.index, "", Provenance{},
+                                               named.name);
+    return makeVarDef(named, makeSeq({*inspector, exchange}));
   }
 
   const Program& p_;
