@@ -28,6 +28,15 @@ struct DistributedLoop {
   int64_t last(int rank) const { return begin + (end - begin) * (block(rank) + 1) / parts; }
 };
 
+// The loop that is the whole body of `f`, looking through the run-time
+// checks around it (an index check of f's iteration), or null: with `f`,
+// the two loops a grid of ranks may split.
+inline const For* wholeBodyLoop(const For& f) {
+  const Stmt* s = f.body.get();
+  while (s->kind == StmtKind::Assert) s = static_cast<const Assert*>(s)->body.get();
+  return s->kind == StmtKind::For ? static_cast<const For*>(s) : nullptr;
+}
+
 // The grid of ranks a nest with two distributed loops runs on: rows x cols
 // = ranks. `asked`: --ranks-grid's rows (0: chosen, the most even split).
 struct RankGrid {

@@ -1,4 +1,5 @@
 #include "analysis/concurrency_with_isl.hpp"
+#include "ir/distribution.hpp"
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 #include "schedule/nest_path.hpp"
@@ -104,7 +105,7 @@ class DistributedNesting : public Visitor {
     if (!f.loopKind.distributed) return Visitor::visitFor(f);
     if (!around_.empty()) {
       const For& outer = *around_.back();
-      bool grid = around_.size() == 1 && outer.body.get() == &f && !usesVar(f.begin, outer.var) &&
+      bool grid = around_.size() == 1 && wholeBodyLoop(outer) == &f && !usesVar(f.begin, outer.var) &&
                   !usesVar(f.end, outer.var);
       if (!grid)
         throw ScheduleError("distribute: the loop '" + f.var + "' is inside '" + outer.var +

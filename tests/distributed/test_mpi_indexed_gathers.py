@@ -98,3 +98,39 @@ def schedule(s):
     out, result = mpi_runs.run(tmp_path, path, {"N": n}, inputs, ["y"], ranks, extra=["-v"])
     np.testing.assert_array_equal(out["y"], inputs["x"][inputs["idx"] % n] * 2 + 1)
     assert "gather of 'h'" in result.stderr and "indexed gather" not in result.stderr, result.stderr
+
+
+def test_a_gather_inside_a_grid_asks_for_the_rows_of_its_grid_row(tmp_path):
+    # h is computed on all 4 ranks; y, on a 2 x 2 grid, reads h[idx[i]] (an
+    # index check around the inner loop). The inspector keeps the inner
+    # distributed loop although its marks do not move with j: it places the
+    # rank in its grid row.
+    path = tmp_path / "grid.py"
+    path.write_text('''import teml
+
+
+@teml.transform
+def f(idx: teml.Var[(N,), "int32"], x: teml.Var[(N,), "int64"], y: teml.Var[(N, M), "int64", "output"]):
+    h = teml.empty((N,), "int64")
+    #! label: Lh
+    for i in range(N):
+        h[i] = x[i] * 2
+    #! label: Ly
+    for i in range(N):
+        #! label: Ly_j
+        for j in range(M):
+            y[i, j] = h[idx[i]] + j
+
+
+@teml.schedule(f)
+def schedule(s):
+    s.distribute("Lh")
+    s.distribute("Ly")
+    s.distribute("Ly_j")
+''')
+    n, m = 40, 6
+    rng = np.random.default_rng(8)
+    inputs = {"idx": rng.integers(0, n, n).astype(np.int32), "x": rng.integers(-9, 9, n)}
+    out, result = mpi_runs.run(tmp_path, path, {"N": n, "M": m}, inputs, ["y"], 4, extra=["-v", "--ranks-grid", "2x2"])
+    np.testing.assert_array_equal(out["y"], (inputs["x"][inputs["idx"]] * 2)[:, None] + np.arange(m)[None, :])
+    assert "indexed gather of 'h'" in result.stderr, result.stderr

@@ -1,5 +1,6 @@
 #include "lowering/distributed/grid_choice.hpp"
 
+#include "ir/distribution.hpp"
 #include "ir/mutator.hpp"
 #include "lowering/distributed/exchanges.hpp"
 #include "lowering/distributed/traffic.hpp"
@@ -15,8 +16,8 @@ bool hasGrid(const Program& p) {
   for (auto& n : p.nests)
     forEachStmt(n, [&](const StmtP& s) {
       if (s->kind != StmtKind::For || !s->as<For>().loopKind.distributed) return;
-      const StmtP& body = s->as<For>().body;
-      found |= body->kind == StmtKind::For && body->as<For>().loopKind.distributed;
+      const For* inner = wholeBodyLoop(s->as<For>());
+      found |= inner && inner->loopKind.distributed;
     });
   return found;
 }

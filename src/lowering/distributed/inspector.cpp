@@ -39,11 +39,13 @@ class Inspector {
         marked_.pop_back();
         loops_.pop_back();
         if (!body) return nullptr;
-        // A loop of at least one iteration whose marks do not move with it (a feature loop) runs them once.
+        // A loop of at least one iteration whose marks do not move with it
+        // (a feature loop) runs them once; a distributed one stays, as it
+        // places the rank's block (the inner loop of a grid decides the row).
         bool uses = false;
         forEachExprIn(body, [&](const ExprP& e) { uses = uses || usesVar(e, f.var); });
         int64_t b, e;
-        if (!uses && constValue(f.begin, &b) && constValue(f.end, &e) && e > b) return body;
+        if (!uses && !f.loopKind.distributed && constValue(f.begin, &b) && constValue(f.end, &e) && e > b) return body;
         LoopKind kind;
         kind.distributed = f.loopKind.distributed;
         return std::make_shared<For>(f.id + ".inspect", f.var, f.begin, f.end, f.step, kind, body, f.made);
