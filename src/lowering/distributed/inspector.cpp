@@ -11,7 +11,7 @@ using namespace ir;
 
 namespace {
 
-class Inspector {
+class Inspector : public Mutator {
  public:
   Inspector(const StmtP& step, std::string tensor, std::string named, int64_t rows)
       : tensor_(std::move(tensor)), named_(std::move(named)), rows_(rows) {
@@ -22,56 +22,57 @@ class Inspector {
     });
   }
 
-  // The copy of `s`, null when it marks nothing; `ok_` false where it cannot.
-  StmtP copy(const StmtP& s) {
-    switch (s->kind) {
-      case StmtKind::Seq: {
-        std::vector<StmtP> items;
-        for (auto& item : s->as<Seq>().stmts) items.push_back(copy(item));
-        return makeSeqOfPresent(std::move(items));
-      }
-      case StmtKind::For: {
-        auto& f = s->as<For>();
-        if (decidedByComputed(f.begin) || decidedByComputed(f.end)) return fail();
-        loops_.push_back(f.var);
-        marked_.emplace_back();
-        StmtP body = copy(f.body);
-        marked_.pop_back();
-        loops_.pop_back();
-        if (!body) return nullptr;
-        // A loop of at least one iteration whose marks do not move with it
-        // (a feature loop) runs them once; a distributed one stays, as it
-        // places the rank's block (the inner loop of a grid decides the row).
-        bool uses = false;
-        forEachExprIn(body, [&](const ExprP& e) { uses = uses || usesVar(e, f.var); });
-        int64_t b, e;
-        if (!uses && !f.loopKind.distributed && constValue(f.begin, &b) && constValue(f.end, &e) && e > b) return body;
-        LoopKind kind;
-        kind.distributed = f.loopKind.distributed;
-        return std::make_shared<For>(f.id + ".inspect", f.var, f.begin, f.end, f.step, kind, body, f.made);
-      }
-      case StmtKind::If: {  // both ways
-        auto& i = s->as<If>();
-        if (reads(i.cond, tensor_)) return fail();
-        return makeSeqOfPresent({copy(i.then), i.otherwise ? copy(i.otherwise) : nullptr});
-      }
-      case StmtKind::Assert: return copy(s->as<Assert>().body);  // each mark is guarded itself
-      case StmtKind::VarDef: return copy(s->as<VarDef>().body);  // the marks read no local tensor
-      case StmtKind::Store: {
-        auto& st = s->as<Store>();
-        if (st.tensor == tensor_) return fail();
-        return marks(st.indices, st.value);
-      }
-      case StmtKind::Reduce: {
-        auto& r = s->as<Reduce>();
-        if (r.tensor == tensor_) return fail();
-        return marks(r.indices, r.value);
-      }
-      default: return fail();
-    }
-  }
-
   bool ok() const { return ok_; }
+
+  // Each method returns the copy of its statement, null when it marks
+  // nothing; `ok_` false where it cannot.
+  using Mutator::mutate;
+  StmtP mutate(const StmtP& s) override { return s ? Mutator::mutate(s) : nullptr; }
+
+ protected:
+  StmtP mutateSeq(const StmtP& s) override {
+    std::vector<StmtP> items;
+    for (auto& item : s->as<Seq>().stmts) items.push_back(mutate(item));
+    return makeSeqOfPresent(std::move(items));
+  }
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = s->as<For>();
+    if (decidedByComputed(f.begin) || decidedByComputed(f.end)) return fail();
+    loops_.push_back(f.var);
+    marked_.emplace_back();
+    StmtP body = mutate(f.body);
+    marked_.pop_back();
+    loops_.pop_back();
+    if (!body) return nullptr;
+    // A loop of at least one iteration whose marks do not move with it
+    // (a feature loop) runs them once; a distributed one stays, as it
+    // places the rank's block (the inner loop of a grid decides the row).
+    bool uses = false;
+    forEachExprIn(body, [&](const ExprP& e) { uses = uses || usesVar(e, f.var); });
+    int64_t b, e;
+    if (!uses && !f.loopKind.distributed && constValue(f.begin, &b) && constValue(f.end, &e) && e > b) return body;
+    LoopKind kind;
+    kind.distributed = f.loopKind.distributed;
+    return std::make_shared<For>(f.id + ".inspect", f.var, f.begin, f.end, f.step, kind, body, f.made);
+  }
+  StmtP mutateIf(const StmtP& s) override {  // both ways
+    auto& i = s->as<If>();
+    if (reads(i.cond, tensor_)) return fail();
+    return makeSeqOfPresent({mutate(i.then), mutate(i.otherwise)});
+  }
+  StmtP mutateAssert(const StmtP& s) override { return mutate(s->as<Assert>().body); }  // each mark is guarded
+  StmtP mutateVarDef(const StmtP& s) override { return mutate(s->as<VarDef>().body); }  // marks read no local
+  StmtP mutateStore(const StmtP& s) override {
+    auto& st = s->as<Store>();
+    return st.tensor == tensor_ ? fail() : marks(st.indices, st.value);
+  }
+  StmtP mutateReduce(const StmtP& s) override {
+    auto& r = s->as<Reduce>();
+    return r.tensor == tensor_ ? fail() : marks(r.indices, r.value);
+  }
+  StmtP mutateLibCall(const StmtP&) override { return fail(); }
+  StmtP mutateBarrier(const StmtP&) override { return fail(); }
+  StmtP mutateExchange(const StmtP&) override { return fail(); }
 
  private:
   StmtP fail() {
@@ -134,7 +135,7 @@ class Inspector {
 std::optional<StmtP> inspectorOf(const StmtP& step, const std::string& tensor, const std::string& named,
                                  int64_t rows) {
   Inspector inspector(step, tensor, named, rows);
-  StmtP copy = inspector.copy(step);
+  StmtP copy = inspector.mutate(step);
   if (!inspector.ok() || !copy) return std::nullopt;
   return copy;
 }
