@@ -238,10 +238,11 @@ class RankRun {
     }
     auto* sent = static_cast<long*>(kernel_->symbol("teml_mpi_sent"));
     auto* received = static_cast<long*>(kernel_->symbol("teml_mpi_received"));
+    auto* asked = static_cast<long*>(kernel_->symbol("teml_mpi_asked"));
     auto elem = lowering::elementBytes(p);
     for (auto& [exchange, times] : lowering::exchangeRuns(p)) {
       auto& x = *exchange;
-      if (x.kind == ir::ExchangeKind::ReductionStart) continue;
+      if (x.kind == ir::ExchangeKind::ReductionStart || x.kind == ir::ExchangeKind::IndexedRequests) continue;
       auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
       // An indexed gather's bytes are known at run time, from its inspector: the plan bounds them.
       bool inspected = x.kind == ir::ExchangeKind::IndexedGather;
@@ -250,7 +251,8 @@ class RankRun {
          << in * times << " B received" << (times == 1 ? "" : " (" + std::to_string(times) + " times)") << "; moved "
          << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0) << " B received"
          << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)"
-             : inspected                          ? " (the rows its indices name)"
+             : inspected ? " (the rows its indices name, asked for " + std::to_string(asked ? asked[x.index] : 0) +
+                               (asked && asked[x.index] == 1 ? " time)" : " times)")
                                                   : "")
          << "\n";
     }

@@ -283,6 +283,7 @@ const char* exchangeKindName(ExchangeKind k) {
     case ExchangeKind::Halo: return "halo";
     case ExchangeKind::Broadcast: return "broadcast";
     case ExchangeKind::Gather: return "gather";
+    case ExchangeKind::IndexedRequests: return "indexed requests";
     case ExchangeKind::IndexedGather: return "indexed gather";
     case ExchangeKind::ReductionStart: return "reduction start";
     case ExchangeKind::Reduction: return "reduction";

@@ -385,10 +385,12 @@ struct Barrier : Stmt {
 // The MPI rank running the code: the variable in a distributed loop's bounds
 // (lowering/distributed/rank_blocks), a name no program can give a loop.
 inline constexpr const char* kRankVariable = "teml.rank";
-// IndexedGather: of the rows `transfers` may bring, only those the rank's
-// step names through its index tensors, marked in `namedRows` (a bool per
-// row) by an inspector run just before (lowering/distributed/inspector).
-enum class ExchangeKind { Halo, Broadcast, Gather, IndexedGather, ReductionStart, Reduction };
+// IndexedRequests: of the rows `transfers` may bring, each rank asks for
+// only those its step names through its index tensors, marked in
+// `namedRows` (a bool per row) by an inspector run just before
+// (lowering/distributed/inspector); the plan is kept while no rank's marks
+// change. IndexedGather: the rows the requests of the same `index` asked.
+enum class ExchangeKind { Halo, Broadcast, Gather, IndexedRequests, IndexedGather, ReductionStart, Reduction };
 const char* exchangeKindName(ExchangeKind k);  // "halo", "broadcast", "gather", "indexed gather", ...
 struct BoxTransfer {
   int from = 0, to = 0;
@@ -402,7 +404,7 @@ struct Exchange : Stmt {
   const std::vector<BoxTransfer> transfers;  // Halo, Broadcast, Gather
   const BoxTransfer combined;                // ReductionStart, Reduction (from, to unused)
   const int index;                           // its place among the program's exchanges (counters for -v)
-  const std::string namedRows;               // IndexedGather
+  const std::string namedRows;               // IndexedRequests
   Exchange(ExchangeKind k, std::string t, ReduceOp o, std::vector<BoxTransfer> tr, BoxTransfer c, int n,
            std::string i = {}, Provenance m = {}, std::string named = {})
       : Stmt(StmtKind::Exchange, std::move(i), std::move(m)), kind(k), tensor(std::move(t)), op(o),

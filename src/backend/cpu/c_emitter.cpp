@@ -227,7 +227,8 @@ std::string emitC(const Program& program, const target::Target& target) {
   if (mpi)
     os << "  MPI_Comm_rank(MPI_COMM_WORLD, &teml_rank);\n"
           "  memset(teml_mpi_sent, 0, sizeof teml_mpi_sent);\n"
-          "  memset(teml_mpi_received, 0, sizeof teml_mpi_received);\n";
+          "  memset(teml_mpi_received, 0, sizeof teml_mpi_received);\n"
+          "  memset(teml_mpi_asked, 0, sizeof teml_mpi_asked);\n";
   if (blas) os << "  if (nthreads > 0) openblas_set_num_threads(nthreads);\n";
   for (size_t k = 0; k < program.nests.size(); ++k) {
     os << "  teml_nest_" << k + 1 << "(";

@@ -49,6 +49,8 @@ void NestEmitter::emitExchange(const Exchange& x, int indent) {
                          ? "teml_mpi_identity(" + head + ", box, &identity);"
                          : "teml_mpi_combine(" + head + ", " + mpiType(t->dtype) + ", " + mpiOp(t->dtype, x.op) +
                                ", box);");
+  } else if (x.kind == ExchangeKind::IndexedGather) {  // the rows of the plan its requests made
+    line(indent + 1, "teml_mpi_indexed_gather(" + head + ");");
   } else {
     std::string rows;
     for (auto& b : x.transfers)
@@ -56,9 +58,9 @@ void NestEmitter::emitExchange(const Exchange& x, int indent) {
               ", " + list(orOne(b.lo, 0)) + ", " + list(orOne(b.hi, 1)) + ",";
     if (x.transfers.empty()) rows = " 0";
     line(indent + 1, "static const long rows[] = {" + rows + "};");
-    if (x.kind == ExchangeKind::IndexedGather)
-      line(indent + 1, "teml_mpi_indexed_gather(" + head + ", " + std::to_string(x.transfers.size()) + ", rows, " +
-                           tensorNames_.at(x.namedRows) + ");");
+    if (x.kind == ExchangeKind::IndexedRequests)
+      line(indent + 1, "teml_mpi_indexed_requests(" + std::to_string(x.index) + ", shape, " + dims + ", " +
+                           std::to_string(x.transfers.size()) + ", rows, " + tensorNames_.at(x.namedRows) + ");");
     else
       line(indent + 1, "teml_mpi_exchange(" + head + ", " + std::to_string(x.transfers.size()) + ", rows);");
   }

@@ -9,6 +9,7 @@
 #include "ir/mutator.hpp"
 #include "ir/unique_statement_ids.hpp"
 #include "ir/visitor.hpp"
+#include "lowering/distributed/hoist_inspectors.hpp"
 #include "lowering/distributed/inspector.hpp"
 
 namespace teml::lowering {
@@ -322,7 +323,7 @@ class Planner {
       hold(before);
       StmtP body = walk(f.body, out);
       if (last <= first) hold(meet(before, holdings()));  // it runs no iteration
-      steps.push_back(std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, f.made));
+      steps.push_back(hoistInspectors(std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, f.made)));
       return;
     }
     hold(before);
@@ -341,7 +342,8 @@ class Planner {
     }
     hold(entry);
     StmtP rest = walk(f.body, out);
-    steps.push_back(std::make_shared<For>(f.id, f.var, intConst(first + 1), f.end, f.step, f.loopKind, rest, f.made));
+    steps.push_back(
+        hoistInspectors(std::make_shared<For>(f.id, f.var, intConst(first + 1), f.end, f.step, f.loopKind, rest, f.made)));
   }
 
   // `for t in range(a, b)` as `for t_pair in range((b - a) // 2)` around the
@@ -613,10 +615,12 @@ class Planner {
     TensorDecl named{gather.tensor + ".named", DType::Bool, {x.shape[0]}, MemKind::Heap};
     auto inspector = inspectorOf(step, gather.tensor, named.name, x.shape[0]);
     if (!inspector) return nullptr;
-    auto exchange = std::make_shared<Exchange>(ExchangeKind::IndexedGather, gather.tensor, ReduceOp::Add,
+    auto requests = std::make_shared<Exchange>(ExchangeKind::IndexedRequests, gather.tensor, ReduceOp::Add,
                                                gather.transfers, BoxTransfer{}, gather.index, "", Provenance{},
                                                named.name);
-    return makeVarDef(named, makeSeq({*inspector, exchange}));
+    auto rows = std::make_shared<Exchange>(ExchangeKind::IndexedGather, gather.tensor, ReduceOp::Add,
+                                           gather.transfers, BoxTransfer{}, gather.index);
+    return makeSeq({makeVarDef(named, makeSeq({*inspector, requests})), rows});
   }
 
   const Program& p_;

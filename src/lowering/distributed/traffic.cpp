@@ -23,6 +23,7 @@ std::map<std::string, int64_t> elementBytes(const Program& p) {
 
 std::pair<int64_t, int64_t> exchangeBytes(const Exchange& x, int64_t elem, int rank) {
   if (x.kind == ExchangeKind::Reduction) return {x.combined.elements() * elem, x.combined.elements() * elem};
+  if (x.kind == ExchangeKind::IndexedRequests) return {0, 0};  // row numbers, not rows
   int64_t sent = 0, received = 0;
   for (auto& b : x.transfers) {
     if (b.from == b.to) continue;
@@ -65,7 +66,7 @@ std::vector<RankTraffic> predictedTraffic(const Program& p) {
   std::vector<RankTraffic> out(ranks);
   auto elem = elementBytes(p);
   for (auto& [x, times] : exchangeRuns(p))
-    for (int r = 0; r < ranks; ++r) {
+    for (int r = 0; r < ranks && x->kind != ExchangeKind::IndexedRequests; ++r) {
       auto [sent, received] = exchangeBytes(*x, elem.at(x->tensor), r);
       out[r].sent += sent * times;
       out[r].received += received * times;
