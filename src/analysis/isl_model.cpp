@@ -423,15 +423,21 @@ UMap read(isl_ctx* ctx, const std::string& text) {
 UMap empty(isl_ctx* ctx) { return check(isl_union_map_read_from_str(ctx, "{ }")); }
 
 // The schedule of every instance: statement instance -> time vector (padded).
-UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
+std::vector<UMap> schedules(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
   size_t len = 0;
   for (auto& o : occ) len = std::max(len, o.time.size());
-  UMap m = empty(ctx);
+  std::vector<UMap> out;
   for (auto& o : occ) {
     std::vector<std::string> t = o.time;
     t.resize(len, "0");
-    m = unite(m, relationMap(ctx, o, "T", t));
+    out.push_back(relationMap(ctx, o, "T", t));
   }
+  return out;
+}
+
+UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
+  UMap m = empty(ctx);
+  for (auto& t : schedules(ctx, occ)) m = unite(m, t);
   return m;
 }
 

@@ -152,5 +152,8 @@ UMap relationMap(isl_ctx* ctx, const Occurrence& o, const std::string& rhsTuple,
 UMap accessRelation(isl_ctx* ctx, const Occurrence& o, const Access& a);
 // The schedule of every instance: statement instance -> time vector (padded).
 UMap schedule(isl_ctx* ctx, const std::vector<Occurrence>& occ);
+// The same, one map per occurrence (to order two statements without
+// ordering every pair).
+std::vector<UMap> schedules(isl_ctx* ctx, const std::vector<Occurrence>& occ);
 
 }  // namespace teml::analysis::isl_model

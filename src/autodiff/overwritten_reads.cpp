@@ -59,6 +59,34 @@ struct WholeProgram {
   }
 };
 
+// Each occurrence's write relation, made once (parsing it is most of the
+// cost of comparing every pair).
+std::vector<UMap> writeRelations(isl_ctx* ctx, const std::vector<Occurrence>& occ) {
+  std::vector<UMap> out;
+  out.reserve(occ.size());
+  for (auto& o : occ) out.push_back(accessRelation(ctx, o, o.write));
+  return out;
+}
+
+// Instance pairs of two occurrences whose times `order` relates (before,
+// or not after), made for the pairs asked about only: ordering every pair
+// of statements at once was most of the gradient stage's time.
+class Ordered {
+ public:
+  using Order = isl_union_map* (*)(isl_union_map*, isl_union_map*);
+  Ordered(isl_ctx* ctx, const std::vector<Occurrence>& occ, Order order) : times_(schedules(ctx, occ)), order_(order) {}
+  const UMap& operator()(size_t a, size_t b) {
+    auto known = pairs_.find({a, b});
+    if (known != pairs_.end()) return known->second;
+    return pairs_[{a, b}] = check(order_(times_[a].copy(), times_[b].copy()));
+  }
+
+ private:
+  std::vector<UMap> times_;
+  Order order_;
+  std::map<std::pair<size_t, size_t>, UMap> pairs_;
+};
+
 const char* const kTooComplex =
     "gradient: the dependence analysis cannot tell whether the values the backward pass reads are overwritten (too "
     "complex for isl's budget)";
@@ -74,8 +102,8 @@ std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::
   Ctx ctx = boundedContext();
   try {
     std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
-    UMap time = schedule(ctx.get(), occ);
-    UMap after = check(isl_union_map_lex_lt_union_map(time.copy(), time.copy()));
+    Ordered after(ctx.get(), occ, isl_union_map_lex_lt_union_map);
+    std::vector<UMap> writes = writeRelations(ctx.get(), occ);
     auto among = [&](const std::vector<std::set<std::string>>& ids, const Occurrence& o) {
       auto& [nest, id] = whole.origin.at(o.tag.id);
       return ids[nest].count(id) > 0;
@@ -84,9 +112,9 @@ std::vector<std::set<std::string>> metAsLeft(const Program& forward, const std::
       if (!among(candidates, w)) continue;
       at = w.loc;
       bool met = true;
-      for (auto& later : occ)
-        if (met && later.write.tensor == w.write.tensor && !among(restored, later))
-          met = isEmpty(intersect(meet(accessRelation(ctx.get(), w, w.write), accessRelation(ctx.get(), later, later.write)), after));
+      for (size_t k = 0; k < occ.size() && met; ++k)
+        if (occ[k].write.tensor == w.write.tensor && !among(restored, occ[k]))
+          met = isEmpty(intersect(meet(writes[&w - occ.data()], writes[k]), after(&w - occ.data(), k)));
       if (met) out[whole.origin.at(w.tag.id).first].insert(whole.origin.at(w.tag.id).second);
     }
   } catch (const IslFailure&) {
@@ -106,9 +134,9 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
   Ctx ctx = boundedContext();
   try {
     std::vector<Occurrence> occ = occurrences(makeSeq(whole.nests));
-    UMap time = schedule(ctx.get(), occ);
     // Instance pairs (read, write) with the write at the read's time or later.
-    UMap notBefore = check(isl_union_map_lex_le_union_map(time.copy(), time.copy()));
+    Ordered notBefore(ctx.get(), occ, isl_union_map_lex_le_union_map);
+    std::vector<UMap> writes = writeRelations(ctx.get(), occ);
     for (auto& reader : occ) {
       if (!needed.count(reader.write.tensor)) continue;
       at = reader.loc;
@@ -122,10 +150,11 @@ Overwrites findOverwrites(const Program& forward, const std::set<std::string>& n
       if (extremum || product) reads.push_back(reader.write);
       for (auto& r : reads) {
         UMap readRel = accessRelation(ctx.get(), reader, r);
-        for (auto& writer : occ) {
+        for (size_t k = 0; k < occ.size(); ++k) {
+          const Occurrence& writer = occ[k];
           if (writer.write.tensor != r.tensor) continue;
           if (extremum && writer.node == reader.node && &r == &reads.back()) continue;
-          UMap later = intersect(meet(readRel, accessRelation(ctx.get(), writer, writer.write)), notBefore);
+          UMap later = intersect(meet(readRel, writes[k]), notBefore(&reader - occ.data(), k));
           if (isEmpty(later)) continue;
           auto [nest, id] = origin.at(writer.tag.id);
           if (writer.isReduce && (writer.op == ReduceOp::Max || writer.op == ReduceOp::Min)) {
