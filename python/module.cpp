@@ -226,7 +226,7 @@ class CompiledGradient {
                    const std::vector<std::string>& of, const std::string& tapes, runtime::JitOptions jit,
                    target::Target target, bool emulate)
       : jit_(std::move(jit)), target_(std::move(target)), emulate_(emulate) {
-    autodiff::GradientProgram g = differentiated(p.program, wrt, of, tapes, target_);
+    autodiff::GradientProgram g = differentiated(p.program, wrt, of, tapes, target_, jit_.cacheDir);
     std::tie(forward_, backward_) = passes(g.program);
     for (auto& t : g.program.tensors)
       params_.push_back(
@@ -261,11 +261,14 @@ class CompiledGradient {
   }
   std::string targetName() const { return target::kindName(target_.kind); }
 
-  // Differentiated and scheduled as `teml grad` does it.
+  // Differentiated and scheduled as `teml grad` does it, its dependence
+  // answers kept beside the kernel cache as the command line keeps them.
   static autodiff::GradientProgram differentiated(const ir::Program& p, const std::vector<std::string>& wrt,
                                                   const std::vector<std::string>& of, const std::string& tapes,
-                                                  const target::Target& target) {
-    return driver::differentiate(p, {wrt, of, autodiff::tapeModeNamed(tapes)}, target, true, "").gradient;
+                                                  const target::Target& target, const std::string& cacheDir) {
+    return driver::differentiate(p, {wrt, of, autodiff::tapeModeNamed(tapes)}, target, true,
+                                 driver::analysisCacheDirectory(cacheDir))
+        .gradient;
   }
   // A gradient program's forward pass (filling tapes and saved values) and backward pass.
   static std::pair<ir::Program, ir::Program> passes(const ir::Program& g) {
@@ -336,9 +339,11 @@ std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, con
   auto compiled = std::make_shared<CompiledGradient>(program, wrt, of, tapes, jitOptions(cacheDir), t, emulate);
   double seconds = secondsSince(start);
   if (sizeGeneric(t, emulate, program.inputSizes))
-    compiled->probes_ = [source, o, inputSizes = program.inputSizes, t, seconds, wrt, of, tapes](const std::string& base) {
+    compiled->probes_ = [source, o, inputSizes = program.inputSizes, t, seconds, wrt, of, tapes,
+                         cacheDir](const std::string& base) {
       auto emit = [&](const ir::Program& p) {
-        auto [forward, backward] = CompiledGradient::passes(CompiledGradient::differentiated(p, wrt, of, tapes, t).program);
+        auto [forward, backward] =
+            CompiledGradient::passes(CompiledGradient::differentiated(p, wrt, of, tapes, t, cacheDir).program);
         return codegen::emitC(lowering::lower(forward, t), t) + CompiledGradient::kPassBreak +
                codegen::emitC(lowering::lower(backward, t), t);
       };

@@ -109,6 +109,13 @@ target::Target targetFor(const Options& o) {
   return t;
 }
 
+std::string analysisCacheDirectory(const std::string& kernelCacheDir) {
+  std::string cache = kernelCacheDir.empty() ? cache::defaultDirectory() : kernelCacheDir;
+  // Without a usable cache directory the analysis is simply not kept; the
+  // kernel's compilation says so (runtime::Kernel).
+  return cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
+}
+
 std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target) {
   sizes.emplace("VLEN", target.lanes(ir::DType::F64));
   return sizes;
@@ -120,12 +127,7 @@ std::unique_ptr<lowering::PassLog> passLogFor(const Options& o) {
   return o.dumpPasses.empty() ? nullptr : std::make_unique<lowering::PassLog>(o.dumpPasses);
 }
 
-std::string analysisCacheFor(const Options& o) {
-  std::string cache = o.jit.cacheDir.empty() ? cache::defaultDirectory() : o.jit.cacheDir;
-  // Without a usable cache directory the analysis is simply not kept; the
-  // kernel's compilation says so (runtime::Kernel).
-  return cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
-}
+std::string analysisCacheFor(const Options& o) { return analysisCacheDirectory(o.jit.cacheDir); }
 
 // The measured search --auto uses, with its choices in the kernel cache
 // (null: --tune-budget 0, heuristics alone).

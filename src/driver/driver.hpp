@@ -76,6 +76,9 @@ target::Target targetFor(const Options& options);
 // set them: VLEN, the doubles in one vector register of the target (8 with
 // AVX-512, 4 with AVX2, 2 otherwise; TEML_VECTOR_BYTES changes it), so that a
 // schedule's register blocks can follow the machine (examples/mm/best.teml).
+// Where dependence answers are kept beside a kernel cache ("" or a
+// directory; empty when it cannot be used: nothing is kept).
+std::string analysisCacheDirectory(const std::string& kernelCacheDir);
 std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target);
 
 int commandCheck(const Options& options, std::ostream& out, std::ostream& err);
