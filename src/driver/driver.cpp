@@ -305,6 +305,12 @@ Compiled compileGradient(const Options& o, autodiff::GradientProgram& g) {
           c.autoSteps.push_back(line);
     }
     c.stages.push_back({"(auto-schedule)", d.scheduleSeconds});
+    if (target.ranks > 1) {  // forward and backward nests split over the ranks alike
+      autoschedule::AutoDistribution split = autoschedule::autoDistribute(c.program, target, analysisCacheFor(o));
+      c.program = split.program;
+      c.distributeNote = split.why;
+      for (auto& step : split.steps) c.autoSteps.push_back(schedule::freeformText(step));
+    }
   }
   auto t = Clock::now();
   c.lowered = lowering::lower(c.program, c.target, analysisCacheFor(o), log.get());
@@ -464,7 +470,10 @@ int commandGrad(const Options& o, std::ostream& out, std::ostream& err) {
   Compiled c = compileGradient(o, g);
   std::vector<std::string> shown = o.of;
   for (auto& x : o.wrt) shown.push_back(g.gradientOf.at(x));
-  int status = runAndReport(c, o, shown, shown, out).first;
+  double runTime = 0;
+  int status = c.lowered.distribution.ranks > 1 ? runDistributed(c, o, shown, shown, out, err, &runTime)
+                                                : runAndReport(c, o, shown, shown, out).first;
+  if (c.lowered.distribution.ranks > 1 && runtime::mpi::rank() != 0) return status;
   if (o.verbose) {
     err << "teml: gradient: tensors that carry a gradient:";
     for (auto& [tensor, name] : g.gradientOf) err << " " << tensor;

@@ -12,8 +12,14 @@ int launchedRanks(const Options& o, const std::string& command) {
     throw UnavailableError("this teml is built without MPI, and it was launched with " + std::to_string(ranks) +
                            " ranks: each would run the whole program; run it as one process (distribute changes "
                            "nothing then), or build teml where MPI is installed");
-  bool splits = (command == "run" || command == "bench") && !o.interpret && !o.emulate && o.target == "cpu" &&
-                o.wrt.empty() && o.of.empty();
+  // A gradient program is split by the automatic distribution (hand
+  // schedules describe the forward program's loops): free-form entries, or
+  // --auto.
+  bool gradient = command == "grad" || !o.wrt.empty() || !o.of.empty();
+  bool freeform = o.programPath.size() > 3 && o.programPath.compare(o.programPath.size() - 3, 3, ".py") == 0;
+  bool automatic = freeform ? o.autoSchedule : o.autoRequested;
+  bool splits = (command == "run" || command == "bench" || command == "grad") && !o.interpret && !o.emulate &&
+                o.target == "cpu" && (!gradient || automatic);
   return splits ? ranks : 1;
 }
 

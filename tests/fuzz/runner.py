@@ -18,6 +18,8 @@ Paths (`--paths`, default run..torchgrad; `all` adds sched, shapes, mpi1, mpi3, 
   teml       a TeML program of the same seed (teml_generator.py) with random TeML steps,
              compiled with --verify, against the interpreter of the unscheduled program
   grad       teml grad, --tapes all / none / auto  (grad:all, grad:none, grad:auto)
+  mpigrad    mpirun -np 2 teml grad --tapes auto --threads 1 (the automatic distribution of the
+             gradient program)
   pygrad     teml.grad under each tapes setting
   torchgrad  teml.torch_function in a PyTorch loss, under each tapes setting
 Forward paths are compared with `teml run --interp --no-auto`; gradient paths
@@ -51,7 +53,8 @@ PYTHON = "/usr/bin/python3"
 TAPES = ["all", "none", "auto"]
 FORWARD = ["run", "auto", "python", "torch", "emulate", "mpi"]
 MPI_RANKS = {"mpi1": "1", "mpi": "2", "mpi3": "3"}
-GRADIENT = ["grad", "pygrad", "torchgrad"]
+GRADIENT = ["grad", "pygrad", "torchgrad", "mpigrad"]
+GRADIENT_TAPES = {"mpigrad": ["auto"]}  # under mpirun one setting: the others are the same passes split alike
 ALL_PATHS = FORWARD + GRADIENT
 EVERY_PATH = FORWARD + ["mpi1", "mpi3", "sched", "shapes"] + GRADIENT + ["teml"]  # `--paths all`
 SCHED_ATTEMPTS = 4
@@ -74,7 +77,7 @@ def expand(paths):
         if p == "all":
             out += expand(EVERY_PATH)
         elif p in GRADIENT:
-            out += [f"{p}:{t}" for t in TAPES]
+            out += [f"{p}:{t}" for t in GRADIENT_TAPES.get(p, TAPES)]
         else:
             out.append(p)
     return out
@@ -279,14 +282,17 @@ class Runner:
     def grad_cli(self, path):
         tapes = path.split(":")[1]
         wrt, of = self.problem
+        mpi = path.startswith("mpigrad")
         args = ["grad", self.path, "--wrt", ",".join(wrt), "--of", ",".join(of), "--tapes", tapes,
-                "--threads", str(self.threads)]
+                "--threads", "1" if mpi else str(self.threads)]
         for p in self.prog.inputs:
             args += ["--input", f"{p.name}={self.file('in_' + p.name)}"]
         for n in of:
             args += ["--input", f"{n}.grad={self.file(self.weights + n)}"]
         for n in wrt:
             args += ["--output", f"{n}.grad={self.file(path + '.' + n)}"]
+        if mpi:
+            return self.cli(path, args, path, env=MPI_ENV, prefix=["mpirun", "-np", "2"])
         return self.cli(path, args, path)
 
     def python_jobs(self, jobs):
@@ -412,7 +418,7 @@ class Runner:
                 continue
             if kind in ("python", "torch", "pygrad", "torchgrad"):
                 r = py[p]
-            elif kind == "grad":
+            elif kind in ("grad", "mpigrad"):
                 r = self.grad_cli(p)
             elif kind == "teml":
                 import teml_programs  # noqa: E402 (it uses this module's helpers)

@@ -466,21 +466,21 @@ class Planner {
       if (overlap && stored)
         throw analysis::CannotDistribute("two ranks would store the same elements of '" + name + "'");
       std::vector<ElementSet> needs;
-      std::vector<int64_t> lo, hi;
+      std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> boxes;  // combined across the ranks
+      ElementSet combinedElements = ElementSet::none(ctx_.get(), x.shape);
       bool combined = overlap && reduced;
       if (combined) {
         if (ops.size() != 1)
           throw analysis::CannotDistribute("'" + name + "' is reduced with two operators across the ranks");
-        ElementSet all = ElementSet::none(ctx_.get(), x.shape);
-        for (auto& a : acc) {
-          isl_ctx_reset_operations(ctx_.get());
-          all = all | a.written.at(name);
-        }
-        all.hull(lo, hi);
-        ElementSet box = ElementSet::box(ctx_.get(), lo, hi);
+        boxes = sharedBoxes(name, x, acc);
+        for (auto& [lo, hi] : boxes) combinedElements = combinedElements | ElementSet::box(ctx_.get(), lo, hi);
+        // Ranks other than 0 start the combined boxes at the identity; each
+        // rank reduces into the rest of what it writes as it stands.
         for (int r = 0; r < ranks_; ++r) {
-          x.touched[r] = x.touched[r] | box;
-          needs.push_back(r == 0 ? box : ElementSet::none(ctx_.get(), x.shape));
+          isl_ctx_reset_operations(ctx_.get());
+          const ElementSet& w = acc[r].written.at(name);
+          x.touched[r] = x.touched[r] | w | combinedElements;
+          needs.push_back((w - combinedElements) | (r == 0 ? combinedElements : ElementSet::none(ctx_.get(), x.shape)));
         }
       } else {
         for (int r = 0; r < ranks_; ++r) {
@@ -499,13 +499,23 @@ class Planner {
           before.push_back(moved);
         }
         if (combined) {
-          BoxTransfer b = boxOf(0, 0, lo, hi);
-          before.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionStart, name, *ops.begin(),
-                                                      std::vector<BoxTransfer>{}, b, count_++));
-          after.push_back(std::make_shared<Exchange>(ExchangeKind::Reduction, name, *ops.begin(),
-                                                     std::vector<BoxTransfer>{}, b, count_++));
-          ElementSet box = ElementSet::box(ctx_.get(), lo, hi);
-          for (int r = 0; r < ranks_; ++r) x.valid[r] = x.valid[r] | box;
+          for (auto& [lo, hi] : boxes) {
+            BoxTransfer b = boxOf(0, 0, lo, hi);
+            before.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionStart, name, *ops.begin(),
+                                                        std::vector<BoxTransfer>{}, b, count_++));
+            after.push_back(std::make_shared<Exchange>(ExchangeKind::Reduction, name, *ops.begin(),
+                                                       std::vector<BoxTransfer>{}, b, count_++));
+          }
+          // What a rank alone reduced into is up to date there only.
+          ElementSet all = ElementSet::none(ctx_.get(), x.shape);
+          for (auto& a : acc) {
+            isl_ctx_reset_operations(ctx_.get());
+            all = all | a.written.at(name);
+          }
+          for (int r = 0; r < ranks_; ++r) {
+            isl_ctx_reset_operations(ctx_.get());
+            x.valid[r] = (x.valid[r] - all) | acc[r].written.at(name) | combinedElements;
+          }
         } else {
           // A rank's writes are up to date there and stale on every other rank.
           ElementSet all = ElementSet::none(ctx_.get(), x.shape);
@@ -526,6 +536,25 @@ class Planner {
     steps.insert(steps.end(), before.begin(), before.end());
     steps.push_back(owner < 0 ? step : makeIf(binary(BinOp::Eq, var(kRankVariable), intConst(owner)), step, nullptr));
     steps.insert(steps.end(), after.begin(), after.end());
+  }
+
+  // The boxes a reduction into `name` combines across the ranks: those of
+  // the elements two or more ranks reduce into (the rows around a block's
+  // edge where a transposed stencil scatters), where isl gives them as a
+  // few boxes; else the hull of every rank's elements, as one box.
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> sharedBoxes(const std::string& name, const Tensor& x,
+                                                                                  const std::vector<StepAccesses>& acc) {
+    ElementSet seen = ElementSet::none(ctx_.get(), x.shape), shared = seen;
+    for (auto& a : acc) {
+      isl_ctx_reset_operations(ctx_.get());
+      shared = shared | (a.written.at(name) & seen);
+      seen = seen | a.written.at(name);
+    }
+    isl_ctx_reset_operations(ctx_.get());
+    if (auto boxes = shared.boxes(); boxes && boxes->size() <= static_cast<size_t>(2 * ranks_)) return *boxes;
+    std::vector<int64_t> lo, hi;
+    seen.hull(lo, hi);
+    return {{lo, hi}};
   }
 
   // The rank that runs a step outside the distributed loops alone, or -1 for
