@@ -1,7 +1,7 @@
 """A fixed-seed sample of the differential oracle (docs/testing.md), for CI:
 each program down every path (run, --auto, Python, PyTorch, the GPU
 emulator, mpirun -np 1 / 2 / 3, teml grad / teml.grad / torch_function under
-every --tapes setting, a random schedule of the program (sched), and the
+every --tapes setting, teml grad under mpirun -np 2, a random schedule of the program (sched), and the
 TeML program of the same seed with random TeML steps (teml)), two programs
 at a time. It must stay within about two minutes on two cores (80 s with
 every path, warm kernel cache); scripts/fuzz.sh runs the long campaigns.
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists(runner.TEML), reason="teml is
 def paths():
     p = list(runner.EVERY_PATH)  # the default paths, random schedules (sched), TeML programs (teml), -np 1 and 3
     if shutil.which("mpirun") is None:
-        for m in ("mpi", "mpi1", "mpi3"):
+        for m in ("mpi", "mpi1", "mpi3", "mpigrad"):
             p.remove(m)
     return p
 
