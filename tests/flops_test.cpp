@@ -24,3 +24,25 @@ TEST(Flops, ASplitMatrixProductCountsItsMultiplyAddsAndTheAdditionsOfItsPatches)
   // after every step of 16 along k
   EXPECT_DOUBLE_EQ(analysis::countFlops(p), 2 * n * n * n + n * n * (n / 16));
 }
+
+// A model's estimate (auto_distribute weighs work against exchanges): a
+// loop over a CSR row runs, over all rows, as many times as there are
+// nonzeros (the extent `col[p]` subscripts), not none.
+TEST(Flops, TheEstimateCountsARowLoopBoundedByDataAsTheNonzeros) {
+  const std::string source = R"(import teml
+
+
+@teml.transform
+def f(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(M,), "int32"], x: teml.Var[(N, C), "float64"],
+      y: teml.Var[(N, C), "float64", "output"]):
+    for i in range(N):
+        for p in range(ptr[i], ptr[i + 1]):
+            for c in range(C):
+                y[i, c] += 2.0 * x[col[p], c]
+)";
+  freeform::FreeformOptions o;
+  o.sizes = {{"N", 100}, {"M", 1000}, {"C", 8}};
+  ir::Program p = pipeline::compileFreeform(source, o).program;
+  EXPECT_DOUBLE_EQ(analysis::countFlops(p), 0);                  // the data is not known
+  EXPECT_DOUBLE_EQ(analysis::estimatedFlops(p), 1000.0 * 8 * 2);  // a multiply and the sum, per nonzero and column
+}

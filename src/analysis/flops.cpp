@@ -1,5 +1,7 @@
 #include "analysis/flops.hpp"
 
+#include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "ir/affine.hpp"
@@ -37,16 +39,63 @@ bool controlUses(const StmtP& s, const std::string& v) {
   return found;
 }
 
+// The smallest extent of a dimension that `v` alone subscripts in `s`
+// (0: none).
+int64_t extentSubscripted(const StmtP& s, const std::string& v, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  int64_t least = 0;
+  auto look = [&](const std::string& tensor, const std::vector<ExprP>& indices) {
+    auto shape = shapes.find(tensor);
+    if (shape == shapes.end() || shape->second.size() != indices.size()) return;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      bool alone = indices[d]->kind == ExprKind::Var && indices[d]->as<Var>().name == v;
+      if (alone && (least == 0 || shape->second[d] < least)) least = shape->second[d];
+    }
+  };
+  forEachExprIn(s, [&](const ExprP& e) {
+    if (e->kind == ExprKind::Load) look(e->as<Load>().tensor, e->as<Load>().indices);
+  });
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind == StmtKind::Store) look(t->as<Store>().tensor, t->as<Store>().indices);
+    if (t->kind == StmtKind::Reduce) look(t->as<Reduce>().tensor, t->as<Reduce>().indices);
+  });
+  return least;
+}
+
 class Counter : public StmtFunctor<double()> {
  public:
+  Counter() = default;
+  // Estimating the trips of loops bounded by data (estimatedFlops).
+  explicit Counter(std::map<std::string, std::vector<int64_t>> shapes) : shapes_(std::move(shapes)), estimate_(true) {}
   double count(const StmtP& s) { return dispatch(s); }
 
  private:
   double visitFor(const For& f) override {
+    if (estimate_ && (!known(f.begin) || !known(f.end))) {
+      int64_t extent = extentSubscripted(f.body, f.var, shapes_);
+      if (extent == 0) return 0;
+      // The rows: the loops around whose iterators the bounds read.
+      double rows = 1;
+      for (auto& [var, trips] : around_)
+        if (usesVar(f.begin, var) || usesVar(f.end, var)) rows *= trips;
+      double trips = std::max(1.0, static_cast<double>(extent) / rows);
+      around_.push_back({f.var, trips});
+      double w = count(f.body);
+      around_.pop_back();
+      return w * trips;
+    }
+    return counted(f);
+  }
+  double counted(const For& f) {
     int64_t b = eval(f.begin), e = eval(f.end);
     int64_t up = f.step > 0 ? f.step : -f.step, extent = f.step > 0 ? e - b : b - e;
     if (extent <= 0) return 0;
     int64_t trips = (extent + up - 1) / up;
+    around_.push_back({f.var, static_cast<double>(trips)});
+    double w = countedTrips(f, b, e, trips);
+    around_.pop_back();
+    return w;
+  }
+  double countedTrips(const For& f, int64_t b, int64_t e, int64_t trips) {
     if (!controlUses(f.body, f.var)) {
       env_[f.var] = b;
       double w = count(f.body);
@@ -69,7 +118,10 @@ class Counter : public StmtFunctor<double()> {
     return total;
   }
   double visitLibCall(const LibCall& c) override { return count(c.reference); }
-  double visitVarDef(const VarDef& v) override { return count(v.body); }
+  double visitVarDef(const VarDef& v) override {
+    shapes_[v.decl.name] = v.decl.shape;
+    return count(v.body);
+  }
   double visitAssert(const Assert& a) override { return count(a.body); }
   double visitBarrier(const Barrier&) override { return 0; }
   double visitExchange(const Exchange&) override { return 0; }
@@ -78,6 +130,12 @@ class Counter : public StmtFunctor<double()> {
     return i.otherwise ? count(i.otherwise) : 0;
   }
 
+  bool known(const ExprP& e) {
+    Ranges r;
+    for (auto& [k, v] : env_) r[k] = {v, v};
+    Interval iv{0, 0};
+    return bounds(e, r, &iv);
+  }
   int64_t eval(const ExprP& e) {
     Ranges r;
     for (auto& [k, v] : env_) r[k] = {v, v};
@@ -86,11 +144,22 @@ class Counter : public StmtFunctor<double()> {
     return iv.lo;
   }
   std::unordered_map<std::string, int64_t> env_;
+  std::map<std::string, std::vector<int64_t>> shapes_;
+  bool estimate_ = false;
+  std::vector<std::pair<std::string, double>> around_;  // the loops around, with their trips
 };
 
 }  // namespace
 
 double countFlops(const StmtP& nest) { return Counter().count(nest); }
+
+double estimatedFlops(const Program& program) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (auto& t : program.tensors) shapes[t.name] = t.shape;
+  double total = 0;
+  for (auto& n : program.nests) total += Counter(shapes).count(n);
+  return total;
+}
 
 double countFlops(const Program& program) {
   double total = 0;

@@ -100,7 +100,7 @@ AutoDistribution autoDistribute(const Program& scheduled, const target::Target& 
     out.why = std::string("not distributed (") + e.what() + ")";
     return out;
   }
-  double work = analysis::countFlops(candidate) / target.ranks / kFlopsPerSecond;
+  double work = analysis::estimatedFlops(candidate) / target.ranks / kFlopsPerSecond;
   std::ostringstream why;
   why << "predicted exchanges " << most << " B per rank in " << messages << " messages (" << talk * 1e3
       << " ms at 1 GB/s and 5 us a message) against " << work * 1e3 << " ms of work per rank (4 GFLOP/s)";
