@@ -35,6 +35,7 @@ TEST(Flops, TheEstimateCountsARowLoopBoundedByDataAsTheNonzeros) {
 @teml.transform
 def f(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(M,), "int32"], x: teml.Var[(N, C), "float64"],
       y: teml.Var[(N, C), "float64", "output"]):
+    #! label: Li
     for i in range(N):
         for p in range(ptr[i], ptr[i + 1]):
             for c in range(C):
@@ -45,4 +46,12 @@ def f(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(M,), "int32"], x: teml.Va
   ir::Program p = pipeline::compileFreeform(source, o).program;
   EXPECT_DOUBLE_EQ(analysis::countFlops(p), 0);                  // the data is not known
   EXPECT_DOUBLE_EQ(analysis::estimatedFlops(p), 1000.0 * 8 * 2);  // a multiply and the sum, per nonzero and column
+  // Rows split in blocks of 16: the row loop's trips in one block are not all the rows.
+  ir::Program split = pipeline::compileFreeform(source + R"(
+
+@teml.schedule(f)
+def blocks(s):
+    s.split("Li", 16)
+)", o).program;
+  EXPECT_DOUBLE_EQ(analysis::estimatedFlops(split), 1000.0 * 8 * 2);
 }

@@ -73,12 +73,18 @@ class Counter : public StmtFunctor<double()> {
     if (estimate_ && (!known(f.begin) || !known(f.end))) {
       int64_t extent = extentSubscripted(f.body, f.var, shapes_);
       if (extent == 0) return 0;
-      // The rows: the loops around whose iterators the bounds read.
+      // The rows: the loops around whose iterators the bounds read, and
+      // the loops those loops' bounds read (the outer part of a split).
       double rows = 1;
-      for (auto& [var, trips] : around_)
-        if (usesVar(f.begin, var) || usesVar(f.end, var)) rows *= trips;
+      std::vector<const For*> reading = {&f};
+      for (size_t k = around_.size(); k-- > 0;) {
+        auto& [loop, trips] = around_[k];
+        bool read = false;
+        for (auto* r : reading) read = read || usesVar(r->begin, loop->var) || usesVar(r->end, loop->var);
+        if (read) rows *= trips, reading.push_back(loop);
+      }
       double trips = std::max(1.0, static_cast<double>(extent) / rows);
-      around_.push_back({f.var, trips});
+      around_.push_back({&f, trips});
       double w = count(f.body);
       around_.pop_back();
       return w * trips;
@@ -90,7 +96,7 @@ class Counter : public StmtFunctor<double()> {
     int64_t up = f.step > 0 ? f.step : -f.step, extent = f.step > 0 ? e - b : b - e;
     if (extent <= 0) return 0;
     int64_t trips = (extent + up - 1) / up;
-    around_.push_back({f.var, static_cast<double>(trips)});
+    around_.push_back({&f, static_cast<double>(trips)});
     double w = countedTrips(f, b, e, trips);
     around_.pop_back();
     return w;
@@ -146,7 +152,7 @@ class Counter : public StmtFunctor<double()> {
   std::unordered_map<std::string, int64_t> env_;
   std::map<std::string, std::vector<int64_t>> shapes_;
   bool estimate_ = false;
-  std::vector<std::pair<std::string, double>> around_;  // the loops around, with their trips
+  std::vector<std::pair<const For*, double>> around_;  // the loops around, with their trips
 };
 
 }  // namespace
