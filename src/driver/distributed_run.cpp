@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -269,7 +270,9 @@ class RankRun {
     struct rusage use {};
     getrusage(RUSAGE_SELF, &use);
     os << me << "keeps " << kept << " B of the program's tensors (" << whole << " B whole); peak resident "
-       << std::fixed << std::setprecision(1) << use.ru_maxrss / 1024.0 << " MiB\n";
+       << std::fixed << std::setprecision(1) << use.ru_maxrss / 1024.0 << " MiB";
+    if (int64_t temporaries = wholeTemporaries(p)) os << "; its temporaries take " << temporaries << " B more (whole in every rank)";
+    os << "\n";
     std::string text = os.str();
     auto all = runtime::mpi::gatherAtZero(std::vector<char>(text.begin(), text.end()));
     for (auto& lines : all) err << std::string(lines.begin(), lines.end());
@@ -278,6 +281,25 @@ class RankRun {
   int rank() const { return rank_; }
 
  private:
+  // The bytes of the tensors a program defines outside its loops, on the
+  // heap or the stack: every rank allocates them whole.
+  static int64_t wholeTemporaries(const ir::Program& p) {
+    int64_t total = 0;
+    for (auto& n : p.nests) {
+      std::function<void(const ir::StmtP&)> walk = [&](const ir::StmtP& s) {
+        if (s->kind == ir::StmtKind::Seq)
+          for (auto& item : s->as<ir::Seq>().stmts) walk(item);
+        if (s->kind != ir::StmtKind::VarDef) return;
+        auto& d = s->as<ir::VarDef>();
+        if (d.decl.mem == ir::MemKind::Heap || d.decl.mem == ir::MemKind::Stack)
+          total += d.decl.elementCount() * ir::bytes(d.decl.dtype);
+        walk(d.body);
+      };
+      walk(n);
+    }
+    return total;
+  }
+
   std::vector<std::pair<int64_t, int64_t>> resultRuns(const std::string& name) {
     const ir::TensorDecl& t = *c_.lowered.find(name);
     std::vector<std::pair<int64_t, int64_t>> runs;

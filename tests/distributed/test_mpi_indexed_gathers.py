@@ -49,6 +49,8 @@ def test_each_rank_receives_the_rows_its_edges_name(tmp_path):
         np.testing.assert_array_equal(together["total"], alone["total"])
         moved = {int(r): tuple(map(int, rest)) for r, *rest in GATHER.findall(result.stderr)}
         assert sorted(moved) == list(range(ranks)), result.stderr
+        # h and its marks (a bool per row) are allocated whole in every rank, and -v says so.
+        assert result.stderr.count(f"its temporaries take {n * c * 8 + n} B more (whole in every rank)") == ranks
         sent = [0] * ranks
         for r in range(ranks):
             lo, hi = block(n, ranks, r)
