@@ -3,7 +3,8 @@
 # columns from data), so each rank needs, every step, the rows of the other
 # ranks its edges name. The inspector that finds them runs once, before the
 # time loop, since the graph does not change inside it; the rows move every
-# step (docs/distributed.md, "Gathers through indices").
+# step (docs/distributed.md, "Gathers through indices"). Each rank runs its
+# block on threads too (one process: threads only).
 import teml
 
 
@@ -32,5 +33,8 @@ def diffuse(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(M,), "int32"], u0: 
 @teml.schedule(diffuse)
 def schedule(s):
     s.distribute("Lstart")
+    s.parallelize("Lstart")
     s.distribute("Lstep")
+    s.parallelize("Lstep")
     s.distribute("Lcopy")
+    s.parallelize("Lcopy")
