@@ -1,4 +1,4 @@
-"""Gradients under mpirun (docs/distributed.md, "Gradients"): `teml grad`
+"""Gradients under mpirun (docs/distributed.md, "Running"): `teml grad`
 of a free-form program splits the gradient program's loops over the ranks
 by the automatic distribution, forward and backward nests alike, and writes
 what one process writes. A backward nest that scatters into its
@@ -13,18 +13,7 @@ import pytest
 import test_mpi_indexed_gathers as gathers
 from test_mpi_runs import ENV, EXAMPLES, TEML
 
-STENCIL = '''import teml
-
-
-@teml.transform
-def f(x: teml.Var[(N, C), "float64"], w: teml.Var[(C,), "float64"], y: teml.Var[(N, C), "float64", "output"]):
-    for i in range(N):
-        for c in range(C):
-            y[i, c] = teml.exp(x[i, c] * w[c]) + teml.sin(x[i, c])
-    for i in range(1, N - 1):
-        for c in range(C):
-            y[i, c] += 0.5 * (x[i - 1, c] - x[i + 1, c]) * w[c]
-'''
+STENCIL = (EXAMPLES / "stencil_gradient.py").read_text()
 
 GAT = '''import teml
 
