@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import test_mpi_indexed_gathers as gathers
+import test_mpi_runs as mpi_runs
 from test_mpi_runs import ENV, EXAMPLES, TEML
 
 STENCIL = (EXAMPLES / "stencil_gradient.py").read_text()
@@ -33,23 +34,13 @@ def layer(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(M,), "int32"], x: tem
 
 
 def grad(tmp_path, text, sizes, inputs, wrt, of, ranks=None, extra=()):
+    """`teml grad` of the program `text` (under mpirun with `ranks`): {name: name's gradient}."""
     program = tmp_path / "program.py"
     program.write_text(text)
-    tag = str(ranks or 0)
-    args = [TEML, "grad", str(program), "--wrt", ",".join(wrt), "--of", ",".join(of), "--threads", "1",
-            "--cache-dir", str(tmp_path / "cache"), *extra]
-    for k, v in sizes.items():
-        args += ["--set", f"{k}={v}"]
-    for name, value in inputs.items():
-        np.save(tmp_path / f"in_{name}.npy", value)
-        args += ["--input", f"{name}={tmp_path / f'in_{name}.npy'}"]
-    for name in wrt:
-        args += ["--output", f"{name}.grad={tmp_path / f'out{tag}_{name}.npy'}"]
-    if ranks:
-        args = ["mpirun", "-np", str(ranks)] + args
-    result = subprocess.run(args, capture_output=True, text=True, env=ENV, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return {name: np.load(tmp_path / f"out{tag}_{name}.npy") for name in wrt}, result
+    options = ["--wrt", ",".join(wrt), "--of", ",".join(of), "--threads", "1", *extra]
+    out, result = mpi_runs.run(tmp_path, program, sizes, inputs, [f"{n}.grad" for n in wrt], ranks, str(ranks or 0),
+                               options, command="grad")
+    return {n: out[f"{n}.grad"] for n in wrt}, result
 
 
 def test_a_stencils_gradient_splits_and_combines_only_the_edges_of_the_blocks(tmp_path):

@@ -45,8 +45,8 @@ PROGRAMS = {
 }
 
 
-def run(tmp_path, program, sizes, inputs, outputs, ranks=None, tag="", extra=()):
-    args = [TEML, "run", str(program), "--cache-dir", str(tmp_path / "cache")]
+def run(tmp_path, program, sizes, inputs, outputs, ranks=None, tag="", extra=(), command="run"):
+    args = [TEML, command, str(program), "--cache-dir", str(tmp_path / "cache")]
     for k, v in sizes.items():
         args += ["--set", f"{k}={v}"]
     for name, value in inputs.items():
