@@ -236,6 +236,9 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
       if (inBranches.count(o.node)) add(out.writtenInBranches, o, o.write);
       if (o.isReduce) {
         out.reduceOps[o.write.tensor].insert(o.op);
+        for (auto& i : o.write.indices)
+          if (!readsOf(i).empty() && shapes.count(o.write.tensor) && !o.scoped.count(o.write.tensor))
+            out.scattered.insert(o.write.tensor);
         add(out.read, o, o.write);  // a reduction reads what it adds to
       } else {
         out.stored.insert(o.write.tensor);

@@ -67,6 +67,7 @@ struct StepAccesses {
   std::map<std::string, std::set<ir::ReduceOp>> reduceOps;  // ops of Reduce writes, per tensor
   std::set<std::string> stored;                             // tensors some Store writes
   std::set<std::string> indirect;                           // read through indices loaded from data
+  std::set<std::string> scattered;                          // reduced into through indices loaded from data
 };
 
 // Iterations [first, last) of the loop `level` loops deep in a step (0: the

@@ -243,18 +243,22 @@ class RankRun {
     auto elem = lowering::elementBytes(p);
     for (auto& [exchange, times] : lowering::exchangeRuns(p)) {
       auto& x = *exchange;
-      if (x.kind == ir::ExchangeKind::ReductionStart || x.kind == ir::ExchangeKind::IndexedRequests) continue;
+      if (x.kind == ir::ExchangeKind::ReductionStart || x.kind == ir::ExchangeKind::IndexedRequests ||
+          x.kind == ir::ExchangeKind::OwnersReductionStart)
+        continue;
       auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
-      // An indexed gather's bytes are known at run time, from its inspector: the plan bounds them.
+      // An indexed gather's bytes, and a reduction to owners', are known at run time: the plan bounds them.
       bool inspected = x.kind == ir::ExchangeKind::IndexedGather;
-      os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': " << (inspected ? "at most " : "predicted ")
+      bool bounded = inspected || x.kind == ir::ExchangeKind::ReductionToOwners;
+      os << me << ir::exchangeKindName(x.kind) << " of '" << x.tensor << "': " << (bounded ? "at most " : "predicted ")
          << out * times << " B sent, "
          << in * times << " B received" << (times == 1 ? "" : " (" + std::to_string(times) + " times)") << "; moved "
          << (sent ? sent[x.index] : 0) << " B sent, " << (received ? received[x.index] : 0) << " B received"
          << (x.kind == ir::ExchangeKind::Gather ? " (indices from data: replicated)"
              : inspected ? " (the rows its indices name, asked for " + std::to_string(asked ? asked[x.index] : 0) +
                                (asked && asked[x.index] == 1 ? " time)" : " times)")
-                                                  : "")
+             : bounded ? " (the rows it changed that other ranks own, each with its number)"
+                       : "")
          << "\n";
     }
     for (auto& [name, file] : o_.inputs) {

@@ -171,7 +171,8 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       };
       os << pad << "exchange " << exchangeKindName(x.kind) << " " << x.tensor;
       if (!x.namedRows.empty()) os << " (the rows " << x.namedRows << " marks)";
-      if (x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::Reduction) {
+      if (x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::Reduction ||
+          x.kind == ExchangeKind::OwnersReductionStart || x.kind == ExchangeKind::ReductionToOwners) {
         os << " " << reduceOpName(x.op);
         box(x.combined);
       }

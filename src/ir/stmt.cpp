@@ -287,6 +287,8 @@ const char* exchangeKindName(ExchangeKind k) {
     case ExchangeKind::IndexedGather: return "indexed gather";
     case ExchangeKind::ReductionStart: return "reduction start";
     case ExchangeKind::Reduction: return "reduction";
+    case ExchangeKind::OwnersReductionStart: return "reduction start at owners";
+    case ExchangeKind::ReductionToOwners: return "reduction to owners";
   }
   return "?";
 }

@@ -390,7 +390,24 @@ inline constexpr const char* kRankVariable = "teml.rank";
 // `namedRows` (a bool per row) by an inspector run just before
 // (lowering/distributed/inspector); the plan is kept while no rank's marks
 // change. IndexedGather: the rows the requests of the same `index` asked.
-enum class ExchangeKind { Halo, Broadcast, Gather, IndexedRequests, IndexedGather, ReductionStart, Reduction };
+// OwnersReductionStart: each rank sets the rows of box `combined` it does
+// not own to `op`'s identity; `transfers` has an entry per rank, {rank,
+// rank, the rows of the box it owns}. ReductionToOwners: each rank sends
+// the rows of the box that other ranks own and that it changed (no longer
+// the identity) to their owners, which combine them into theirs
+// (owner-computes, for a reduction through indices loaded from data: a
+// rank touches only the rows its indices name).
+enum class ExchangeKind {
+  Halo,
+  Broadcast,
+  Gather,
+  IndexedRequests,
+  IndexedGather,
+  ReductionStart,
+  Reduction,
+  OwnersReductionStart,
+  ReductionToOwners
+};
 const char* exchangeKindName(ExchangeKind k);  // "halo", "broadcast", "gather", "indexed gather", ...
 struct BoxTransfer {
   int from = 0, to = 0;
@@ -401,8 +418,8 @@ struct Exchange : Stmt {
   const ExchangeKind kind;
   const std::string tensor;
   const ReduceOp op;
-  const std::vector<BoxTransfer> transfers;  // Halo, Broadcast, Gather
-  const BoxTransfer combined;                // ReductionStart, Reduction (from, to unused)
+  const std::vector<BoxTransfer> transfers;  // Halo, Broadcast, Gather; the owners' rows
+  const BoxTransfer combined;                // the reductions' kinds (from, to unused)
   const int index;                           // its place among the program's exchanges (counters for -v)
   const std::string namedRows;               // IndexedRequests
   Exchange(ExchangeKind k, std::string t, ReduceOp o, std::vector<BoxTransfer> tr, BoxTransfer c, int n,

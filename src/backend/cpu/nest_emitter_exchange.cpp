@@ -23,6 +23,15 @@ std::vector<int64_t> orOne(const std::vector<int64_t>& v, int64_t one) {
   return v.empty() ? std::vector<int64_t>{one} : v;
 }
 
+// Boxes as rows of {from, to, lo[dims], hi[dims]}, the C prelude's layout.
+std::string table(const std::vector<BoxTransfer>& boxes, int indent) {
+  std::string rows;
+  for (auto& b : boxes)
+    rows += "\n" + std::string(2 * (indent + 2), ' ') + std::to_string(b.from) + ", " + std::to_string(b.to) + ", " +
+            list(orOne(b.lo, 0)) + ", " + list(orOne(b.hi, 1)) + ",";
+  return boxes.empty() ? " 0" : rows;
+}
+
 }  // namespace
 
 void NestEmitter::emitExchange(const Exchange& x, int indent) {
@@ -39,25 +48,26 @@ void NestEmitter::emitExchange(const Exchange& x, int indent) {
   line(indent, "{ /* " + std::string(exchangeKindName(x.kind)) + " of " + x.tensor + " */");
   line(indent + 1, "static const long shape[] = {" + shape + "};");
   std::string head = std::to_string(x.index) + ", (char *)" + name + ", shape, " + dims + ", " + elem;
-  if (x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::Reduction) {
+  bool start = x.kind == ExchangeKind::ReductionStart || x.kind == ExchangeKind::OwnersReductionStart;
+  bool owners = x.kind == ExchangeKind::OwnersReductionStart || x.kind == ExchangeKind::ReductionToOwners;
+  if (start || owners || x.kind == ExchangeKind::Reduction) {
     line(indent + 1, "static const long box[] = {" + list(orOne(x.combined.lo, 0)) + ", " +
                          list(orOne(x.combined.hi, 1)) + "};");
-    if (x.kind == ExchangeKind::ReductionStart)
+    if (start || owners)
       line(indent + 1, std::string("static const ") + cType(t->dtype) + " identity = " +
                            mpiIdentity(t->dtype, x.op) + ";");
-    line(indent + 1, x.kind == ExchangeKind::ReductionStart
-                         ? "teml_mpi_identity(" + head + ", box, &identity);"
-                         : "teml_mpi_combine(" + head + ", " + mpiType(t->dtype) + ", " + mpiOp(t->dtype, x.op) +
-                               ", box);");
+    std::string combine = ", " + mpiType(t->dtype) + ", " + mpiOp(t->dtype, x.op) + ", box";
+    if (x.kind == ExchangeKind::ReductionStart) line(indent + 1, "teml_mpi_identity(" + head + ", box, &identity);");
+    if (x.kind == ExchangeKind::Reduction) line(indent + 1, "teml_mpi_combine(" + head + combine + ");");
+    if (owners) line(indent + 1, "static const long owners[] = {" + table(x.transfers, indent) + "};");
+    if (x.kind == ExchangeKind::OwnersReductionStart)
+      line(indent + 1, "teml_mpi_identity_unowned(" + head + ", box, &identity, owners);");
+    if (x.kind == ExchangeKind::ReductionToOwners)
+      line(indent + 1, "teml_mpi_reduce_to_owners(" + head + combine + ", &identity, owners);");
   } else if (x.kind == ExchangeKind::IndexedGather) {  // the rows of the plan its requests made
     line(indent + 1, "teml_mpi_indexed_gather(" + head + ");");
   } else {
-    std::string rows;
-    for (auto& b : x.transfers)
-      rows += "\n" + std::string(2 * (indent + 2), ' ') + std::to_string(b.from) + ", " + std::to_string(b.to) +
-              ", " + list(orOne(b.lo, 0)) + ", " + list(orOne(b.hi, 1)) + ",";
-    if (x.transfers.empty()) rows = " 0";
-    line(indent + 1, "static const long rows[] = {" + rows + "};");
+    line(indent + 1, "static const long rows[] = {" + table(x.transfers, indent) + "};");
     if (x.kind == ExchangeKind::IndexedRequests)
       line(indent + 1, "teml_mpi_indexed_requests(" + std::to_string(x.index) + ", shape, " + dims + ", " +
                            std::to_string(x.transfers.size()) + ", rows, " + tensorNames_.at(x.namedRows) + ");");

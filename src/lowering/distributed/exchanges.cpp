@@ -2,6 +2,10 @@
 
 #include <isl/ctx.h>
 
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
 #include "analysis/element_sets.hpp"
 #include "analysis/isl_model.hpp"
 #include "diag/diagnostics.hpp"
@@ -160,6 +164,13 @@ constexpr int64_t kOwnedElements = 4096;
 // Plans of a time loop's body before what the ranks hold settles (each
 // round can only shrink it; a halo settles in the second).
 constexpr int kPlanningRounds = 8;
+
+// The rows [first, last) of a tensor's `rows` that `rank` owns in a
+// reduction to owners: blocks as a distributed loop over them splits its
+// iterations, so that such a loop after the reduction reads only its own.
+std::pair<int64_t, int64_t> rowsOwnedBy(int64_t rows, int ranks, int rank) {
+  return {rows * rank / ranks, rows * (rank + 1) / ranks};
+}
 
 BoxTransfer boxOf(int from, int to, std::vector<int64_t> lo, std::vector<int64_t> hi) {
   BoxTransfer b;
@@ -469,9 +480,28 @@ class Planner {
       std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> boxes;  // combined across the ranks
       ElementSet combinedElements = ElementSet::none(ctx_.get(), x.shape);
       bool combined = overlap && reduced;
+      std::vector<ElementSet> owned;  // with a reduction to owners: the rows of its box each rank owns
       if (combined) {
         if (ops.size() != 1)
           throw analysis::CannotDistribute("'" + name + "' is reduced with two operators across the ranks");
+        owned = ownedParts(name, x, acc);
+      }
+      if (!owned.empty()) {
+        // Owner-computes: each rank starts the rows it does not own at the
+        // identity and holds its own as they stand.
+        for (int r = 0; r < ranks_; ++r) {
+          isl_ctx_reset_operations(ctx_.get());
+          combinedElements = combinedElements | owned[r];
+        }
+        std::vector<int64_t> lo, hi;
+        combinedElements.hull(lo, hi);
+        boxes = {{lo, hi}};
+        for (int r = 0; r < ranks_; ++r) {
+          isl_ctx_reset_operations(ctx_.get());
+          x.touched[r] = x.touched[r] | acc[r].written.at(name) | combinedElements;
+          needs.push_back(owned[r]);
+        }
+      } else if (combined) {
         boxes = sharedBoxes(name, x, acc);
         for (auto& [lo, hi] : boxes) combinedElements = combinedElements | ElementSet::box(ctx_.get(), lo, hi);
         // Ranks other than 0 start the combined boxes at the identity; each
@@ -498,7 +528,25 @@ class Planner {
             if (StmtP indexed = indexedGather(step, x, moved->as<Exchange>())) moved = indexed, x.valid = held;
           before.push_back(moved);
         }
-        if (combined) {
+        if (!owned.empty()) {
+          BoxTransfer b = boxOf(0, 0, boxes[0].first, boxes[0].second);
+          std::vector<BoxTransfer> owners;
+          for (int r = 0; r < ranks_; ++r) {
+            BoxTransfer o = boxOf(r, r, b.lo, b.hi);
+            std::tie(o.lo[0], o.hi[0]) = rowsOwnedBy(x.shape[0], ranks_, r);
+            o.lo[0] = std::max(o.lo[0], b.lo[0]), o.hi[0] = std::max(o.lo[0], std::min(o.hi[0], b.hi[0]));
+            owners.push_back(o);
+          }
+          before.push_back(std::make_shared<Exchange>(ExchangeKind::OwnersReductionStart, name, *ops.begin(), owners,
+                                                      b, count_++));
+          after.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionToOwners, name, *ops.begin(), owners, b,
+                                                     count_++));
+          // Each rank holds the rows it owns; the rest of the box are its partial sums.
+          for (int r = 0; r < ranks_; ++r) {
+            isl_ctx_reset_operations(ctx_.get());
+            x.valid[r] = (x.valid[r] - combinedElements) | owned[r];
+          }
+        } else if (combined) {
           for (auto& [lo, hi] : boxes) {
             BoxTransfer b = boxOf(0, 0, lo, hi);
             before.push_back(std::make_shared<Exchange>(ExchangeKind::ReductionStart, name, *ops.begin(),
@@ -555,6 +603,33 @@ class Planner {
     std::vector<int64_t> lo, hi;
     seen.hull(lo, hi);
     return {{lo, hi}};
+  }
+
+  // Per rank, the rows it owns (ir::rowsOwnedBy) of the box a reduction to
+  // owners combines: where the ranks reduce into `name` through indices
+  // loaded from data (isl bounds each rank's rows by the whole tensor, and
+  // an Allreduce would move all of them) in whole rows. Empty otherwise.
+  std::vector<ElementSet> ownedParts(const std::string& name, const Tensor& x, const std::vector<StepAccesses>& acc) {
+    bool scattered = false;
+    for (auto& a : acc) scattered |= a.scattered.count(name) > 0;
+    if (!scattered || x.shape.empty()) return {};
+    ElementSet all = ElementSet::none(ctx_.get(), x.shape);
+    for (auto& a : acc) {
+      isl_ctx_reset_operations(ctx_.get());
+      all = all | a.written.at(name);
+    }
+    std::vector<int64_t> lo, hi;
+    if (!all.hull(lo, hi)) return {};
+    for (size_t d = 1; d < x.shape.size(); ++d)
+      if (lo[d] != 0 || hi[d] != x.shape[d]) return {};
+    std::vector<ElementSet> owned;
+    for (int r = 0; r < ranks_; ++r) {
+      auto [first, last] = rowsOwnedBy(x.shape[0], ranks_, r);
+      std::vector<int64_t> l = lo, h = hi;
+      l[0] = std::max(lo[0], first), h[0] = std::min(hi[0], last);
+      owned.push_back(h[0] > l[0] ? ElementSet::box(ctx_.get(), l, h) : ElementSet::none(ctx_.get(), x.shape));
+    }
+    return owned;
   }
 
   // The rank that runs a step outside the distributed loops alone, or -1 for

@@ -24,6 +24,15 @@ std::map<std::string, int64_t> elementBytes(const Program& p) {
 std::pair<int64_t, int64_t> exchangeBytes(const Exchange& x, int64_t elem, int rank) {
   if (x.kind == ExchangeKind::Reduction) return {x.combined.elements() * elem, x.combined.elements() * elem};
   if (x.kind == ExchangeKind::IndexedRequests) return {0, 0};  // row numbers, not rows
+  if (x.kind == ExchangeKind::OwnersReductionStart) return {0, 0};
+  if (x.kind == ExchangeKind::ReductionToOwners) {
+    // At most: every row of the box others own goes out, and every other
+    // rank sends each row this one owns; a row travels with its number.
+    int64_t rows = x.combined.hi[0] - x.combined.lo[0];
+    int64_t slot = static_cast<int64_t>(sizeof(int64_t)) + (rows ? x.combined.elements() / rows : 0) * elem;
+    int64_t own = x.transfers[rank].hi[0] - x.transfers[rank].lo[0];
+    return {(rows - own) * slot, own * static_cast<int64_t>(x.transfers.size() - 1) * slot};
+  }
   int64_t sent = 0, received = 0;
   for (auto& b : x.transfers) {
     if (b.from == b.to) continue;
@@ -70,7 +79,10 @@ std::vector<RankTraffic> predictedTraffic(const Program& p) {
       auto [sent, received] = exchangeBytes(*x, elem.at(x->tensor), r);
       out[r].sent += sent * times;
       out[r].received += received * times;
-      int64_t messages = x->kind == ExchangeKind::Reduction ? 1 : 0;
+      // A reduction: one collective; to owners: counts, then a message to each other rank.
+      int64_t messages = x->kind == ExchangeKind::Reduction           ? 1
+                         : x->kind == ExchangeKind::ReductionToOwners ? ranks
+                                                                      : 0;
       for (auto& b : x->transfers) messages += b.from != b.to && (b.from == r || b.to == r);
       out[r].messages += messages * times;
     }

@@ -32,7 +32,8 @@ std::map<std::string, int64_t> elementBytes(const ir::Program& program);
 // Every exchange of the program, with how many times it runs: the product
 // of the trip counts of the loops around it (1 at the top level).
 std::vector<std::pair<const ir::Exchange*, int64_t>> exchangeRuns(const ir::Program& program);
-// Bytes exchange `x` sends and receives in `rank` (a reduction's box both ways), each time it runs.
+// Bytes exchange `x` sends and receives in `rank` (a reduction's box both
+// ways; a reduction to owners: at most), each time it runs.
 std::pair<int64_t, int64_t> exchangeBytes(const ir::Exchange& x, int64_t elementBytes, int rank);
 
 }  // namespace teml::lowering
