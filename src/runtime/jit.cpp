@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -71,10 +72,12 @@ constexpr const char* kWrappingIntegers = "-fwrapv";
 
 Kernel::Kernel(const std::string& source, const JitOptions& options, const std::vector<std::string>& libraries)
     : source_(source), options_(options), libraries_(libraries) {
+  // Flags added to every compilation, from any front end (the fuzz oracle's -ffp-contract=off).
+  if (const char* extra = std::getenv("TEML_EXTRA_CFLAGS")) options_.cflags += std::string(" ") + extra;
   std::string dir = options.cacheDir.empty() ? cache::defaultDirectory() : options.cacheDir;
   std::string libs;
   for (auto& l : libraries) libs += l + " ";
-  key_ = contentHash(source + '\0' + options.cc + '\0' + options.cflags + '\0' + kWrappingIntegers + '\0' + libs);
+  key_ = contentHash(source + '\0' + options_.cc + '\0' + options_.cflags + '\0' + kWrappingIntegers + '\0' + libs);
   libPath_ = dir + "/k" + key_ + ".so";
   if (loadCached()) return;
   std::string problem = cache::prepareDirectory(dir);
