@@ -224,28 +224,15 @@ class ParallelReductions : public Mutator {
     accs.push_back(Accumulator{fresh(names_, r.tensor), r.tensor, r.op, false, r.indices, {}});
   }
 
-  // A private array for the box of `r.tensor` one iteration updates, where
-  // every access to the tensor in the loop is a reduction with r's operator
-  // and the box stays in place while the loop runs.
+  // A private array for the box of `r.tensor` one iteration updates
+  // (privateArrayBox).
   bool addArray(const For& f, const Reduce& r, std::vector<Accumulator>& accs) {
     for (auto& a : accs)
       if (a.array && a.tensor == r.tensor) return true;
-    if (f.loopKind.lanes()) return false;
-    for (auto& a : accessesOf(f.body))
-      if (a.tensor == r.tensor && (a.kind != AccessKind::Reduce || a.op != r.op)) return false;
-    analysis::LocalBox box;
-    std::string why;
-    if (!analysis::localBox(f.body, r.tensor, &box, &why)) {
-      // Indices that data decide (a scatter x[idx[k]] += ...): every
-      // element may be updated, so the box is the whole tensor.
-      box = analysis::LocalBox{true, {}, declOf(r.tensor).shape};
-      for (size_t d = 0; d < box.extent.size(); ++d) box.offset.push_back(intConst(0));
-    }
-    if (!box.used) return false;
-    for (auto& o : box.offset)
-      if (usesVar(o, f.var)) return false;
+    auto found = privateArrayBox(f, r, declOf(r.tensor));
+    if (!found) return false;
+    const analysis::LocalBox& box = *found;
     int64_t size = box.elementCount() * bytes(declOf(r.tensor).dtype);
-    if (size > kMaxHeapArrayBytes || (size > kMaxStackArrayBytes && RunsIn(&r).of(f) < box.elementCount())) return false;
     bool heap = size > kMaxStackArrayBytes;
     bool whole = box.extent == declOf(r.tensor).shape;
     int64_t at;
@@ -317,6 +304,27 @@ void collectDecls(const StmtP& nest, std::map<std::string, TensorDecl>& decls) {
 }
 
 }  // namespace
+
+std::optional<analysis::LocalBox> privateArrayBox(const For& f, const Reduce& r, const TensorDecl& tensor) {
+  if (f.loopKind.lanes()) return std::nullopt;
+  for (auto& a : accessesOf(f.body))
+    if (a.tensor == r.tensor && (a.kind != AccessKind::Reduce || a.op != r.op)) return std::nullopt;
+  analysis::LocalBox box;
+  std::string why;
+  if (!analysis::localBox(f.body, r.tensor, &box, &why)) {
+    // Indices that data decide (a scatter x[idx[k]] += ...): every
+    // element may be updated, so the box is the whole tensor.
+    box = analysis::LocalBox{true, {}, tensor.shape};
+    for (size_t d = 0; d < box.extent.size(); ++d) box.offset.push_back(intConst(0));
+  }
+  if (!box.used) return std::nullopt;
+  for (auto& o : box.offset)
+    if (usesVar(o, f.var)) return std::nullopt;
+  int64_t size = box.elementCount() * bytes(tensor.dtype);
+  if (size > kMaxHeapArrayBytes || (size > kMaxStackArrayBytes && RunsIn(&r).of(f) < box.elementCount()))
+    return std::nullopt;
+  return box;
+}
 
 StmtP makeParallelReductions(const StmtP& nest, const StmtP& scheduled, const std::vector<TensorDecl>& tensors,
                              std::set<std::string>& names, const std::string& cacheDir) {

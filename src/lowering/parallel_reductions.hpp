@@ -11,13 +11,23 @@
 //   reduction clause, copied in before and out after it;
 // - an atomic update (threads only), marked on the Reduce.
 #pragma once
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/local_box.hpp"
 #include "ir/stmt.hpp"
 
 namespace teml::lowering {
+
+// The box of `tensor` a private array per thread would hold for reduction
+// `r` under loop `f` on threads, where every access to the tensor in the
+// loop is a reduction with r's operator and the box stays in place while
+// the loop runs; nullopt where the reduction stays an atomic update (also
+// where the copy would be too large, or updated too few times to pay for
+// zeroing and merging it). The automatic schedule weighs it too.
+std::optional<analysis::LocalBox> privateArrayBox(const ir::For& f, const ir::Reduce& r, const ir::TensorDecl& tensor);
 
 // `scheduled`: the nest as the schedule left it, which isl is asked about
 // (statements the lowering stage adds are not described to isl); `tensors`:

@@ -4,6 +4,7 @@ work to pay for them (docs/auto-schedule.md, auto_parallelize): fewer than
 TEML_THREADS_AT_ANY_SIZE=1 so that its small programs still test parallel
 code; these tests choose for themselves."""
 import os
+import pathlib
 import re
 import subprocess
 
@@ -54,3 +55,36 @@ def test_a_large_nest_runs_on_threads(tmp_path):
 def test_the_test_suites_switch_keeps_small_nests_on_threads(tmp_path):
     steps = schedule(tmp_path, 64, any_size=True)
     assert ROWS_ON_THREADS.search(steps), steps
+
+
+def scatter_schedule(tmp_path, rows, threads):
+    """The automatic schedule of examples/distributed/scatter.py (its own
+    schedule left out): a scatter-add through a graph's edges into rows x 16
+    int64, then a loop over the rows."""
+    example = pathlib.Path(__file__).resolve().parents[2] / "examples" / "distributed" / "scatter.py"
+    r = subprocess.run([TEML, "check", str(example), "--no-schedule", "-v", "--threads", str(threads), "--set",
+                        f"N={rows}", "--set", f"M={10 * rows}", "--set", "C=16", "--cache-dir", str(tmp_path / "cache")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def test_a_scatter_too_large_for_a_copy_per_thread_stays_on_one_thread(tmp_path):
+    # 200,000 x 16 int64 is 25.6 MB, past a private copy's 16 MiB: on threads
+    # every update would be atomic, about six plain ones each, so 2 threads
+    # would be slower than one (bench: 126-152 ms against 13-20 ms).
+    steps = scatter_schedule(tmp_path, 200_000, 2)
+    assert 's.parallelize("Lpush' not in steps, steps
+    assert 's.parallelize("Lnode")' in steps, steps
+
+
+def test_a_large_scatter_on_enough_threads_takes_atomic_updates(tmp_path):
+    steps = scatter_schedule(tmp_path, 200_000, 8)
+    assert 's.parallelize("Lpush' in steps, steps
+    assert "reduction into 'g' (line 17) by atomic updates" in steps, steps
+
+
+def test_a_scatter_with_a_copy_per_thread_runs_on_threads(tmp_path):
+    steps = scatter_schedule(tmp_path, 2_000, 2)
+    assert 's.parallelize("Lpush' in steps, steps
+    assert "atomic" not in steps, steps
