@@ -3,7 +3,6 @@
 #include <isl/ctx.h>
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 #include "analysis/element_sets.hpp"
@@ -533,8 +532,7 @@ class Planner {
           std::vector<BoxTransfer> owners;
           for (int r = 0; r < ranks_; ++r) {
             BoxTransfer o = boxOf(r, r, b.lo, b.hi);
-            std::tie(o.lo[0], o.hi[0]) = rowsOwnedBy(x.shape[0], ranks_, r);
-            o.lo[0] = std::max(o.lo[0], b.lo[0]), o.hi[0] = std::max(o.lo[0], std::min(o.hi[0], b.hi[0]));
+            if (!owned[r].hull(o.lo, o.hi)) o.hi[0] = o.lo[0];  // no row of the box
             owners.push_back(o);
           }
           before.push_back(std::make_shared<Exchange>(ExchangeKind::OwnersReductionStart, name, *ops.begin(), owners,
@@ -605,7 +603,7 @@ class Planner {
     return {{lo, hi}};
   }
 
-  // Per rank, the rows it owns (ir::rowsOwnedBy) of the box a reduction to
+  // Per rank, the rows it owns (rowsOwnedBy) of the box a reduction to
   // owners combines: where the ranks reduce into `name` through indices
   // loaded from data (isl bounds each rank's rows by the whole tensor, and
   // an Allreduce would move all of them) in whole rows. Empty otherwise.
