@@ -244,7 +244,7 @@ class RankRun {
     for (auto& [exchange, times] : lowering::exchangeRuns(p)) {
       auto& x = *exchange;
       if (x.kind == ir::ExchangeKind::ReductionStart || x.kind == ir::ExchangeKind::IndexedRequests ||
-          x.kind == ir::ExchangeKind::OwnersReductionStart)
+          x.kind == ir::ExchangeKind::OwnersReductionStart || x.kind == ir::ExchangeKind::HaloWait)
         continue;
       auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
       // An indexed gather's bytes, and a reduction to owners', are known at run time: the plan bounds them.

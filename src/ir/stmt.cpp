@@ -281,6 +281,8 @@ StmtP withIdentity(const StmtP& s, std::string id, Provenance made) {
 const char* exchangeKindName(ExchangeKind k) {
   switch (k) {
     case ExchangeKind::Halo: return "halo";
+    case ExchangeKind::HaloStart: return "halo";  // it moves the halo's bytes
+    case ExchangeKind::HaloWait: return "halo wait";
     case ExchangeKind::Broadcast: return "broadcast";
     case ExchangeKind::Gather: return "gather";
     case ExchangeKind::IndexedRequests: return "indexed requests";

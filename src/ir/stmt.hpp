@@ -397,8 +397,13 @@ inline constexpr const char* kRankVariable = "teml.rank";
 // the identity) to their owners, which combine them into theirs
 // (owner-computes, for a reduction through indices loaded from data: a
 // rank touches only the rows its indices name).
+// HaloStart, HaloWait: a halo in two parts (overlap): the start posts its
+// sends and receives, the wait (same `index` and transfers) completes them
+// and stores what arrived; the step's interior runs in between.
 enum class ExchangeKind {
   Halo,
+  HaloStart,
+  HaloWait,
   Broadcast,
   Gather,
   IndexedRequests,

@@ -68,11 +68,14 @@ void NestEmitter::emitExchange(const Exchange& x, int indent) {
     line(indent + 1, "teml_mpi_indexed_gather(" + head + ");");
   } else {
     line(indent + 1, "static const long rows[] = {" + table(x.transfers, indent) + "};");
+    std::string call = x.kind == ExchangeKind::HaloStart  ? "teml_mpi_exchange_start("
+                       : x.kind == ExchangeKind::HaloWait ? "teml_mpi_exchange_wait("
+                                                          : "teml_mpi_exchange(";
     if (x.kind == ExchangeKind::IndexedRequests)
       line(indent + 1, "teml_mpi_indexed_requests(" + std::to_string(x.index) + ", shape, " + dims + ", " +
                            std::to_string(x.transfers.size()) + ", rows, " + tensorNames_.at(x.namedRows) + ");");
     else
-      line(indent + 1, "teml_mpi_exchange(" + head + ", " + std::to_string(x.transfers.size()) + ", rows);");
+      line(indent + 1, call + head + ", " + std::to_string(x.transfers.size()) + ", rows);");
   }
   line(indent, "}");
 }

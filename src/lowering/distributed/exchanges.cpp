@@ -55,6 +55,13 @@ class InnerDistributed : public Visitor {
   size_t depth_ = 0;
 };
 
+// Whether a distributed loop inside `step` makes it a grid's step.
+bool holdsGrid(const StmtP& step) {
+  InnerDistributed inner;
+  inner.visit(step);
+  return inner.loop != nullptr;
+}
+
 int64_t constant(const ExprP& e, const For& f) {
   if (e->kind != ExprKind::IntConst)
     throw UserError(f.made.loc, "distribute: loop '" + f.var + "' has bounds that are not constants");
@@ -169,6 +176,56 @@ constexpr int kPlanningRounds = 8;
 // iterations, so that such a loop after the reduction reads only its own.
 std::pair<int64_t, int64_t> rowsOwnedBy(int64_t rows, int ranks, int rank) {
   return {rows * rank / ranks, rows * (rank + 1) / ranks};
+}
+
+// The first and last iteration of a distributed loop's block in the rank
+// running the code (kRankVariable): block `rank / stride % parts` of `parts`.
+std::pair<ExprP, ExprP> rankBlock(const For& f, int parts, int stride, int ranks) {
+  ExprP n = sub(f.end, f.begin), p = intConst(parts);
+  ExprP block = var(kRankVariable);
+  if (stride > 1) block = floorDiv(block, intConst(stride));
+  if (stride * parts < ranks) block = binary(BinOp::Mod, block, p);
+  return {add(f.begin, floorDiv(mul(n, block), p)), add(f.begin, floorDiv(mul(n, add(block, intConst(1))), p))};
+}
+
+// Whether `e` is `v + c` (also `v`, `v - c`, `c + v`, through casts).
+bool offsetFrom(const ExprP& e, const std::string& v, int64_t* c) {
+  if (e->kind == ExprKind::Cast) return offsetFrom(e->as<Cast>().a, v, c);
+  if (e->kind == ExprKind::Var) return *c = 0, e->as<Var>().name == v;
+  if (e->kind != ExprKind::Binary) return false;
+  auto& b = e->as<Binary>();
+  int64_t k;
+  if (b.op == BinOp::Add && constValue(b.b, &k)) return offsetFrom(b.a, v, c) && (*c += k, true);
+  if (b.op == BinOp::Add && constValue(b.a, &k)) return offsetFrom(b.b, v, c) && (*c += k, true);
+  if (b.op == BinOp::Sub && constValue(b.b, &k)) return offsetFrom(b.a, v, c) && (*c -= k, true);
+  return false;
+}
+
+// How far the loads of `tensor` in f's body reach along f's iterator:
+// each load's one subscript that uses it is `i + c` (c a constant); false
+// where one is not, or where the body writes the tensor.
+bool reachOf(const For& f, const std::string& tensor, int64_t* below, int64_t* above) {
+  bool ok = true;
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Store) ok = ok && s->as<Store>().tensor != tensor;
+    if (s->kind == StmtKind::Reduce) ok = ok && s->as<Reduce>().tensor != tensor;
+  });
+  forEachExprIn(f.body, [&](const ExprP& e) {
+    if (e->kind != ExprKind::Load || e->as<Load>().tensor != tensor) return;
+    int using_ = 0;
+    for (auto& i : e->as<Load>().indices) {
+      if (!usesVar(i, f.var)) continue;
+      ++using_;
+      int64_t c = 0;
+      if (!offsetFrom(i, f.var, &c)) {
+        ok = false;
+        continue;
+      }
+      *below = std::max(*below, -c), *above = std::max(*above, c);
+    }
+    ok = ok && using_ <= 1;
+  });
+  return ok;
 }
 
 BoxTransfer boxOf(int from, int to, std::vector<int64_t> lo, std::vector<int64_t> hi) {
@@ -460,6 +517,7 @@ class Planner {
       if (r != owner) acc[r] = nothing(shapes);
     const bool split = loop || owner >= 0;  // ranks run different instances
     std::vector<StmtP> before, after;
+    std::map<std::string, std::vector<ElementSet>> heldBefore;  // what ranks held of each tensor a halo brings
     for (auto& [name, x] : tensors_) {
       const auto& ops = acc[0].reduceOps.count(name) ? acc[0].reduceOps.at(name) : std::set<ReduceOp>{};
       bool stored = false, reduced = false;
@@ -520,6 +578,7 @@ class Planner {
       if (out) {
         const std::vector<ElementSet> held = x.valid;
         if (StmtP moved = bring(name, x, needs, acc, split)) {
+          if (moved->as<Exchange>().kind == ExchangeKind::Halo) heldBefore[name] = held;
           // Rows named through indices loaded from data: only those the
           // rank's part of the step names move, found by an inspector. What
           // the rank holds afterwards is unknown here: as before the step.
@@ -579,8 +638,11 @@ class Planner {
         if (reduced || stored) written_.insert(name);
       }
     }
+    StmtP run = step;
+    if (out && loop && step->kind == StmtKind::For && &step->as<For>() == loop && !holdsGrid(step))
+      if (StmtP split = overlapped(*loop, before, heldBefore, shapes)) run = split;
     steps.insert(steps.end(), before.begin(), before.end());
-    steps.push_back(owner < 0 ? step : makeIf(binary(BinOp::Eq, var(kRankVariable), intConst(owner)), step, nullptr));
+    steps.push_back(owner < 0 ? run : makeIf(binary(BinOp::Eq, var(kRankVariable), intConst(owner)), run, nullptr));
     steps.insert(steps.end(), after.begin(), after.end());
   }
 
@@ -601,6 +663,61 @@ class Planner {
     std::vector<int64_t> lo, hi;
     seen.hull(lo, hi);
     return {{lo, hi}};
+  }
+
+  // Overlap: where the halos before a distributed step `f` (1-D) reach a
+  // few iterations into its block (loads `u[i + c]`), their exchanges start
+  // before the step's interior runs and complete before the iterations at
+  // the block's edges do: `halo` becomes HaloStart in `before`, and the
+  // step the interior [first + below, last - above), the waits, then the
+  // two edges. Only where isl shows that every rank's interior reads only
+  // what it held before the halos; null otherwise. A distributed loop's
+  // iterations are independent (`distribute` checks), so their order may
+  // change.
+  StmtP overlapped(const For& f, std::vector<StmtP>& before,
+                   const std::map<std::string, std::vector<ElementSet>>& heldBefore,
+                   const std::map<std::string, std::vector<int64_t>>& shapes) {
+    std::vector<size_t> halos;
+    int64_t below = 0, above = 0;
+    for (size_t k = 0; k < before.size(); ++k) {
+      auto& x = before[k]->as<Exchange>();
+      if (before[k]->kind != StmtKind::Exchange || x.kind != ExchangeKind::Halo || !heldBefore.count(x.tensor)) continue;
+      if (!reachOf(f, x.tensor, &below, &above)) return nullptr;
+      halos.push_back(k);
+    }
+    if (halos.empty() || below + above == 0) return nullptr;
+    DistributedLoop d{f.var, constant(f.begin, f), constant(f.end, f)};
+    d.parts = ranks_;
+    for (int r = 0; r < ranks_; ++r) {
+      int64_t inner = std::min(d.first(r) + below, d.last(r)), outer = std::max(inner, d.last(r) - above);
+      if (outer <= inner) continue;
+      isl_ctx_reset_operations(ctx_.get());
+      StepAccesses interior = analysis::stepAccesses(ctx_.get(), f.self(), shapes, {{0, inner, outer}});
+      for (size_t k : halos) {
+        const std::string& t = before[k]->as<Exchange>().tensor;
+        if (!interior.read.at(t).subsetOf(heldBefore.at(t)[r])) return nullptr;
+      }
+    }
+    std::vector<StmtP> parts;
+    auto [first, last] = rankBlock(f, ranks_, 1, ranks_);
+    ExprP inner = binary(BinOp::Min, add(first, intConst(below)), last);
+    ExprP outer = binary(BinOp::Max, inner, sub(last, intConst(above)));
+    LoopKind kind = f.loopKind;
+    kind.distributed = false;  // bound to the rank's block here
+    auto iterations = [&](ExprP a, ExprP b, LoopKind k) {
+      return std::make_shared<For>(f.id, f.var, std::move(a), std::move(b), f.step, k, f.body, f.made);
+    };
+    parts.push_back(iterations(inner, outer, kind));
+    for (size_t k : halos) {
+      auto& x = before[k]->as<Exchange>();
+      parts.push_back(std::make_shared<Exchange>(ExchangeKind::HaloWait, x.tensor, x.op, x.transfers, x.combined, x.index));
+      before[k] = std::make_shared<Exchange>(ExchangeKind::HaloStart, x.tensor, x.op, x.transfers, x.combined, x.index);
+    }
+    // The edges, a few iterations each, serial: threads would cost more than they do.
+    parts.push_back(iterations(first, inner, LoopKind{}));
+    parts.push_back(iterations(outer, last, LoopKind{}));
+    peeled_ = true;  // the body three times: its ids repeat
+    return makeSeq(std::move(parts));
   }
 
   // Per rank, the rows it owns (rowsOwnedBy) of the box a reduction to
@@ -758,12 +875,7 @@ class BoundToRank : public Mutator {
 
  private:
   StmtP bound(const For& f, int parts, int stride, StmtP body) const {
-    ExprP n = sub(f.end, f.begin), p = intConst(parts);
-    ExprP block = var(kRankVariable);
-    if (stride > 1) block = floorDiv(block, intConst(stride));
-    if (stride * parts < ranks_) block = binary(BinOp::Mod, block, p);
-    ExprP first = add(f.begin, floorDiv(mul(n, block), p));
-    ExprP last = add(f.begin, floorDiv(mul(n, add(block, intConst(1))), p));
+    auto [first, last] = rankBlock(f, parts, stride, ranks_);
     return std::make_shared<For>(f.id, f.var, first, last, f.step, f.loopKind, std::move(body), f.made);
   }
   int ranks_;
