@@ -680,8 +680,9 @@ class Planner {
     std::vector<size_t> halos;
     int64_t below = 0, above = 0;
     for (size_t k = 0; k < before.size(); ++k) {
+      if (before[k]->kind != StmtKind::Exchange) continue;  // an indexed gather's inspector and rows
       auto& x = before[k]->as<Exchange>();
-      if (before[k]->kind != StmtKind::Exchange || x.kind != ExchangeKind::Halo || !heldBefore.count(x.tensor)) continue;
+      if (x.kind != ExchangeKind::Halo || !heldBefore.count(x.tensor)) continue;
       if (!reachOf(f, x.tensor, &below, &above)) return nullptr;
       halos.push_back(k);
     }
