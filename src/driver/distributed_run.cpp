@@ -243,9 +243,7 @@ class RankRun {
     auto elem = lowering::elementBytes(p);
     for (auto& [exchange, times] : lowering::exchangeRuns(p)) {
       auto& x = *exchange;
-      if (x.kind == ir::ExchangeKind::ReductionStart || x.kind == ir::ExchangeKind::IndexedRequests ||
-          x.kind == ir::ExchangeKind::OwnersReductionStart || x.kind == ir::ExchangeKind::HaloWait)
-        continue;
+      if (ir::movesNoRows(x.kind)) continue;
       auto [out, in] = lowering::exchangeBytes(x, elem.at(x.tensor), rank_);
       // An indexed gather's bytes, and a reduction to owners', are known at run time: the plan bounds them.
       bool inspected = x.kind == ir::ExchangeKind::IndexedGather;

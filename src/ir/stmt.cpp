@@ -295,6 +295,11 @@ const char* exchangeKindName(ExchangeKind k) {
   return "?";
 }
 
+bool movesNoRows(ExchangeKind k) {
+  return k == ExchangeKind::ReductionStart || k == ExchangeKind::OwnersReductionStart ||
+         k == ExchangeKind::IndexedRequests || k == ExchangeKind::HaloWait;
+}
+
 int64_t BoxTransfer::elements() const {
   int64_t n = 1;
   for (size_t d = 0; d < lo.size(); ++d) n *= std::max<int64_t>(0, hi[d] - lo[d]);

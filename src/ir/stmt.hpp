@@ -414,6 +414,10 @@ enum class ExchangeKind {
   ReductionToOwners
 };
 const char* exchangeKindName(ExchangeKind k);  // "halo", "broadcast", "gather", "indexed gather", ...
+// A kind that moves no rows of its own: it prepares (a reduction's start,
+// an indexed gather's requests) or completes (a halo's wait) the exchange
+// that counts the bytes.
+bool movesNoRows(ExchangeKind k);
 struct BoxTransfer {
   int from = 0, to = 0;
   std::vector<int64_t> lo, hi;  // per dimension, hi exclusive

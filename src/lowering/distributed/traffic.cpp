@@ -23,8 +23,7 @@ std::map<std::string, int64_t> elementBytes(const Program& p) {
 
 std::pair<int64_t, int64_t> exchangeBytes(const Exchange& x, int64_t elem, int rank) {
   if (x.kind == ExchangeKind::Reduction) return {x.combined.elements() * elem, x.combined.elements() * elem};
-  if (x.kind == ExchangeKind::IndexedRequests) return {0, 0};  // row numbers, not rows
-  if (x.kind == ExchangeKind::OwnersReductionStart || x.kind == ExchangeKind::HaloWait) return {0, 0};  // counted at their start
+  if (movesNoRows(x.kind)) return {0, 0};
   if (x.kind == ExchangeKind::ReductionToOwners) {
     // At most: every row of the box others own goes out, and every other
     // rank sends each row this one owns; a row travels with its number.
@@ -75,7 +74,7 @@ std::vector<RankTraffic> predictedTraffic(const Program& p) {
   std::vector<RankTraffic> out(ranks);
   auto elem = elementBytes(p);
   for (auto& [x, times] : exchangeRuns(p))
-    for (int r = 0; r < ranks && x->kind != ExchangeKind::IndexedRequests && x->kind != ExchangeKind::HaloWait; ++r) {
+    for (int r = 0; r < ranks && !movesNoRows(x->kind); ++r) {
       auto [sent, received] = exchangeBytes(*x, elem.at(x->tensor), r);
       out[r].sent += sent * times;
       out[r].received += received * times;
