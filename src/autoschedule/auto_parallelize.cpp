@@ -1,10 +1,12 @@
 #include "autoschedule/auto_parallelize.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "analysis/concurrency.hpp"
 #include "analysis/legality.hpp"
@@ -78,26 +80,28 @@ std::map<std::string, TensorDecl> tensorsOf(const AutoState& state) {
 // thread would do (lowering/parallel_reductions: a scatter into a tensor
 // over 16 MiB).
 bool mostlyAtomic(const StmtP& nest, const For& f, const std::map<std::string, TensorDecl>& tensors) {
-  auto report = analysis::analyzeConcurrentLoop(f, false);
-  if (!report.ok) return false;
-  std::set<const Reduce*> atomic;
-  for (auto& [r, strategy] : report.reduces) {
-    auto t = tensors.find(r->tensor);
-    if (strategy == analysis::ReduceStrategy::Atomic && t != tensors.end() && !lowering::privateArrayBox(f, *r, t->second))
-      atomic.insert(r);
-  }
-  if (atomic.empty() || analysis::loopIsIndependent(nest, f.id)) return false;
   std::set<std::string> inside;
-  int64_t writes = 0, atomicWrites = 0;
   forEachStmt(f.body, [&](const StmtP& s) {
     if (s->kind == StmtKind::VarDef) inside.insert(s->as<VarDef>().decl.name);
   });
+  std::vector<const Reduce*> reduces;
+  int64_t writes = 0;
   forEachStmt(f.body, [&](const StmtP& s) {
     if (s->kind == StmtKind::Store && !inside.count(s->as<Store>().tensor)) ++writes;
-    if (s->kind == StmtKind::Reduce && !inside.count(s->as<Reduce>().tensor))
-      ++writes, atomicWrites += atomic.count(&s->as<Reduce>()) > 0;
+    if (s->kind == StmtKind::Reduce && !inside.count(s->as<Reduce>().tensor)) ++writes, reduces.push_back(&s->as<Reduce>());
   });
-  return 2 * atomicWrites >= writes;
+  // Cheap tests first: the dependence analyses below run isl.
+  if (2 * static_cast<int64_t>(reduces.size()) < writes) return false;
+  auto report = analysis::analyzeConcurrentLoop(f, false);
+  if (!report.ok) return false;
+  int64_t atomicWrites = 0;
+  for (auto& [r, strategy] : report.reduces) {
+    auto t = tensors.find(r->tensor);
+    bool counted = std::find(reduces.begin(), reduces.end(), r) != reduces.end();
+    atomicWrites += counted && strategy == analysis::ReduceStrategy::Atomic && t != tensors.end() &&
+                    !lowering::privateArrayBox(f, *r, t->second);
+  }
+  return 2 * atomicWrites >= writes && atomicWrites > 0 && !analysis::loopIsIndependent(nest, f.id);
 }
 
 // A nest that writes nothing (the checks the front end puts before a
