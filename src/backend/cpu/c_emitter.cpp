@@ -14,27 +14,50 @@ using namespace ir;
 
 namespace {
 
-// Non-temporal vector stores (teml_stream_vd/vf) through the intrinsics of
-// the instruction set the C compiler targets, or plain stores where it has
-// none of the right width; and the fence that orders them.
+// Under GCC the intrinsics below are spelled as the builtins that
+// <immintrin.h> wraps: parsing that header took 0.4-0.9 s of every kernel's
+// compile, longer than most kernels' own code (a CSR softmax's gradient).
+// Other compilers (--cc clang) include the header.
+std::string intrinsicsPrelude(int bytes) {
+  std::string b = std::to_string(bytes);
+  return "#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))\n"
+         "#define TEML_GCC_BUILTINS 1\n"
+         "typedef double teml_gd __attribute__((vector_size(" + b + ")));\n"
+         "typedef float teml_gf __attribute__((vector_size(" + b + ")));\n"
+         "typedef long long teml_gl __attribute__((vector_size(" + b + "), aligned(8), may_alias));\n"
+         "typedef int teml_gi __attribute__((vector_size(" + b + "), aligned(4), may_alias));\n"
+         "#elif defined(__x86_64__) || defined(__i386__)\n"
+         "#include <immintrin.h>\n"
+         "#endif\n";
+}
+
+// Non-temporal vector stores (teml_stream_vd/vf) of the instruction set the
+// C compiler targets, or plain stores where it has none of the right width;
+// and the fence that orders them.
 std::string streamingPrelude(int bytes) {
   struct Isa {
     int bytes;
     const char* macro;
-    const char* d;
+    const char* d;  // the intrinsic, and the builtin it wraps
+    const char* dBuiltin;
     const char* f;
+    const char* fBuiltin;
     const char* dt;
     const char* ft;
   };
-  static const Isa isas[] = {{64, "__AVX512F__", "_mm512_stream_pd", "_mm512_stream_ps", "__m512d", "__m512"},
-                             {32, "__AVX__", "_mm256_stream_pd", "_mm256_stream_ps", "__m256d", "__m256"},
-                             {16, "__SSE2__", "_mm_stream_pd", "_mm_stream_ps", "__m128d", "__m128"}};
-  std::string s = "#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n"
+  static const Isa isas[] = {
+      {64, "__AVX512F__", "_mm512_stream_pd", "__builtin_ia32_movntpd512", "_mm512_stream_ps", "__builtin_ia32_movntps512", "__m512d", "__m512"},
+      {32, "__AVX__", "_mm256_stream_pd", "__builtin_ia32_movntpd256", "_mm256_stream_ps", "__builtin_ia32_movntps256", "__m256d", "__m256"},
+      {16, "__SSE2__", "_mm_stream_pd", "__builtin_ia32_movntpd", "_mm_stream_ps", "__builtin_ia32_movntps", "__m128d", "__m128"}};
+  std::string s = "#if defined(__x86_64__) || defined(__i386__)\n"
                   "static inline void teml_store_fence(void) { __builtin_ia32_sfence(); }\n"
                   "#else\nstatic inline void teml_store_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }\n#endif\n";
   for (auto& i : isas) {
     if (i.bytes != bytes) continue;
-    s += std::string("#if defined(") + i.macro + ")\n" +
+    s += std::string("#if defined(") + i.macro + ") && defined(TEML_GCC_BUILTINS)\n" +
+         "static inline void teml_stream_vd(double *p, teml_vd_aligned v) { " + i.dBuiltin + "(p, (teml_gd)v); }\n" +
+         "static inline void teml_stream_vf(float *p, teml_vf_aligned v) { " + i.fBuiltin + "(p, (teml_gf)v); }\n" +
+         "#elif defined(" + i.macro + ")\n" +
          "static inline void teml_stream_vd(double *p, teml_vd_aligned v) { " + i.d + "(p, (" + i.dt + ")v); }\n" +
          "static inline void teml_stream_vf(float *p, teml_vf_aligned v) { " + i.f + "(p, (" + i.ft + ")v); }\n" +
          "#else\n";
@@ -59,7 +82,12 @@ std::string halfVectorPrelude(int bytes) {
 std::string maskedPrelude(int bytes) {
   std::string s;
   if (bytes == 64)
-    s += "#if defined(__AVX512F__)\n"
+    s += "#if defined(__AVX512F__) && defined(TEML_GCC_BUILTINS)\n"
+         "static inline teml_vd teml_mload_vd(const double *p, int n) { return (teml_vd)__builtin_ia32_loadupd512_mask(p, (teml_gd){0}, (unsigned char)((1u << n) - 1)); }\n"
+         "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { __builtin_ia32_storeupd512_mask(p, (teml_gd)v, (unsigned char)((1u << n) - 1)); }\n"
+         "static inline teml_vf teml_mload_vf(const float *p, int n) { return (teml_vf)__builtin_ia32_loadups512_mask(p, (teml_gf){0}, (unsigned short)((1u << n) - 1)); }\n"
+         "static inline void teml_mstore_vf(float *p, teml_vf v, int n) { __builtin_ia32_storeups512_mask(p, (teml_gf)v, (unsigned short)((1u << n) - 1)); }\n"
+         "#elif defined(__AVX512F__)\n"
          "static inline teml_vd teml_mload_vd(const double *p, int n) { return (teml_vd)_mm512_maskz_loadu_pd((__mmask8)((1u << n) - 1), p); }\n"
          "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { _mm512_mask_storeu_pd(p, (__mmask8)((1u << n) - 1), (__m512d)v); }\n"
          "static inline teml_vf teml_mload_vf(const float *p, int n) { return (teml_vf)_mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1), p); }\n"
@@ -69,6 +97,13 @@ std::string maskedPrelude(int bytes) {
     s += "#if defined(__AVX__)\n"
          "static const long long teml_lanes_d[8] = {-1, -1, -1, -1, 0, 0, 0, 0};\n"
          "static const int teml_lanes_f[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};\n"
+         "#endif\n"
+         "#if defined(__AVX__) && defined(TEML_GCC_BUILTINS)\n"
+         "static inline teml_vd teml_mload_vd(const double *p, int n) { return (teml_vd)__builtin_ia32_maskloadpd256((const teml_gd *)p, *(const teml_gl *)(teml_lanes_d + 4 - n)); }\n"
+         "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { __builtin_ia32_maskstorepd256((teml_gd *)p, *(const teml_gl *)(teml_lanes_d + 4 - n), (teml_gd)v); }\n"
+         "static inline teml_vf teml_mload_vf(const float *p, int n) { return (teml_vf)__builtin_ia32_maskloadps256((const teml_gf *)p, *(const teml_gi *)(teml_lanes_f + 8 - n)); }\n"
+         "static inline void teml_mstore_vf(float *p, teml_vf v, int n) { __builtin_ia32_maskstoreps256((teml_gf *)p, *(const teml_gi *)(teml_lanes_f + 8 - n), (teml_gf)v); }\n"
+         "#elif defined(__AVX__)\n"
          "static inline teml_vd teml_mload_vd(const double *p, int n) { return (teml_vd)_mm256_maskload_pd(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_d + 4 - n))); }\n"
          "static inline void teml_mstore_vd(double *p, teml_vd v, int n) { _mm256_maskstore_pd(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_d + 4 - n)), (__m256d)v); }\n"
          "static inline teml_vf teml_mload_vf(const float *p, int n) { return (teml_vf)_mm256_maskload_ps(p, _mm256_loadu_si256((const __m256i *)(teml_lanes_f + 8 - n))); }\n"
@@ -179,7 +214,8 @@ std::string emitC(const Program& program, const target::Target& target) {
         "typedef float teml_vf __attribute__((vector_size(" << target.vectorBytes << "), aligned(4), may_alias));\n"
         "typedef double teml_vd_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
         "typedef float teml_vf_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
-     << halfVectorPrelude(target.vectorBytes) << streamingPrelude(target.vectorBytes) << maskedPrelude(target.vectorBytes);
+     << intrinsicsPrelude(target.vectorBytes) << halfVectorPrelude(target.vectorBytes) << streamingPrelude(target.vectorBytes)
+     << maskedPrelude(target.vectorBytes);
   bool blas = callsBlas(program);
   bool mpi = program.distribution.ranks > 1;
   int exchanges = 0;
