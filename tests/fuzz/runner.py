@@ -55,6 +55,7 @@ FORWARD = ["run", "auto", "python", "torch", "emulate", "mpi"]
 MPI_RANKS = {"mpi1": "1", "mpi": "2", "mpi3": "3"}
 GRADIENT = ["grad", "pygrad", "torchgrad", "mpigrad"]
 GRADIENT_TAPES = {"mpigrad": ["auto"]}  # under mpirun one setting: the others are the same passes split alike
+CLI_GRADIENTS = ("grad:", "mpigrad:")  # gradients by `teml grad` (the others: the Python worker)
 ALL_PATHS = FORWARD + GRADIENT
 EVERY_PATH = FORWARD + ["mpi1", "mpi3", "sched", "shapes"] + GRADIENT + ["teml"]  # `--paths all`
 SCHED_ATTEMPTS = 4
@@ -509,9 +510,9 @@ class Runner:
             for n in self.problem[1]:
                 np.save(self.file("ws_" + n), np.load(self.file("w_" + n)) * scale)
             self.weights = "ws_"
-            py = self.python_jobs([p for p in bad if not p.startswith("grad:")])
+            py = self.python_jobs([p for p in bad if not p.startswith(CLI_GRADIENTS)])
             for p in bad:
-                r = self.grad_cli(p) if p.startswith("grad:") else py.get(p)
+                r = self.grad_cli(p) if p.startswith(CLI_GRADIENTS) else py.get(p)
                 if r is not None:
                     continue
                 for n in self.problem[0]:
@@ -544,9 +545,9 @@ class Runner:
                 np.save(self.file("ws_" + n), w if n == o else np.zeros_like(w))
             if self.python_jobs(["fd"]).get("fd") is not None:
                 break
-            py = self.python_jobs([p for p in bad if not p.startswith("grad:")])
+            py = self.python_jobs([p for p in bad if not p.startswith(CLI_GRADIENTS)])
             for p in list(unjudged):
-                r = self.grad_cli(p) if p.startswith("grad:") else py.get(p)
+                r = self.grad_cli(p) if p.startswith(CLI_GRADIENTS) else py.get(p)
                 judged = r or self.compare_gradient(p, excuse_overflow=True)
                 if judged["outcome"] == "ok":
                     unjudged[p].append(f"{o}: {judged['detail'] or 'matches'}")
