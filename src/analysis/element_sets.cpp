@@ -170,7 +170,7 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
   for (auto& [t, shape] : shapes) {
     out.read.emplace(t, ElementSet::none(ctx, shape));
     out.written.emplace(t, ElementSet::none(ctx, shape));
-    out.writtenInBranches.emplace(t, ElementSet::none(ctx, shape));
+    out.perhapsWritten.emplace(t, ElementSet::none(ctx, shape));
   }
   std::set<const Stmt*> inBranches;
   forEachStmt(step, [&](const StmtP& s) {
@@ -233,7 +233,10 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
         add(out.read, o, r);
       }
       add(out.written, o, o.write);
-      if (inBranches.count(o.node)) add(out.writtenInBranches, o, o.write);
+      // The elements such a write names are a bound, not what it writes.
+      bool throughData = false;
+      for (auto& i : o.write.indices) throughData = throughData || !readsOf(i).empty();
+      if (inBranches.count(o.node) || throughData || !o.controlReads.empty()) add(out.perhapsWritten, o, o.write);
       if (o.isReduce) {
         out.reduceOps[o.write.tensor].insert(o.op);
         for (auto& i : o.write.indices)

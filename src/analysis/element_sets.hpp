@@ -61,9 +61,10 @@ class ElementSet {
 
 struct StepAccesses {
   std::map<std::string, ElementSet> read, written;
-  // Written by statements inside a branch: the branch may leave them as
-  // they were, so a rank that writes them must hold their values before.
-  std::map<std::string, ElementSet> writtenInBranches;
+  // Written by statements that may leave some of them as they were (inside
+  // a branch, through indices loaded from data, in loops whose bounds data
+  // decide): a rank that writes them must hold their values before.
+  std::map<std::string, ElementSet> perhapsWritten;
   std::map<std::string, std::set<ir::ReduceOp>> reduceOps;  // ops of Reduce writes, per tensor
   std::set<std::string> stored;                             // tensors some Store writes
   std::set<std::string> indirect;                           // read through indices loaded from data

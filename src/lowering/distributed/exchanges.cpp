@@ -572,7 +572,7 @@ class Planner {
       } else {
         for (int r = 0; r < ranks_; ++r) {
           x.touched[r] = x.touched[r] | acc[r].read.at(name) | acc[r].written.at(name);
-          needs.push_back(acc[r].read.at(name) | acc[r].writtenInBranches.at(name));
+          needs.push_back(acc[r].read.at(name) | acc[r].perhapsWritten.at(name));
         }
       }
       if (out) {
@@ -789,7 +789,7 @@ class Planner {
     for (auto& [t, shape] : shapes) {
       none.read.emplace(t, ElementSet::none(ctx_.get(), shape));
       none.written.emplace(t, ElementSet::none(ctx_.get(), shape));
-      none.writtenInBranches.emplace(t, ElementSet::none(ctx_.get(), shape));
+      none.perhapsWritten.emplace(t, ElementSet::none(ctx_.get(), shape));
     }
     return none;
   }
