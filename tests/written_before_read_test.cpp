@@ -3,6 +3,8 @@
 // update, shown for stores over whole extents and reads that stay on the
 // stored elements; anything the walk cannot show leaves the tensor out, so
 // a caller keeps zeroing it.
+#include <set>
+
 #include "analysis/written_before_read.hpp"
 #include "frontend/freeform/freeform.hpp"
 #include "pipeline/freeform_schedule.hpp"
@@ -74,4 +76,53 @@ TEST(WrittenBeforeRead, WhatMaySeeAStartingValueIsLeftOut) {
         for j in range(6):
             y[i, j] += y[7 - i, j]
 )"));
+}
+
+namespace {
+
+// The temporaries of `body` (after the parameters x and y) stored whole before they are read.
+std::set<std::string> storedFirst(const std::string& body) {
+  std::string source = R"(import teml
+@teml.transform
+def f(x: teml.Var[(8, 6), "float32"], y: teml.Var[(8, 6), "float32", "output"]):
+)" + body;
+  freeform::FreeformOptions o = hostFreeformOptions();
+  o.autoSchedule = false;  // which may make them loop-local
+  return analysis::temporariesWrittenBeforeRead(pipeline::compileFreeform(source, o).program);
+}
+
+}  // namespace
+
+TEST(WrittenBeforeRead, TemporariesStoredWholeFirstAreLeftUnfilled) {
+  // GAT's h: every row stored, then rows read in any order.
+  EXPECT_EQ(storedFirst(R"(    h = teml.empty((8, 6), "float32")
+    for i in range(8):
+        for j in range(6):
+            h[i, j] = x[i, j] * 2.0
+    for i in range(8):
+        for j in range(6):
+            y[i, j] = h[7 - i, j]
+)"),
+            std::set<std::string>{"h"});
+  // Defined in a loop and stored whole in each iteration before it is read.
+  EXPECT_EQ(storedFirst(R"(    for i in range(8):
+        t = teml.empty((6,), "float32")
+        for j in range(6):
+            t[j] = x[i, j]
+        for j in range(6):
+            y[i, j] = t[5 - j]
+)"),
+            std::set<std::string>{"t"});
+  // Reduced into first (its zeros are seen), or stored in part: filled.
+  EXPECT_EQ(storedFirst(R"(    s = teml.zeros((6,), "float32")
+    p = teml.empty((6,), "float32")
+    for i in range(8):
+        for j in range(6):
+            s[j] += x[i, j]
+    for j in range(5):
+        p[j] = s[j]
+    for j in range(6):
+        y[0, j] = p[j]
+)"),
+            std::set<std::string>{});
 }

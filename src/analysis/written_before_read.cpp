@@ -1,5 +1,6 @@
 #include "analysis/written_before_read.hpp"
 
+#include <map>
 #include <vector>
 
 #include "ir/mutator.hpp"
@@ -125,22 +126,41 @@ bool seesWrittenElements(const Access& a, const Access& store, const std::vector
   return true;
 }
 
+// Every element of `t` is stored before `scopes`, run in order, read it.
+bool storedFirst(const TensorDecl& t, const std::vector<StmtP>& scopes) {
+  Accesses walk(t.name);
+  for (auto& n : scopes) walk.visit(n);
+  if (walk.unknown || walk.found.empty()) return false;
+  const Access& first = walk.found.front();
+  auto perDim = coveringLoops(first, t.shape, t.name);
+  if (!perDim) return false;
+  for (size_t k = 1; k < walk.found.size(); ++k)
+    if (!walk.found[k].store && !seesWrittenElements(walk.found[k], first, *perDim)) return false;
+  return true;
+}
+
 }  // namespace
 
 std::set<std::string> writtenBeforeRead(const Program& p) {
   std::set<std::string> out;
-  for (auto& t : p.tensors) {
-    Accesses walk(t.name);
-    for (auto& n : p.nests) walk.visit(n);
-    if (walk.unknown || walk.found.empty()) continue;
-    const Access& first = walk.found.front();
-    auto perDim = coveringLoops(first, t.shape, t.name);
-    if (!perDim) continue;
-    bool ok = true;
-    for (size_t k = 1; k < walk.found.size() && ok; ++k)
-      ok = walk.found[k].store || seesWrittenElements(walk.found[k], first, *perDim);
-    if (ok) out.insert(t.name);
-  }
+  for (auto& t : p.tensors)
+    if (storedFirst(t, p.nests)) out.insert(t.name);
+  return out;
+}
+
+std::set<std::string> temporariesWrittenBeforeRead(const Program& p) {
+  std::map<std::string, int> defined;
+  std::vector<const VarDef*> temporaries;
+  for (auto& n : p.nests)
+    forEachStmt(n, [&](const StmtP& s) {
+      if (s->kind != StmtKind::VarDef) return;
+      auto& v = s->as<VarDef>();
+      if (++defined[v.decl.name] == 1 && !v.loopLocal) temporaries.push_back(&v);
+    });
+  std::set<std::string> out;
+  for (auto* v : temporaries)
+    if (defined[v->decl.name] == 1 && !p.find(v->decl.name) && storedFirst(v->decl, {v->body}))
+      out.insert(v->decl.name);
   return out;
 }
 

@@ -20,5 +20,8 @@
 namespace teml::analysis {
 
 std::set<std::string> writtenBeforeRead(const ir::Program& p);
+// The same for the tensors the nests define outside their loops (VarDefs
+// that are not loop-local, each name defined once), within their scopes.
+std::set<std::string> temporariesWrittenBeforeRead(const ir::Program& p);
 
 }  // namespace teml::analysis

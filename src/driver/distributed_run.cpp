@@ -273,7 +273,9 @@ class RankRun {
     getrusage(RUSAGE_SELF, &use);
     os << me << "keeps " << kept << " B of the program's tensors (" << whole << " B whole); peak resident "
        << std::fixed << std::setprecision(1) << use.ru_maxrss / 1024.0 << " MiB";
-    if (int64_t temporaries = wholeTemporaries(p)) os << "; its temporaries take " << temporaries << " B more (whole in every rank)";
+    if (int64_t temporaries = wholeTemporaries(p))
+      os << "; its temporaries take up to " << temporaries
+         << " B more (allocated whole; those stored before they are read are resident only where the rank touches them)";
     os << "\n";
     std::string text = os.str();
     auto all = runtime::mpi::gatherAtZero(std::vector<char>(text.begin(), text.end()));
@@ -284,7 +286,8 @@ class RankRun {
 
  private:
   // The bytes of the tensors a program defines outside its loops, on the
-  // heap or the stack: every rank allocates them whole.
+  // heap or the stack: every rank allocates them whole (Program::temporariesWrittenFirst
+  // left unfilled, so the pages it never touches stay unmapped).
   static int64_t wholeTemporaries(const ir::Program& p) {
     int64_t total = 0;
     for (auto& n : p.nests) {

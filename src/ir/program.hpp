@@ -45,6 +45,11 @@ struct Program {
   // schedule does), so the index stays right.
   std::optional<size_t> backwardStart;
   Distribution distribution;                    // lowered for several MPI ranks (ranks > 1)
+  // Tensors the nests define (VarDef, not loop-local) whose every element is
+  // stored before anything reads it (analysis/written_before_read): code
+  // generation leaves them unfilled, so that no call pays to zero them and
+  // an MPI rank is resident only in the part it touches.
+  std::set<std::string> temporariesWrittenFirst;
 
   // The last tensor of that name: a view that appends the tensors a nest
   // defines finds the innermost.

@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "analysis/written_before_read.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/hoist_invariant_checks.hpp"
 #include "ir/mutator.hpp"
@@ -35,6 +36,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
       if (s->kind == StmtKind::VarDef) names.insert(s->as<VarDef>().decl.name);
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
+  p.temporariesWrittenFirst = analysis::temporariesWrittenBeforeRead(p);  // before exchanges hide what stores them
   // Index tensors the program only reads: their checks decided once per call (checks_by_range.hpp).
   std::set<std::string> readOnly;
   for (auto& t : p.tensors) readOnly.insert(t.name);

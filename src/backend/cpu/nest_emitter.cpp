@@ -439,7 +439,7 @@ void NestEmitter::emitVarDef(const VarDef& v, int indent) {
   int64_t bytes = std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype);
   TensorDecl shape{cname, d.dtype, d.shape};
   double init = v.loopLocal ? v.loopLocal->init : 0;
-  bool fill = !(v.loopLocal && v.loopLocal->writtenBeforeRead);
+  bool fill = !(v.loopLocal && v.loopLocal->writtenBeforeRead) && !program_.temporariesWrittenFirst.count(d.name);
   line(indent, "{");
   if (d.mem == MemKind::Register) {
     if (!d.shape.empty()) throw InternalError("code generation: tensor '" + d.name + "' in registers is not a scalar");

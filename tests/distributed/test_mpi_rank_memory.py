@@ -1,0 +1,43 @@
+"""What a rank holds in memory (docs/distributed.md, "What each rank keeps"):
+a tensor the program defines and stores whole before reading it (GAT's `h`)
+is left unfilled, so each rank is resident only in the pages it touches
+(its block of rows, the rows its edges name). With 4 ranks of the GAT-like
+layer, a rank's resident memory beyond a tiny run's stays below the part of
+the program's tensors it keeps plus three quarters of `h`; zeroed whole, as
+before, `h` alone put it about 3 MB past that bound."""
+import re
+
+import numpy as np
+
+import test_mpi_runs as mpi_runs
+from test_mpi_indexed_gathers import power_law_graph
+from test_mpi_runs import EXAMPLES
+
+KEEPS = re.compile(r"rank (\d+): keeps (\d+) B of the program's tensors \(\d+ B whole\); peak resident ([\d.]+) MiB")
+
+
+def csr_run(tmp_path, n, m, c, ranks, tag):
+    ptr, col = power_law_graph(n, m, 11)
+    x = np.random.default_rng(12).integers(-50, 50, (n, c)).astype(np.int64)
+    inputs = {"ptr": ptr, "col": col, "x": x, "total": np.zeros(c, np.int64)}
+    sizes = {"N": n, "M": m, "C": c}
+    alone, _ = mpi_runs.run(tmp_path, EXAMPLES / "csr.py", sizes, inputs, ["y", "total"], tag=tag + "alone")
+    together, result = mpi_runs.run(tmp_path, EXAMPLES / "csr.py", sizes, inputs, ["y", "total"], ranks, tag,
+                                    extra=["-v", "--threads", "1"])
+    for name in ("y", "total"):
+        np.testing.assert_array_equal(together[name], alone[name])
+    ranks_seen = {int(r): (int(kept), float(mib) * 2**20) for r, kept, mib in KEEPS.findall(result.stderr)}
+    assert sorted(ranks_seen) == list(range(ranks)), result.stderr
+    return ranks_seen, result.stderr
+
+
+def test_a_large_temporary_is_resident_only_where_the_rank_touches_it(tmp_path):
+    n, m, c, ranks = 50000, 200000, 32, 4
+    h = n * c * 8  # 12.8 MB, int64
+    tiny, _ = csr_run(tmp_path, 400, 1600, c, ranks, "tiny")
+    large, stderr = csr_run(tmp_path, n, m, c, ranks, "large")
+    assert stderr.count(f"its temporaries take up to {h + n} B more") == ranks
+    for r in range(ranks):
+        kept, resident = large[r]
+        beyond = resident - tiny[r][1]
+        assert beyond < kept + 0.75 * h, (r, kept, beyond, stderr)
