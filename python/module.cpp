@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -286,16 +287,24 @@ class CompiledGradient {
   std::function<std::vector<std::string>(const std::string&)> probes_;
 
  private:
+  // The first call of either pass compiles both at once, the backward pass
+  // on a thread of its own (a second C compiler: a gradient's first call
+  // waits for the longer of the two compiles, not for their sum).
   const backend::Kernel& kernel(const std::string& pass) {
-    std::unique_ptr<backend::Kernel>& k = pass == "forward" ? forwardKernel_ : backwardKernel_;
+    py::gil_scoped_release unlocked;  // the compiler may take a while; before the lock, which another caller may hold
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!k) {
-      py::gil_scoped_release unlocked;  // the compiler may take a while
-      const ir::Program& program = pass == "forward" ? forward_ : backward_;
-      auto probes = [&](const std::string&) { return probesOf(pass); };
-      k = probes_ ? backend::sizeGenericKernelFor(program, target_, probes, jit_) : backend::buildFor(program, target_, jit_);
+    if (!backwardKernel_ && !backwardBuilding_.valid()) {
+      if (probes_) probesOf("backward");  // made once for both passes, before the two compiles read them
+      backwardBuilding_ = std::async(std::launch::async, [this] { return build("backward"); });
     }
-    return *k;
+    if (pass == "forward" && !forwardKernel_) forwardKernel_ = build("forward");
+    if (pass != "forward" && !backwardKernel_) backwardKernel_ = backwardBuilding_.get();
+    return pass == "forward" ? *forwardKernel_ : *backwardKernel_;
+  }
+  std::unique_ptr<backend::Kernel> build(const std::string& pass) {
+    const ir::Program& program = pass == "forward" ? forward_ : backward_;
+    auto probes = [this, pass](const std::string&) { return probesOf(pass); };
+    return probes_ ? backend::sizeGenericKernelFor(program, target_, probes, jit_) : backend::buildFor(program, target_, jit_);
   }
   // One pass's part of the probes, made once for both.
   std::vector<std::string> probesOf(const std::string& pass) {
@@ -321,6 +330,8 @@ class CompiledGradient {
   bool emulate_ = false;
   std::unique_ptr<backend::Kernel> forwardKernel_, backwardKernel_;
   std::mutex mutex_;
+  // Last: destroyed first, waiting for the compile that reads the members above.
+  std::future<std::unique_ptr<backend::Kernel>> backwardBuilding_;
 };
 
 // The entry as written (no schedule), differentiated.

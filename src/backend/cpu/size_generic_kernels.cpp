@@ -90,7 +90,7 @@ std::unique_ptr<Kernel> sizeGenericKernel(const std::string& source,
   for (auto& l : libraries) key += l + ' ';
   key += '\0' + runtime::sizeGenericKey(source);
   Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
+  std::unique_lock<std::mutex> lock(r.mutex);
   if (r.refused.count(key)) return nullptr;
   auto& built = r.built[key];
   for (auto& g : built)
@@ -110,12 +110,18 @@ std::unique_ptr<Kernel> sizeGenericKernel(const std::string& source,
   if (!values) throw InternalError("a source is not an instance of its own generic form");
   seen.push_back(source);
   std::shared_ptr<const GenericKernel> g;
+  // The C compiler runs unlocked, so that kernels of other keys (a
+  // gradient's forward and backward passes) compile at once; the registry's
+  // maps keep their entries' addresses meanwhile.
+  lock.unlock();
   try {
     g = std::make_shared<const GenericKernel>(std::move(*generic), std::move(seen), jit, libraries);
   } catch (const InternalError&) {  // a varying numeral where C wants a constant: compile each size
+    lock.lock();
     r.refused.insert(key);
     return nullptr;
   }
+  lock.lock();
   built.push_back(g);
   return std::make_unique<GenericInstance>(g, std::move(*values), threads, g->kernel().compiledNow());
 }
