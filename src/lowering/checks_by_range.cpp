@@ -48,7 +48,8 @@ class RangeBounds : public ExprFunctor<std::optional<Bounds>(std::set<std::strin
   Result visitLoad(const Load& l, std::set<std::string>& used) override {
     if (!rangeable_.count(l.tensor)) return std::nullopt;
     used.insert(l.tensor);
-    return Bounds{load(loName_.at(l.tensor), {}, DType::I64), load(hiName_.at(l.tensor), {}, DType::I64)};
+    return Bounds{cast(DType::I64, load(loName_.at(l.tensor), {}, l.dtype)),
+                  cast(DType::I64, load(hiName_.at(l.tensor), {}, l.dtype))};
   }
   Result visitVar(const Var& v, std::set<std::string>& used) override {
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
@@ -171,7 +172,8 @@ class StripProvenChecks : public Mutator {
   std::vector<const For*> loops_;
 };
 
-// lo = hi = t[0, ..., 0], then every element of t folded in with min and max.
+// lo = hi = t[0, ..., 0], then every element of t folded in with min and max,
+// in t's element type.
 // The last two dimensions are walked as one (t[e / W][e % W], which the C
 // emitter writes as the flat element e): a fold over rows as short as a
 // bag's 32 indices would otherwise reduce its vectors to scalars once a
@@ -194,14 +196,14 @@ StmtP rangeOf(const TensorDecl& t, const std::string& lo, const std::string& hi,
     at.back() = floorDiv(flat, width);
     at.push_back(binary(BinOp::Mod, flat, width));
   }
-  ExprP element = cast(DType::I64, load(t.name, at, t.dtype));
+  ExprP element = load(t.name, at, t.dtype);  // folded in its own type, which vectorizes (int32 on AVX2)
   std::vector<ExprP> iterators;
   for (auto& v : vars) iterators.push_back(var(v));
   StmtP fold = makeSeq({makeReduce(ReduceOp::Min, lo, {}, element, {}, StmtTag{lo + ".fold", vars, iterators}),
                         makeReduce(ReduceOp::Max, hi, {}, element, {}, StmtTag{hi + ".fold", vars, iterators})});
   for (size_t d = loops; d-- > 0;)
     fold = makeFor(vars[d], vars[d], intConst(0), intConst(trips[d]), 1, LoopKind{}, fold);
-  ExprP start = cast(DType::I64, load(t.name, first, t.dtype));
+  ExprP start = load(t.name, first, t.dtype);
   return makeSeq({makeStore(lo, {}, start, {}, StmtTag{lo + ".start", {}, {}}),
                   makeStore(hi, {}, start, {}, StmtTag{hi + ".start", {}, {}}), fold});
 }
@@ -235,7 +237,7 @@ StmtP versionChecksByRange(const StmtP& nest, const std::vector<TensorDecl>& ten
   StmtP out = makeSeq(seq);
   for (auto& t : tensors)
     if (strip.ranged.count(t.name))
-      for (auto* n : {&loName.at(t.name), &hiName.at(t.name)}) out = makeVarDef(TensorDecl{*n, DType::I64, {}}, out);
+      for (auto* n : {&loName.at(t.name), &hiName.at(t.name)}) out = makeVarDef(TensorDecl{*n, t.dtype, {}}, out);
   return out;
 }
 

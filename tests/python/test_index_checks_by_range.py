@@ -82,7 +82,8 @@ def test_offsets_of_loaded_indices_are_checked_at_both_ends():
 def test_the_generated_code_runs_a_copy_without_the_checks_when_the_ranges_allow():
     ptr, idx, val, x = csr(np.random.default_rng(5))
     c = spmv.c_source(ptr, idx, val, x, np.zeros(8))
-    assert "idx_lo >= 0" in c and "idx_hi < 6" in c
+    # The range folded in the indices' own type (int32 here), compared as int64.
+    assert "int32_t idx_lo" in c and "((int64_t)(idx_lo)) >= 0" in c and "((int64_t)(idx_hi)) < 6" in c
     assert c.count("for dimension 0 of 'x'") == 1  # in the checked copy only
 
 

@@ -377,8 +377,9 @@ void NestEmitter::emitReduce(const Reduce& r, int indent) {
   std::string target = access(r.tensor, r.indices);
   const TensorDecl* t = view_.find(r.tensor);
   bool ints = t && isIntegral(t->dtype);
-  const char* max = ints ? "teml_max(" : single ? "teml_fmaxf(" : "teml_fmaxd(";
-  const char* min = ints ? "teml_min(" : single ? "teml_fminf(" : "teml_fmind(";
+  bool i32 = t && t->dtype == DType::I32;
+  const char* max = i32 ? "teml_max_i32(" : ints ? "teml_max(" : single ? "teml_fmaxf(" : "teml_fmaxd(";
+  const char* min = i32 ? "teml_min_i32(" : ints ? "teml_min(" : single ? "teml_fminf(" : "teml_fmind(";
   std::string update;
   if (t && t->dtype == DType::Bool) {
     // 0 or 1 in a byte, as the interpreter's bools: or, and.
