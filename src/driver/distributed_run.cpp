@@ -136,8 +136,15 @@ class RankRun {
     const ir::Program& p = c_.lowered;
     runtime::BufferMap whole;
     if (o_.randomSeed >= 0) whole = prepareBuffers(c_.program, o_);  // the same values as one process
-    for (auto& t : p.tensors) {
-      Part part = partOf(t, p.distribution.kept.at(t.name)[rank_]);
+    // Tensors whose rows a CSR loop names after those whose values name them.
+    std::vector<const ir::TensorDecl*> order;
+    for (auto& t : p.tensors)
+      if (!p.distribution.rowsByIndex.count(t.name)) order.push_back(&t);
+    for (auto& t : p.tensors)
+      if (p.distribution.rowsByIndex.count(t.name)) order.push_back(&t);
+    for (const ir::TensorDecl* decl : order) {
+      const ir::TensorDecl& t = *decl;
+      Part part = partOf(t, keptBox(t));
       size_t elem = ir::bytes(t.dtype);
       if (auto v = p.initialValues.find(t.name); v != p.initialValues.end()) part.buffer.fill(v->second);
       if (whole.count(t.name)) {
@@ -158,6 +165,37 @@ class RankRun {
       if (!parts_.count(name)) throw UsageError("--output: the program declares no tensor '" + name + "'");
     if (again) initial_ = parts_;
     c_.stages.push_back({"buffers", secondsSince(t)});
+  }
+
+  // The box of `t` this rank keeps: the plan's, or for a tensor read
+  // through CSR loops (ir::RowsByIndex) the rows between the least and the
+  // greatest row pointer of this rank's block, clamped to the tensor (a
+  // pointer outside it fails the kernel's checks before any row is read).
+  // Where the pointers are not all in this rank's part, the plan's.
+  ir::BoxTransfer keptBox(const ir::TensorDecl& t) const {
+    const ir::Program& p = c_.lowered;
+    ir::BoxTransfer box = p.distribution.kept.at(t.name)[rank_];
+    auto by = p.distribution.rowsByIndex.find(t.name);
+    if (by == p.distribution.rowsByIndex.end()) return box;
+    const ir::DistributedLoop& l = p.distribution.loops.at(by->second.loop);
+    int64_t first = l.first(rank_), last = l.last(rank_);
+    auto pointers = parts_.find(by->second.index);
+    if (pointers == parts_.end()) return box;
+    const Part& index = pointers->second;
+    if (first < index.first || last >= index.first + index.count) return box;
+    int64_t lo = 0, hi = 0;
+    for (int64_t i = first; i <= last; ++i) {
+      int64_t v = index.buffer.dtype() == ir::DType::I32 ? static_cast<const int32_t*>(index.buffer.data())[i - index.first]
+                                                          : static_cast<const int64_t*>(index.buffer.data())[i - index.first];
+      v = std::clamp<int64_t>(v, 0, t.shape[0]);
+      lo = i == first ? v : std::min(lo, v);
+      hi = i == first ? v : std::max(hi, v);
+    }
+    box.lo.assign(t.shape.size(), 0);
+    box.hi = t.shape;
+    box.lo[0] = lo;
+    box.hi[0] = hi;
+    return box;
   }
 
   void restart() {

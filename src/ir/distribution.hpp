@@ -44,12 +44,24 @@ struct RankGrid {
 };
 RankGrid rankGrid(int ranks, int askedRows = 0);
 
+// A tensor the program only reads, each of whose reads lies in a CSR loop
+// of a distributed step (`for p in range(ptr[i], ptr[i + 1])`, i the
+// distributed loop `loops[loop]`, p its first subscript): rank r keeps only
+// the rows between the least and the greatest of `index[first(r)..last(r)]`,
+// which the run finds once `index` is read (driver/distributed_run).
+struct RowsByIndex {
+  std::string index;
+  size_t loop = 0;
+};
+
 struct Distribution {
   int ranks = 1;
   // Per program tensor, per rank: the box it keeps (its buffer covers the
   // box's elements from the first to the last in row-major order; an empty
   // box keeps nothing). Generated code indexes the whole tensor.
   std::map<std::string, std::vector<BoxTransfer>> kept;
+  // Tensors whose part `kept` bounds (the whole) and the run narrows.
+  std::map<std::string, RowsByIndex> rowsByIndex;
   // Per tensor the program writes, per rank: boxes of elements whose final
   // values this rank holds and writes out (every element by one rank at
   // least; where two write one, the values are equal).

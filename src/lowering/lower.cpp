@@ -13,6 +13,7 @@
 #include "lowering/checks_by_range.hpp"
 #include "lowering/distributed/exchanges.hpp"
 #include "lowering/distributed/grid_choice.hpp"
+#include "lowering/distributed/rows_by_index.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/narrow_float_conversions.hpp"
 #include "lowering/pass_log.hpp"
@@ -66,7 +67,11 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
       run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });
   }
   // Several MPI ranks: exchanges between the steps, then each distributed loop bound to its rank's block.
-  if (target.kind == target::Kind::Cpu && target.ranks > 1) p = boundToRanks(planExchangesOnAGrid(p, target.ranks, target.rankGridRows));
+  if (target.kind == target::Kind::Cpu && target.ranks > 1) {
+    p = planExchangesOnAGrid(p, target.ranks, target.rankGridRows);
+    findRowsByIndex(p);
+    p = boundToRanks(p);
+  }
   std::string wrong = verify(p);
   if (!wrong.empty()) throw InternalError("lowering made ill-formed IR: " + wrong);
   return p;

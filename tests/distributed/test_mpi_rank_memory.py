@@ -41,3 +41,22 @@ def test_a_large_temporary_is_resident_only_where_the_rank_touches_it(tmp_path):
         kept, resident = large[r]
         beyond = resident - tiny[r][1]
         assert beyond < kept + 0.75 * h, (r, kept, beyond, stderr)
+
+
+READ = re.compile(r"rank (\d+): input 'col': read (\d+) B of")
+
+
+def test_a_rank_reads_only_the_columns_of_its_rows(tmp_path):
+    # col is read only as col[p] for p in range(ptr[i], ptr[i + 1]), i in the
+    # rank's block: isl cannot bound those rows, ptr does once it is read.
+    n, m, c, ranks = 2000, 20000, 8, 3
+    ptr, col = power_law_graph(n, m, 11)
+    _, stderr = csr_run(tmp_path, n, m, c, ranks, "cols")
+    read = {int(r): int(b) for r, b in READ.findall(stderr)}
+    assert sorted(read) == list(range(ranks)), stderr
+    for r in range(ranks):
+        lo, hi = n * r // ranks, n * (r + 1) // ranks
+        span = int(ptr[hi] - ptr[lo])
+        # The part starts up to 15 int32 early, so that col's origin keeps one process's alignment.
+        assert 4 * span <= read[r] <= 4 * (span + 15), (r, span, stderr)
+    assert sum(read.values()) < 4 * m + 4 * 16 * ranks

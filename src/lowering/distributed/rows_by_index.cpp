@@ -1,0 +1,135 @@
+#include "lowering/distributed/rows_by_index.hpp"
+
+#include <optional>
+#include <set>
+
+#include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
+
+namespace teml::lowering {
+
+using namespace ir;
+
+namespace {
+
+const Expr* uncast(const ExprP& e) {
+  const Expr* x = e.get();
+  while (x->kind == ExprKind::Cast) x = x->as<Cast>().a.get();
+  return x;
+}
+
+bool isVarNamed(const Expr* e, const std::string& v) { return e->kind == ExprKind::Var && e->as<Var>().name == v; }
+
+// `ptr[i]` (offset 0) or `ptr[i + 1]` (offset 1): the tensor and i.
+std::optional<std::pair<std::string, std::string>> rowPointer(const ExprP& e, int offset) {
+  const Expr* x = uncast(e);
+  if (x->kind != ExprKind::Load || x->as<Load>().indices.size() != 1) return std::nullopt;
+  auto& l = x->as<Load>();
+  const Expr* i = uncast(l.indices[0]);
+  if (offset == 1) {
+    if (i->kind != ExprKind::Binary || i->as<Binary>().op != BinOp::Add) return std::nullopt;
+    auto& b = i->as<Binary>();
+    int64_t one = 0;
+    if (!constValue(b.b, &one) || one != 1) return std::nullopt;
+    i = uncast(b.a);
+  }
+  if (i->kind != ExprKind::Var) return std::nullopt;
+  return std::make_pair(l.tensor, i->as<Var>().name);
+}
+
+// Every access of the candidates, with the loops around it: a candidate
+// stays while each of its accesses is a load whose first subscript is the
+// iterator of a CSR loop inside a distributed loop over its rows.
+class Reads : public Visitor {
+ public:
+  explicit Reads(std::set<std::string> candidates) : candidates_(std::move(candidates)) {}
+  // tensor -> (ptr, the distributed loop): the first such loop found; the
+  // others must have its iterator and bounds (the inspector's copy of a step).
+  std::map<std::string, std::pair<std::string, const For*>> found;
+  std::set<std::string> refused;
+
+ protected:
+  void visitFor(const For& f) override {
+    visit(f.begin);
+    visit(f.end);
+    loops_.push_back(&f);
+    visit(f.body);
+    loops_.pop_back();
+  }
+  void visitLoad(const Load& l) override {
+    Visitor::visitLoad(l);
+    if (!candidates_.count(l.tensor) || refused.count(l.tensor)) return;
+    auto use = csrUse(l);
+    auto known = found.find(l.tensor);
+    if (!use || (known != found.end() && !(known->second.first == use->first && sameLoop(*known->second.second, *use->second))))
+      refuse(l.tensor);
+    else if (known == found.end())
+      found[l.tensor] = *use;
+  }
+  void visitStore(const Store& s) override {
+    refuse(s.tensor);
+    Visitor::visitStore(s);
+  }
+  void visitReduce(const Reduce& r) override {
+    refuse(r.tensor);
+    Visitor::visitReduce(r);
+  }
+  void visitLibCall(const LibCall& c) override {
+    for (auto& t : c.tensors) refuse(t);
+  }
+  void visitExchange(const Exchange& x) override { refuse(x.tensor); }
+
+ private:
+  static bool sameLoop(const For& a, const For& b) {
+    return a.var == b.var && equal(a.begin, b.begin) && equal(a.end, b.end) && a.step == b.step;
+  }
+  void refuse(const std::string& t) {
+    refused.insert(t);
+    found.erase(t);
+  }
+  std::optional<std::pair<std::string, const For*>> csrUse(const Load& l) const {
+    if (l.indices.empty()) return std::nullopt;
+    const Expr* p = uncast(l.indices[0]);
+    if (p->kind != ExprKind::Var) return std::nullopt;
+    for (auto k = loops_.size(); k-- > 0;) {
+      const For& f = *loops_[k];
+      if (f.var != p->as<Var>().name) continue;
+      auto begin = rowPointer(f.begin, 0), end = rowPointer(f.end, 1);
+      if (!begin || !end || *begin != *end || f.step != 1) return std::nullopt;
+      for (auto j = k; j-- > 0;)
+        if (loops_[j]->var == begin->second)
+          return loops_[j]->loopKind.distributed ? std::optional(std::make_pair(begin->first, loops_[j])) : std::nullopt;
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+  std::set<std::string> candidates_;
+  std::vector<const For*> loops_;
+};
+
+}  // namespace
+
+void findRowsByIndex(Program& planned) {
+  Distribution& d = planned.distribution;
+  if (d.onGrid()) return;
+  std::set<std::string> written, candidates;
+  for (auto& n : planned.nests)
+    for (auto& t : tensorsWritten(n)) written.insert(t);
+  for (auto& t : planned.tensors)
+    if (!written.count(t.name) && !t.shape.empty()) candidates.insert(t.name);
+  Reads reads(candidates);
+  for (auto& n : planned.nests) reads.visit(n);
+  for (auto& [tensor, use] : reads.found) {
+    auto& [index, loop] = use;
+    const TensorDecl* pointers = planned.find(index);
+    // The pointers: an input the program leaves as it is, read before the tensor (driver/distributed_run).
+    if (!pointers || written.count(index) || (pointers->dtype != DType::I32 && pointers->dtype != DType::I64)) continue;
+    int64_t b = 0, e = 0;
+    if (!constValue(loop->begin, &b) || !constValue(loop->end, &e)) continue;
+    for (size_t k = 0; k < d.loops.size(); ++k)
+      if (d.loops[k].var == loop->var && d.loops[k].begin == b && d.loops[k].end == std::max(b, e))
+        d.rowsByIndex[tensor] = {index, k};
+  }
+}
+
+}  // namespace teml::lowering
