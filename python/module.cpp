@@ -7,8 +7,8 @@
 
 #include <chrono>
 #include <functional>
-#include <memory>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <tuple>

@@ -18,8 +18,6 @@ const Expr* uncast(const ExprP& e) {
   return x;
 }
 
-bool isVarNamed(const Expr* e, const std::string& v) { return e->kind == ExprKind::Var && e->as<Var>().name == v; }
-
 // `ptr[i]` (offset 0) or `ptr[i + 1]` (offset 1): the tensor and i.
 std::optional<std::pair<std::string, std::string>> rowPointer(const ExprP& e, int offset) {
   const Expr* x = uncast(e);
