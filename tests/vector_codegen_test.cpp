@@ -202,3 +202,13 @@ m2 = build(v)
   expectJitMatchesInterpreter(local);
   expectSameResults(local, global);
 }
+
+TEST(VectorCodegen, AnUnrolledLoopsRemainderKeepsItsOwnSums) {
+  // unroll leaves a remainder loop beside the unrolled one; both keep the
+  // row's sums in registers, each in a block of its own (fuzz seed 8758: the
+  // remainder declared `vacc` again and the C compiler rejected the kernel).
+  auto p = compile("in3 = tensor([N, N])\nin4 = tensor([N, K])\nC5 = contract(in3, in4, [2, 1])\nl1 = build(C5)\n"
+                   "s1_0 = unroll(l1, 3, 4)\ns1_1 = vectorize(s1_0, 2)\ncodegen(s1_1)\n",
+                   {{"N", 9}, {"K", 7}});
+  expectJitMatchesInterpreter(p);
+}

@@ -237,6 +237,11 @@ void NestEmitter::emitVectorSeq(const Seq& q, int indent) {
 }
 
 void NestEmitter::emitVectorFor(const For& f, int indent) {
+  // Sums kept in registers are declared in a block of their own: a loop
+  // beside this one (an unrolled loop's remainder) declares its sums under
+  // the same names (fuzz seed 8758).
+  const bool block = !f.loopKind.cpu.registerSums.empty();
+  if (block) line(indent++, "{");
   std::vector<const Store*> starts;
   starts.swap(startValues_);
   std::set<std::pair<std::string, int>> used;  // (store id, copy)
@@ -268,6 +273,7 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
     for (auto& [where, reg] : promoted) mine |= reg.name == it->second;
     it = mine ? vectorRegs_.erase(it) : std::next(it);
   }
+  if (block) line(--indent, "}");
 }
 
 std::map<std::string, NestEmitter::VectorRegister> NestEmitter::promoteReductions(
