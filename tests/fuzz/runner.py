@@ -69,7 +69,7 @@ GRAD_RTOL = 1e-5
 # exactly. Each K further risks adjoints that underflow instead.
 WEIGHT_SCALE_EXPONENTS = (300, 600, 900, 1000)
 # Forward paths that run JIT-compiled C, retried without FMA contraction (Runner.contraction_explains).
-CONTRACTED_PATHS = ("run", "auto", "emulate", "mpi", "mpi1", "mpi3", "python", "torch", "shapes")
+CONTRACTED_PATHS = ("run", "auto", "emulate", "mpi", "mpi1", "mpi3", "python", "torch", "shapes", "teml")
 LOCATED = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
 
 
@@ -480,6 +480,9 @@ class Runner:
                 if p == "shapes":
                     import shapes  # noqa: E402 (it uses this module's helpers)
                     r = shapes.run_path(self)
+                elif p == "teml":  # seed 8956: a float32 contraction's FMA rounding, carried into a float64 one
+                    import teml_programs  # noqa: E402 (it uses this module's helpers)
+                    r = teml_programs.run_path(self.seed, self.workdir, self.timeout, self.threads, self.env, self.log)
                 else:
                     r = again.get(p) if p in py else self.forward_cli(p)
                     r = r or self.compare_forward(p, True)
