@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "ir/csr_rows.hpp"
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 
@@ -16,23 +17,6 @@ const Expr* uncast(const ExprP& e) {
   const Expr* x = e.get();
   while (x->kind == ExprKind::Cast) x = x->as<Cast>().a.get();
   return x;
-}
-
-// `ptr[i]` (offset 0) or `ptr[i + 1]` (offset 1): the tensor and i.
-std::optional<std::pair<std::string, std::string>> rowPointer(const ExprP& e, int offset) {
-  const Expr* x = uncast(e);
-  if (x->kind != ExprKind::Load || x->as<Load>().indices.size() != 1) return std::nullopt;
-  auto& l = x->as<Load>();
-  const Expr* i = uncast(l.indices[0]);
-  if (offset == 1) {
-    if (i->kind != ExprKind::Binary || i->as<Binary>().op != BinOp::Add) return std::nullopt;
-    auto& b = i->as<Binary>();
-    int64_t one = 0;
-    if (!constValue(b.b, &one) || one != 1) return std::nullopt;
-    i = uncast(b.a);
-  }
-  if (i->kind != ExprKind::Var) return std::nullopt;
-  return std::make_pair(l.tensor, i->as<Var>().name);
 }
 
 // Every access of the candidates, with the loops around it: a candidate
@@ -92,11 +76,12 @@ class Reads : public Visitor {
     for (auto k = loops_.size(); k-- > 0;) {
       const For& f = *loops_[k];
       if (f.var != p->as<Var>().name) continue;
-      auto begin = rowPointer(f.begin, 0), end = rowPointer(f.end, 1);
-      if (!begin || !end || *begin != *end || f.step != 1) return std::nullopt;
+      auto row = csrRowOf(f);  // range(ptr[i], ptr[i + 1])
+      const Expr* i = row && f.step == 1 ? uncast(row->row) : nullptr;
+      if (!i || i->kind != ExprKind::Var) return std::nullopt;
       for (auto j = k; j-- > 0;)
-        if (loops_[j]->var == begin->second)
-          return loops_[j]->loopKind.distributed ? std::optional(std::make_pair(begin->first, loops_[j])) : std::nullopt;
+        if (loops_[j]->var == i->as<Var>().name)
+          return loops_[j]->loopKind.distributed ? std::optional(std::make_pair(row->rows, loops_[j])) : std::nullopt;
       return std::nullopt;
     }
     return std::nullopt;
