@@ -36,6 +36,10 @@ class AutoState {
   Tuner* tuner;                  // null: choices by heuristics alone
   const ir::Program* context;    // the tensors a measured candidate runs over
   std::vector<Step> steps;
+  // Vector loops auto_sums_in_registers put around the loops they keep sums
+  // across: auto_vectorize leaves the loops inside them alone, and the rest
+  // of their nest still its own to vectorize.
+  std::vector<std::string> lanesAroundSums;
 
   // Takes `step` when the Schedule accepts it (filling in its iterators and
   // the loops it made); false, with nothing changed and the refusal kept,

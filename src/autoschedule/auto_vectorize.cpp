@@ -71,13 +71,19 @@ bool extremeOfVectorMath(const For& f) {
 
 void autoVectorize(AutoState& state) {
   // A nest with a vector loop has its vectors chosen already (by the user or
-  // the register-block pass): none of its loops is vectorized again.
-  std::set<std::string> enclosed;
+  // the register-block pass): none of its loops is vectorized again. Lanes
+  // around sums kept in registers leave the rest of their nest to this pass,
+  // but not the loops inside them.
+  std::set<std::string> enclosed, aroundSums(state.lanesAroundSums.begin(), state.lanesAroundSums.end());
   for (auto& outer : outermostLoops(state.body)) {
     const For* o = loopWithId(state.body, outer);
-    bool vectorized = o->loopKind.lanes();
-    forEachStmt(o->body, [&](const StmtP& s) {
-      vectorized = vectorized || (s->kind == StmtKind::For && s->as<For>().loopKind.lanes());
+    bool vectorized = false;
+    forEachStmt(o->self(), [&](const StmtP& s) {
+      if (s->kind != StmtKind::For || !s->as<For>().loopKind.lanes()) return;
+      if (aroundSums.count(s->id))
+        forEachStmt(s, [&](const StmtP& t) { enclosed.insert(t->id); });
+      else
+        vectorized = true;
     });
     if (vectorized) forEachStmt(o->self(), [&](const StmtP& t) { enclosed.insert(t->id); });
   }

@@ -38,6 +38,8 @@ struct Target {
   int rankGridRows = 0;      // rows of the grid of ranks of two distributed loops (0: chosen)
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
+  // Vector registers an x86-64 core names: 32 with AVX-512, else 16.
+  int vectorRegisters() const { return vectorBytes >= 64 ? 32 : 16; }
 };
 
 // The machine teml runs on: its widest vector unit (64 bytes with AVX-512,

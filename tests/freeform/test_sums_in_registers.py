@@ -153,3 +153,46 @@ def test_dot_products_along_long_rows_are_jammed_four_rows_at_a_time(teml):
     out = teml.run(GEMV, {"A": A, "x": x}, ["y"], extra=["--threads", "2"])
     np.testing.assert_array_equal(out["y"], A @ x)
     assert jammed_by_four(teml.attempt(GEMV, {"A": A, "x": x}, [], extra=["-v"]).stderr)
+
+
+ATTENTION = '''import teml
+
+
+@teml.transform
+def attention(Q: teml.Var[(128, 64), "float32"], K: teml.Var[(128, 64), "float32"],
+              V: teml.Var[(128, 64), "float32"], out: teml.Var[(128, 64), "float32", "output"]):
+    for i in range(128):
+        score = teml.zeros((128,), "float32")
+        for j in range(128):
+            for d in range(64):
+                score[j] += Q[i, d] * K[j, d]
+        top = teml.full((), float("-inf"), "float32")
+        for j in range(128):
+            top[()] = max(top[()], score[j])
+        total = teml.zeros((), "float32")
+        for j in range(128):
+            p = teml.exp(score[j] - top[()])
+            total[()] += p
+            for d in range(64):
+                out[i, d] += p * V[j, d]
+        for d in range(64):
+            out[i, d] = out[i, d] / total[()]
+'''
+
+
+def test_jammed_rows_keep_as_many_sums_in_registers_as_the_registers_hold(teml, monkeypatch):
+    rng = np.random.default_rng(6)
+    Q, K, V = (rng.standard_normal((128, 64)).astype(np.float32) for _ in range(3))
+    out = teml.run(ATTENTION, {"Q": Q, "K": K, "V": V}, ["out"], extra=["--threads", "2"])
+    score = Q.astype(np.float64) @ K.T
+    p = np.exp(score - score.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out["out"], (p / p.sum(axis=1, keepdims=True)) @ V, rtol=1e-4, atol=1e-5)
+    # The row-block pass jams four query rows into P V's loop over the features. Their sums stay
+    # in registers across the keys: with AVX-512's 32 registers all four rows' 64 features (16
+    # sums), with AVX2's 16 two vectors of the features at a time (8 sums), each block outside
+    # the keys.
+    for vector_bytes, features in ((64, r"0, 64"), (32, r"16 \* d_2_o, 16 \* d_2_o \+ 16")):
+        monkeypatch.setenv("TEML_VECTOR_BYTES", str(vector_bytes))
+        loops = teml.attempt(ATTENTION, {}, [], extra=["--emit", "loops"], command="emit").stdout
+        assert re.search(r"for d_2 in \[%s\) vector\n(\s+for i in [^\n]* step 4\n)?\s+for j_3 in \[0, 128\)\n" % features,
+                         loops), loops
