@@ -31,6 +31,20 @@ class Var:
         return f"teml.Var[{self.shape!r}, {self.dtype!r}, {self.access!r}]"
 
 
+# A cache line: vector loads of an array that starts on one cross no line
+# boundary (rows of a whole number of lines; compiled.aligned_copies()).
+_VECTOR_ALIGNMENT = 64
+
+
+def _aligned_copy(a):
+    """A copy of `a` that starts on a _VECTOR_ALIGNMENT boundary."""
+    raw = np.empty(a.nbytes + _VECTOR_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % _VECTOR_ALIGNMENT
+    copy = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    np.copyto(copy, a)
+    return copy
+
+
 def _as_array(value):
     """A NumPy array for `value`; a CPU PyTorch tensor shares its memory."""
     if type(value).__module__.split(".")[0] == "torch":
@@ -289,6 +303,7 @@ class Transform:
         reuse = list(out) if isinstance(out, (tuple, list)) else ([] if out is None else [out])
         # Outputs whose every element the program stores before reading it need no zeros first.
         unseen = compiled.written_before_read() if reuse else ()
+        realign = compiled.aligned_copies()
         for name, dtype, shape, access in params:
             if access == "output":
                 if reuse:
@@ -316,6 +331,8 @@ class Transform:
                     raise ValueError(f"parameter '{name}' of {self.__name__} is updated in place: it must be a "
                                      "C-contiguous array (np.ascontiguousarray makes a copy that would not be updated)")
                 a = np.ascontiguousarray(a)
+            if name in realign and a.ctypes.data % _VECTOR_ALIGNMENT:
+                a = _aligned_copy(a)
             if access == "inout" and not a.flags.writeable:
                 raise ValueError(f"parameter '{name}' of {self.__name__} is updated in place: it must be writeable")
             buffers.append(a)

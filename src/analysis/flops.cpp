@@ -1,11 +1,6 @@
 #include "analysis/flops.hpp"
 
-#include <algorithm>
-#include <map>
-#include <unordered_map>
-
-#include "ir/affine.hpp"
-#include "ir/functor.hpp"
+#include "analysis/executions.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::analysis {
@@ -22,150 +17,16 @@ int64_t opsIn(const ExprP& e) {
   return n;
 }
 
-// Does any loop's trip count or guard inside s depend on `v`? If not, the
-// work of s is the same in every iteration of the loop over v and is
-// counted once.
-bool controlUses(const StmtP& s, const std::string& v) {
-  bool found = false;
-  forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind == StmtKind::For) {
-      auto& f = t->as<For>();
-      int64_t trips = 0;  // a loop shifted by v (a split's inner loop) does the same work for every v
-      if (!constValue(sub(f.end, f.begin), &trips)) found |= usesVar(f.begin, v) || usesVar(f.end, v);
-    } else if (t->kind == StmtKind::If) {
-      found |= usesVar(t->as<If>().cond, v);
-    }
-  });
-  return found;
+double flopsOf(const Stmt& s) {
+  if (s.kind == StmtKind::Store) return static_cast<double>(opsIn(s.as<Store>().value));
+  return static_cast<double>(opsIn(s.as<Reduce>().value) + 1);  // the update itself
 }
-
-// The smallest extent of a dimension that `v` alone subscripts in `s`
-// (0: none).
-int64_t extentSubscripted(const StmtP& s, const std::string& v, const std::map<std::string, std::vector<int64_t>>& shapes) {
-  int64_t least = 0;
-  auto look = [&](const std::string& tensor, const std::vector<ExprP>& indices) {
-    auto shape = shapes.find(tensor);
-    if (shape == shapes.end() || shape->second.size() != indices.size()) return;
-    for (size_t d = 0; d < indices.size(); ++d) {
-      bool alone = indices[d]->kind == ExprKind::Var && indices[d]->as<Var>().name == v;
-      if (alone && (least == 0 || shape->second[d] < least)) least = shape->second[d];
-    }
-  };
-  forEachExprIn(s, [&](const ExprP& e) {
-    if (e->kind == ExprKind::Load) look(e->as<Load>().tensor, e->as<Load>().indices);
-  });
-  forEachStmt(s, [&](const StmtP& t) {
-    if (t->kind == StmtKind::Store) look(t->as<Store>().tensor, t->as<Store>().indices);
-    if (t->kind == StmtKind::Reduce) look(t->as<Reduce>().tensor, t->as<Reduce>().indices);
-  });
-  return least;
-}
-
-class Counter : public StmtFunctor<double()> {
- public:
-  Counter() = default;
-  // Estimating the trips of loops bounded by data (estimatedFlops).
-  explicit Counter(std::map<std::string, std::vector<int64_t>> shapes) : shapes_(std::move(shapes)), estimate_(true) {}
-  double count(const StmtP& s) { return dispatch(s); }
-
- private:
-  double visitFor(const For& f) override {
-    if (estimate_ && (!known(f.begin) || !known(f.end))) {
-      int64_t extent = extentSubscripted(f.body, f.var, shapes_);
-      if (extent == 0) return 0;
-      // The rows: the loops around whose iterators the bounds read, and
-      // the loops those loops' bounds read (the outer part of a split).
-      double rows = 1;
-      std::vector<const For*> reading = {&f};
-      for (size_t k = around_.size(); k-- > 0;) {
-        auto& [loop, trips] = around_[k];
-        bool read = false;
-        for (auto* r : reading) read = read || usesVar(r->begin, loop->var) || usesVar(r->end, loop->var);
-        if (read) rows *= trips, reading.push_back(loop);
-      }
-      double trips = std::max(1.0, static_cast<double>(extent) / rows);
-      around_.push_back({&f, trips});
-      double w = count(f.body);
-      around_.pop_back();
-      return w * trips;
-    }
-    return counted(f);
-  }
-  double counted(const For& f) {
-    int64_t b = eval(f.begin), e = eval(f.end);
-    int64_t up = f.step > 0 ? f.step : -f.step, extent = f.step > 0 ? e - b : b - e;
-    if (extent <= 0) return 0;
-    int64_t trips = (extent + up - 1) / up;
-    around_.push_back({&f, static_cast<double>(trips)});
-    double w = countedTrips(f, b, e, trips);
-    around_.pop_back();
-    return w;
-  }
-  double countedTrips(const For& f, int64_t b, int64_t e, int64_t trips) {
-    if (!controlUses(f.body, f.var)) {
-      env_[f.var] = b;
-      double w = count(f.body);
-      env_.erase(f.var);
-      return w * static_cast<double>(trips);
-    }
-    double total = 0;
-    for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
-      env_[f.var] = i;
-      total += count(f.body);
-    }
-    env_.erase(f.var);
-    return total;
-  }
-  double visitStore(const Store& s) override { return static_cast<double>(opsIn(s.value)); }
-  double visitReduce(const Reduce& r) override { return static_cast<double>(opsIn(r.value) + 1); }
-  double visitSeq(const Seq& q) override {
-    double total = 0;
-    for (auto& t : q.stmts) total += count(t);
-    return total;
-  }
-  double visitLibCall(const LibCall& c) override { return count(c.reference); }
-  double visitVarDef(const VarDef& v) override {
-    shapes_[v.decl.name] = v.decl.shape;
-    return count(v.body);
-  }
-  double visitAssert(const Assert& a) override { return count(a.body); }
-  double visitBarrier(const Barrier&) override { return 0; }
-  double visitExchange(const Exchange&) override { return 0; }
-  double visitIf(const If& i) override {
-    if (eval(i.cond)) return count(i.then);
-    return i.otherwise ? count(i.otherwise) : 0;
-  }
-
-  bool known(const ExprP& e) {
-    Ranges r;
-    for (auto& [k, v] : env_) r[k] = {v, v};
-    Interval iv{0, 0};
-    return bounds(e, r, &iv);
-  }
-  int64_t eval(const ExprP& e) {
-    Ranges r;
-    for (auto& [k, v] : env_) r[k] = {v, v};
-    Interval iv{0, 0};
-    bounds(e, r, &iv);
-    return iv.lo;
-  }
-  std::unordered_map<std::string, int64_t> env_;
-  std::map<std::string, std::vector<int64_t>> shapes_;
-  bool estimate_ = false;
-  std::vector<std::pair<const For*, double>> around_;  // the loops around, with their trips
-};
 
 }  // namespace
 
-double countFlops(const StmtP& nest) { return Counter().count(nest); }
+double countFlops(const StmtP& nest) { return countExecutions(nest, flopsOf); }
 
-double estimatedFlops(const Program& program) {
-  std::map<std::string, std::vector<int64_t>> shapes;
-  for (auto& t : program.tensors) shapes[t.name] = t.shape;
-  double total = 0;
-  for (auto& n : program.nests) total += Counter(shapes).count(n);
-  return total;
-}
+double estimatedFlops(const Program& program) { return estimatedExecutions(program, flopsOf); }
 
 double countFlops(const Program& program) {
   double total = 0;
