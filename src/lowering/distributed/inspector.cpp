@@ -27,7 +27,15 @@ class Inspector : public Mutator {
   // Each method returns the copy of its statement, null when it marks
   // nothing; `ok_` false where it cannot.
   using Mutator::mutate;
-  StmtP mutate(const StmtP& s) override { return s ? Mutator::mutate(s) : nullptr; }
+  StmtP mutate(const StmtP& s) override {
+    if (!s) return nullptr;
+    StmtP copy = Mutator::mutate(s);
+    // Rebuilt as one of its kind (a sequence), a statement keeps the id of
+    // the one it replaces; the copy runs beside the step, and ids name one
+    // statement (fuzz seed 9141: a local's body, copied).
+    if (copy && copy != s && !s->id.empty() && copy->id == s->id) copy = withIdentity(copy, s->id + ".inspect", copy->made);
+    return copy;
+  }
 
  protected:
   StmtP mutateSeq(const StmtP& s) override {
