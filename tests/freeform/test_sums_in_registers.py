@@ -196,3 +196,40 @@ def test_jammed_rows_keep_as_many_sums_in_registers_as_the_registers_hold(teml, 
         loops = teml.attempt(ATTENTION, {}, [], extra=["--emit", "loops"], command="emit").stdout
         assert re.search(r"for d_2 in \[%s\) vector\n(\s+for i in [^\n]* step 4\n)?\s+for j_3 in \[0, 128\)\n" % features,
                          loops), loops
+
+
+WINDOW = '''import teml
+
+
+@teml.transform
+def window(a: teml.Var[(37, 9), "float32"], v: teml.Var[(37, 64), "float32"], y: teml.Var[(37, 64), "float32", "output"]):
+    for j in range(37):
+        for t in range(-4, 5):
+            if 0 <= j + t < 37:
+                for e in range(64):
+                    y[j, e] += a[j, t + 4] * v[j + t, e]
+'''
+
+
+def test_rows_under_a_guard_keep_their_sums_in_registers_across_it(teml, monkeypatch):
+    # Small whole numbers: every order of the additions gives the same sums.
+    rng = np.random.default_rng(7)
+    a = rng.integers(-4, 5, (37, 9)).astype(np.float32)
+    v = rng.integers(-4, 5, (37, 64)).astype(np.float32)
+    out = teml.run(WINDOW, {"a": a, "v": v}, ["y"], extra=["--threads", "2"])
+    want = np.zeros((37, 64), np.float32)
+    for j in range(37):
+        for t in range(-4, 5):
+            if 0 <= j + t < 37:
+                want[j] += a[j, t + 4] * v[j + t]
+    np.testing.assert_array_equal(out["y"], want)
+    # No jam takes a row under its window's bounds check; the features go outside the window
+    # instead, as many vectors at a time as half the registers hold, and the check runs once
+    # for those vectors (a guard the same in every lane, in an explicit vector loop).
+    for vector_bytes, features in ((64, r"0, 64"), (32, r"32 \* e_o, 32 \* e_o \+ 32")):
+        monkeypatch.setenv("TEML_VECTOR_BYTES", str(vector_bytes))
+        loops = teml.attempt(WINDOW, {}, [], extra=["--emit", "loops"], command="emit").stdout
+        assert re.search(r"for e in \[%s\) vector\n\s+for t in \[-4, 5\)\n\s+if " % features, loops), loops
+    monkeypatch.delenv("TEML_VECTOR_BYTES")
+    c = teml.attempt(WINDOW, {}, [], command="emit").stdout
+    assert re.search(r"for \(long t = -4; t < 5; t\+\+\) \{\n\s+if \([^\n]*\n\s+vacc \+= ", c), c

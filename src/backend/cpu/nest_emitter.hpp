@@ -164,6 +164,7 @@ class NestEmitter {
   void emitVectorStore(const Store& st, int indent);
   void emitVectorReduce(const Reduce& r, int indent);
   void emitVectorSeq(const ir::Seq& q, int indent);
+  void emitVectorIf(const ir::If& i, int indent);
   void emitVectorFor(const For& f, int indent);
 
   const Program& program_;

@@ -181,14 +181,14 @@ class NestEmitter::VectorStmt : public StmtFunctor<void(int)> {
   void visitReduce(const Reduce& r, int indent) override { e_.emitVectorReduce(r, indent); }
   void visitSeq(const Seq& q, int indent) override { e_.emitVectorSeq(q, indent); }
   void visitFor(const For& f, int indent) override { e_.emitVectorFor(f, indent); }
-  void visitIf(const If&, int) override { refuse(); }
+  void visitIf(const If& i, int indent) override { e_.emitVectorIf(i, indent); }
   void visitLibCall(const LibCall&, int) override { refuse(); }
   void visitVarDef(const VarDef&, int) override { refuse(); }
   void visitAssert(const Assert&, int) override { refuse(); }
   void visitBarrier(const Barrier&, int) override { refuse(); }
   void visitExchange(const Exchange&, int) override { refuse(); }
   [[noreturn]] static void refuse() {
-    throw InternalError("code generation: a guard, call or tensor definition in an explicitly vectorized loop");
+    throw InternalError("code generation: a call or tensor definition in an explicitly vectorized loop");
   }
 
   NestEmitter& e_;
@@ -216,6 +216,18 @@ void NestEmitter::emitVectorReduce(const Reduce& r, int indent) {
     }
   }
   copy_ = 0;
+}
+
+// A guard the same in every lane (vector_plans.cpp): one scalar test for the
+// vectors under it.
+void NestEmitter::emitVectorIf(const If& i, int indent) {
+  line(indent, "if (" + expr(i.cond, 0, false, false) + ") {");
+  emitVectorStmt(i.then, indent + 1);
+  if (i.otherwise) {
+    line(indent, "} else {");
+    emitVectorStmt(i.otherwise, indent + 1);
+  }
+  line(indent, "}");
 }
 
 void NestEmitter::emitVectorSeq(const Seq& q, int indent) {

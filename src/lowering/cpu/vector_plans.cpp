@@ -72,7 +72,11 @@ class Planner : StmtFunctor<bool()>, ExprFunctor<bool()> {
       if (!stmt(t)) return false;
     return true;
   }
-  bool visitIf(const If&) override { return false; }
+  // A guard the same in every lane (a window's bounds): its statements run
+  // on whole vectors under it.
+  bool visitIf(const If& i) override {
+    return !usesVar(i.cond, var_) && stmt(i.then) && (!i.otherwise || stmt(i.otherwise));
+  }
   bool visitLibCall(const LibCall&) override { return false; }
   bool visitVarDef(const VarDef&) override { return false; }
   bool visitAssert(const Assert&) override { return false; }
