@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "ir/mutator.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 
 namespace teml::analysis {
 
@@ -23,7 +23,7 @@ struct Access {
 // Every access of one tensor in program order (what a statement reads
 // before what it writes). `unknown`: something touches it that this walk
 // does not follow.
-class Accesses : public Visitor {
+class Accesses : public ScopedVisitor {
  public:
   explicit Accesses(std::string tensor) : tensor_(std::move(tensor)) {}
   std::vector<Access> found;
@@ -31,16 +31,9 @@ class Accesses : public Visitor {
   using Visitor::visit;
 
  protected:
-  void visitFor(const For& f) override {
-    visit(f.begin);
-    visit(f.end);
-    loops_.push_back(&f);
-    visit(f.body);
-    loops_.pop_back();
-  }
   void visitVarDef(const VarDef& v) override {
     if (v.decl.name == tensor_) unknown = true;  // a tensor of the same name inside
-    Visitor::visitVarDef(v);
+    ScopedVisitor::visitVarDef(v);
   }
   void visitIf(const If& i) override {
     visit(i.cond);
@@ -54,15 +47,15 @@ class Accesses : public Visitor {
   void visitStore(const Store& st) override {
     visit(st.indices);
     visit(st.value);
-    if (st.tensor == tensor_) found.push_back({true, st.indices, loops_, branches_ > 0, st.value});
+    if (st.tensor == tensor_) found.push_back({true, st.indices, loops(), branches_ > 0, st.value});
   }
   void visitReduce(const Reduce& r) override {
     visit(r.indices);
     visit(r.value);
-    if (r.tensor == tensor_) found.push_back({false, r.indices, loops_, branches_ > 0, nullptr});
+    if (r.tensor == tensor_) found.push_back({false, r.indices, loops(), branches_ > 0, nullptr});
   }
   void visitLoad(const Load& l) override {
-    if (l.tensor == tensor_) found.push_back({false, l.indices, loops_, branches_ > 0, nullptr});
+    if (l.tensor == tensor_) found.push_back({false, l.indices, loops(), branches_ > 0, nullptr});
     Visitor::visitLoad(l);
   }
   void visitLibCall(const LibCall& c) override {
@@ -72,7 +65,6 @@ class Accesses : public Visitor {
 
  private:
   std::string tensor_;
-  std::vector<const For*> loops_;
   int branches_ = 0;
 };
 

@@ -5,7 +5,7 @@
 
 #include "ir/csr_rows.hpp"
 #include "ir/mutator.hpp"
-#include "ir/visitor.hpp"
+#include "ir/scoped_visitor.hpp"
 
 namespace teml::lowering {
 
@@ -22,7 +22,7 @@ const Expr* uncast(const ExprP& e) {
 // Every access of the candidates, with the loops around it: a candidate
 // stays while each of its accesses is a load whose first subscript is the
 // iterator of a CSR loop inside a distributed loop over its rows.
-class Reads : public Visitor {
+class Reads : public ScopedVisitor {
  public:
   explicit Reads(std::set<std::string> candidates) : candidates_(std::move(candidates)) {}
   // tensor -> (ptr, the distributed loop): the first such loop found; the
@@ -31,13 +31,6 @@ class Reads : public Visitor {
   std::set<std::string> refused;
 
  protected:
-  void visitFor(const For& f) override {
-    visit(f.begin);
-    visit(f.end);
-    loops_.push_back(&f);
-    visit(f.body);
-    loops_.pop_back();
-  }
   void visitLoad(const Load& l) override {
     Visitor::visitLoad(l);
     if (!candidates_.count(l.tensor) || refused.count(l.tensor)) return;
@@ -73,21 +66,20 @@ class Reads : public Visitor {
     if (l.indices.empty()) return std::nullopt;
     const Expr* p = uncast(l.indices[0]);
     if (p->kind != ExprKind::Var) return std::nullopt;
-    for (auto k = loops_.size(); k-- > 0;) {
-      const For& f = *loops_[k];
+    for (auto k = loops().size(); k-- > 0;) {
+      const For& f = *loops()[k];
       if (f.var != p->as<Var>().name) continue;
       auto row = csrRowOf(f);  // range(ptr[i], ptr[i + 1])
       const Expr* i = row && f.step == 1 ? uncast(row->row) : nullptr;
       if (!i || i->kind != ExprKind::Var) return std::nullopt;
       for (auto j = k; j-- > 0;)
-        if (loops_[j]->var == i->as<Var>().name)
-          return loops_[j]->loopKind.distributed ? std::optional(std::make_pair(row->rows, loops_[j])) : std::nullopt;
+        if (loops()[j]->var == i->as<Var>().name)
+          return loops()[j]->loopKind.distributed ? std::optional(std::make_pair(row->rows, loops()[j])) : std::nullopt;
       return std::nullopt;
     }
     return std::nullopt;
   }
   std::set<std::string> candidates_;
-  std::vector<const For*> loops_;
 };
 
 }  // namespace
