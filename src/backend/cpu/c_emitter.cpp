@@ -117,6 +117,16 @@ std::string maskedPrelude(int bytes) {
   return s + "\n";
 }
 
+// Keeps a vector in a register where it was loaded: GCC would otherwise fold
+// the load into each operation that uses it (nest_emitter_shared_loads.cpp).
+std::string keepPrelude() {
+  return "#if defined(__x86_64__) && defined(__GNUC__)\n"
+         "#define teml_keep(v) __asm__(\"\" : \"+x\"(v))\n"
+         "#else\n"
+         "#define teml_keep(v) ((void)0)\n"
+         "#endif\n\n";
+}
+
 
 }  // namespace
 
@@ -219,7 +229,7 @@ std::string emitC(const Program& program, const target::Target& target) {
         "typedef double teml_vd_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
         "typedef float teml_vf_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
      << intrinsicsPrelude(target.vectorBytes) << halfVectorPrelude(target.vectorBytes) << streamingPrelude(target.vectorBytes)
-     << maskedPrelude(target.vectorBytes);
+     << maskedPrelude(target.vectorBytes) << keepPrelude();
   bool blas = callsBlas(program);
   bool mpi = program.distribution.ranks > 1;
   int exchanges = 0;

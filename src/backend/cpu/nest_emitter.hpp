@@ -137,6 +137,20 @@ class NestEmitter {
                                                           const std::vector<const Store*>& starts,
                                                           std::set<std::pair<std::string, int>>* used);
 
+  // Vectors several statements of an innermost loop load alike, read once
+  // per iteration through a pointer to their row (nest_emitter_shared_loads.cpp).
+  struct SharedLoad {
+    const ir::Load* load;
+    int copy;          // the vector copy whose address it is
+    std::string text;  // the load as the body would print it
+    int64_t step;      // elements its row advances per iteration of the loop
+    std::string row, name;
+  };
+  std::vector<SharedLoad> planSharedLoads(const For& f);
+  void declareSharedRows(const For& f, std::vector<SharedLoad>& shared, int indent);
+  void loadSharedVectors(const For& f, std::vector<SharedLoad>& shared, int indent);
+  void releaseSharedLoads(std::vector<SharedLoad>& shared);
+
   // C (M x N) += op(A) (M x K) * op(B) (K x N), row-major, through CBLAS.
   void emitLibCall(const LibCall& c, int indent);
 
@@ -183,6 +197,7 @@ class NestEmitter {
   std::string vectorVar_;
   std::map<std::pair<std::string, int>, std::string> vectorRegs_;  // (reduction's id, copy) -> register
   std::map<std::string, ExprP> factoredTerms_;  // a factored sum's id -> what its register adds up
+  std::map<std::string, std::string> sharedLoads_;  // a load's text -> the register it was loaded into
   int vectorWidth_ = 0;
   int vectorCopies_ = 1;
   int copy_ = 0;

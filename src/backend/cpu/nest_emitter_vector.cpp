@@ -139,8 +139,11 @@ class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(
 
  private:
   std::pair<std::string, bool> visitLoad(const Load& l, bool) override {
-    if (variesWith(l.indices, e_.vectorVar_))
-      return {"(" + e_.loadAt(e_.vectorAddress(l.tensor, l.indices), e_.tailCopy()) + ")", true};
+    if (variesWith(l.indices, e_.vectorVar_)) {
+      std::string text = e_.loadAt(e_.vectorAddress(l.tensor, l.indices), e_.tailCopy());
+      auto shared = e_.sharedLoads_.find(text);
+      return {shared != e_.sharedLoads_.end() ? shared->second : "(" + text + ")", true};
+    }
     return {e_.access(l.tensor, e_.shifted(l.indices)), false};
   }
   std::pair<std::string, bool> visitBinary(const Binary& b, bool single) override {
@@ -265,13 +268,17 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
   copy_ = 0;
   std::string cvar = names_.claim(f.var);
   iterNames_.push_back({f.var, cvar});
+  auto shared = planSharedLoads(f);
+  declareSharedRows(f, shared, indent);
   line(indent, loopHeader(f, cvar));
+  loadSharedVectors(f, shared, indent + 1);
   // What later iterations read through indices from data, for each vector of the copy.
   for (copy_ = 0; copy_ < vectorCopies_ && !f.loopKind.cpu.prefetches.empty(); ++copy_)
     emitPrefetches(f, indent + 1, true);
   copy_ = 0;
   emitVectorStmt(f.body, indent + 1);
   line(indent, "}");
+  releaseSharedLoads(shared);
   iterNames_.pop_back();
   names_.release(cvar);
   for (auto& [where, reg] : promoted) {
