@@ -43,3 +43,26 @@ def test_a_convolutions_input_vector_is_loaded_once_for_the_jammed_channels(teml
         if k > 1:
             assert "teml_keep(vload" in c and "*vrow = &x[c]" in c, c
 
+
+
+def test_a_row_of_b_that_moves_with_the_loop_is_still_loaded_once(teml):
+    # C[i, j] += A[i, k] * B[k, j]: the jammed rows of C share B's vectors,
+    # whose row is k itself (no row pointer); the load is named and kept.
+    source = '''import teml
+
+
+@teml.transform
+def mm(A: teml.Var[(37, 300), "float32"], B: teml.Var[(300, 45), "float32"],
+       C: teml.Var[(37, 45), "float32", "output"]):
+    for i in range(37):
+        for j in range(45):
+            for k in range(300):
+                C[i, j] += A[i, k] * B[k, j]
+'''
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((37, 300)).astype(np.float32)
+    b = rng.standard_normal((300, 45)).astype(np.float32)
+    out = teml.run(source, {"A": a, "B": b}, ["C"], extra=["--threads", "2"])
+    np.testing.assert_allclose(out["C"], a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+    c = teml.attempt(source, {"A": a, "B": b}, [], extra=["--threads", "1"], command="emit").stdout
+    assert "teml_keep(vload" in c and "*vrow" not in c, c

@@ -143,7 +143,7 @@ class NestEmitter {
     const ir::Load* load;
     int copy;          // the vector copy whose address it is
     std::string text;  // the load as the body would print it
-    int64_t step;      // elements its row advances per iteration of the loop
+    int64_t step;      // elements its row advances per iteration of the loop; 0: no row pointer
     std::string row, name;
   };
   std::vector<SharedLoad> planSharedLoads(const For& f);
