@@ -32,9 +32,10 @@ std::vector<std::string> prefetchDecisions(const ir::Program& p) {
 }  // namespace
 
 TEST(IndirectPrefetches, ALoopOverEdgesFetchesTheRowsOfLaterEdges) {
-  // Per node, its edges' rows of h (32 int64: four cache lines) are summed,
-  // and each edge adds into el through the same index. Both are larger than
-  // a cache keeps (kCachedBytes).
+  // Per node, its edges' rows of h (32 int64: four cache lines, five where
+  // h does not start on a line, hence the last element too) are summed, and
+  // each edge adds into el through the same index. Both are larger than a
+  // cache keeps (kCachedBytes).
   auto p = freeformProgram(R"(import teml
 
 @teml.transform
@@ -49,10 +50,10 @@ def f(ptr: teml.Var[(9,), "int32"], idx: teml.Var[(40,), "int32"], h: teml.Var[(
   EXPECT_EQ(prefetchDecisions(p),
             std::vector<std::string>{"loop 'Le': prefetches 32 iterations ahead what it reads or updates through indices "
                                      "from data: h[int64(idx[p])][0], h[int64(idx[p])][8], h[int64(idx[p])][16], "
-                                     "h[int64(idx[p])][24], el[int64(idx[p])] for writing"});
+                                     "h[int64(idx[p])][24], h[int64(idx[p])][31], el[int64(idx[p])] for writing"});
   std::string c = cSource(p);
-  // Five in each copy of the loop: with and without the checks of idx (lowering/checks_by_range).
-  EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 10) << c;
+  // Six in each copy of the loop: with and without the checks of idx (lowering/checks_by_range).
+  EXPECT_EQ(occurrences(c, "__builtin_prefetch("), 12) << c;
   // Guarded by the bounds of idx, not of the node's edges: the last edges
   // of a node fetch the rows of the next node's first ones.
   EXPECT_NE(c.find("if (((p + 32 >= 0) & (p + 32 < 40))) {"), std::string::npos) << c;

@@ -1,8 +1,9 @@
 """Vectors that jammed rows load alike (docs/lowering.md, shared loads): a
 convolution's input vector at t + k serves the four output channels jammed
 around it, so it is loaded once per k, through a pointer to its row taken
-before the k loop. Checked against NumPy and the interpreter (--verify) at
-sizes neither the vectors nor the jammed rows divide."""
+before the k loop; a matrix product's row of B, which moves with the loop,
+is loaded once all the same. Checked against NumPy and the interpreter
+(--verify) at sizes neither the vectors nor the jammed rows divide."""
 import numpy as np
 
 from conftest import vector_floats  # noqa: F401  (the conftest's TEML)

@@ -97,9 +97,17 @@ class Candidates : public Visitor {
       constValue(row->begin, &b);
       constValue(row->end, &e);
       int64_t perLine = std::max<int64_t>(1, kLineBytes / bytes(dtype));
+      // One per line from the row's start, and its last element: a row that
+      // does not start on a line (NumPy's arrays start 16 bytes past one)
+      // ends in one line more (embedding bag, rows of 256 bytes: 1.9 ms
+      // with the fifth line left to a demand miss, 1.1 ms without).
       for (int64_t k = b; k < e; k += perLine) {
         addresses.push_back(indices);
         addresses.back().back() = intConst(k);
+      }
+      if ((e - 1 - b) % perLine != 0) {
+        addresses.push_back(indices);
+        addresses.back().back() = intConst(e - 1);
       }
     }
     for (auto& a : addresses) {
