@@ -782,3 +782,42 @@ TEST(Gradient, RandomFreeformProgramsAgreeWithFiniteDifferences) {
   std::cout << total << " random free-form programs: " << accepted << " differentiated, " << refused << " refused\n";
   EXPECT_GT(accepted, total / 2);
 }
+
+// The loop's values of s are overwritten (s = x[5]) before anything reads
+// them: the backward pass leaves the loop out (autodiff/dead_writes), where
+// it would multiply the zero adjoint of s by partials of values that
+// overflowed to inf (NaN; fuzz seed 10232).
+TEST(Gradient, AValueOverwrittenBeforeItIsReadHasNoBackwardPass) {
+  auto p = asWritten(R"(import teml
+@teml.transform
+def f(x: teml.Var[(6,), "float64"], s: teml.Var[(), "float64", "output"]):
+    s[()] = 1.0
+    for i in range(6):
+        for k in range(60):
+            s[()] = s * x[i]
+    s[()] = x[5]
+)");
+  expectFiniteDifferences(p, {"x"}, {"s"});
+  auto g = autodiff::gradient(p, {{"x"}, {"s"}});
+  runtime::BufferMap inputs = randomInputs(g.program, 5);
+  inputs.at("x").fill(10);  // 10^360: the loop's values overflow
+  inputs.at(g.gradientOf.at("s")).fill(2);
+  runtime::BufferMap got = runJit(g.program, inputs, 1);
+  for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(got.at(g.gradientOf.at("x")).get(k), k == 5 ? 2.0 : 0.0) << k;
+}
+
+// y reads s before the loop overwrites it: that loop's backward pass stays,
+// restoring the values of s that y's backward pass reads.
+TEST(Gradient, AStatementReadBeforeADeadOneKeepsItsBackwardPass) {
+  auto p = asWritten(R"(import teml
+@teml.transform
+def f(x: teml.Var[(4,), "float64"], y: teml.Var[(4,), "float64", "output"], s: teml.Var[(), "float64", "output"]):
+    s[()] = x[0] + 1.0
+    for i in range(4):
+        y[i] = s * x[i]
+    for i in range(4):
+        s[()] = s * x[i] + 0.5
+    s[()] = x[3]
+)");
+  expectFiniteDifferences(p, {"x"}, {"y", "s"});
+}
