@@ -784,10 +784,10 @@ TEST(Gradient, RandomFreeformProgramsAgreeWithFiniteDifferences) {
 }
 
 // The loop's values of s are overwritten (s = x[5]) before anything reads
-// them: the backward pass leaves the loop out (autodiff/dead_writes), where
-// it would multiply the zero adjoint of s by partials of values that
-// overflowed to inf (NaN; fuzz seed 10232).
-TEST(Gradient, AValueOverwrittenBeforeItIsReadHasNoBackwardPass) {
+// them, so their adjoint is zero; their partials are infinite (the values
+// overflowed), and a zero adjoint's contributions are zero, not 0 * inf =
+// NaN (autodiff/backward.cpp, ofNonzero; fuzz seed 10232).
+TEST(Gradient, AZeroAdjointContributesNothingWhereTheForwardValuesOverflowed) {
   auto p = asWritten(R"(import teml
 @teml.transform
 def f(x: teml.Var[(6,), "float64"], s: teml.Var[(), "float64", "output"]):
@@ -806,9 +806,9 @@ def f(x: teml.Var[(6,), "float64"], s: teml.Var[(), "float64", "output"]):
   for (int64_t k = 0; k < 6; ++k) EXPECT_EQ(got.at(g.gradientOf.at("x")).get(k), k == 5 ? 2.0 : 0.0) << k;
 }
 
-// y reads s before the loop overwrites it: that loop's backward pass stays,
-// restoring the values of s that y's backward pass reads.
-TEST(Gradient, AStatementReadBeforeADeadOneKeepsItsBackwardPass) {
+// y reads s before the loop overwrites it: y's gradient flows through the
+// values s had, and the loop's adjoints, zero, add nothing.
+TEST(Gradient, AValueReadBeforeItIsOverwrittenKeepsItsGradient) {
   auto p = asWritten(R"(import teml
 @teml.transform
 def f(x: teml.Var[(4,), "float64"], y: teml.Var[(4,), "float64", "output"], s: teml.Var[(), "float64", "output"]):

@@ -140,8 +140,6 @@ std::set<std::string> writtenBeforeRead(const Program& p) {
   return out;
 }
 
-bool storedBeforeRead(const TensorDecl& t, const std::vector<StmtP>& scopes) { return storedFirst(t, scopes); }
-
 std::set<std::string> temporariesWrittenBeforeRead(const Program& p) {
   std::map<std::string, int> defined;
   std::vector<const VarDef*> temporaries;

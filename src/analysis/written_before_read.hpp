@@ -20,8 +20,6 @@
 namespace teml::analysis {
 
 std::set<std::string> writtenBeforeRead(const ir::Program& p);
-// The same for one tensor and statements run in order (`scopes`).
-bool storedBeforeRead(const ir::TensorDecl& t, const std::vector<ir::StmtP>& scopes);
 // The same for the tensors the nests define outside their loops (VarDefs
 // that are not loop-local, each name defined once), within their scopes.
 std::set<std::string> temporariesWrittenBeforeRead(const ir::Program& p);

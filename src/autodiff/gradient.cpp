@@ -5,7 +5,6 @@
 
 #include "autodiff/activity.hpp"
 #include "autodiff/backward.hpp"
-#include "autodiff/dead_writes.hpp"
 #include "autodiff/overwritten_reads.hpp"
 #include "autodiff/partials.hpp"
 #include "autodiff/recompute.hpp"
@@ -200,12 +199,9 @@ GradientProgram gradient(const Program& asWritten, const GradientRequest& reques
   }
   std::vector<std::set<std::string>> reusable = metAsLeft(forward, resultsWithKnownPartials(forward, active), overwrites.writers);
   size_t forwardNests = g.program.nests.size();
-  std::set<std::string> dead = deadStatements(forward);
-  for (size_t k = forward.nests.size(); k-- > 0;) {
-    StmtP live = withoutStatements(forward.nests[k], dead);
-    if (StmtP back = live ? backwardNest(live, active, g.gradientOf, g.tapes, saves[k], reusable[k]) : nullptr)
+  for (size_t k = forward.nests.size(); k-- > 0;)
+    if (StmtP back = backwardNest(forward.nests[k], active, g.gradientOf, g.tapes, saves[k], reusable[k]))
       g.program.nests.push_back(back);
-  }
   rewindCopies(g.program, forwardNests, saves, g.tapes, names);
   g.program.backwardStart = forwardNests;
   passed("backward", taped, g.program);
