@@ -14,6 +14,7 @@
 // alone gains nothing or loses; attention's P V (one load of V folded into
 // four FMAs before): 1.46 -> 1.35 ms.
 #include "backend/cpu/nest_emitter.hpp"
+#include "ir/accesses.hpp"
 #include "ir/affine.hpp"
 #include "ir/index_patterns.hpp"
 #include "ir/mutator.hpp"
@@ -62,7 +63,11 @@ std::vector<NestEmitter::SharedLoad> NestEmitter::planSharedLoads(const For& f) 
   std::vector<std::tuple<std::string, const Load*, int>> order;  // (text, load, copy) at first use
   for (copy_ = 0; copy_ < vectorCopies_; ++copy_)
     for (auto* l : reads) {
-      if (written.count(l->tensor)) continue;
+      // Read at the top of the body, before the statements: nothing they write may move it.
+      bool moves = written.count(l->tensor) > 0;
+      for (auto& i : l->indices)
+        for (auto& a : readsOf(i)) moves = moves || written.count(a.tensor) > 0;
+      if (moves) continue;
       std::string text = loadAt(vectorAddress(l->tensor, l->indices), tailCopy());
       if (uses[text]++ == 0) order.push_back({text, l, copy_});
     }
