@@ -67,3 +67,15 @@ def mm(A: teml.Var[(37, 300), "float32"], B: teml.Var[(300, 45), "float32"],
     np.testing.assert_allclose(out["C"], a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
     c = teml.attempt(source, {"A": a, "B": b}, [], extra=["--threads", "1"], command="emit").stdout
     assert "teml_keep(vload" in c and "*vrow" not in c, c
+
+
+def test_kernels_for_wider_vectors_than_the_machines_still_compile(teml, monkeypatch):
+    # teml_keep pins a vector only where the machine has registers that wide
+    # (an AVX2 machine has none of 64 bytes: the asm would not compile).
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 70)).astype(np.float32)
+    w = rng.standard_normal((5, 3, 4)).astype(np.float32)
+    for vector_bytes in ("16", "32", "64"):
+        monkeypatch.setenv("TEML_VECTOR_BYTES", vector_bytes)
+        out = teml.run(conv1d(3, 70, 5, 4), {"x": x, "w": w}, ["y"], extra=["--threads", "1"])
+        np.testing.assert_allclose(out["y"], reference(x, w), rtol=1e-4, atol=1e-4)

@@ -119,9 +119,12 @@ std::string maskedPrelude(int bytes) {
 
 // Keeps a vector in a register where it was loaded: GCC would otherwise fold
 // the load into each operation that uses it (nest_emitter_shared_loads.cpp).
-std::string keepPrelude() {
-  return "#if defined(__x86_64__) && defined(__GNUC__)\n"
-         "#define teml_keep(v) __asm__(\"\" : \"+x\"(v))\n"
+// Only where the machine has registers of the vectors' width: a kernel for
+// wider vectors than the machine's (TEML_VECTOR_BYTES) still compiles.
+std::string keepPrelude(int bytes) {
+  std::string fits = bytes >= 64 ? "defined(__AVX512F__)" : bytes >= 32 ? "defined(__AVX__)" : "defined(__SSE2__)";
+  return "#if defined(__x86_64__) && defined(__GNUC__) && " + fits + "\n"
+         "#define teml_keep(v) __asm__(\"\" : \"+v\"(v))\n"
          "#else\n"
          "#define teml_keep(v) ((void)0)\n"
          "#endif\n\n";
@@ -229,7 +232,7 @@ std::string emitC(const Program& program, const target::Target& target) {
         "typedef double teml_vd_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
         "typedef float teml_vf_aligned __attribute__((vector_size(" << target.vectorBytes << "), may_alias));\n"
      << intrinsicsPrelude(target.vectorBytes) << halfVectorPrelude(target.vectorBytes) << streamingPrelude(target.vectorBytes)
-     << maskedPrelude(target.vectorBytes) << keepPrelude();
+     << maskedPrelude(target.vectorBytes) << keepPrelude(target.vectorBytes);
   bool blas = callsBlas(program);
   bool mpi = program.distribution.ranks > 1;
   int exchanges = 0;
