@@ -170,7 +170,12 @@ class ParallelReductions : public Mutator {
       // meanwhile, so a private copy's copy-out would lose their updates.
       if (r->atomic) continue;
       if (strategy == ReduceStrategy::Accumulator) addScalar(*r, accs);
-      if (strategy == ReduceStrategy::Atomic && !addArray(f, *r, accs)) atomic.insert(r->id);
+      // Inside a loop on threads a private array's copy-in and copy-out
+      // would race with the other iterations of that loop: its box is a
+      // bounding box (the whole tensor where subscripts are not affine), which
+      // may hold elements they update (fuzz seed 10982: a merged loop on
+      // threads inside another, the whole 9 x 9 copied back by each row).
+      if (strategy == ReduceStrategy::Atomic && (threadsAround_ > 0 || !addArray(f, *r, accs))) atomic.insert(r->id);
     }
     StmtP body = RedirectReductions(accs, atomic).mutate(f.body);
     LoopKind kind = f.loopKind;
@@ -188,7 +193,9 @@ class ParallelReductions : public Mutator {
   StmtP inside(const For& f, const StmtP& s) {
     enclosing_.push_back(f.var);
     distributedAround_ += f.loopKind.distributed;
+    threadsAround_ += f.loopKind.threads();
     StmtP out = Mutator::mutateFor(s);
+    threadsAround_ -= f.loopKind.threads();
     distributedAround_ -= f.loopKind.distributed;
     enclosing_.pop_back();
     return out;
@@ -290,6 +297,7 @@ class ParallelReductions : public Mutator {
   const std::string& cacheDir_;
   std::vector<std::string> enclosing_;  // iterators of the loops around the one being lowered
   int distributedAround_ = 0;           // how many of those are distributed
+  int threadsAround_ = 0;               // how many of those run on threads
 };
 
 // Declarations of the tensors a nest may reduce into: the program's and the
