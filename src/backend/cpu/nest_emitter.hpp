@@ -138,7 +138,8 @@ class NestEmitter {
                                                           std::set<std::pair<std::string, int>>* used);
 
   // Vectors several statements of an innermost loop load alike, read once
-  // per iteration through a pointer to their row (nest_emitter_shared_loads.cpp).
+  // per iteration, through a pointer to their row where only their last
+  // index moves with the loop (nest_emitter_shared_loads.cpp).
   struct SharedLoad {
     const ir::Load* load;
     int copy;          // the vector copy whose address it is
