@@ -1,5 +1,7 @@
 #include "analysis/reuse.hpp"
 
+#include <set>
+
 #include "analysis/executions.hpp"
 #include "ir/mutator.hpp"
 
@@ -11,13 +13,17 @@ double estimatedReadsPerElement(const Program& program, const std::string& tenso
   const TensorDecl* decl = program.find(tensor);
   if (!decl || decl->elementCount() == 0) return 0;
   auto loadsOf = [&](const Stmt& s) {
+    const ExprP& value = s.kind == StmtKind::Store ? s.as<Store>().value : s.as<Reduce>().value;
+    std::set<const Expr*> subscripts;  // loads that pick an element of another tensor
+    forEachExpr(value, [&](const ExprP& x) {
+      if (x->kind != ExprKind::Load) return;
+      for (auto& i : x->as<Load>().indices)
+        forEachExpr(i, [&](const ExprP& y) { subscripts.insert(y.get()); });
+    });
     double loads = 0;
-    auto count = [&](const ExprP& e) {
-      forEachExpr(e, [&](const ExprP& x) { loads += x->kind == ExprKind::Load && x->as<Load>().tensor == tensor; });
-    };
-    const auto& indices = s.kind == StmtKind::Store ? s.as<Store>().indices : s.as<Reduce>().indices;
-    for (auto& i : indices) count(i);
-    count(s.kind == StmtKind::Store ? s.as<Store>().value : s.as<Reduce>().value);
+    forEachExpr(value, [&](const ExprP& x) {
+      loads += x->kind == ExprKind::Load && x->as<Load>().tensor == tensor && !subscripts.count(x.get());
+    });
     return loads;
   };
   return estimatedExecutions(program, loadsOf) / static_cast<double>(decl->elementCount());

@@ -1,7 +1,9 @@
-// How often a program reads each element of a tensor, on average: its loads
-// over every execution of the statements (executions.hpp's estimate), per
-// element. A matrix product reads each element of its operands once per
-// row or column of the other; a sum reads each element once.
+// How often a program reads each element of a tensor as a value, on average:
+// its loads over every execution of the statements (executions.hpp's
+// estimate), per element. A matrix product reads each element of its
+// operands once per row or column of the other; a sum reads each element
+// once. Loads in subscripts (an embedding bag's row numbers) do not count:
+// they are scalar reads that pick an element, whatever the array's alignment.
 #pragma once
 #include <string>
 

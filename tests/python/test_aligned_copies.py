@@ -67,3 +67,24 @@ def test_inputs_read_once_are_passed_as_they_are(monkeypatch):
     x = np.random.default_rng(1).integers(-8, 8, (N, N)).astype(np.float32)
     assert total(off_a_line(x)) == x.sum()
     assert total._last.aligned_copies() == set() and made == []
+
+
+@teml.transform
+def bag_sums(table: teml.Var[(N, N), "float32"], rows: teml.Var[(N, 8), "int64"],
+             y: teml.Var[(N, N), "float32", "output"]):
+    for b in range(N):
+        for l in range(8):
+            for d in range(N):
+                y[b, d] += table[rows[b, l], d]
+
+
+def test_index_arrays_read_only_in_subscripts_are_passed_as_they_are(monkeypatch):
+    made = copies_made(monkeypatch)
+    rng = np.random.default_rng(2)
+    table = rng.integers(-8, 8, (N, N)).astype(np.float32)
+    rows = rng.integers(0, N, (N, 8))
+    # each row number is read once per bag, not once per element of the row it picks
+    passed = off_a_line(rows)
+    np.testing.assert_array_equal(bag_sums(table, passed), table[rows].sum(axis=1))
+    assert "rows" not in bag_sums._last.aligned_copies()
+    assert passed.ctypes.data not in made
