@@ -56,6 +56,10 @@ def check(teml, program, Q, K, start=None):
 def test_four_jammed_float_products_are_summed_across_lanes_together(teml):
     c = check(teml, scores(24, "float32", 4), whole((5, 64), np.float32, 0), whole((24, 64), np.float32, 1))
     assert "lane_sums" in c and "__builtin_shuffle" in c
+    # in explicit vectors, one per product, the row of K that the four share loaded once
+    assert c.count("_lanes = {0};") == 4 and "teml_keep(" in c
+    # the block of four rows runs once: a block, not a loop GCC must prove runs once
+    assert "const long j = 4 * j_o;" in c
 
 
 def test_three_products_pad_the_tree_with_a_vector_of_zeros(teml):
@@ -72,3 +76,14 @@ def test_double_products_with_a_remainder_row_add_to_the_output(teml):
 
 def test_two_products_of_eight_jammed_rows(teml):
     check(teml, scores(16, "float64", 8), whole((5, 64), np.float64, 7), whole((16, 64), np.float64, 8))
+
+
+def test_products_of_a_function_sum_in_lanes_left_to_the_compiler(teml):
+    # abs(...) has no form in explicit vectors: the lanes of each product are GCC's
+    program = scores(24, "float32", 4).replace("Q[i, d] * K[j, d]", "abs(Q[i, d]) * K[j, d]")
+    Q, K = whole((5, 64), np.float32, 9), whole((24, 64), np.float32, 10)
+    out = teml.run(program, {"Q": Q, "K": K}, ["s"], extra=["--no-auto"])
+    np.testing.assert_array_equal(out["s"], np.abs(Q) @ K.T)
+    c = subprocess.run([TEML, "emit", str(teml.dir / "program.py"), "--emit", "c", "--no-auto"],
+                       capture_output=True, text=True).stdout
+    assert "lane_sums" in c and "_lanes = {0};" not in c

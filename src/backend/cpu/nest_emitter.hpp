@@ -70,6 +70,7 @@ class NestEmitter {
   std::string loopHeader(const For& f, const std::string& cvar);
 
   void emitFor(const For& f, int indent);
+  static bool runsOnce(const For& f);
   bool emitWithIndexLoadsHoisted(const For& f, int indent);
   // A long reduction loop in lanes summed in independent partial sums
   // (nest_emitter_partial_sums.cpp): how many (0: the loop as it is).
@@ -80,6 +81,9 @@ class NestEmitter {
   // (nest_emitter_joint_sums.cpp): the lanes of each (0: the loop as it is).
   int64_t jointSums(const For& f);
   void emitJointSums(const For& f, int64_t lanes, int indent);
+  bool jointSumsAsVectors(const For& f, ir::DType dtype);
+  void emitJointSumsInVectors(const For& f, const std::string& block, int64_t lanes,
+                              const std::vector<std::string>& accs, const std::vector<std::string>& parts, int indent);
   // Data moved between MPI ranks (nest_emitter_exchange.cpp).
   void emitExchange(const ir::Exchange& x, int indent);
 

@@ -9,7 +9,17 @@
 // of lanes, then each group sums within itself. Four accumulators of 16
 // lanes take 5 shuffle-and-add steps instead of 4 x 4. The order of the
 // additions changes, as a SIMD reduction's already does.
+//
+// Where the body is plain arithmetic on rows read with unit stride, it is
+// written in explicit vectors, with the shared loads of explicit vector
+// loops (nest_emitter_shared_loads.cpp): GCC's own vectorization of eight
+// jammed dot products (attention's scores, four query rows by two key rows)
+// reloaded each row for every FMA, and ran slower than four.
 #include "backend/cpu/nest_emitter.hpp"
+
+#include "ir/affine.hpp"
+#include "ir/index_patterns.hpp"
+#include "ir/mutator.hpp"
 
 namespace teml::codegen {
 
@@ -45,32 +55,86 @@ int64_t NestEmitter::jointSums(const For& f) {
   return lanes;
 }
 
+// f's body is only sums into its accumulators of values whose vector reads
+// are rows of the accumulators' type along f, unit stride, at affine indices.
+bool NestEmitter::jointSumsAsVectors(const For& f, DType dtype) {
+  std::set<std::string> accumulators;
+  for (auto& r : f.loopKind.reductions) accumulators.insert(r.accumulator);
+  bool plain = true;
+  auto plainValue = [&](const ExprP& e) {
+    forEachExpr(e, [&](const ExprP& x) {
+      switch (x->kind) {
+        case ExprKind::IntConst:
+        case ExprKind::FloatConst:
+        case ExprKind::Var:
+          return;
+        case ExprKind::Binary: {
+          BinOp op = x->as<Binary>().op;
+          plain &= op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Div;
+          return;
+        }
+        case ExprKind::Load: {
+          auto& l = x->as<Load>();
+          const TensorDecl* d = view_.find(l.tensor);
+          if (!variesWith(l.indices, f.var)) return;
+          Affine last;
+          plain &= d && d->dtype == dtype && d->shape.size() == l.indices.size() &&
+                   toAffine(l.indices.back(), &last) && last.coeff(f.var) == 1;
+          for (size_t k = 0; k + 1 < l.indices.size(); ++k) plain &= !usesVar(l.indices[k], f.var);
+          return;
+        }
+        default:
+          plain = false;
+      }
+    });
+  };
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Seq) return;
+    if (s->kind != StmtKind::Reduce) {
+      plain = false;
+      return;
+    }
+    auto& r = s->as<Reduce>();
+    plain &= r.op == ReduceOp::Add && r.indices.empty() && accumulators.count(r.tensor) > 0;
+    plainValue(r.value);
+  });
+  return plain;
+}
+
 void NestEmitter::emitJointSums(const For& f, int64_t lanes, int indent) {
   std::string block = names_.claim(f.var + "_block"), lane = names_.claim(f.var + "_lane");
   std::string n = std::to_string(lanes);
   DType dtype = registers_.at(f.loopKind.reductions[0].accumulator).dtype;
   std::string vec = dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  bool asVectors = jointSumsAsVectors(f, dtype);
   line(indent, "{");
   std::vector<std::string> accs, parts, refs;
   for (auto& r : f.loopKind.reductions) {
     Register& reg = registers_.at(r.accumulator);
     std::string part = names_.claim(reg.cname + "_lanes");
-    line(indent + 1, std::string(cType(dtype)) + " " + part + "[" + n + "] __attribute__((aligned(64))) = {0};");
+    if (asVectors)
+      line(indent + 1, vec + " " + part + " = {0};");
+    else
+      line(indent + 1, std::string(cType(dtype)) + " " + part + "[" + n + "] __attribute__((aligned(64))) = {0};");
     accs.push_back(r.accumulator);
     parts.push_back(part);
     refs.push_back(reg.ref);
   }
-  line(indent + 1, "for (long " + block + " = " + expr(f.begin, 0, false, false) + "; " + block + " < " +
-                       expr(f.end, 0, false, false) + "; " + block + " += " + n + ") {");
-  line(indent + 2, "#pragma omp simd");
-  line(indent + 2, "for (long " + lane + " = 0; " + lane + " < " + n + "; " + lane + "++) {");
-  iterNames_.push_back({f.var, "(" + block + " + " + lane + ")"});
-  for (size_t k = 0; k < accs.size(); ++k) registers_.at(accs[k]).ref = parts[k] + "[" + lane + "]";
-  emitStmt(f.body, indent + 3);
-  for (size_t k = 0; k < accs.size(); ++k) registers_.at(accs[k]).ref = refs[k];
-  iterNames_.pop_back();
-  line(indent + 2, "}");
-  line(indent + 1, "}");
+  if (asVectors) {
+    emitJointSumsInVectors(f, block, lanes, accs, parts, indent + 1);
+  } else {
+    line(indent + 1, "for (long " + block + " = " + expr(f.begin, 0, false, false) + "; " + block + " < " +
+                         expr(f.end, 0, false, false) + "; " + block + " += " + n + ") {");
+    line(indent + 2, "#pragma omp simd");
+    line(indent + 2, "for (long " + lane + " = 0; " + lane + " < " + n + "; " + lane + "++) {");
+    iterNames_.push_back({f.var, "(" + block + " + " + lane + ")"});
+    for (size_t k = 0; k < accs.size(); ++k) registers_.at(accs[k]).ref = parts[k] + "[" + lane + "]";
+    emitStmt(f.body, indent + 3);
+    for (size_t k = 0; k < accs.size(); ++k) registers_.at(accs[k]).ref = refs[k];
+    iterNames_.pop_back();
+    line(indent + 2, "}");
+    line(indent + 1, "}");
+  }
 
   // The sums across lanes. A vector holds its accumulators' partial sums in
   // equal groups of lanes, in the order of `groups` (-1: padding).
@@ -86,7 +150,8 @@ void NestEmitter::emitJointSums(const For& f, int64_t lanes, int indent) {
   while (count < accs.size()) count *= 2;
   for (size_t k = 0; k < count; ++k) {
     std::string v = names_.claim("lane_sums");
-    line(indent + 1, vec + " " + v + " = " + (k < accs.size() ? "*(" + vec + " *)" + parts[k] : "(" + vec + "){0}") + ";");
+    std::string from = k >= accs.size() ? "(" + vec + "){0}" : asVectors ? parts[k] : "*(" + vec + " *)" + parts[k];
+    line(indent + 1, vec + " " + v + " = " + from + ";");
     vectors.push_back({v, {k < accs.size() ? static_cast<int>(k) : -1}});
   }
   while (vectors.size() > 1) {
@@ -128,6 +193,40 @@ void NestEmitter::emitJointSums(const For& f, int64_t lanes, int indent) {
   line(indent, "}");
   names_.release(lane);
   names_.release(block);
+}
+
+// The loop over whole vectors, each sum into a vector of its own (`parts`).
+void NestEmitter::emitJointSumsInVectors(const For& f, const std::string& block, int64_t lanes,
+                                         const std::vector<std::string>& accs, const std::vector<std::string>& parts,
+                                         int indent) {
+  auto savedType = vectorType_;
+  auto savedVar = vectorVar_;
+  auto savedWidth = vectorWidth_, savedCopies = vectorCopies_, savedMasked = maskedCopy_, savedTail = tailLanes_;
+  DType dtype = registers_.at(accs[0]).dtype;
+  vectorType_ = dtype == DType::F64 ? "teml_vd" : "teml_vf";
+  vectorVar_ = f.var;
+  vectorWidth_ = static_cast<int>(lanes);
+  vectorCopies_ = 1, maskedCopy_ = -1, tailLanes_ = 0;
+  std::vector<std::string> ids;
+  forEachStmt(f.body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::Reduce) return;
+    for (size_t k = 0; k < accs.size(); ++k)
+      if (s->as<Reduce>().tensor == accs[k]) vectorRegs_[{s->id, 0}] = parts[k], ids.push_back(s->id);
+  });
+  iterNames_.push_back({f.var, block});
+  auto shared = planSharedLoads(f);
+  declareSharedRows(f, shared, indent);
+  line(indent, "for (long " + block + " = " + expr(f.begin, 0, false, false) + "; " + block + " < " +
+                   expr(f.end, 0, false, false) + "; " + block + " += " + std::to_string(lanes) + ") {");
+  loadSharedVectors(f, shared, indent + 1);
+  emitVectorStmt(f.body, indent + 1);
+  line(indent, "}");
+  releaseSharedLoads(shared);
+  iterNames_.pop_back();
+  for (auto& id : ids) vectorRegs_.erase({id, 0});
+  vectorType_ = savedType;
+  vectorVar_ = savedVar;
+  vectorWidth_ = savedWidth, vectorCopies_ = savedCopies, maskedCopy_ = savedMasked, tailLanes_ = savedTail;
 }
 
 }  // namespace teml::codegen
