@@ -215,22 +215,35 @@ StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::s
   };
   try {
     for (auto& o : occ) {
+      const std::vector<std::string> around = o.constraints;
+      std::vector<std::string> mine;  // the rank's block
       for (auto& b : blocks) {
         if (o.vars.size() <= b.level) {
           if (b.level == 0) throw CannotDistribute("distribute: a statement outside the distributed loop");
           continue;  // between a grid's two loops (an accumulator the lowering added): every rank of the row runs it
         }
-        o.constraints.push_back(std::to_string(b.first) + " <= " + o.vars[b.level] + " < " + std::to_string(b.last));
+        mine.push_back(std::to_string(b.first) + " <= " + o.vars[b.level] + " < " + std::to_string(b.last));
       }
+      o.constraints.insert(o.constraints.end(), mine.begin(), mine.end());
       // A read written again (y[col[k]] + y[col[k]], the loop bounds' reads
-      // before each) touches the same elements: one relation each.
+      // before each) touches the same elements: one relation each. The reads
+      // of the loops' bounds and the branches' conditions around come first,
+      // each in the instances around where it is read.
       std::vector<const isl_model::Access*> distinct;
-      for (auto& r : o.reads) {
+      for (size_t k = 0; k < o.reads.size(); ++k) {
+        const isl_model::Access& r = o.reads[k];
         bool seen = false;
         for (auto* d : distinct) seen = seen || sameAccess(*d, r);
         if (seen) continue;
         distinct.push_back(&r);
-        add(out.read, o, r);
+        if (k < o.controlDepth.size()) {
+          isl_model::Occurrence at = o;
+          at.constraints.assign(around.begin(), around.begin() + static_cast<long>(o.controlDepth[k]));
+          at.constraints.insert(at.constraints.end(), mine.begin(), mine.end());
+          add(out.read, at, r);
+        } else {
+          add(out.read, o, r);
+        }
       }
       add(out.written, o, o.write);
       // The elements such a write names are a bound, not what it writes.

@@ -163,10 +163,14 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   static void addReads(std::vector<Access>& to, const ExprP& e) {
     for (auto& r : readsOf(e)) to.push_back({r.tensor, r.indices});
   }
+  static void addControlReads(Occurrence& ctx, const ExprP& e) {
+    addReads(ctx.controlReads, e);
+    ctx.controlDepth.resize(ctx.controlReads.size(), ctx.constraints.size());
+  }
 
   void visitFor(const For& f, Occurrence ctx) override {
-    addReads(ctx.controlReads, f.begin);
-    addReads(ctx.controlReads, f.end);
+    addControlReads(ctx, f.begin);
+    addControlReads(ctx, f.end);
     std::string x = "x" + std::to_string(ctx.vars.size());
     std::string b = ctx.texter.expr(f.begin), e = ctx.texter.expr(f.end);
     ctx.texter.names[f.var] = x;
@@ -200,8 +204,8 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
   void visitBarrier(const Barrier&, Occurrence) override {}  // no access
   void visitExchange(const Exchange&, Occurrence) override {}  // moves values between ranks, changes none
   void visitAssert(const Assert& a, Occurrence ctx) override {
-    addReads(ctx.controlReads, a.cond);
-    if (a.shown) addReads(ctx.controlReads, a.shown);
+    addControlReads(ctx, a.cond);
+    if (a.shown) addControlReads(ctx, a.shown);
     if (std::string c = ctx.texter.cond(a.cond, true); !c.empty()) ctx.constraints.push_back(c);
     collect(a.body, std::move(ctx));
   }
@@ -213,7 +217,7 @@ class OccurrenceCollector : public StmtFunctor<void(Occurrence)> {
     collect(v.body, std::move(ctx));
   }
   void visitIf(const If& i, Occurrence ctx) override {
-    addReads(ctx.controlReads, i.cond);
+    addControlReads(ctx, i.cond);
     Occurrence t = ctx;
     if (std::string c = t.texter.cond(i.cond, true); !c.empty()) t.constraints.push_back(c);
     t.time.push_back("0");

@@ -123,6 +123,10 @@ struct Occurrence {
   // Reads that decide whether and how often the statement runs (loop bounds,
   // conditions around it): every instance depends on them.
   std::vector<Access> controlReads;
+  // For each, how many of `constraints` held where it was read: a branch's
+  // condition is read in every instance around the branch, not only in those
+  // where it holds (what an MPI rank must have in memory: fuzz seed 11739).
+  std::vector<size_t> controlDepth;
   Access write;
   bool isReduce = false;
   ir::ReduceOp op = ir::ReduceOp::Add;
