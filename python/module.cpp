@@ -19,6 +19,7 @@
 
 #include "analysis/reuse.hpp"
 #include "analysis/written_before_read.hpp"
+#include "lowering/reduction_init.hpp"
 #include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_kernel.hpp"
@@ -115,10 +116,18 @@ class Compiled {
   std::string cSource() const { return backend::emitFor(program_.program, target_); }
   std::string targetName() const { return target::kindName(target_.kind); }
   // The outputs whose starting values the program never sees (every element
-  // stored before it is read): an `out=` array for them need not be zeroed.
+  // stored before it is read, or set to zero by the kernel before its first
+  // reduction: lowering/reduction_init.hpp): an `out=` array for them need
+  // not be zeroed.
   const std::set<std::string>& writtenBeforeRead() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!written_) written_ = analysis::writtenBeforeRead(program_.program);
+    if (!written_) {
+      written_ = analysis::writtenBeforeRead(program_.program);
+      if (lowering::setsOutputsAtFirstReduction(target_) && !emulate_) {
+        ir::Program lowered = program_.program;  // the kernel's lowering sets them in the same way
+        for (auto& t : lowering::initOutputsAtFirstReduction(lowered)) written_->insert(t);
+      }
+    }
     return *written_;
   }
 

@@ -38,6 +38,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     });
   for (auto& t : p.tensors) t.mem = MemKind::Heap;  // the caller's buffers
   p.temporariesWrittenFirst = analysis::temporariesWrittenBeforeRead(p);  // before exchanges hide what stores them
+  if (setsOutputsAtFirstReduction(target)) initOutputsAtFirstReduction(p);  // before checks_by_range's branches
   // Index tensors the program only reads: their checks decided once per call (checks_by_range.hpp).
   std::set<std::string> readOnly;
   for (auto& t : p.tensors) readOnly.insert(t.name);

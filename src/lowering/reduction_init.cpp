@@ -1,5 +1,8 @@
 #include "lowering/reduction_init.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
 #include "ir/accesses.hpp"
@@ -51,7 +54,9 @@ bool usesAny(const std::vector<ExprP>& idx, const std::set<std::string>& vars) {
 // False when the statement is not of that form.
 class FirstReductions {
  public:
-  FirstReductions(std::string t, double init) : t_(std::move(t)), init_(init) {}
+  // `inLoops`: the values set only inside a loop that moves the elements (an
+  // output's zeros: not a loop of its own in front of the nest).
+  FirstReductions(std::string t, double init, bool inLoops = false) : t_(std::move(t)), init_(init), inLoops_(inLoops) {}
 
   bool visit(const StmtP& s, std::vector<const For*>& loops, StmtP* out) {
     Uses u = usesOf(s, t_);
@@ -74,6 +79,7 @@ class FirstReductions {
     forEachStmt(s, [&](const StmtP& x) { moves |= x->kind == StmtKind::For && indexUses(x->as<For>().var); });
     if (s->kind == StmtKind::For && moves) {
       auto& f = s->as<For>();
+      if (inLoops_ && !indexUses(f.var) && u.stores.empty() && initBefore(f, idx, loops, out)) return true;
       loops.push_back(&f);
       StmtP body;
       bool ok = visit(loopBody(f), loops, &body);
@@ -115,6 +121,7 @@ class FirstReductions {
       if (!seen) g.accesses.push_back(*i);
     }
     if (!analysis::iterationsDisjoint(g.loops, g.accesses)) return false;
+    if (inLoops_ && u.stores.empty() && loops.empty()) return false;
     std::vector<StmtP> body;
     if (u.stores.empty()) {
       // Identified as the start of the first reduction, once per element.
@@ -137,8 +144,72 @@ class FirstReductions {
   std::vector<analysis::AccessGroup> groups;
 
  private:
+  // A loop `f` that does not move the reduced elements, around loops that
+  // do (an embedding bag's `for l: for d: y[b, d] += ...`, d kept inside l):
+  // the elements set in loops of their own, copies of those, before f. One
+  // subscript list, over the outer loops and loops inside f of constant
+  // bounds, one loop per iterator.
+  bool initBefore(const For& f, const std::vector<const std::vector<ExprP>*>& idx, std::vector<const For*>& loops,
+                  StmtP* out) {
+    if (loops.empty()) return false;
+    for (auto* i : idx) {
+      bool same = i->size() == idx[0]->size();
+      for (size_t d = 0; same && d < i->size(); ++d) same = equal((*i)[d], (*idx[0])[d]);
+      if (!same) return false;
+    }
+    std::vector<const For*> inner;
+    std::map<std::string, int> seen;
+    forEachStmt(f.body, [&](const StmtP& x) {
+      if (x->kind != StmtKind::For) return;
+      auto& l = x->as<For>();
+      if (seen[l.var]++ == 0) inner.push_back(&l);
+      else inner.clear(), seen[""] = 1;  // a name twice (a loop and its remainder): give up
+    });
+    if (seen.count("")) return false;
+    std::set<std::string> outer;
+    for (auto* l : loops) outer.insert(l->var);
+    std::vector<const For*> chain;
+    for (auto* l : inner) {
+      bool moves = false;
+      for (auto& e : *idx[0]) moves |= usesVar(e, l->var);
+      int64_t b = 0, e = 0;
+      if (!moves) continue;
+      if (!constValue(l->begin, &b) || !constValue(l->end, &e)) return false;
+      chain.push_back(l);
+    }
+    bool known = true;
+    for (auto& e : *idx[0])
+      forEachExpr(e, [&](const ExprP& x) {
+        if (x->kind == ExprKind::Load) known = false;  // a computed subscript
+        if (x->kind != ExprKind::Var) return;
+        bool mine = outer.count(x->as<Var>().name) > 0;
+        for (auto* l : chain) mine |= l->var == x->as<Var>().name;
+        known &= mine;
+      });
+    if (!known) return false;
+    const Reduce* first = nullptr;
+    forEachStmt(f.body, [&](const StmtP& x) {
+      if (!first && x->kind == StmtKind::Reduce && x->as<Reduce>().tensor == t_) first = &x->as<Reduce>();
+    });
+    StmtTag tag{first->tag.id + ".init", {}, {}};
+    for (auto* l : loops) tag.names.push_back(l->var), tag.origin.push_back(var(l->var));
+    for (auto* l : chain) tag.names.push_back(l->var), tag.origin.push_back(var(l->var));
+    StmtP init = withIdentity(makeStore(t_, *idx[0], floatConst(init_), first->loc, tag), "",
+                              Provenance{first->loc, "lowering", first->id});
+    for (size_t k = chain.size(); k-- > 0;)
+      init = makeFor(chain[k]->id + ".init", chain[k]->var, chain[k]->begin, chain[k]->end, chain[k]->step,
+                     LoopKind{}, init);
+    analysis::AccessGroup g{loops, {*idx[0]}};
+    for (const StmtP* x = &init; (*x)->kind == StmtKind::For; x = &(*x)->as<For>().body) g.loops.push_back(&(*x)->as<For>());
+    if (!analysis::iterationsDisjoint(g.loops, g.accesses)) return false;
+    *out = makeSeq({init, f.self()});
+    groups.push_back(std::move(g));
+    return true;
+  }
+
   std::string t_;
   double init_;
+  bool inLoops_;
 };
 
 // The body of `owner` with `local` set to its initial value before its first
@@ -185,5 +256,51 @@ class InitAtFirstReduction : public Mutator {
 }  // namespace
 
 StmtP initLocalsAtFirstReduction(const StmtP& nest) { return InitAtFirstReduction().mutate(nest); }
+
+bool setsOutputsAtFirstReduction(const target::Target& target) {
+  return target.kind == target::Kind::Cpu && target.ranks <= 1;
+}
+
+std::set<std::string> initOutputsAtFirstReduction(Program& p) {
+  std::set<std::string> set;
+  for (auto& t : p.tensors) {
+    auto role = p.roles.find(t.name);
+    if (role == p.roles.end() || role->second != TensorRole::Output || (t.dtype != DType::F32 && t.dtype != DType::F64))
+      continue;
+    if (p.initialValues.count(t.name) || set.count(t.name)) continue;
+    // The first nest that touches it: the output is zero there, as the caller gave it.
+    auto first = std::find_if(p.nests.begin(), p.nests.end(),
+                              [&](const StmtP& n) { return tensorsAccessed(n).count(t.name) > 0; });
+    if (first == p.nests.end()) continue;
+    analysis::LocalBox whole;
+    whole.used = true;
+    for (auto extent : t.shape) whole.offset.push_back(intConst(0)), whole.extent.push_back(extent);
+    // Loop-local tensors keep the nest as scheduled for their own first reductions (above).
+    bool locals = false;
+    forEachStmt(*first, [&](const StmtP& x) {
+      locals |= (x->kind == StmtKind::VarDef && x->as<VarDef>().loopLocal) ||
+                (x->kind == StmtKind::For && !localsOf(x->as<For>()).empty());
+    });
+    if (locals) continue;
+    std::vector<StmtP> stmts = items(*first);
+    FirstReductions reductions(t.name, 0.0, true);
+    for (size_t k = 0; k < stmts.size(); ++k) {
+      if (!tensorsAccessed(stmts[k]).count(t.name)) continue;
+      std::vector<const For*> loops;
+      StmtP rewritten;
+      if (!reductions.visit(stmts[k], loops, &rewritten)) break;
+      stmts[k] = rewritten;
+      if (analysis::groupsTileBox(reductions.groups, whole, t.shape)) {
+        // Only reductions set it there (stores need no zeros, and the
+        // program's own analysis finds those).
+        bool reduced = false;
+        for (auto& a : accessesOf(*first)) reduced |= a.tensor == t.name && a.kind == AccessKind::Reduce;
+        if (reduced) *first = stmts.size() == 1 ? stmts[0] : makeSeq(stmts), set.insert(t.name);
+        break;
+      }
+    }
+  }
+  return set;
+}
 
 }  // namespace teml::lowering
