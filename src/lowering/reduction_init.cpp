@@ -1,7 +1,6 @@
 #include "lowering/reduction_init.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "analysis/coverage.hpp"
 #include "analysis/local_box.hpp"
@@ -158,23 +157,23 @@ class FirstReductions {
       if (!same) return false;
     }
     std::vector<const For*> inner;
-    std::map<std::string, int> seen;
+    std::set<std::string> names;
+    bool twice = false;  // a loop and its remainder, say: which one to copy is not clear
     forEachStmt(f.body, [&](const StmtP& x) {
       if (x->kind != StmtKind::For) return;
-      auto& l = x->as<For>();
-      if (seen[l.var]++ == 0) inner.push_back(&l);
-      else inner.clear(), seen[""] = 1;  // a name twice (a loop and its remainder): give up
+      twice |= !names.insert(x->as<For>().var).second;
+      inner.push_back(&x->as<For>());
     });
-    if (seen.count("")) return false;
+    if (twice) return false;
     std::set<std::string> outer;
     for (auto* l : loops) outer.insert(l->var);
-    std::vector<const For*> chain;
+    std::vector<const For*> chain;  // the loops inside f that move the elements, outermost first
     for (auto* l : inner) {
       bool moves = false;
       for (auto& e : *idx[0]) moves |= usesVar(e, l->var);
-      int64_t b = 0, e = 0;
+      int64_t from = 0, to = 0;
       if (!moves) continue;
-      if (!constValue(l->begin, &b) || !constValue(l->end, &e)) return false;
+      if (!constValue(l->begin, &from) || !constValue(l->end, &to)) return false;
       chain.push_back(l);
     }
     bool known = true;
