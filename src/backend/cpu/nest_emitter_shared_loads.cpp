@@ -35,7 +35,8 @@ void vectorReads(const ExprP& e, const std::string& vectorVar, std::vector<const
   });
 }
 
-bool loopFree(const StmtP& body) {
+// No loop and no branch: every statement runs once per iteration.
+bool onlyStatements(const StmtP& body) {
   bool free = true;
   forEachStmt(body, [&](const StmtP& s) { free &= s->kind != StmtKind::For && s->kind != StmtKind::If; });
   return free;
@@ -45,7 +46,7 @@ bool loopFree(const StmtP& body) {
 
 std::vector<NestEmitter::SharedLoad> NestEmitter::planSharedLoads(const For& f) {
   std::vector<SharedLoad> shared;
-  if (!loopFree(f.body)) return shared;
+  if (!onlyStatements(f.body)) return shared;
   std::set<std::string> written;
   std::vector<const Load*> reads;
   forEachStmt(f.body, [&](const StmtP& s) {
