@@ -20,6 +20,7 @@
 #include "ir/affine.hpp"
 #include "ir/index_patterns.hpp"
 #include "ir/mutator.hpp"
+#include "ir/visitor.hpp"
 
 namespace teml::codegen {
 
@@ -55,50 +56,61 @@ int64_t NestEmitter::jointSums(const For& f) {
   return lanes;
 }
 
+namespace {
+
+// Sums of plain arithmetic whose vector reads along `var` are rows of
+// `dtype`, unit stride, at affine indices; anything else marks it not plain.
+class PlainSums : public Visitor {
+ public:
+  PlainSums(const For& f, DType dtype, const Program& view) : f_(f), dtype_(dtype), view_(view) {
+    for (auto& r : f.loopKind.reductions) accumulators_.insert(r.accumulator);
+  }
+  bool plain = true;
+
+ protected:
+  void visitReduce(const Reduce& r) override {
+    plain &= r.op == ReduceOp::Add && r.indices.empty() && accumulators_.count(r.tensor) > 0;
+    visit(r.value);
+  }
+  void visitStore(const Store&) override { plain = false; }
+  void visitFor(const For&) override { plain = false; }
+  void visitIf(const If&) override { plain = false; }
+  void visitAssert(const Assert&) override { plain = false; }
+  void visitVarDef(const VarDef&) override { plain = false; }
+  void visitLibCall(const LibCall&) override { plain = false; }
+  void visitBarrier(const Barrier&) override { plain = false; }
+  void visitExchange(const Exchange&) override { plain = false; }
+  void visitBinary(const Binary& b) override {
+    plain &= b.op == BinOp::Add || b.op == BinOp::Sub || b.op == BinOp::Mul || b.op == BinOp::Div;
+    Visitor::visitBinary(b);
+  }
+  void visitUnary(const Unary&) override { plain = false; }
+  void visitCast(const Cast&) override { plain = false; }
+  void visitSelect(const Select&) override { plain = false; }
+  void visitLoad(const Load& l) override {
+    if (!variesWith(l.indices, f_.var)) return;
+    const TensorDecl* d = view_.find(l.tensor);
+    Affine last;
+    plain &= d && d->dtype == dtype_ && d->shape.size() == l.indices.size() && toAffine(l.indices.back(), &last) &&
+             last.coeff(f_.var) == 1;
+    for (size_t k = 0; k + 1 < l.indices.size(); ++k) plain &= !usesVar(l.indices[k], f_.var);
+  }
+
+ private:
+  const For& f_;
+  DType dtype_;
+  const Program& view_;
+  std::set<std::string> accumulators_;
+};
+
+}  // namespace
+
 // f's body is only sums into its accumulators of values whose vector reads
 // are rows of the accumulators' type along f, unit stride, at affine indices.
 bool NestEmitter::jointSumsAsVectors(const For& f, DType dtype) {
-  std::set<std::string> accumulators;
-  for (auto& r : f.loopKind.reductions) accumulators.insert(r.accumulator);
-  bool plain = true;
-  auto plainValue = [&](const ExprP& e) {
-    forEachExpr(e, [&](const ExprP& x) {
-      switch (x->kind) {
-        case ExprKind::IntConst:
-        case ExprKind::FloatConst:
-        case ExprKind::Var:
-          return;
-        case ExprKind::Binary: {
-          BinOp op = x->as<Binary>().op;
-          plain &= op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Div;
-          return;
-        }
-        case ExprKind::Load: {
-          auto& l = x->as<Load>();
-          const TensorDecl* d = view_.find(l.tensor);
-          if (!variesWith(l.indices, f.var)) return;
-          Affine last;
-          plain &= d && d->dtype == dtype && d->shape.size() == l.indices.size() &&
-                   toAffine(l.indices.back(), &last) && last.coeff(f.var) == 1;
-          for (size_t k = 0; k + 1 < l.indices.size(); ++k) plain &= !usesVar(l.indices[k], f.var);
-          return;
-        }
-        default:
-          plain = false;
-      }
-    });
-  };
-  forEachStmt(f.body, [&](const StmtP& s) {
-    if (s->kind == StmtKind::Seq) return;
-    if (s->kind != StmtKind::Reduce) {
-      plain = false;
-      return;
-    }
-    auto& r = s->as<Reduce>();
-    plain &= r.op == ReduceOp::Add && r.indices.empty() && accumulators.count(r.tensor) > 0;
-    plainValue(r.value);
-  });
-  return plain;
+  PlainSums sums(f, dtype, view_);
+  sums.visit(f.body);
+  return sums.plain;
 }
 
 void NestEmitter::emitJointSums(const For& f, int64_t lanes, int indent) {
