@@ -9,6 +9,17 @@ namespace teml::analysis {
 
 using namespace ir;
 
+namespace {
+// A load whose last subscript is read from data (SpMV's x[col[k]]): a
+// scalar read of one element, which no vector takes along the row.
+bool gathered(const Load& l) {
+  bool data = false;
+  if (!l.indices.empty())
+    forEachExpr(l.indices.back(), [&](const ExprP& y) { data = data || y->kind == ExprKind::Load; });
+  return data;
+}
+}  // namespace
+
 double estimatedReadsPerElement(const Program& program, const std::string& tensor) {
   const TensorDecl* decl = program.find(tensor);
   if (!decl || decl->elementCount() == 0) return 0;
@@ -22,7 +33,8 @@ double estimatedReadsPerElement(const Program& program, const std::string& tenso
     });
     double loads = 0;
     forEachExpr(value, [&](const ExprP& x) {
-      loads += x->kind == ExprKind::Load && x->as<Load>().tensor == tensor && !subscripts.count(x.get());
+      loads += x->kind == ExprKind::Load && x->as<Load>().tensor == tensor && !subscripts.count(x.get()) &&
+               !gathered(x->as<Load>());
     });
     return loads;
   };

@@ -3,7 +3,9 @@
 // estimate), per element. A matrix product reads each element of its
 // operands once per row or column of the other; a sum reads each element
 // once. Loads in subscripts (an embedding bag's row numbers) do not count:
-// they are scalar reads that pick an element, whatever the array's alignment.
+// they are scalar reads that pick an element, whatever the array's alignment;
+// nor do loads whose last subscript is read from data (SpMV's x[col[k]]),
+// scalar reads too.
 #pragma once
 #include <string>
 

@@ -88,3 +88,29 @@ def test_index_arrays_read_only_in_subscripts_are_passed_as_they_are(monkeypatch
     np.testing.assert_array_equal(bag_sums(table, passed), table[rows].sum(axis=1))
     assert "rows" not in bag_sums._last.aligned_copies()
     assert passed.ctypes.data not in made
+
+
+NNZ = 16 * N
+
+
+@teml.transform
+def spmv(ptr: teml.Var[(N + 1,), "int32"], col: teml.Var[(NNZ,), "int32"], val: teml.Var[(NNZ,), "float32"],
+         x: teml.Var[(N,), "float32"], y: teml.Var[(N,), "float32", "output"]):
+    for i in range(N):
+        for k in range(ptr[i], ptr[i + 1]):
+            y[i] += val[k] * x[col[k]]
+
+
+def test_tensors_read_only_at_indices_from_data_are_passed_as_they_are(monkeypatch):
+    made = copies_made(monkeypatch)
+    rng = np.random.default_rng(3)
+    ptr = np.arange(0, NNZ + 1, 16, dtype=np.int32)
+    col = rng.integers(0, N, NNZ).astype(np.int32)
+    val = rng.integers(-8, 8, NNZ).astype(np.float32)
+    x = rng.integers(-8, 8, N).astype(np.float32)
+    # x[col[k]]: each element of x is read 16 times, one element at a time (no vector loads it)
+    passed = off_a_line(x)
+    want = (val * x[col]).reshape(N, 16).sum(axis=1)
+    np.testing.assert_array_equal(spmv(ptr, col, val, passed), want)
+    assert spmv._last.aligned_copies() == set()
+    assert passed.ctypes.data not in made
