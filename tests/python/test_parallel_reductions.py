@@ -1,5 +1,7 @@
 """Reductions under parallel loops from Python: exact on any thread count, in
 the reduction's own type, and shown by lowered_ir() (docs/lowering.md)."""
+from __future__ import annotations
+
 import pathlib
 import sys
 
@@ -27,3 +29,28 @@ def test_int64_column_sums_over_threads_are_exact_beyond_two_to_the_53():
     lowered = sums.lowered_ir(x)
     assert "var y_acc : int64[16] stack" in lowered
     assert "parallel reduction(+= y_acc of y)" in lowered
+
+
+@teml.transform
+def scatter_add(x: teml.Var[(E, 8), "int64"], index: teml.Var[(E,), "int64"],
+                y: teml.Var[(R, 8), "int64", "inout"]):
+    for e in range(E):
+        for d in range(8):
+            y[index[e], d] += x[e, d]
+
+
+def test_private_copies_kept_between_calls_start_from_zero_each_call():
+    # Each thread but the first adds into a copy of y of its own, kept for the
+    # next call (teml_private_copy): every call must start it from zero, and a
+    # larger y must get a larger copy.
+    rng = np.random.default_rng(7)
+    scatter_add.threads = 2
+    for rows in (50_000, 50_000, 80_000, 50_000):
+        x = rng.integers(-1000, 1000, (200_000, 8))
+        index = rng.integers(0, rows, 200_000)
+        y = np.zeros((rows, 8), np.int64)
+        scatter_add(x, index, y)
+        want = np.zeros((rows, 8), np.int64)
+        np.add.at(want, index, x)
+        assert np.array_equal(y, want)
+    assert "teml_private_copy(" in scatter_add.c_source(x, index, y)

@@ -130,12 +130,12 @@ void NestEmitter::emitFor(const For& f, int indent) {
     if (streamed_ || !onHeap.empty()) {
       line(indent, "#pragma omp parallel");
       line(indent, "{");
-      for (size_t k = 0; k < onHeap.size(); ++k) privateCopyIn(*onHeap[k], copies[k], indent + 1);
+      for (size_t k = 0; k < onHeap.size(); ++k) privateCopyIn(*onHeap[k], copies[k], static_cast<int>(k), indent + 1);
       line(indent + 1, "#pragma omp for " + schedule);
       line(indent + 1, loopHeader(f, cvar));
       line(indent + 2, call + ";");
       line(indent + 1, "}");
-      for (size_t k = 0; k < onHeap.size(); ++k) privateCopyOut(*onHeap[k], copies[k], indent + 1);
+      for (size_t k = 0; k < onHeap.size(); ++k) privateCopyOut(*onHeap[k], copies[k], static_cast<int>(k), indent + 1);
       // Each thread fences its own non-temporal stores before the region ends.
       if (streamed_) line(indent + 1, "teml_store_fence();");
       line(indent, "}");
@@ -296,16 +296,23 @@ void NestEmitter::emitPrefetches(const For& f, int indent, bool inVectorCopy) {
   line(indent, "}");
 }
 
+namespace {
+std::string copyBytes(const TensorDecl& d) {
+  return std::to_string((std::max<int64_t>(1, d.elementCount()) * ir::bytes(d.dtype) + 63) / 64 * 64);
+}
+}  // namespace
+
 // A thread's own copy of a heap accumulator, starting at the reduction's
 // identity (OpenMP's reduction clause would put it on the thread's stack).
 // The first thread updates the accumulator itself: one copy, and one
-// merge, fewer.
-void NestEmitter::privateCopyIn(const ReductionClause& r, const std::string& copy, int indent) {
+// merge, fewer. Each other thread's copy is kept for the next call, in
+// `slot` (teml_private_copy in the C prelude).
+void NestEmitter::privateCopyIn(const ReductionClause& r, const std::string& copy, int slot, int indent) {
   const TensorDecl& d = *view_.find(r.accumulator);
   int64_t count = std::max<int64_t>(1, d.elementCount());
   std::string type = elementType(d.dtype), pointer = tensorNames_.at(r.accumulator);
-  line(indent, "__typeof__(&(" + pointer + ")[0]) " + copy + " = teml_thread() == 0 ? " + pointer + " : aligned_alloc(64, " +
-                   std::to_string((count * ir::bytes(d.dtype) + 63) / 64 * 64) + ");");
+  line(indent, "__typeof__(&(" + pointer + ")[0]) " + copy + " = teml_thread() == 0 ? " + pointer +
+                   " : teml_private_copy(" + std::to_string(slot) + ", " + copyBytes(d) + ");");
   line(indent, "if (!" + copy + ") abort();");
   std::string z = names_.claim("z");
   line(indent, "if (" + copy + " != " + pointer + ")");
@@ -315,7 +322,7 @@ void NestEmitter::privateCopyIn(const ReductionClause& r, const std::string& cop
 }
 
 // The copy combined into the shared accumulator, one thread at a time.
-void NestEmitter::privateCopyOut(const ReductionClause& r, const std::string& copy, int indent) {
+void NestEmitter::privateCopyOut(const ReductionClause& r, const std::string& copy, int slot, int indent) {
   const TensorDecl& d = *view_.find(r.accumulator);
   int64_t count = std::max<int64_t>(1, d.elementCount());
   std::string type = elementType(d.dtype), shared = "((" + type + " *)" + tensorNames_.at(r.accumulator) + ")",
@@ -331,7 +338,7 @@ void NestEmitter::privateCopyOut(const ReductionClause& r, const std::string& co
   line(indent + 1, "#pragma omp critical");
   line(indent + 1, "for (long " + z + " = 0; " + z + " < " + std::to_string(count) + "; " + z + "++) " + a + " = " +
                        combined + ";");
-  line(indent + 1, "free(" + copy + ");");
+  line(indent + 1, "teml_private_copy_done(" + std::to_string(slot) + ", " + copy + ", " + copyBytes(d) + ");");
   line(indent, "}");
   names_.release(z);
 }

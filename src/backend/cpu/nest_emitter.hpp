@@ -93,8 +93,8 @@ class NestEmitter {
   // fails to do inside the function it outlines for a parallel region.
   // `inVectorCopy`: f is inside an explicit vector loop; the addresses are the current copy's.
   void emitPrefetches(const ir::For& f, int indent, bool inVectorCopy = false);
-  void privateCopyIn(const ir::ReductionClause& r, const std::string& copy, int indent);
-  void privateCopyOut(const ir::ReductionClause& r, const std::string& copy, int indent);
+  void privateCopyIn(const ir::ReductionClause& r, const std::string& copy, int slot, int indent);
+  void privateCopyOut(const ir::ReductionClause& r, const std::string& copy, int slot, int indent);
   std::string bodyFunction(const For& f);
 
   // ---- explicit vectors (GCC vector extensions) for planned vector loops
