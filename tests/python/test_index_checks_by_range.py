@@ -110,3 +110,28 @@ def test_a_bad_index_anywhere_in_a_tensor_of_three_dimensions_is_found(where, va
     with pytest.raises(teml.ProgramError, match=f"index {value} out of range \\[0, 6\\) for dimension 0 of 'table'"):
         bags(table, index)
     assert "index_lo >= 0" in bags.c_source(table, index)  # decided once per call
+
+
+BIG = 3 * 65536 + 5  # three chunks of the range pass and five elements more
+
+
+@teml.transform
+def big_gather(idx: teml.Var[(BIG,), "int32"], x: teml.Var[(1000,), "int32"], y: teml.Var[(BIG,), "int32", "output"]):
+    for i in range(BIG):
+        y[i] = x[idx[i]] * 2
+
+
+@pytest.mark.parametrize("where", [0, 65535, 65536, 2 * 65536 + 7, BIG - 1])
+def test_the_range_pass_in_chunks_on_threads_finds_a_bad_index_in_any_chunk(where):
+    # On threads, a large index tensor's range is folded in chunks of 65,536
+    # elements, the chunks on threads and their minima and maxima combined.
+    big_gather.threads = 2
+    rng = np.random.default_rng(8)
+    idx = rng.integers(0, 1000, BIG).astype(np.int32)
+    x = rng.integers(-100, 100, 1000).astype(np.int32)
+    np.testing.assert_array_equal(big_gather(idx, x), x[idx] * 2)
+    assert "reduction(min:idx_lo_acc)" in big_gather.c_source(idx, x)
+    for bad in (-1, 1000):
+        idx[where] = bad
+        with pytest.raises(teml.ProgramError, match=f"index {bad} out of range \\[0, 1000\\) for dimension 0 of 'x'"):
+            big_gather(idx, x)
