@@ -87,3 +87,37 @@ def test_products_of_a_function_sum_in_lanes_left_to_the_compiler(teml):
     c = subprocess.run([TEML, "emit", str(teml.dir / "program.py"), "--emit", "c", "--no-auto"],
                        capture_output=True, text=True).stdout
     assert "lane_sums" in c and "_lanes = {0};" not in c
+
+
+SDDMM = '''import teml
+
+
+@teml.transform
+def f(ptr: teml.Var[(7,), "int32"], col: teml.Var[(30,), "int32"], U: teml.Var[(6, 48), "float32"],
+      V: teml.Var[(9, 48), "float32"], out: teml.Var[(30,), "float32", "output"]):
+    #! label: Li
+    for i in range(6):
+        for k in range(ptr[i], ptr[i + 1]):
+            #! label: Lf
+            for f in range(48):
+                out[k] += U[i, f] * V[col[k], f]
+
+
+@teml.schedule(f)
+def schedule(s):
+    s.vectorize("Lf")
+'''
+
+
+def test_one_product_alone_is_summed_across_its_lanes_in_a_tree(teml):
+    # SDDMM: one dot product per nonzero, of a row gathered through col
+    rng = np.random.default_rng(11)
+    ptr = np.array([0, 4, 4, 11, 19, 26, 30], np.int32)
+    col = rng.integers(0, 9, 30).astype(np.int32)
+    U, V = whole((6, 48), np.float32, 12), whole((9, 48), np.float32, 13)
+    out = teml.run(SDDMM, {"ptr": ptr, "col": col, "U": U, "V": V}, ["out"], extra=["--no-auto"])
+    rows = np.repeat(np.arange(6), np.diff(ptr))
+    np.testing.assert_array_equal(out["out"], np.einsum("kf,kf->k", U[rows], V[col]))
+    c = subprocess.run([TEML, "emit", str(teml.dir / "program.py"), "--emit", "c", "--no-auto"],
+                       capture_output=True, text=True).stdout
+    assert "lane_sums" in c and "__builtin_shuffle" in c

@@ -39,7 +39,7 @@ std::string indices(const std::string& type, const std::vector<int64_t>& lanes) 
 
 int64_t NestEmitter::jointSums(const For& f) {
   if (f.loopKind.threads() || !f.loopKind.lanes() || f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma) return 0;
-  if (f.step != 1 || f.loopKind.reductions.size() < 2 || !f.loopKind.cpu.prefetches.empty()) return 0;
+  if (f.step != 1 || f.loopKind.reductions.empty() || !f.loopKind.cpu.prefetches.empty()) return 0;
   int64_t trips = 0, lanes = 0;
   if (!constValue(sub(f.end, f.begin), &trips)) return 0;
   std::optional<DType> dtype;
