@@ -7,8 +7,9 @@
 // two vectors fold into one (each half of a group of lanes added to the
 // other), until one vector holds every accumulator's partial sums in groups
 // of lanes, then each group sums within itself. Four accumulators of 16
-// lanes take 5 shuffle-and-add steps instead of 4 x 4. The order of the
-// additions changes, as a SIMD reduction's already does.
+// lanes take 5 shuffle-and-add steps instead of 4 x 4; one sum alone (SDDMM's
+// dot product per nonzero) takes 4. The order of the additions changes, as a
+// SIMD reduction's already does.
 //
 // Where the body is plain arithmetic on rows read with unit stride, it is
 // written in explicit vectors, with the shared loads of explicit vector
