@@ -172,18 +172,18 @@ class StripProvenChecks : public Mutator {
   std::vector<const For*> loops_;
 };
 
-// lo = hi = t[0, ..., 0], then every element of t folded in with min and max,
-// in t's element type.
-// The last two dimensions are walked as one (t[e / W][e % W], which the C
-// emitter writes as the flat element e): a fold over rows as short as a
-// bag's 32 indices would otherwise reduce its vectors to scalars once a
-// row (an embedding bag's check took 33 us a call for 1 MiB, 8 us flat).
 // A fold of this many elements or more, in a nest that runs on threads, is
 // split into chunks of kChunk on threads (its min and max combined by
 // reduction clauses): a pass over SpMV's 400,000 column numbers took
 // 40 us on one thread, streamed from memory.
 constexpr int64_t kChunk = 1 << 16;
 
+// lo = hi = t[0, ..., 0], then every element of t folded in with min and max,
+// in t's element type.
+// The last two dimensions are walked as one (t[e / W][e % W], which the C
+// emitter writes as the flat element e): a fold over rows as short as a
+// bag's 32 indices would otherwise reduce its vectors to scalars once a
+// row (an embedding bag's check took 33 us a call for 1 MiB, 8 us flat).
 StmtP rangeOf(const TensorDecl& t, const std::string& lo, const std::string& hi, std::set<std::string>& names,
               bool threads) {
   const size_t rank = t.shape.size();
@@ -226,9 +226,12 @@ StmtP rangeOf(const TensorDecl& t, const std::string& lo, const std::string& hi,
                   makeStore(hi, {}, start, {}, StmtTag{hi + ".start", {}, {}}), fold});
 }
 
+// Some loop of the nest runs on threads.
 bool onThreads(const StmtP& nest) {
   bool threads = false;
-  forEachStmt(nest, [&](const StmtP& s) { threads = threads || (s->kind == StmtKind::For && s->as<For>().loopKind.threads()); });
+  forEachStmt(nest, [&](const StmtP& s) {
+    threads = threads || (s->kind == StmtKind::For && s->as<For>().loopKind.threads());
+  });
   return threads;
 }
 
