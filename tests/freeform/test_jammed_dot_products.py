@@ -121,3 +121,28 @@ def test_one_product_alone_is_summed_across_its_lanes_in_a_tree(teml):
     c = subprocess.run([TEML, "emit", str(teml.dir / "program.py"), "--emit", "c", "--no-auto"],
                        capture_output=True, text=True).stdout
     assert "lane_sums" in c and "__builtin_shuffle" in c
+
+
+def test_a_product_with_a_strided_operand_reads_it_along_the_sum(teml):
+    # C[i, j] += A[i, d] * B[d, j] over d: B moves with d in its first
+    # subscript, so it is a strided read, not one value for the whole vector
+    # (fuzz seed 12796: B[d, j] was broadcast from its first row).
+    program = '''import teml
+
+
+@teml.transform
+def f(A: teml.Var[(5, 8), "float64"], B: teml.Var[(8, 5), "float64"], C: teml.Var[(5, 5), "float64", "output"]):
+    for i in range(5):
+        for j in range(5):
+            #! label: Ld
+            for d in range(8):
+                C[i, j] += A[i, d] * B[d, j]
+
+
+@teml.schedule(f)
+def schedule(s):
+    s.vectorize("Ld")
+'''
+    A, B = whole((5, 8), np.float64, 14), whole((8, 5), np.float64, 15)
+    out = teml.run(program, {"A": A, "B": B}, ["C"], extra=["--no-auto"])
+    np.testing.assert_array_equal(out["C"], A @ B)

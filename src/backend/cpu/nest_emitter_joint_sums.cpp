@@ -89,7 +89,10 @@ class PlainSums : public Visitor {
   void visitCast(const Cast&) override { plain = false; }
   void visitSelect(const Select&) override { plain = false; }
   void visitLoad(const Load& l) override {
-    if (!variesWith(l.indices, f_.var)) return;
+    // A read along `var` at any subscript, not only the last: B[d, j] over d is strided, not a broadcast.
+    bool moves = false;
+    for (auto& i : l.indices) moves = moves || usesVar(i, f_.var);
+    if (!moves) return;
     const TensorDecl* d = view_.find(l.tensor);
     Affine last;
     plain &= d && d->dtype == dtype_ && d->shape.size() == l.indices.size() && toAffine(l.indices.back(), &last) &&
