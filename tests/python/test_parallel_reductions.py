@@ -42,10 +42,10 @@ def scatter_add(x: teml.Var[(E, 8), "int64"], index: teml.Var[(E,), "int64"],
 def test_private_copies_kept_between_calls_start_from_zero_each_call():
     # Each thread but the first adds into a copy of y of its own, kept for the
     # next call (teml_private_copy): every call must start it from zero, and a
-    # larger y must get a larger copy.
+    # larger y must get a larger copy, on two threads and on three.
     rng = np.random.default_rng(7)
-    scatter_add.threads = 2
-    for rows in (50_000, 50_000, 80_000, 50_000):
+    for threads, rows in ((2, 50_000), (2, 50_000), (3, 80_000), (2, 50_000), (3, 50_000)):
+        scatter_add.threads = threads
         x = rng.integers(-1000, 1000, (200_000, 8))
         index = rng.integers(0, rows, 200_000)
         y = np.zeros((rows, 8), np.int64)

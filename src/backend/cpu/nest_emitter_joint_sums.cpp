@@ -19,7 +19,6 @@
 #include "backend/cpu/nest_emitter.hpp"
 
 #include "ir/affine.hpp"
-#include "ir/index_patterns.hpp"
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 
