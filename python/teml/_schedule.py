@@ -112,6 +112,9 @@ class Schedule:
     def separate_tail(self, loop):
         return self._record("separate_tail", (loop,))
 
+    def separate_interior(self, loop):
+        return self._record("separate_interior", (loop,))
+
     def skew(self, outer, inner, factor):
         return self._record("skew", (outer, inner, factor))
 

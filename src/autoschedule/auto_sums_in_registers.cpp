@@ -117,6 +117,21 @@ bool oneIteration(const For& f) {
   return constValue(sub(f.end, f.begin), &span) && span >= 1 && span <= f.step;
 }
 
+// The loop whose body is stores and then the loop `id` (a dot product's
+// `dot[t] = 0` before its sum over p), and how many stores lead.
+std::pair<const For*, int> leadingStores(const StmtP& nest, const std::string& id) {
+  std::pair<const For*, int> found{nullptr, 0};
+  forEachStmt(nest, [&](const StmtP& s) {
+    if (s->kind != StmtKind::For) return;
+    auto body = bodyItems(s->as<For>());
+    if (body.size() < 2 || body.back()->kind != StmtKind::For || body.back()->id != id) return;
+    for (size_t k = 0; k + 1 < body.size(); ++k)
+      if (body[k]->kind != StmtKind::Store) return;
+    found = {&s->as<For>(), static_cast<int>(body.size()) - 1};
+  });
+  return found;
+}
+
 int64_t sumsCount(const For& j) {
   int64_t n = 0;
   forEachStmt(j.body, [&](const StmtP& s) { n += s->kind == StmtKind::Reduce; });
@@ -130,14 +145,29 @@ void autoSumsInRegisters(AutoState& state) {
   for (auto& jid : innermostLoops(state.body)) {
     const For* j = loopWithId(state.body, jid);
     if (!j) continue;
-    std::string outer;
-    for (auto& o : outermostLoops(state.body)) {
-      bool inside = false;
-      forEachStmt(loopWithId(state.body, o)->self(), [&](const StmtP& s) { inside = inside || s->id == jid; });
-      if (inside) outer = o;
-    }
+    auto outermostAround = [&] {
+      std::string outer;
+      for (auto& o : outermostLoops(state.body)) {
+        bool inside = false;
+        forEachStmt(loopWithId(state.body, o)->self(), [&](const StmtP& s) { inside = inside || s->id == jid; });
+        if (inside) outer = o;
+      }
+      return outer;
+    };
+    std::string outer = outermostAround();
     int64_t trips = constantTrips(*j);
     if (j->loopKind.concurrent() || trips < lanes) continue;
+    // Dot products that start from stores of their own (gemv written with
+    // `y[i] = 0` before its sum): the stores go to a loop of their own first
+    // (fission), where the rows can then be jammed.
+    if (!loopAround(loopWithId(state.body, outer)->self(), jid)) {
+      auto [k, stores] = leadingStores(loopWithId(state.body, outer)->self(), jid);
+      if (k && !k->loopKind.concurrent() && constantTrips(*k) >= 2 * kRowsJammed && trips >= kJammedVectors * lanes &&
+          sumsIn(*k, *j) == Sums::OnePerKAlong && state.tryStep({"fission", {k->id}, {stores}})) {
+        j = loopWithId(state.body, jid);
+        outer = outermostAround();
+      }
+    }
     // The loop right around j, with j its only statement, or around a loop
     // of one iteration that is (rows an earlier pass jammed into j).
     const StmtP& nest = loopWithId(state.body, outer)->self();

@@ -81,6 +81,7 @@ class Schedule {
   Applied unrollAndJam(const ir::StmtP& top, const std::string& loop, int64_t factor);
   Applied blend(const ir::StmtP& top, const std::string& loop);
   Applied separateTail(const ir::StmtP& top, const std::string& loop);
+  Applied separateInterior(const ir::StmtP& top, const std::string& loop);
   Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ThreadSchedule schedule);
   Applied parallelize(const ir::StmtP& top, const std::string& loop, ir::ParallelScope gpuScope);
   Applied vectorize(const ir::StmtP& top, const std::string& loop);

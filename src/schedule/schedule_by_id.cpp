@@ -161,6 +161,9 @@ Schedule::Applied Schedule::blend(const StmtP& top, const std::string& loop) {
 Schedule::Applied Schedule::separateTail(const StmtP& top, const std::string& loop) {
   TEML_ON_LOOP("separate_tail", false, schedule::separateTail(s.nest, s.level))
 }
+Schedule::Applied Schedule::separateInterior(const StmtP& top, const std::string& loop) {
+  TEML_ON_LOOP("separate_interior", false, schedule::separateInterior(s.nest, s.level))
+}
 // Race checks hold under --no-check too; a refusal then says so.
 #define TEML_RACE_CHECKED(body)                                                 \
   try {                                                                         \

@@ -73,6 +73,12 @@ ir::StmtP merge(const ir::StmtP& nest, int r);
 // Level r is split into the iterations where an inner loop's min(c*v + d, X)
 // bound is its first argument (full blocks) and the rest (the tail).
 ir::StmtP separateTail(const ir::StmtP& nest, int r);
+// Level r (constant bounds, step 1) is split into the iterations before its
+// interior, the interior, and those after it: the interior is where every
+// branch inside whose condition compares expressions linear in the loop's
+// iterator surely holds, given the bounds of the loops around and inside;
+// there those branches are replaced by their then-branch.
+ir::StmtP separateInterior(const ir::StmtP& nest, int r);
 // A nest computing C[i][j] += A[i][k] * B[k][j] (A or B possibly transposed)
 // becomes a call of BLAS gemm (OpenBLAS).
 ir::StmtP asLib(const ir::StmtP& nest, const ir::Program& program);

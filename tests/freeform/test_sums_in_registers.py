@@ -157,6 +157,18 @@ def test_dot_products_along_long_rows_are_jammed_four_rows_at_a_time(teml):
     assert jammed_by_four(teml.attempt(GEMV, {"A": A, "x": x}, [], extra=["-v"]).stderr)
 
 
+def test_dot_products_that_start_from_a_store_of_their_own_are_jammed_too(teml):
+    # A user's gemv with `y[i] = 0` first: the stores go to a loop of their own (fission), then the jam.
+    source = GEMV.replace("    for i in range(42):\n", "    for i in range(42):\n        y[i] = 1\n")
+    rng = np.random.default_rng(6)
+    A = rng.integers(-50, 50, (42, 300)).astype(np.float64)
+    x = rng.integers(-50, 50, 300).astype(np.float64)
+    out = teml.run(source, {"A": A, "x": x}, ["y"], extra=["--threads", "2"])
+    np.testing.assert_array_equal(out["y"], A @ x + 1)
+    steps = teml.attempt(source, {"A": A, "x": x}, [], extra=["-v"]).stderr
+    assert re.search(r's\.fission\("(L\d+)", 1\)\n\s*s\.split\("\1\.f", 4\)\n\s*s\.unroll_and_jam\("\1\.f", 4\)', steps), steps
+
+
 ATTENTION = '''import teml
 
 

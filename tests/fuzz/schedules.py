@@ -21,11 +21,11 @@ import sys
 PRIMITIVES = ["split", "split_nparts", "interchange", "reorder", "tile", "merge", "fuse", "fission", "swap",
               "unroll", "unroll_and_jam", "blend", "parallelize", "vectorize", "skew", "separate_tail",
               "cache", "cache_reduce", "local", "cache_zeroed", "distribute", "hoist_product", "factor_sum",
-              "as_lib"]
+              "as_lib", "separate_interior"]
 WEIGHTS = {"split": 8, "split_nparts": 2, "interchange": 5, "reorder": 3, "tile": 3, "merge": 2, "fuse": 3,
            "fission": 3, "swap": 2, "unroll": 4, "unroll_and_jam": 3, "blend": 1, "parallelize": 8,
            "vectorize": 6, "skew": 1, "separate_tail": 2, "cache": 3, "cache_reduce": 2, "local": 2,
-           "cache_zeroed": 1, "distribute": 1, "hoist_product": 1, "factor_sum": 1, "as_lib": 1}
+           "cache_zeroed": 1, "distribute": 1, "hoist_product": 1, "factor_sum": 1, "as_lib": 1, "separate_interior": 2}
 FACTORS = [2, 3, 4, 5, 7, 8, 16]
 LABEL = re.compile(r"^\s*#!\s*label:\s*(\S+)")
 
@@ -150,7 +150,7 @@ def draw(text, seed, n=None):
             elif kind == "unroll_and_jam" and lp.children:  # it jams into an inner loop
                 step = f"s.unroll_and_jam({ref}, {f})"
             elif kind in ("blend", "vectorize", "separate_tail", "distribute", "hoist_product", "factor_sum",
-                          "as_lib"):
+                          "as_lib", "separate_interior"):
                 step = f"s.{kind}({ref})"
             elif kind == "parallelize":
                 step = rng.choice([f"s.parallelize({ref})", f"s.parallelize({ref})",

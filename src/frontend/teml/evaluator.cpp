@@ -281,7 +281,7 @@ void Evaluator::assign(const Statement& st) {
   static const std::set<std::string> loops = {
       "build",        "stripmine",      "stripmine_n",   "interchange", "interchange_n", "fuse_outer",   "fuse_inner",
       "unroll",       "unroll_and_jam", "tile",          "parallelize", "vectorize",     "skew",         "fission",
-      "swap",         "merge",          "separate_tail", "as_lib",      "blend",         "local",        "cache",
+      "swap",         "merge",          "separate_tail", "separate_interior", "as_lib",      "blend",         "local",        "cache",
       "cache_reduce", "cache_zeroed", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array",
       "reorder",      "hoist_product",  "factor_sum",    "auto_schedule", "distribute"};
   if (loops.count(f)) {

@@ -1,0 +1,177 @@
+// separate_interior: a loop split into its edges and its interior, where
+// the interior is the iterations in which bounds guards inside it surely
+// hold (FreeTensor's separate_tail, for branches). Longformer's window
+//   for j in range(seq_len):
+//       for t in range(-W, W + 1):
+//           if 0 <= j + t * d < seq_len: ...
+// becomes j in [0, W*dmax), [W*dmax, seq_len - W*dmax) without the guard,
+// and [seq_len - W*dmax, seq_len). The three loops run the iterations in
+// their order, so any loop may be split; a guard is dropped only where
+// interval bounds prove it over every iteration it sees.
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "ir/affine.hpp"
+#include "ir/mutator.hpp"
+#include "schedule/nest_path.hpp"
+#include "schedule/schedule_error.hpp"
+#include "schedule/transforms.hpp"
+
+namespace teml::schedule {
+
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+
+// e = c * v + rest, with rest free of v, through + - negation, widening
+// casts and products by constants; nullopt otherwise.
+std::optional<int64_t> coefficientOf(const ExprP& e, const std::string& v) {
+  if (!usesVar(e, v)) return 0;
+  if (e->kind == ExprKind::Var && e->as<Var>().name == v) return 1;
+  if (e->kind == ExprKind::Cast) return e->isInt() ? coefficientOf(e->as<Cast>().a, v) : std::nullopt;
+  if (e->kind == ExprKind::Unary && e->as<Unary>().op == UnaryOp::Neg) {
+    auto c = coefficientOf(e->as<Unary>().a, v);
+    return c ? std::optional<int64_t>(-*c) : std::nullopt;
+  }
+  if (e->kind != ExprKind::Binary) return std::nullopt;
+  auto& b = e->as<Binary>();
+  auto a = coefficientOf(b.a, v), c = coefficientOf(b.b, v);
+  if (!a || !c) return std::nullopt;
+  int64_t k;
+  switch (b.op) {
+    case BinOp::Add: return *a + *c;
+    case BinOp::Sub: return *a - *c;
+    case BinOp::Mul:
+      if (constValue(b.b, &k)) return *a * k;
+      if (constValue(b.a, &k)) return k * *c;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+int64_t floorDivInt(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The iterations [lo, hi] of v in which `cond` surely holds, given the
+// ranges of the other iterators (v's own is replaced); nullopt where the
+// condition is not a conjunction of comparisons linear in v.
+struct Span {
+  int64_t lo = -kNone, hi = kNone;
+};
+std::optional<Span> holdsWhere(const ExprP& cond, const std::string& v, Ranges ranges) {
+  if (cond->kind != ExprKind::Binary) return std::nullopt;
+  auto& b = cond->as<Binary>();
+  if (b.op == BinOp::And) {
+    auto x = holdsWhere(b.a, v, ranges), y = holdsWhere(b.b, v, ranges);
+    if (!x || !y) return std::nullopt;
+    return Span{std::max(x->lo, y->lo), std::min(x->hi, y->hi)};
+  }
+  if (!b.a->isInt() || !b.b->isInt()) return std::nullopt;
+  // The comparison as d >= least: d = a - b (>=, >) or b - a (<=, <).
+  ExprP d;
+  int64_t least = 0;
+  switch (b.op) {
+    case BinOp::Ge: d = sub(b.a, b.b); break;
+    case BinOp::Gt: d = sub(b.a, b.b), least = 1; break;
+    case BinOp::Le: d = sub(b.b, b.a); break;
+    case BinOp::Lt: d = sub(b.b, b.a), least = 1; break;
+    default: return std::nullopt;
+  }
+  auto c = coefficientOf(d, v);
+  if (!c) return std::nullopt;
+  ranges[v] = {0, 0};  // d = c * v + d(v = 0)
+  Interval rest;
+  if (!bounds(d, ranges, &rest)) return std::nullopt;
+  // c * v + rest.lo >= least for every value rest takes.
+  if (*c == 0) return rest.lo >= least ? Span{} : Span{1, 0};
+  if (*c > 0) return Span{-floorDivInt(rest.lo - least, *c), kNone};
+  return Span{-kNone, floorDivInt(rest.lo - least, -*c)};
+}
+
+// Walks the body of the split loop with the ranges of the loops it passes:
+// first to find where every guard it can read holds, then to drop those
+// guards in the interior.
+class Guards : public Mutator {
+ public:
+  Guards(std::string v, Ranges ranges) : v_(std::move(v)), ranges_(std::move(ranges)) {}
+
+  // Where every guard that uses v and that the ranges decide holds; how many such guards.
+  Span interior;
+  int guards = 0;
+  // Set: guards surely true there are replaced by their then-branch.
+  std::optional<Interval> dropIn;
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = s->as<For>();
+    if (f.var == v_) return s;  // its own iterator of that name: the branches inside are not about v
+    Interval first, last;
+    auto saved = ranges_;
+    if (f.step != 0 && bounds(f.begin, ranges_, &first) && bounds(f.end, ranges_, &last)) {
+      if (f.step > 0) ranges_[f.var] = {first.lo, last.hi - 1};
+      else ranges_[f.var] = {last.lo + 1, first.hi};
+    } else {
+      ranges_.erase(f.var);
+    }
+    StmtP out = Mutator::mutateFor(s);
+    ranges_ = saved;
+    return out;
+  }
+
+  StmtP mutateIf(const StmtP& s) override {
+    auto& i = s->as<If>();
+    if (usesVar(i.cond, v_)) {
+      auto span = holdsWhere(i.cond, v_, ranges_);
+      if (dropIn) {
+        if (span && span->lo <= dropIn->lo && dropIn->hi <= span->hi) return mutate(i.then);
+      } else if (span) {
+        interior = {std::max(interior.lo, span->lo), std::min(interior.hi, span->hi)};
+        ++guards;
+      }
+    }
+    return Mutator::mutateIf(s);
+  }
+
+ private:
+  std::string v_;
+  Ranges ranges_;
+};
+
+}  // namespace
+
+StmtP separateInterior(const StmtP& nest, int r) {
+  auto chain = loopsToLevel(nest, r, "separate_interior");
+  const For& f = *chain[r - 1];
+  int64_t begin, end;
+  if (f.step != 1 || !constValue(f.begin, &begin) || !constValue(f.end, &end))
+    throw ScheduleError("separate_interior: loop '" + f.var + "' needs constant bounds and step 1");
+  Ranges ranges;
+  for (int level = 0; level + 1 < r; ++level) {
+    const For& o = *chain[level];
+    int64_t b, e;
+    if (o.step == 1 && constValue(o.begin, &b) && constValue(o.end, &e) && b < e) ranges[o.var] = {b, e - 1};
+  }
+  ranges[f.var] = {begin, end - 1};
+  Guards find(f.var, ranges);
+  find.mutate(loopBody(f));
+  if (find.guards == 0)
+    throw ScheduleError("separate_interior: no branch inside '" + f.var + "' compares an expression linear in '" + f.var +
+                        "' with bounds of the loops around it");
+  int64_t lo = std::max(begin, find.interior.lo), hi = std::min(end - 1, find.interior.hi);
+  if (lo > hi)
+    throw ScheduleError("separate_interior: no iteration of '" + f.var + "' takes the branches inside it in every case");
+  Guards drop(f.var, ranges);
+  drop.dropIn = Interval{lo, hi};
+  StmtP interiorBody = drop.mutate(loopBody(f));
+  std::vector<StmtP> parts;
+  if (lo > begin)
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".head"), f.var, f.begin, intConst(lo), 1, f.loopKind, loopBody(f), localsOf(f)));
+  parts.push_back(makeFor(f.id, f.var, intConst(lo), intConst(hi + 1), 1, f.loopKind, interiorBody, localsOf(f)));
+  if (hi + 1 < end)
+    parts.push_back(makeFor(freshLoopId(nest, f.id + ".tail"), f.var, intConst(hi + 1), f.end, 1, f.loopKind, loopBody(f), localsOf(f)));
+  return replaceLevel(chain, r, makeSeq(parts));
+}
+
+}  // namespace teml::schedule
