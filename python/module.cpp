@@ -56,8 +56,9 @@ const target::Target& pythonTarget() {
 // The target of a free-form entry: this machine's CPU, or a CUDA GPU (the
 // device's limits where the driver finds one, else sm_90's).
 target::Target targetNamed(const std::string& name) {
-  if (name == "cpu") return pythonTarget();
-  if (name != "cuda") throw UsageError("target must be \"cpu\" or \"cuda\", not \"" + name + "\"");
+  auto kind = target::kindNamed(name);
+  if (!kind) throw UsageError("target must be \"cpu\" or \"cuda\", not \"" + name + "\"");
+  if (*kind == target::Kind::Cpu) return pythonTarget();
   target::Target t = target::cudaTarget();
   try {
     t.gpu = runtime::CudaDriver::get().limits();

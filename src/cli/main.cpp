@@ -103,8 +103,10 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
       if (n < 1 || n > 4096) usage("--threads must be between 1 and 4096");
       o.threads = static_cast<int>(n);
     } else if (a == "--target") {
-      o.target = value();
-      if (o.target != "cpu" && o.target != "cuda") usage("--target must be cpu or cuda, not '" + o.target + "'");
+      std::string name = value();
+      auto kind = teml::target::kindNamed(name);
+      if (!kind) usage("--target must be cpu or cuda, not '" + name + "'");
+      o.target = *kind;
     } else if (a == "--arch") {
       o.arch = value();
     } else if (a == "--emulate") {
@@ -182,8 +184,8 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
     }
   }
   if (!havePath) usage("no program given");
-  if (o.emulate && o.target != "cuda") usage("--emulate runs a GPU program on the CPU: give it with --target cuda");
-  if (!o.arch.empty() && o.target != "cuda") usage("--arch is a GPU architecture: give it with --target cuda");
+  if (o.emulate && o.target != teml::target::Kind::Cuda) usage("--emulate runs a GPU program on the CPU: give it with --target cuda");
+  if (!o.arch.empty() && o.target != teml::target::Kind::Cuda) usage("--arch is a GPU architecture: give it with --target cuda");
   return o;
 }
 

@@ -89,7 +89,7 @@ std::vector<std::string> writtenTensors(const ir::Program& program) {
 target::Target machineTarget(int threads) { return target::hostCpu(threads); }
 
 target::Target targetFor(const Options& o) {
-  if (o.target == "cuda") {
+  if (o.target == target::Kind::Cuda) {
     target::Target t = target::cudaTarget(o.arch);
     if (o.arch.empty()) {  // the device's own limits where there is one
       try {

@@ -21,7 +21,7 @@ struct Options {
   int threads = 0;  // 0: OMP_NUM_THREADS or all cores
   int rankGridRows = 0, rankGridCols = 0;  // --ranks-grid RxC: the grid of two distributed loops (0: chosen)
   int ranks = 1;    // MPI ranks the program is lowered for (run, bench under mpirun: theirs; emit, check: --ranks)
-  std::string target = "cpu";  // cpu | cuda
+  target::Kind target = target::Kind::Cpu;  // --target cpu | cuda
   std::string arch;            // cuda: sm_NN ("": the device's, else sm_90)
   bool emulate = false;        // cuda: run in the GPU emulator (interp/gpu_emulator)
   runtime::JitOptions jit;

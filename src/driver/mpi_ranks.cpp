@@ -19,7 +19,7 @@ int launchedRanks(const Options& o, const std::string& command) {
   bool freeform = o.programPath.size() > 3 && o.programPath.compare(o.programPath.size() - 3, 3, ".py") == 0;
   bool automatic = freeform ? o.autoSchedule : o.autoRequested;
   bool splits = (command == "run" || command == "bench" || command == "grad") && !o.interpret && !o.emulate &&
-                o.target == "cpu" && (!gradient || automatic);
+                o.target == target::Kind::Cpu && (!gradient || automatic);
   return splits ? ranks : 1;
 }
 

@@ -28,6 +28,12 @@ Target hostCpu(int threads) {
 
 const char* kindName(Kind k) { return k == Kind::Cuda ? "cuda" : "cpu"; }
 
+std::optional<Kind> kindNamed(const std::string& name) {
+  for (Kind k : {Kind::Cpu, Kind::Cuda})
+    if (name == kindName(k)) return k;
+  return std::nullopt;
+}
+
 Target cudaTarget(const std::string& arch) {
   Target t;
   t.kind = Kind::Cuda;

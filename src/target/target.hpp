@@ -4,6 +4,7 @@
 // and a second back end can be added beside the CPU's.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ir/expr.hpp"
@@ -12,6 +13,9 @@ namespace teml::target {
 
 enum class Kind { Cpu, Cuda };
 const char* kindName(Kind k);  // "cpu", "cuda"
+// The kind a target's name names (the CLI's --target, Python's target=,
+// @teml.schedule(f, target=...)); nullopt for any other name.
+std::optional<Kind> kindNamed(const std::string& name);
 
 // What a CUDA kernel may use on the GPU it is made for: from the device
 // when the runtime finds one (runtime/cuda), else the defaults of its

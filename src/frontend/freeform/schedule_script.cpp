@@ -4,6 +4,7 @@
 // reads them into the user's schedule as data (ir/user_schedule.hpp); the
 // schedule stage (pipeline/freeform_schedule.cpp) replays them.
 #include "frontend/freeform/builder.hpp"
+#include "target/target.hpp"
 
 namespace teml::freeform {
 
@@ -165,7 +166,7 @@ void Builder::readSchedules(const std::string& entry, FreeformProgram* out) {
       std::string target;
       for (size_t k = 0; k < d->keywords.size(); ++k) {
         const NodeP& v = d->kids[2 + k];
-        if (d->keywords[k] != "target" || v->kind != NodeKind::Str || (v->text != "cpu" && v->text != "cuda"))
+        if (d->keywords[k] != "target" || v->kind != NodeKind::Str || !target::kindNamed(v->text))
           fail(v->loc, "@teml.schedule takes (entry) or (entry, target=\"cpu\" or \"cuda\")");
         target = v->text;
       }
