@@ -1,24 +1,26 @@
 #include "runtime/cublas.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "diag/diagnostics.hpp"
+#include "runtime/dynamic_library.hpp"
 
 namespace teml::runtime {
 
 // cublas_api.h's entry points teml calls, typed by hand: teml builds
 // without CUDA's headers.
+#define TEML_CUBLAS_API(X)                                                                                         \
+  X(int, create, "cublasCreate_v2", (void**))                                                                      \
+  X(int, setStream, "cublasSetStream_v2", (void*, void*))                                                          \
+  X(int, sgemm, "cublasSgemm_v2",                                                                                  \
+    (void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int)) \
+  X(int, dgemm, "cublasDgemm_v2",                                                                                  \
+    (void*, int, int, int, int, int, const double*, const double*, int, const double*, int, const double*, double*, int))
+
 struct Cublas::Api {
-  int (*create)(void**);
-  int (*setStream)(void*, void*);
-  int (*sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*,
-               int);
-  int (*dgemm)(void*, int, int, int, int, int, const double*, const double*, int, const double*, int, const double*,
-               double*, int);
+  TEML_CUBLAS_API(TEML_ENTRY_FIELD)
 };
 
 namespace {
@@ -26,22 +28,17 @@ namespace {
 constexpr int kOpN = 0, kOpT = 1;  // cublasOperation_t
 
 // libcublas.so.13 where the loader finds it, else in the toolkit.
-void* openLibrary(std::string* file) {
-  std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
-  for (std::string name : {std::string("libcublas.so.13"), home + "/lib64/libcublas.so.13", std::string("libcublas.so"),
-                           home + "/lib64/libcublas.so"}) {
-    if (void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      *file = name;
-      return library;
-    }
-  }
-  return nullptr;
+const DynamicLibrary& library() {
+  static const DynamicLibrary cublas = [] {
+    std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
+    return DynamicLibrary({"libcublas.so.13", home + "/lib64/libcublas.so.13", "libcublas.so", home + "/lib64/libcublas.so"});
+  }();
+  return cublas;
 }
 
-template <class F>
-void bind(void* library, F*& slot, const char* name) {
-  slot = reinterpret_cast<F*>(dlsym(library, name));
-  if (!slot) throw UnavailableError(std::string("--target cuda: cuBLAS lacks ") + name);
+const char* bindEntries(const DynamicLibrary& library, Cublas::Api& api) {
+  TEML_CUBLAS_API(TEML_ENTRY_BIND)
+  return nullptr;
 }
 
 void check(int status, const char* what) {
@@ -56,23 +53,15 @@ ColumnMajorGemm columnMajorGemm(bool transA, bool transB, int64_t m, int64_t n, 
   return {transB, transA, n, m, k};
 }
 
-const char* Cublas::libraryFile() {
-  static std::string file;
-  static void* library = openLibrary(&file);
-  return library ? file.c_str() : nullptr;
-}
+const char* Cublas::libraryFile() { return library().loaded() ? library().file().c_str() : nullptr; }
 
 Cublas::Cublas() {
-  std::string file;
-  void* library = openLibrary(&file);
-  if (!library)
+  if (!library().loaded())
     throw UnavailableError("--target cuda: a library call (as_lib) needs cuBLAS, and libcublas.so.13 did not load; "
                            "install the CUDA toolkit's cuBLAS, or leave the nest to teml's kernels");
   api_ = new Api{};
-  bind(library, api_->create, "cublasCreate_v2");
-  bind(library, api_->setStream, "cublasSetStream_v2");
-  bind(library, api_->sgemm, "cublasSgemm_v2");
-  bind(library, api_->dgemm, "cublasDgemm_v2");
+  if (const char* missing = bindEntries(library(), *api_))
+    throw UnavailableError(std::string("--target cuda: cuBLAS lacks ") + missing);
   check(api_->create(&handle_), "cublasCreate");
 }
 

@@ -20,6 +20,7 @@ ColumnMajorGemm columnMajorGemm(bool transA, bool transB, int64_t m, int64_t n, 
 
 class Cublas {
  public:
+  struct Api;  // the library's entry points (the .cpp lists them)
   // The process's cuBLAS on the current context, loaded once; throws UnavailableError.
   static Cublas& get();
 
@@ -36,7 +37,6 @@ class Cublas {
 
  private:
   Cublas();
-  struct Api;
   Api* api_ = nullptr;
   void* handle_ = nullptr;  // cublasHandle_t
 };

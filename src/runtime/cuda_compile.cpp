@@ -1,6 +1,5 @@
 #include "runtime/cuda_compile.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include "cache/directory.hpp"
 #include "cache/entry.hpp"
 #include "diag/diagnostics.hpp"
+#include "runtime/dynamic_library.hpp"
 #include "runtime/jit.hpp"
 #include "runtime/process.hpp"
 
@@ -46,40 +46,37 @@ std::string withNvcc(const std::string& nvcc, const std::string& source, const s
 }
 
 // NVRTC's C interface, the few calls teml makes.
+#define TEML_NVRTC_API(X)                                                                                     \
+  X(int, create, "nvrtcCreateProgram", (void**, const char*, const char*, int, const char* const*, const char* const*)) \
+  X(int, compile, "nvrtcCompileProgram", (void*, int, const char* const*))                                    \
+  X(int, cubinSize, "nvrtcGetCUBINSize", (void*, size_t*))                                                    \
+  X(int, cubin, "nvrtcGetCUBIN", (void*, char*))                                                              \
+  X(int, logSize, "nvrtcGetProgramLogSize", (void*, size_t*))                                                 \
+  X(int, log, "nvrtcGetProgramLog", (void*, char*))                                                           \
+  X(int, destroy, "nvrtcDestroyProgram", (void**))                                                            \
+  X(int, version, "nvrtcVersion", (int*, int*))
+
 struct Nvrtc {
-  void* library = nullptr;
-  int (*create)(void**, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
-  int (*compile)(void*, int, const char* const*) = nullptr;
-  int (*cubinSize)(void*, size_t*) = nullptr;
-  int (*cubin)(void*, char*) = nullptr;
-  int (*logSize)(void*, size_t*) = nullptr;
-  int (*log)(void*, char*) = nullptr;
-  int (*destroy)(void**) = nullptr;
-  int (*version)(int*, int*) = nullptr;
+  TEML_NVRTC_API(TEML_ENTRY_FIELD)
+  // The library when it loads with every entry point; else null.
   static Nvrtc* get() {
-    static Nvrtc n = [] {
-      Nvrtc r;
-      for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-        if ((r.library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-      if (!r.library) return r;
-      auto sym = [&](const char* s) { return dlsym(r.library, s); };
-      r.create = reinterpret_cast<decltype(r.create)>(sym("nvrtcCreateProgram"));
-      r.compile = reinterpret_cast<decltype(r.compile)>(sym("nvrtcCompileProgram"));
-      r.cubinSize = reinterpret_cast<decltype(r.cubinSize)>(sym("nvrtcGetCUBINSize"));
-      r.cubin = reinterpret_cast<decltype(r.cubin)>(sym("nvrtcGetCUBIN"));
-      r.logSize = reinterpret_cast<decltype(r.logSize)>(sym("nvrtcGetProgramLogSize"));
-      r.log = reinterpret_cast<decltype(r.log)>(sym("nvrtcGetProgramLog"));
-      r.destroy = reinterpret_cast<decltype(r.destroy)>(sym("nvrtcDestroyProgram"));
-      r.version = reinterpret_cast<decltype(r.version)>(sym("nvrtcVersion"));
-      if (!r.create || !r.compile || !r.cubinSize || !r.cubin || !r.logSize || !r.log || !r.destroy) r.library = nullptr;
-      return r;
+    static Nvrtc* n = [] {
+      static const DynamicLibrary library({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"});
+      static Nvrtc api;
+      return library.loaded() && !bindEntries(library, api) ? &api : nullptr;
     }();
-    return n.library ? &n : nullptr;
+    return n;
   }
   std::string name() const {
     int major = 0, minor = 0;
-    if (version) version(&major, &minor);
+    version(&major, &minor);
     return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+  }
+
+ private:
+  static const char* bindEntries(const DynamicLibrary& library, Nvrtc& api) {
+    TEML_NVRTC_API(TEML_ENTRY_BIND)
+    return nullptr;
   }
 };
 

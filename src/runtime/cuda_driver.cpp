@@ -1,46 +1,48 @@
 #include "runtime/cuda_driver.hpp"
 
-#include <dlfcn.h>
-
 #include "diag/diagnostics.hpp"
+#include "runtime/dynamic_library.hpp"
 
 namespace teml::runtime {
 
 // The driver API's entry points (cuda.h), typed by hand: teml builds
 // without CUDA's headers.
+#define TEML_CUDA_DRIVER_API(X)                                                                                   \
+  X(int, init, "cuInit", (unsigned))                                                                              \
+  X(int, deviceGetCount, "cuDeviceGetCount", (int*))                                                              \
+  X(int, deviceGet, "cuDeviceGet", (int*, int))                                                                   \
+  X(int, deviceGetAttribute, "cuDeviceGetAttribute", (int*, int, int))                                            \
+  X(int, deviceGetName, "cuDeviceGetName", (char*, int, int))                                                     \
+  X(int, primaryCtxRetain, "cuDevicePrimaryCtxRetain", (void**, int))                                             \
+  X(int, ctxSetCurrent, "cuCtxSetCurrent", (void*))                                                               \
+  X(int, memAlloc, "cuMemAlloc_v2", (DevicePtr*, size_t))                                                         \
+  X(int, memFree, "cuMemFree_v2", (DevicePtr))                                                                    \
+  X(int, memsetD8Async, "cuMemsetD8Async", (DevicePtr, unsigned char, size_t, void*))                             \
+  X(int, memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (DevicePtr, const void*, size_t, void*))                        \
+  X(int, memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void*, DevicePtr, size_t, void*))                              \
+  X(int, streamSynchronize, "cuStreamSynchronize", (void*))                                                       \
+  X(int, moduleLoadData, "cuModuleLoadData", (void**, const void*))                                               \
+  X(int, moduleGetFunction, "cuModuleGetFunction", (void**, void*, const char*))                                  \
+  X(int, moduleGetGlobal, "cuModuleGetGlobal_v2", (DevicePtr*, size_t*, void*, const char*))                      \
+  X(int, funcSetAttribute, "cuFuncSetAttribute", (void*, int, int))                                               \
+  X(int, launchKernel, "cuLaunchKernel",                                                                          \
+    (void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**))         \
+  X(int, getErrorString, "cuGetErrorString", (int, const char**))                                                 \
+  X(int, eventCreate, "cuEventCreate", (void**, unsigned))                                                        \
+  X(int, eventRecord, "cuEventRecord", (void*, void*))                                                            \
+  X(int, eventSynchronize, "cuEventSynchronize", (void*))                                                         \
+  X(int, eventElapsedTime, "cuEventElapsedTime", (float*, void*, void*))                                          \
+  X(int, eventDestroy, "cuEventDestroy_v2", (void*))
+
 struct CudaDriver::Api {
-  int (*init)(unsigned);
-  int (*deviceGetCount)(int*);
-  int (*deviceGet)(int*, int);
-  int (*deviceGetAttribute)(int*, int, int);
-  int (*deviceGetName)(char*, int, int);
-  int (*primaryCtxRetain)(void**, int);
-  int (*ctxSetCurrent)(void*);
-  int (*memAlloc)(DevicePtr*, size_t);
-  int (*memFree)(DevicePtr);
-  int (*memsetD8Async)(DevicePtr, unsigned char, size_t, void*);
-  int (*memcpyHtoDAsync)(DevicePtr, const void*, size_t, void*);
-  int (*memcpyDtoHAsync)(void*, DevicePtr, size_t, void*);
-  int (*streamSynchronize)(void*);
-  int (*moduleLoadData)(void**, const void*);
-  int (*moduleGetFunction)(void**, void*, const char*);
-  int (*moduleGetGlobal)(DevicePtr*, size_t*, void*, const char*);
-  int (*funcSetAttribute)(void*, int, int);
-  int (*launchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**, void**);
-  int (*getErrorString)(int, const char**);
-  int (*eventCreate)(void**, unsigned);
-  int (*eventRecord)(void*, void*);
-  int (*eventSynchronize)(void*);
-  int (*eventElapsedTime)(float*, void*, void*);
-  int (*eventDestroy)(void*);
+  TEML_CUDA_DRIVER_API(TEML_ENTRY_FIELD)
 };
 
 namespace {
 
-template <class F>
-void bind(void* library, F*& slot, const char* name) {
-  slot = reinterpret_cast<F*>(dlsym(library, name));
-  if (!slot) throw UnavailableError(std::string("--target cuda: the CUDA driver lacks ") + name + " (too old a driver?)");
+const char* bindEntries(const DynamicLibrary& library, CudaDriver::Api& api) {
+  TEML_CUDA_DRIVER_API(TEML_ENTRY_BIND)
+  return nullptr;
 }
 
 // cuDeviceGetAttribute's numbers (cuda.h).
@@ -52,35 +54,13 @@ enum Attribute {
 }  // namespace
 
 CudaDriver::CudaDriver() {
-  library_ = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!library_)
+  static const DynamicLibrary library({"libcuda.so.1"});
+  if (!library.loaded())
     throw UnavailableError("--target cuda: this machine has no CUDA driver (libcuda.so.1 did not load); install "
                            "NVIDIA's driver, or run with --emulate in teml's GPU emulator");
   api_ = new Api{};
-  bind(library_, api_->init, "cuInit");
-  bind(library_, api_->deviceGetCount, "cuDeviceGetCount");
-  bind(library_, api_->deviceGet, "cuDeviceGet");
-  bind(library_, api_->deviceGetAttribute, "cuDeviceGetAttribute");
-  bind(library_, api_->deviceGetName, "cuDeviceGetName");
-  bind(library_, api_->primaryCtxRetain, "cuDevicePrimaryCtxRetain");
-  bind(library_, api_->ctxSetCurrent, "cuCtxSetCurrent");
-  bind(library_, api_->memAlloc, "cuMemAlloc_v2");
-  bind(library_, api_->memFree, "cuMemFree_v2");
-  bind(library_, api_->memsetD8Async, "cuMemsetD8Async");
-  bind(library_, api_->memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
-  bind(library_, api_->memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
-  bind(library_, api_->streamSynchronize, "cuStreamSynchronize");
-  bind(library_, api_->moduleLoadData, "cuModuleLoadData");
-  bind(library_, api_->moduleGetFunction, "cuModuleGetFunction");
-  bind(library_, api_->moduleGetGlobal, "cuModuleGetGlobal_v2");
-  bind(library_, api_->funcSetAttribute, "cuFuncSetAttribute");
-  bind(library_, api_->launchKernel, "cuLaunchKernel");
-  bind(library_, api_->getErrorString, "cuGetErrorString");
-  bind(library_, api_->eventCreate, "cuEventCreate");
-  bind(library_, api_->eventRecord, "cuEventRecord");
-  bind(library_, api_->eventSynchronize, "cuEventSynchronize");
-  bind(library_, api_->eventElapsedTime, "cuEventElapsedTime");
-  bind(library_, api_->eventDestroy, "cuEventDestroy_v2");
+  if (const char* missing = bindEntries(library, *api_))
+    throw UnavailableError(std::string("--target cuda: the CUDA driver lacks ") + missing + " (too old a driver?)");
   int devices = 0;
   if (api_->init(0) != 0 || api_->deviceGetCount(&devices) != 0 || devices == 0)
     throw UnavailableError("--target cuda: the CUDA driver finds no GPU on this machine; run with --emulate in "

@@ -17,6 +17,7 @@ using DevicePtr = unsigned long long;  // CUdeviceptr
 
 class CudaDriver {
  public:
+  struct Api;  // the library's entry points (the .cpp lists them)
   // The process's driver on device 0, loaded and initialized once; throws UnavailableError.
   static CudaDriver& get();
 
@@ -42,10 +43,8 @@ class CudaDriver {
  private:
   CudaDriver();
   void check(int result, const char* what) const;
-  void* library_ = nullptr;
   void* context_ = nullptr;
   target::GpuLimits limits_;
-  struct Api;
   Api* api_ = nullptr;
 };
 
