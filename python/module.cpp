@@ -22,7 +22,6 @@
 #include "lowering/reduction_init.hpp"
 #include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
-#include "backend/cuda/cuda_kernel.hpp"
 #include "backend/cpu/c_emitter.hpp"
 #include "backend/cpu/size_generic_kernels.hpp"
 #include "interp/gpu_emulator.hpp"
@@ -89,11 +88,9 @@ void emulateOn(const ir::Program& program, const target::Target& target, const s
 // A CUDA kernel run on device pointers (one per tensor) on `stream` (a
 // CUstream; 0: the default stream), without copies.
 void runKernelOnDevice(const backend::Kernel& kernel, const std::vector<uintptr_t>& pointers, uintptr_t stream) {
-  auto* k = dynamic_cast<const backend::CudaKernel*>(&kernel);
-  if (!k) throw InternalError("a CUDA target without a CUDA kernel");
   std::vector<runtime::DevicePtr> device(pointers.begin(), pointers.end());
   py::gil_scoped_release unlocked;
-  k->runOnDevice(device, reinterpret_cast<void*>(stream));
+  kernel.runOnDevice(device, reinterpret_cast<void*>(stream));
 }
 
 // A compiled free-form entry: its parameters, IR, C, and the kernel (compiled on first use).

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "ir/program.hpp"
+#include "diag/diagnostics.hpp"
+#include "runtime/cuda_driver.hpp"
 #include "runtime/jit.hpp"
 #include "target/target.hpp"
 
@@ -29,6 +31,14 @@ class Kernel {
     (void)buffers;
     (void)runs;
     return std::nullopt;
+  }
+  // On buffers already in a GPU's memory (one device pointer per program
+  // tensor), on `stream` (a CUstream; null: the default stream), without
+  // copies: a GPU kernel's entry; the others refuse.
+  virtual void runOnDevice(const std::vector<runtime::DevicePtr>& buffers, void* stream) const {
+    (void)buffers;
+    (void)stream;
+    throw UsageError("device pointers need a kernel for the cuda target");
   }
   virtual bool compiledNow() const = 0;  // false: taken from the kernel cache
   // An object the kernel defines (the MPI exchanges' byte counters); null where it has none.

@@ -22,7 +22,7 @@ class CudaKernel : public Kernel {
   void run(std::vector<void*>& buffers, int threads = 0) const override;
   // Buffers already on the device (one per program tensor), on `stream`
   // (a CUstream; null: the default stream), without copies.
-  void runOnDevice(const std::vector<runtime::DevicePtr>& buffers, void* stream) const;
+  void runOnDevice(const std::vector<runtime::DevicePtr>& buffers, void* stream) const override;
   // The runs with the data on the device, each timed by CUDA events (kernels only).
   std::optional<std::vector<double>> timeRuns(std::vector<void*>& buffers, int runs) const override;
   bool compiledNow() const override { return compiledNow_; }
