@@ -22,9 +22,9 @@
 #include "lowering/reduction_init.hpp"
 #include "autodiff/gradient.hpp"
 #include "backend/backend.hpp"
+#include "backend/reference_kernels.hpp"
 #include "backend/cpu/c_emitter.hpp"
 #include "backend/cpu/size_generic_kernels.hpp"
-#include "interp/gpu_emulator.hpp"
 #include "runtime/cuda_driver.hpp"
 #include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
@@ -66,23 +66,14 @@ target::Target targetNamed(const std::string& name) {
   return t;
 }
 
-// A program lowered for a GPU, run in the emulator on copies of the arrays
-// (one per tensor, in order), which get the results back.
+// A program lowered for a GPU, run in the emulator on the arrays (one per
+// tensor, in order), which get the results back.
 void emulateOn(const ir::Program& program, const target::Target& target, const std::vector<py::array>& arrays) {
-  ir::Program lowered = lowering::lower(program, target);
-  runtime::BufferMap buffers = runtime::allocateBuffers(lowered);
-  for (size_t k = 0; k < arrays.size(); ++k) {
-    runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
-    std::memcpy(b.data(), arrays[k].data(), static_cast<size_t>(arrays[k].nbytes()));
-  }
-  {
-    py::gil_scoped_release unlocked;
-    interp::emulate(lowered, buffers);
-  }
-  for (size_t k = 0; k < arrays.size(); ++k) {
-    runtime::Buffer& b = buffers.at(lowered.tensors[k].name);
-    std::memcpy(const_cast<void*>(arrays[k].data()), b.data(), static_cast<size_t>(arrays[k].nbytes()));
-  }
+  auto kernel = backend::emulatorKernel(lowering::lower(program, target));
+  std::vector<void*> ptrs;
+  for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
+  py::gil_scoped_release unlocked;
+  kernel->run(ptrs, 0);
 }
 
 // A CUDA kernel run on device pointers (one per tensor) on `stream` (a

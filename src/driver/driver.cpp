@@ -34,6 +34,7 @@
 #include "pipeline/teml_schedule.hpp"
 #include "interp/gpu_emulator.hpp"
 #include "runtime/cuda_driver.hpp"
+#include "backend/reference_kernels.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
@@ -380,36 +381,24 @@ int commandEmit(const Options& o, std::ostream& out, std::ostream& err) {
 
 namespace {
 
-struct Executable {
-  std::unique_ptr<backend::Kernel> kernel;
-  bool emulate = false;  // the lowered program in the GPU emulator
-};
-
-Executable prepareKernel(Compiled& c, const Options& o) {
-  Executable e;
-  e.emulate = o.emulate;
-  if (o.interpret || o.emulate) return e;
+// What runs: the compiled kernel, or the reference interpreter (--interp)
+// or the GPU emulator (--emulate), through the same interface.
+std::unique_ptr<backend::Kernel> prepareKernel(Compiled& c, const Options& o) {
+  if (o.interpret) return backend::interpreterKernel(c.program);
+  if (o.emulate) return backend::emulatorKernel(c.lowered);
   auto t = Clock::now();
   auto backend = backend::backendFor(c.target);
-  e.kernel = backend->build(c.lowered, o.jit);
-  c.stages.push_back({e.kernel->compiledNow() ? "compile" : "load", secondsSince(t)});
-  for (auto& w : e.kernel->warnings()) std::cerr << "teml: warning: " << w << "\n";
+  std::unique_ptr<backend::Kernel> kernel = backend->build(c.lowered, o.jit);
+  c.stages.push_back({kernel->compiledNow() ? "compile" : "load", secondsSince(t)});
+  for (auto& w : kernel->warnings()) std::cerr << "teml: warning: " << w << "\n";
   if (o.verbose)
-    for (auto& n : e.kernel->notes()) std::cerr << "teml: " << n << "\n";
-  return e;
+    for (auto& n : kernel->notes()) std::cerr << "teml: " << n << "\n";
+  return kernel;
 }
 
-void execute(const Compiled& c, const Executable& e, runtime::BufferMap& buffers, int threads) {
-  if (e.emulate) {
-    interp::emulate(c.lowered, buffers);
-    return;
-  }
-  if (!e.kernel) {
-    interp::run(c.program, buffers);
-    return;
-  }
+void execute(const Compiled& c, const backend::Kernel& kernel, runtime::BufferMap& buffers, int threads) {
   auto ptrs = pointers(c.program, buffers);
-  e.kernel->run(ptrs, threads);
+  kernel.run(ptrs, threads);
 }
 
 // Runs the compiled program on the options' inputs and writes the --output
@@ -419,13 +408,13 @@ void execute(const Compiled& c, const Executable& e, runtime::BufferMap& buffers
 // kernel's time.
 std::pair<int, double> runAndReport(Compiled& c, const Options& o, const std::vector<std::string>& shown,
                                     const std::vector<std::string>& compared, std::ostream& out) {
-  Executable e = prepareKernel(c, o);
+  std::unique_ptr<backend::Kernel> kernel = prepareKernel(c, o);
   auto tp = Clock::now();
   runtime::BufferMap buffers = prepareBuffers(c.program, o);
   runtime::BufferMap initial = o.verify ? buffers : runtime::BufferMap{};
   c.stages.push_back({"buffers", secondsSince(tp)});
   auto t = Clock::now();
-  execute(c, e, buffers, threadCount(o));
+  execute(c, *kernel, buffers, threadCount(o));
   double runTime = secondsSince(t);
   c.stages.push_back({o.interpret ? "interpret" : o.emulate ? "emulate" : "run", runTime});
   for (auto& [tensor, file] : o.outputs) runtime::writeNpy(file, buffers.at(tensor));
@@ -510,26 +499,26 @@ int commandBench(const Options& o, std::ostream& out, std::ostream& err) {
   autodiff::GradientProgram g;
   Compiled c = o.wrt.empty() && o.of.empty() ? compile(o) : compileGradient(o, g);
   if (c.lowered.distribution.ranks > 1) return benchDistributed(c, o, out, err);
-  Executable e = prepareKernel(c, o);
+  std::unique_ptr<backend::Kernel> kernel = prepareKernel(c, o);
   const runtime::BufferMap initial = prepareBuffers(c.program, o);
   runtime::BufferMap buffers = initial;
   int threads = threadCount(o);
   auto timeOnce = [&]() {
     for (auto& [name, b] : buffers) b = initial.at(name);  // every run sees the same inputs
     auto t = Clock::now();
-    execute(c, e, buffers, threads);
+    execute(c, *kernel, buffers, threads);
     return secondsSince(t);
   };
   const double rssBefore = currentRssMb();
   // A GPU times its own runs, the data left on the device (Kernel::timeRuns).
   auto ptrs = pointers(c.program, buffers);
   std::optional<std::vector<double>> onDevice;
-  if (e.kernel) onDevice = e.kernel->timeRuns(ptrs, 1);
+  onDevice = kernel->timeRuns(ptrs, 1);
   double warm = onDevice ? onDevice->front() : timeOnce();
   int runs = o.runs;
   if (runs <= 0) runs = std::max(3, static_cast<int>(std::min(1000.0, 1.0 / std::max(warm, 1e-6))));
   std::vector<double> times;
-  if (onDevice) times = *e.kernel->timeRuns(ptrs, runs);
+  if (onDevice) times = *kernel->timeRuns(ptrs, runs);
   else
     for (int i = 0; i < runs; ++i) times.push_back(timeOnce());
   std::sort(times.begin(), times.end());
