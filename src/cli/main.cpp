@@ -184,8 +184,9 @@ teml::driver::Options parseOptions(int argc, char** argv, int first) {
     }
   }
   if (!havePath) usage("no program given");
-  if (o.emulate && o.target != teml::target::Kind::Cuda) usage("--emulate runs a GPU program on the CPU: give it with --target cuda");
-  if (!o.arch.empty() && o.target != teml::target::Kind::Cuda) usage("--arch is a GPU architecture: give it with --target cuda");
+  const bool cuda = o.target == teml::target::Kind::Cuda;
+  if (o.emulate && !cuda) usage("--emulate runs a GPU program on the CPU: give it with --target cuda");
+  if (!o.arch.empty() && !cuda) usage("--arch is a GPU architecture: give it with --target cuda");
   return o;
 }
 

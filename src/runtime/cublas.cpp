@@ -31,7 +31,8 @@ constexpr int kOpN = 0, kOpT = 1;  // cublasOperation_t
 const DynamicLibrary& library() {
   static const DynamicLibrary cublas = [] {
     std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
-    return DynamicLibrary({"libcublas.so.13", home + "/lib64/libcublas.so.13", "libcublas.so", home + "/lib64/libcublas.so"});
+    return DynamicLibrary(
+        {"libcublas.so.13", home + "/lib64/libcublas.so.13", "libcublas.so", home + "/lib64/libcublas.so"});
   }();
   return cublas;
 }

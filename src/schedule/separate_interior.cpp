@@ -165,12 +165,13 @@ StmtP separateInterior(const StmtP& nest, int r) {
   Guards drop(f.var, ranges);
   drop.dropIn = Interval{lo, hi};
   StmtP interiorBody = drop.mutate(loopBody(f));
+  auto part = [&](const std::string& id, int64_t from, int64_t to, const StmtP& body) {
+    return makeFor(id, f.var, intConst(from), intConst(to), 1, f.loopKind, body, localsOf(f));
+  };
   std::vector<StmtP> parts;
-  if (lo > begin)
-    parts.push_back(makeFor(freshLoopId(nest, f.id + ".head"), f.var, f.begin, intConst(lo), 1, f.loopKind, loopBody(f), localsOf(f)));
-  parts.push_back(makeFor(f.id, f.var, intConst(lo), intConst(hi + 1), 1, f.loopKind, interiorBody, localsOf(f)));
-  if (hi + 1 < end)
-    parts.push_back(makeFor(freshLoopId(nest, f.id + ".tail"), f.var, intConst(hi + 1), f.end, 1, f.loopKind, loopBody(f), localsOf(f)));
+  if (lo > begin) parts.push_back(part(freshLoopId(nest, f.id + ".head"), begin, lo, loopBody(f)));
+  parts.push_back(part(f.id, lo, hi + 1, interiorBody));
+  if (hi + 1 < end) parts.push_back(part(freshLoopId(nest, f.id + ".tail"), hi + 1, end, loopBody(f)));
   return replaceLevel(chain, r, makeSeq(parts));
 }
 
