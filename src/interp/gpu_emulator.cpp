@@ -107,16 +107,12 @@ class KernelRun : public Interpreter::GpuHooks {
   KernelRun(Interpreter& host, const For& root, const Program& program, runtime::BufferMap& buffers,
             std::set<std::string>& names)
       : host_(host), root_(root), program_(program), buffers_(buffers), names_(names) {
-    const For* f = &root;
-    while (true) {  // the grid: the trip counts of the loops bound to blockIdx
-      int64_t b = host.value(f->begin), e = host.value(f->end);
-      int64_t span = f->step > 0 ? e - b : b - e, step = std::abs(f->step);
-      grid_[gpuDimension(f->loopKind.scope)] = span <= 0 ? 0 : (span + step - 1) / step;
-      const StmtP& body = loopBody(*f);
-      if (body->kind != StmtKind::For || !body->as<For>().loopKind.gpuBlocks()) break;
-      f = &body->as<For>();
+    const GpuKernelPlan& plan = root.loopKind.kernel;  // its launch, as gpu_launches planned it
+    if (plan.symbol.empty()) throw InternalError("emulator: kernel '" + root.id + "' has no launch (gpu_launches)");
+    for (int d = 0; d < 3; ++d) {
+      grid_[d] = std::max<int64_t>(0, host.value(plan.grid[d]));
+      block_[d] = plan.blockDim[d];
     }
-    for (int d = 0; d < 3; ++d) block_[d] = root.loopKind.kernel.blockDim[d];
     forEachStmt(root.self(), [&](const StmtP& s) { barriers_ |= s->kind == StmtKind::Barrier; });
   }
 

@@ -92,6 +92,13 @@ static void printStmt(std::ostream& os, const StmtP& s, bool withIds, int indent
       if (auto& k = f.loopKind.kernel; !k.name.empty())
         os << " kernel(" << k.name << ", " << k.blockDim[0] << "x" << k.blockDim[1] << "x" << k.blockDim[2]
            << " threads, " << k.sharedBytes << " B shared" << (k.dynamicShared ? " dynamic" : "") << ")";
+      if (auto& k = f.loopKind.kernel; !k.symbol.empty()) {
+        os << " launch " << k.symbol << "(grid " << toString(k.grid[0]) << " x " << toString(k.grid[1]) << " x "
+           << toString(k.grid[2]);
+        for (auto& t : k.tensorArgs) os << ", " << t;
+        for (auto& v : k.scalarArgs) os << ", " << v;
+        os << ")";
+      }
       for (auto& r : f.loopKind.reductions)
         os << " reduction(" << reduceOpName(r.op) << " " << r.accumulator << " of " << r.of
            << (r.perThreadCopies ? ", copies per thread" : "") << ")";

@@ -70,6 +70,14 @@ const char* copyFormName(CopyForm f) {
   return "?";
 }
 
+bool GpuKernelPlan::operator==(const GpuKernelPlan& o) const {
+  for (int d = 0; d < 3; ++d)
+    if (blockDim[d] != o.blockDim[d] || !(grid[d] == o.grid[d] || (grid[d] && o.grid[d] && equal(grid[d], o.grid[d]))))
+      return false;
+  return name == o.name && sharedBytes == o.sharedBytes && dynamicShared == o.dynamicShared && symbol == o.symbol &&
+         tensorArgs == o.tensorArgs && scalarArgs == o.scalarArgs;
+}
+
 ParallelScope LoopKind::join(ParallelScope a, ParallelScope b) {
   LoopKind x{a}, y{b};
   if (x.gpu()) return a;  // a GPU scope is one loop's alone (merge refuses two)

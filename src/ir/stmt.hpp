@@ -163,10 +163,13 @@ struct GpuKernelPlan {
   int64_t blockDim[3] = {1, 1, 1};
   int64_t sharedBytes = 0;
   bool dynamicShared = false;
-  bool operator==(const GpuKernelPlan& o) const {
-    return name == o.name && blockDim[0] == o.blockDim[0] && blockDim[1] == o.blockDim[1] &&
-           blockDim[2] == o.blockDim[2] && sharedBytes == o.sharedBytes && dynamicShared == o.dynamicShared;
-  }
+  // The launch, written last (lowering/cuda/gpu_launches) and only read
+  // after: by the emitter, the host runner and the emulator alike.
+  std::string symbol;                   // the __global__ function's C name
+  ExprP grid[3];                        // blocks in x, y, z: expressions of the host (null before)
+  std::vector<std::string> tensorArgs;  // then its arguments: device pointers, by IR name,
+  std::vector<std::string> scalarArgs;  // and the host's iterators it reads, as long
+  bool operator==(const GpuKernelPlan& o) const;
 };
 
 struct LoopKind {

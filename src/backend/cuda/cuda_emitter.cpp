@@ -1,6 +1,5 @@
 #include "backend/cuda/cuda_emitter.hpp"
 
-#include <cctype>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -73,14 +72,15 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
   KernelPrinter(Scope& host, const For& root, const std::string& name, std::vector<std::string>& messages)
       : host_(host), root_(root), name_(name), messages_(messages) {}
 
-  // The function, and its arguments for the launch (C names of the host).
-  std::string print(std::vector<std::string>& args, KernelSignature& signature) {
+  // The function, and its arguments for the launch (C names of the host),
+  // as the kernel's plan lists them.
+  std::string print(std::vector<std::string>& args) {
     Scope& s = scope_;
     std::string params;
-    auto used = tensorsAccessed(root_.self());
+    const GpuKernelPlan& plan = root_.loopKind.kernel;
     auto written = tensorsWritten(root_.self());
-    for (auto& [t, n] : host_.tensors) {
-      if (!used.count(t)) continue;
+    for (auto& t : plan.tensorArgs) {
+      const TensorName& n = host_.tensors.at(t);
       s.tensors[t] = TensorName{s.names.claim(t), n.decl};
       // __restrict__ only where the kernel never writes: on a written tensor
       // nvcc moves a thread's loads above the barrier that orders them after
@@ -89,15 +89,12 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
                                              : std::string("const ") + elementCType(n.decl->dtype) + " *__restrict__ ";
       params += std::string(params.empty() ? "" : ", ") + pointer + s.tensors[t].cname;
       args.push_back(n.cname);
-      signature.tensors.push_back(t);
     }
-    for (auto& [v, c] : host_.iterators) {
+    for (auto& v : plan.scalarArgs) {
       s.iterators[v] = s.names.claim(v);
       params += std::string(params.empty() ? "" : ", ") + "long " + s.iterators[v];
-      args.push_back(c);
-      signature.iterators.push_back(v);
+      args.push_back(host_.iterators.at(v));
     }
-    const GpuKernelPlan& plan = root_.loopKind.kernel;
     int64_t threads = plan.blockDim[0] * plan.blockDim[1] * plan.blockDim[2];
     std::ostringstream os;
     os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << name_ << "(" << params << ") {\n";
@@ -306,9 +303,8 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
 // tensors in global memory between kernels.
 class HostPrinter : StmtFunctor<void(int)> {
  public:
-  HostPrinter(size_t nest, Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages,
-              std::map<const Stmt*, KernelSignature>& signatures)
-      : nest_(nest), s_(scope), kernels_(kernels), host_(host), messages_(messages), signatures_(signatures) {}
+  HostPrinter(Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages)
+      : s_(scope), kernels_(kernels), host_(host), messages_(messages) {}
 
   void stmt(const StmtP& st, int n) { dispatch(st, n); }
 
@@ -409,42 +405,33 @@ class HostPrinter : StmtFunctor<void(int)> {
   }
 
  private:
+  // The launch as the kernel's plan has it; a grid of no block launches nothing.
   void launch(const For& root, int n) {
-    std::string name = kernelName(nest_, root.id);
-    std::vector<std::string> args;
-    KernelSignature& signature = signatures_[&root];
-    signature.name = name;
-    kernels_ << KernelPrinter(s_, root, name, messages_).print(args, signature);
-    std::string grid[3] = {"1", "1", "1"};
-    auto names = s_.exprNames();
-    const For* f = &root;
-    while (true) {
-      grid[gpuDimension(f->loopKind.scope)] = tripText(*f, names);
-      const StmtP& body = loopBody(*f);
-      if (body->kind != StmtKind::For || !body->as<For>().loopKind.gpuBlocks()) break;
-      f = &body->as<For>();
-    }
     const GpuKernelPlan& plan = root.loopKind.kernel;
+    if (plan.symbol.empty()) throw InternalError("cuda emitter: kernel '" + root.id + "' has no launch (gpu_launches)");
+    std::vector<std::string> args;
+    kernels_ << KernelPrinter(s_, root, plan.symbol, messages_).print(args);
+    auto names = s_.exprNames();
+    std::string grid[3];
+    for (int d = 0; d < 3; ++d) grid[d] = cExpr(plan.grid[d], names);
     std::string pad = indent(n);
-    host_ << pad << name << "<<<dim3(" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), dim3("
+    host_ << pad << "if ((" << grid[0] << ") > 0 && (" << grid[1] << ") > 0 && (" << grid[2] << ") > 0)\n";
+    host_ << pad << "  " << plan.symbol << "<<<dim3(" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), dim3("
           << plan.blockDim[0] << ", " << plan.blockDim[1] << ", " << plan.blockDim[2] << "), "
           << (plan.dynamicShared ? plan.sharedBytes : 0) << ", stream>>>(";
     for (size_t k = 0; k < args.size(); ++k) host_ << (k ? ", " : "") << args[k];
     host_ << ");\n";
   }
 
-  size_t nest_;
   Scope& s_;
   std::ostream& kernels_;
   std::ostream& host_;
   std::vector<std::string>& messages_;
-  std::map<const Stmt*, KernelSignature>& signatures_;
 };
 
 struct Emitted {
   std::string kernels, host;
   std::vector<std::string> messages;
-  std::map<const Stmt*, KernelSignature> signatures;
 };
 
 Emitted emitAll(const Program& p) {
@@ -460,7 +447,7 @@ Emitted emitAll(const Program& p) {
          << elementCType(p.tensors[k].dtype) << " *)buffers[" << k << "];\n";
   for (size_t k = 0; k < p.nests.size(); ++k) {
     host << "  /* nest " << k + 1 << " */\n";
-    HostPrinter(k, program, kernels, host, out.messages, out.signatures).stmt(p.nests[k], 1);
+    HostPrinter(program, kernels, host, out.messages).stmt(p.nests[k], 1);
   }
   host << "  return 0;\n}\n";
   out.kernels = kernels.str();
@@ -469,12 +456,6 @@ Emitted emitAll(const Program& p) {
 }
 
 }  // namespace
-
-std::string kernelName(size_t nest, const std::string& rootId) {
-  std::string id;
-  for (char c : rootId) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return "teml_k" + std::to_string(nest + 1) + "_" + id;
-}
 
 std::string emitCudaKernels(const Program& lowered, const target::Target& target) {
   return "/* Generated by teml for " + target.gpu.arch() + ". */\n" + std::string(kCudaPrelude) + "\n" +
@@ -499,7 +480,5 @@ std::string emitCuda(const Program& lowered, const target::Target& target) {
 }
 
 std::vector<std::string> cudaCheckMessages(const Program& lowered) { return emitAll(lowered).messages; }
-
-std::map<const Stmt*, KernelSignature> cudaKernelSignatures(const Program& lowered) { return emitAll(lowered).signatures; }
 
 }  // namespace teml::codegen

@@ -14,22 +14,10 @@
 
 namespace teml::codegen {
 
-// The C name of each kernel of nest k (0-based), by the id of its outermost loop.
-std::string kernelName(size_t nest, const std::string& rootId);
-
 // The device code alone (what nvcc -cubin or NVRTC compiles) and the whole
 // file with the host code.
 std::string emitCudaKernels(const ir::Program& lowered, const target::Target& target);
 std::string emitCuda(const ir::Program& lowered, const target::Target& target);
-
-// How the host launches a kernel: its name, then its arguments: the
-// tensors (device pointers) and the host's iterators (long), by IR name.
-struct KernelSignature {
-  std::string name;
-  std::vector<std::string> tensors, iterators;
-};
-// The signature of each kernel, by its outermost loop.
-std::map<const ir::Stmt*, KernelSignature> cudaKernelSignatures(const ir::Program& lowered);
 
 // The message of each run-time check, in the order the kernels number them
 // (teml_fail's second argument).

@@ -56,22 +56,14 @@ class HostValue : public ExprFunctor<int64_t()> {
 
 int64_t hostValue(const ExprP& e, const std::map<std::string, int64_t>& env) { return HostValue(env).of(e); }
 
-int64_t trips(const For& f, const std::map<std::string, int64_t>& env) {
-  int64_t b = hostValue(f.begin, env), e = hostValue(f.end, env), step = std::abs(f.step);
-  int64_t span = f.step > 0 ? e - b : b - e;
-  return span <= 0 ? 0 : (span + step - 1) / step;
-}
-
 // One run of the host code.
 class HostRun : StmtFunctor<void()> {
  public:
   using Take = std::function<DevicePtr(size_t)>;
   using Give = std::function<void(size_t, DevicePtr)>;
   HostRun(CudaDriver& driver, const std::vector<TensorDecl>& declared, std::map<std::string, std::vector<DevicePtr>>& tensors,
-          void* stream, const std::map<const Stmt*, codegen::KernelSignature>& signatures,
-          const std::function<void*(const std::string&)>& function, const Take& take, const Give& give)
-      : driver_(driver), tensors_(tensors), stream_(stream), signatures_(signatures), function_(function),
-        take_(take), give_(give) {
+          void* stream, const std::function<void*(const std::string&)>& function, const Take& take, const Give& give)
+      : driver_(driver), tensors_(tensors), stream_(stream), function_(function), take_(take), give_(give) {
     for (auto& t : declared)
       if (t.dtype == DType::F32) single_.insert(t.name);
   }
@@ -132,26 +124,20 @@ class HostRun : StmtFunctor<void()> {
 
 
  private:
+  // The launch as the kernel's plan has it (lowering/cuda/gpu_launches).
   void launch(const For& root) {
-    const codegen::KernelSignature& sig = signatures_.at(&root);
-    int64_t grid[3] = {1, 1, 1};
-    const For* f = &root;
-    while (true) {
-      grid[gpuDimension(f->loopKind.scope)] = trips(*f, env_);
-      const StmtP& body = loopBody(*f);
-      if (body->kind != StmtKind::For || !body->as<For>().loopKind.gpuBlocks()) break;
-      f = &body->as<For>();
-    }
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return;  // no block
+    const GpuKernelPlan& plan = root.loopKind.kernel;
+    int64_t grid[3];
+    for (int d = 0; d < 3; ++d) grid[d] = hostValue(plan.grid[d], env_);
+    if (grid[0] <= 0 || grid[1] <= 0 || grid[2] <= 0) return;  // no block
     std::vector<DevicePtr> pointers;
     std::vector<long> values;
-    for (auto& t : sig.tensors) pointers.push_back(tensors_.at(t).back());
-    for (auto& v : sig.iterators) values.push_back(static_cast<long>(env_.at(v)));
+    for (auto& t : plan.tensorArgs) pointers.push_back(tensors_.at(t).back());
+    for (auto& v : plan.scalarArgs) values.push_back(static_cast<long>(env_.at(v)));
     std::vector<void*> args;
     for (auto& p : pointers) args.push_back(&p);
     for (auto& v : values) args.push_back(&v);
-    const GpuKernelPlan& plan = root.loopKind.kernel;
-    void* fn = function_(sig.name);
+    void* fn = function_(plan.symbol);
     if (plan.dynamicShared) driver_.allowSharedBytes(fn, plan.sharedBytes);
     driver_.launch(fn, grid, plan.blockDim, plan.dynamicShared ? plan.sharedBytes : 0, stream_, args);
   }
@@ -159,7 +145,6 @@ class HostRun : StmtFunctor<void()> {
   CudaDriver& driver_;
   std::map<std::string, std::vector<DevicePtr>>& tensors_;
   void* stream_;
-  const std::map<const Stmt*, codegen::KernelSignature>& signatures_;
   const std::function<void*(const std::string&)>& function_;
   const Take& take_;
   const Give& give_;
@@ -178,7 +163,6 @@ CudaKernel::CudaKernel(const Program& lowered, const target::Target& target, con
   compiledNow_ = cubin.compiledNow;
   notes_.push_back("cuda: " + target.gpu.arch() + " kernels " + (compiledNow_ ? "compiled by " : "from the cache, by ") +
                    cubin.compiler);
-  signatures_ = codegen::cudaKernelSignatures(lowered_);
   messages_ = codegen::cudaCheckMessages(lowered_);
 }
 
@@ -217,7 +201,7 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
     std::lock_guard<std::mutex> hold(spareLock_);
     spare_.emplace(std::make_pair(stream, bytes), p);
   };
-  for (auto& nest : lowered_.nests) HostRun(driver, lowered_.tensors, tensors, stream, signatures_, fn, take, give).exec(nest);
+  for (auto& nest : lowered_.nests) HostRun(driver, lowered_.tensors, tensors, stream, fn, take, give).exec(nest);
   struct Failure {
     int failed, line, col, message;
     long long value;

@@ -34,7 +34,6 @@ class CudaKernel : public Kernel {
 
   ir::Program lowered_;
   std::string cubin_;
-  std::map<const ir::Stmt*, codegen::KernelSignature> signatures_;
   std::vector<std::string> messages_;
   bool compiledNow_ = false;
   std::vector<std::string> notes_, warnings_;

@@ -12,6 +12,7 @@ std::vector<TargetPass> cudaPasses() {
       {"gpu_memory_kinds", chooseGpuMemoryKinds},
       {"gpu_reduction_trees", sumInTrees},
       {"gpu_barriers", insertGuardsAndBarriers},
+      {"gpu_launches", planLaunches},
   };
 }
 

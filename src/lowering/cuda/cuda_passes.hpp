@@ -9,7 +9,9 @@
 // - gpu_reduction_trees: a reduction all threads of a block apply to one
 //   element, summed in a tree of shared memory instead of atomics;
 // - gpu_barriers: statements of a block that write shared memory in thread
-//   0 alone, and barriers where threads meet at an element.
+//   0 alone, and barriers where threads meet at an element;
+// - gpu_launches: each kernel's launch (name, grid, arguments) on its plan,
+//   which everything after reads.
 #pragma once
 #include <functional>
 #include <vector>
@@ -39,5 +41,6 @@ ir::StmtP atomicGpuReductions(const ir::StmtP& nest, const ir::Program& program,
 ir::StmtP chooseGpuMemoryKinds(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP sumInTrees(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 ir::StmtP insertGuardsAndBarriers(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
+ir::StmtP planLaunches(const ir::StmtP& nest, const ir::Program& program, const target::Target& target);
 
 }  // namespace teml::lowering
