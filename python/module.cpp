@@ -68,8 +68,9 @@ target::Target targetNamed(const std::string& name) {
 
 // A program lowered for a GPU, run in the emulator on the arrays (one per
 // tensor, in order), which get the results back.
-void emulateOn(const ir::Program& program, const target::Target& target, const std::vector<py::array>& arrays) {
-  auto kernel = backend::emulatorKernel(lowering::lower(program, target));
+void emulateOn(const ir::Program& program, const target::Target& target, const runtime::JitOptions& jit,
+               const std::vector<py::array>& arrays) {
+  auto kernel = backend::emulatorKernel(lowering::lower(program, target), jit);
   std::vector<void*> ptrs;
   for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
   py::gil_scoped_release unlocked;
@@ -148,7 +149,7 @@ class Compiled {
 
   // Runs on one buffer per parameter (checked by the Python layer).
   void run(const std::vector<py::array>& arrays, int threads) {
-    if (emulate_) return emulateOn(program_.program, target_, arrays);
+    if (emulate_) return emulateOn(program_.program, target_, jit_, arrays);
     const backend::Kernel& k = kernel();
     std::vector<void*> ptrs;
     for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));
@@ -266,7 +267,7 @@ class CompiledGradient {
   std::string ir() const { return ir::toString(forward_, true) + ir::toString(backward_, true); }
 
   void run(const std::string& pass, const std::vector<py::array>& arrays, int threads) {
-    if (emulate_) return emulateOn(pass == "forward" ? forward_ : backward_, target_, arrays);
+    if (emulate_) return emulateOn(pass == "forward" ? forward_ : backward_, target_, jit_, arrays);
     const backend::Kernel& k = kernel(pass);
     std::vector<void*> ptrs;
     for (auto& a : arrays) ptrs.push_back(const_cast<void*>(a.data()));

@@ -1,8 +1,9 @@
 // A kernel's launch is decided once, in the lowered IR (gpu_launches): its
-// name, grid and arguments are on its plan, and the emitter and the GPU
-// emulator both follow what the plan says rather than working it out again.
+// name, grid and arguments are on its plan, and the emitter follows what the
+// plan says. The emulator runs the host code the emitter prints (compiled
+// by the C compiler, as for a GPU), so it follows the plan too.
 #include "backend/backend.hpp"
-#include "interp/gpu_emulator.hpp"
+#include "backend/cuda/cuda_emulation.hpp"
 #include "ir/mutator.hpp"
 #include "ir/printer.hpp"
 #include "lowering/lower.hpp"
@@ -65,6 +66,12 @@ ir::Program withOneBlock(ir::Program p) {
   return p;
 }
 
+runtime::JitOptions jit() {
+  runtime::JitOptions o;
+  o.cacheDir = cacheDir();
+  return o;
+}
+
 runtime::BufferMap inputs(const ir::Program& p) {
   runtime::BufferMap b = runtime::allocateBuffers(p);
   for (int64_t j = 0; j < 100; ++j) b.at("x").setInt(j, j);
@@ -92,18 +99,22 @@ TEST(GpuLaunches, TheEmittedHostCodeLaunchesWhatThePlanSays) {
   ir::Program p = lowered();
   const ir::GpuKernelPlan& plan = onlyKernel(p);
   std::string cuda = backend::backendFor(target::cudaTarget())->emit(p);
-  EXPECT_NE(cuda.find(plan.symbol + "<<<dim3(4, 1, 1), dim3(32, 1, 1), 0, stream>>>(x, y, i)"), std::string::npos)
+  EXPECT_NE(cuda.find("teml_grid[3] = {4, 1, 1}"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("teml_block[3] = {32, 1, 1}"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("teml_args[3] = {&x, &y, &i}"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("launch(teml_host->context, \"" + plan.symbol + "\", teml_grid, teml_block, 0, teml_args, 3)"),
+            std::string::npos)
       << cuda;
   std::string one = backend::backendFor(target::cudaTarget())->emit(withOneBlock(p));
-  EXPECT_NE(one.find(plan.symbol + "<<<dim3(1, 1, 1)"), std::string::npos) << one;
+  EXPECT_NE(one.find("teml_grid[3] = {1, 1, 1}"), std::string::npos) << one;
 }
 
 TEST(GpuLaunches, TheEmulatorRunsTheGridThePlanSays) {
   ir::Program p = lowered();
   runtime::BufferMap all = inputs(p), first = inputs(p);
-  interp::emulate(p, all);
+  backend::emulateCuda(p, all, jit());
   for (int64_t i = 0; i < 3; ++i)
     for (int64_t j = 0; j < 100; ++j) ASSERT_EQ(all.at("y").getInt(i * 100 + j), j * 10 + i);
-  interp::emulate(withOneBlock(p), first);
+  backend::emulateCuda(withOneBlock(p), first, jit());
   for (int64_t j = 0; j < 100; ++j) EXPECT_EQ(first.at("y").getInt(j), j < 32 ? j * 10 : 0) << j;
 }

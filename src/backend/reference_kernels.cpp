@@ -3,7 +3,7 @@
 #include <cstring>
 #include <functional>
 
-#include "interp/gpu_emulator.hpp"
+#include "backend/cuda/cuda_emulation.hpp"
 #include "interp/interpreter.hpp"
 
 namespace teml::backend {
@@ -45,9 +45,9 @@ std::unique_ptr<Kernel> interpreterKernel(const ir::Program& program) {
       program, [](const ir::Program& p, runtime::BufferMap& b) { interp::run(p, b); });
 }
 
-std::unique_ptr<Kernel> emulatorKernel(const ir::Program& lowered) {
+std::unique_ptr<Kernel> emulatorKernel(const ir::Program& lowered, const runtime::JitOptions& jit) {
   return std::make_unique<ReferenceKernel>(
-      lowered, [](const ir::Program& p, runtime::BufferMap& b) { interp::emulate(p, b); });
+      lowered, [jit](const ir::Program& p, runtime::BufferMap& b) { emulateCuda(p, b, jit); });
 }
 
 }  // namespace teml::backend

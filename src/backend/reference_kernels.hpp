@@ -11,7 +11,8 @@ namespace teml::backend {
 
 // The program as scheduled, in the reference interpreter (interp/interpreter.hpp).
 std::unique_ptr<Kernel> interpreterKernel(const ir::Program& program);
-// A program lowered for a CUDA target, in the GPU emulator (interp/gpu_emulator.hpp).
-std::unique_ptr<Kernel> emulatorKernel(const ir::Program& lowered);
+// A program lowered for a CUDA target: its host code compiled with `jit`'s
+// C compiler, its launches in the GPU emulator (cuda/cuda_emulation.hpp).
+std::unique_ptr<Kernel> emulatorKernel(const ir::Program& lowered, const runtime::JitOptions& jit);
 
 }  // namespace teml::backend

@@ -385,7 +385,7 @@ namespace {
 // or the GPU emulator (--emulate), through the same interface.
 std::unique_ptr<backend::Kernel> prepareKernel(Compiled& c, const Options& o) {
   if (o.interpret) return backend::interpreterKernel(c.program);
-  if (o.emulate) return backend::emulatorKernel(c.lowered);
+  if (o.emulate) return backend::emulatorKernel(c.lowered, o.jit);
   auto t = Clock::now();
   auto backend = backend::backendFor(c.target);
   std::unique_ptr<backend::Kernel> kernel = backend->build(c.lowered, o.jit);

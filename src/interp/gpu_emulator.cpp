@@ -105,13 +105,11 @@ struct Coroutine {
 class KernelRun : public Interpreter::GpuHooks {
  public:
   KernelRun(Interpreter& host, const For& root, const Program& program, runtime::BufferMap& buffers,
-            std::set<std::string>& names)
+            std::set<std::string>& names, const int64_t grid[3])
       : host_(host), root_(root), program_(program), buffers_(buffers), names_(names) {
-    const GpuKernelPlan& plan = root.loopKind.kernel;  // its launch, as gpu_launches planned it
-    if (plan.symbol.empty()) throw InternalError("emulator: kernel '" + root.id + "' has no launch (gpu_launches)");
     for (int d = 0; d < 3; ++d) {
-      grid_[d] = std::max<int64_t>(0, host.value(plan.grid[d]));
-      block_[d] = plan.blockDim[d];
+      grid_[d] = std::max<int64_t>(0, grid[d]);
+      block_[d] = root.loopKind.kernel.blockDim[d];
     }
     forEachStmt(root.self(), [&](const StmtP& s) { barriers_ |= s->kind == StmtKind::Barrier; });
   }
@@ -417,17 +415,14 @@ class KernelRun : public Interpreter::GpuHooks {
 
 }  // namespace
 
-void emulate(const Program& lowered, runtime::BufferMap& buffers, const EmulatorOptions& options) {
-  for (auto& nest : lowered.nests) {
-    std::set<std::string> names;  // outlives host: it keys its buffers by these strings' addresses
-    Interpreter host(lowered, buffers);
-    host.onKernel = [&](Interpreter& in, const For& root) {
-      if (root.loopKind.kernel.name.empty())
-        throw InternalError("emulator: loop '" + root.var + "' is bound to a GPU outside every kernel");
-      KernelRun(in, root, lowered, buffers, names).run(options.orders);
-    };
-    host.exec(nest);
-  }
+void emulateKernel(const Program& lowered, const For& kernel, runtime::BufferMap& tensors,
+                   const std::map<std::string, int64_t>& iterators, const int64_t grid[3], const EmulatorOptions& options) {
+  if (kernel.loopKind.kernel.name.empty())
+    throw InternalError("emulator: loop '" + kernel.var + "' is not a kernel");
+  std::set<std::string> names;  // outlives host: it keys its buffers by these strings' addresses
+  Interpreter host(lowered, tensors);
+  for (auto& [v, value] : iterators) host.bind(v, value);
+  KernelRun(host, kernel, lowered, tensors, names, grid).run(options.orders);
 }
 
 }  // namespace teml::interp

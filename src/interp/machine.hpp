@@ -31,8 +31,6 @@ class Interpreter : StmtFunctor<void()> {
   };
 
   // ---- The GPU emulator's hooks (interp/gpu_emulator).
-  // Runs a kernel (a loop with a kernel plan) met on the host.
-  std::function<void(Interpreter& host, const For& root)> onKernel;
   // Set on the interpreter of one GPU thread: its place in the grid, and
   // where each access to memory is reported.
   struct GpuThread;
@@ -60,6 +58,8 @@ class Interpreter : StmtFunctor<void()> {
     localStacks_.clear();
   }
   int64_t value(const ExprP& e) { return evalInt(e); }
+  // An iterator of the host's, as a kernel's launch passes it.
+  void bind(const std::string& var, int64_t v) { env_[var] = Slot{v, 1}; }
   bool inScope(const std::string& tensor) const {
     auto local = locals_.find(tensor);
     return (local != locals_.end() && !local->second.empty()) || buffers_.count(tensor);
@@ -77,7 +77,7 @@ class Interpreter : StmtFunctor<void()> {
 
  private:
   void visitFor(const For& f) override {
-    if (f.loopKind.gpu() && (gpuThread || onKernel)) return gpuLoop(f);  // else a loop like any other
+    if (f.loopKind.gpu() && gpuThread) return gpuLoop(f);  // else a loop like any other
     current_ = &f;
     int64_t b = evalInt(f.begin), e = evalInt(f.end);
     Slot& slot = env_[f.var];  // stays where it is: entries are never erased
@@ -91,10 +91,9 @@ class Interpreter : StmtFunctor<void()> {
   }
   // Values are computed in int64 or double and converted to the element
   // type on the way into memory, as C converts them.
-  // A loop bound to a GPU scope: met on the host, a kernel; in a thread,
-  // the one iteration its block or thread index chooses.
+  // A loop bound to a GPU scope, in a thread: the one iteration its block
+  // or thread index chooses.
   void gpuLoop(const For& f) {
-    if (!gpuThread) return onKernel(*this, f);
     int d = gpuDimension(f.loopKind.scope);
     int64_t index = f.loopKind.gpuBlocks() ? gpuThread->block[d] : gpuThread->thread[d];
     int64_t b = evalInt(f.begin), e = evalInt(f.end), i = b + index * f.step;

@@ -152,8 +152,8 @@ std::string Kernel::load(const std::string& path) {
   // Never unloaded: OpenMP worker threads may outlive a Kernel object.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle) return std::string("cannot be loaded (") + dlerror() + ")";
-  auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "teml_entry"));
-  if (!entry) return "has no teml_entry";
+  auto entry = reinterpret_cast<EntryFn>(dlsym(handle, options_.entry.c_str()));
+  if (!entry) return "has no " + options_.entry;
   handle_ = handle;
   entry_ = entry;
   error_ = reinterpret_cast<ErrorFn>(dlsym(handle, "teml_error"));

@@ -18,6 +18,9 @@ struct JitOptions {
   // arms of a select and vectorize loops with math calls.
   std::string cflags = "-O3 -march=native -fopenmp -fno-trapping-math -fno-math-errno";
   std::string cacheDir;  // empty: $XDG_CACHE_HOME/teml or ~/.cache/teml
+  // The function the code must define. Kernel::run calls it as an EntryFn;
+  // code with another entry (CUDA's host code) is called through symbol().
+  std::string entry = "teml_entry";
 };
 
 using EntryFn = void (*)(void** buffers, int nthreads);

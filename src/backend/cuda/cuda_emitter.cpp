@@ -4,6 +4,7 @@
 #include <sstream>
 #include <utility>
 
+#include "backend/cuda/cuda_host_interface.hpp"
 #include "backend/cuda/cuda_prelude.hpp"
 #include "codegen/c_expr.hpp"
 #include "codegen/c_names.hpp"
@@ -11,7 +12,6 @@
 #include "diag/diagnostics.hpp"
 #include "ir/functor.hpp"
 #include "ir/mutator.hpp"
-#include "runtime/cublas.hpp"
 
 namespace teml::codegen {
 
@@ -351,22 +351,19 @@ class HostPrinter : StmtFunctor<void(int)> {
     host_ << pad << "}\n";
   }
 
-  // A matrix product as_lib made: cuBLAS on the stream, row-major as
-  // column-major with A and B swapped (runtime/cublas.cpp).
+  // A matrix product as_lib made: row-major C += op(A) op(B), which the
+  // runtime hands to cuBLAS (runtime/cublas.cpp).
   void visitLibCall(const LibCall& node, int n) override {
     auto& c = node.self()->as<LibCall>();
     if (c.routine != "gemm" || c.tensors.size() != 3 || c.args.size() != 8)
       throw InternalError("cuda emitter: unknown library call " + c.routine);
     bool single = s_.tensors.at(c.tensors[0]).decl->dtype == DType::F32;
     auto a = [&](int k) { return std::to_string(c.args[k]); };
-    auto op = [](bool t) { return t ? "CUBLAS_OP_T" : "CUBLAS_OP_N"; };
-    runtime::ColumnMajorGemm g = runtime::columnMajorGemm(c.args[0], c.args[1], c.args[2], c.args[3], c.args[4]);
-    std::string one = single ? "&teml_one_f" : "&teml_one_d";
-    host_ << indent(n) << "cublasSetStream(teml_cublas, stream);\n"
-          << indent(n) << (single ? "cublasSgemm" : "cublasDgemm") << "(teml_cublas, " << op(g.transFirst) << ", "
-          << op(g.transSecond) << ", " << g.rows << ", " << g.cols << ", " << g.depth << ", " << one << ", "
-          << s_.tensors.at(c.tensors[2]).cname << ", " << a(6) << ", " << s_.tensors.at(c.tensors[1]).cname << ", " << a(5)
-          << ", " << one << ", " << s_.tensors.at(c.tensors[0]).cname << ", " << a(7) << ");\n";
+    auto t = [&](int k) { return s_.tensors.at(c.tensors[k]).cname; };
+    host_ << indent(n) << "if (teml_host->gemm(teml_host->context, " << single << ", " << a(0) << ", " << a(1) << ", "
+          << a(2) << ", " << a(3) << ", " << a(4) << ", " << t(1) << ", " << a(5) << ", " << t(2) << ", " << a(6) << ", "
+          << t(0) << ", " << a(7) << "))\n"
+          << indent(n) << "  return 1;\n";
   }
 
   void visitVarDef(const VarDef& node, int n) override {
@@ -378,11 +375,11 @@ class HostPrinter : StmtFunctor<void(int)> {
     s_.tensors[v.decl.name] = TensorName{c, &v.decl};
     const char* type = elementCType(v.decl.dtype);
     int64_t size = std::max<int64_t>(1, v.decl.elementCount()) * bytes(v.decl.dtype);
-    host_ << pad << type << " *" << c << ";  /* gpu/global */\n"
-          << pad << "cudaMallocAsync((void **)&" << c << ", " << size << ", stream);\n"
-          << pad << "cudaMemsetAsync(" << c << ", 0, " << size << ", stream);\n";
+    host_ << pad << type << " *" << c << " = (" << type << " *)teml_host->allocate(teml_host->context, "
+          << cString(v.decl.name) << ", " << size << ");  /* gpu/global, zeros */\n"
+          << pad << "if (!" << c << ") return 1;\n";
     stmt(v.body, n);
-    host_ << pad << "cudaFreeAsync(" << c << ", stream);\n";
+    host_ << pad << "teml_host->release(teml_host->context, " << c << ");\n";
     s_.tensors.erase(v.decl.name);
     s_.names.release(c);
   }
@@ -392,8 +389,9 @@ class HostPrinter : StmtFunctor<void(int)> {
     auto names = s_.exprNames();
     std::string pad = indent(n);
     auto& a = st->as<Assert>();
-    host_ << pad << "if (!(" << cExpr(a.cond, names) << ")) return teml_host_fail(" << a.loc.line << ", "
-          << a.loc.col << ", " << cString(a.message) << ");\n";
+    host_ << pad << "if (!(" << cExpr(a.cond, names) << ")) return teml_host->fail(teml_host->context, " << a.loc.line
+          << ", " << a.loc.col << ", " << cString(a.message) << ", " << (a.shown ? "(long)(" + cExpr(a.shown, names) + ")" : "0")
+          << ");\n";
     return stmt(a.body, n);
   }
 
@@ -412,15 +410,20 @@ class HostPrinter : StmtFunctor<void(int)> {
     std::vector<std::string> args;
     kernels_ << KernelPrinter(s_, root, plan.symbol, messages_).print(args);
     auto names = s_.exprNames();
-    std::string grid[3];
-    for (int d = 0; d < 3; ++d) grid[d] = cExpr(plan.grid[d], names);
     std::string pad = indent(n);
-    host_ << pad << "if ((" << grid[0] << ") > 0 && (" << grid[1] << ") > 0 && (" << grid[2] << ") > 0)\n";
-    host_ << pad << "  " << plan.symbol << "<<<dim3(" << grid[0] << ", " << grid[1] << ", " << grid[2] << "), dim3("
-          << plan.blockDim[0] << ", " << plan.blockDim[1] << ", " << plan.blockDim[2] << "), "
-          << (plan.dynamicShared ? plan.sharedBytes : 0) << ", stream>>>(";
-    for (size_t k = 0; k < args.size(); ++k) host_ << (k ? ", " : "") << args[k];
-    host_ << ");\n";
+    host_ << pad << "{\n"
+          << pad << "  const long teml_grid[3] = {" << cExpr(plan.grid[0], names) << ", " << cExpr(plan.grid[1], names)
+          << ", " << cExpr(plan.grid[2], names) << "};\n"
+          << pad << "  const long teml_block[3] = {" << plan.blockDim[0] << ", " << plan.blockDim[1] << ", "
+          << plan.blockDim[2] << "};\n"
+          << pad << "  void *teml_args[" << std::max<size_t>(1, args.size()) << "] = {";
+    for (size_t k = 0; k < args.size(); ++k) host_ << (k ? ", " : "") << "&" << args[k];
+    host_ << (args.empty() ? "0" : "") << "};\n"
+          << pad << "  if (teml_grid[0] > 0 && teml_grid[1] > 0 && teml_grid[2] > 0 &&\n"
+          << pad << "      teml_host->launch(teml_host->context, \"" << plan.symbol << "\", teml_grid, teml_block, "
+          << (plan.dynamicShared ? plan.sharedBytes : 0) << ", teml_args, " << args.size() << "))\n"
+          << pad << "    return 1;\n"
+          << pad << "}\n";
   }
 
   Scope& s_;
@@ -428,6 +431,20 @@ class HostPrinter : StmtFunctor<void(int)> {
   std::ostream& host_;
   std::vector<std::string>& messages_;
 };
+
+// The host interface's declaration, one member a line.
+std::string hostDeclaration() {
+  std::string out;
+  for (const char* c = backend::kCudaHostDeclaration; *c; ++c) {
+    bool opens = *c == '{', ends = *c == ';';
+    out += *c;
+    if (opens || ends) {
+      out += c[1] == ' ' && c[2] == '}' ? "\n" : "\n  ";
+      if (c[1] == ' ') ++c;
+    }
+  }
+  return out;
+}
 
 struct Emitted {
   std::string kernels, host;
@@ -439,17 +456,35 @@ Emitted emitAll(const Program& p) {
   std::ostringstream kernels, host;
   Scope program;
   for (auto& t : p.tensors) program.tensors[t.name] = TensorName{program.names.claim(t.name), &t};
-  host << "/* Host code: what teml's runtime (runtime/cuda) does, as CUDA C++. buffers: the program's tensors\n"
-          "   in GPU memory, in declaration order. */\n"
-          "extern \"C\" int teml_entry(void **buffers, cudaStream_t stream) {\n";
+  host << "/* Host code, as it runs: compiled by the system C compiler and called by teml's CUDA runtime\n"
+          "   (backend/cuda/cuda_kernel) or by its emulator, through teml_host (cuda_host_interface.hpp): launches,\n"
+          "   tensors between kernels, cuBLAS, failed checks; each returns nonzero on failure. teml_buffers: the\n"
+          "   program's tensors in GPU memory, in declaration order. */\n"
+          "#ifndef __CUDACC__\n"
+          "#include <stdint.h>\n"
+          "/* The integer helpers the host's expressions use (nvcc takes the prelude's). */\n"
+          "static inline long teml_min(long a, long b) { return a < b ? a : b; }\n"
+          "static inline long teml_max(long a, long b) { return a > b ? a : b; }\n"
+          "static inline long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+          "static inline long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n"
+          "static inline long teml_abs(long a) { return a < 0 ? -a : a; }\n"
+          "#endif\n"
+          "#ifdef __cplusplus\n"
+          "extern \"C\" {\n"
+          "#endif\n"
+       << hostDeclaration() << ";\n"
+       << "int teml_cuda_entry(void **teml_buffers, const struct teml_cuda_host *teml_host) {\n";
   for (size_t k = 0; k < p.tensors.size(); ++k)
     host << "  " << elementCType(p.tensors[k].dtype) << " *" << program.tensors[p.tensors[k].name].cname << " = ("
-         << elementCType(p.tensors[k].dtype) << " *)buffers[" << k << "];\n";
+         << elementCType(p.tensors[k].dtype) << " *)teml_buffers[" << k << "];\n";
   for (size_t k = 0; k < p.nests.size(); ++k) {
     host << "  /* nest " << k + 1 << " */\n";
     HostPrinter(program, kernels, host, out.messages).stmt(p.nests[k], 1);
   }
-  host << "  return 0;\n}\n";
+  host << "  return 0;\n}\n"
+          "#ifdef __cplusplus\n"
+          "}\n"
+          "#endif\n";
   out.kernels = kernels.str();
   out.host = host.str();
   return out;
@@ -462,21 +497,12 @@ std::string emitCudaKernels(const Program& lowered, const target::Target& target
          emitAll(lowered).kernels;
 }
 
+std::string emitCudaHost(const Program& lowered) { return emitAll(lowered).host; }
+
 std::string emitCuda(const Program& lowered, const target::Target& target) {
   Emitted e = emitAll(lowered);
-  bool library = false;
-  for (auto& n : lowered.nests)
-    forEachStmt(n, [&](const StmtP& s) { library = library || s->kind == StmtKind::LibCall; });
-  std::string cublas;  // what a library call of the host names
-  if (library)
-    cublas = "#include <cublas_v2.h>\n"
-             "static cublasHandle_t teml_cublas;  /* the runtime's, created once (cublasCreate) */\n"
-             "static const float teml_one_f = 1;\n"
-             "static const double teml_one_d = 1;\n";
   return "/* Generated by teml for " + target.gpu.arch() + ". */\n" + std::string(kCudaPrelude) + "\n" + e.kernels +
-         "#ifndef __CUDACC_RTC__\n"
-         "static int teml_host_fail(int line, int col, const char *message) { (void)line; (void)col; (void)message; return 1; }\n" +
-         cublas + e.host + "#endif\n";
+         "#ifndef __CUDACC_RTC__\n" + e.host + "#endif\n";
 }
 
 std::vector<std::string> cudaCheckMessages(const Program& lowered) { return emitAll(lowered).messages; }

@@ -14,9 +14,11 @@
 
 namespace teml::codegen {
 
-// The device code alone (what nvcc -cubin or NVRTC compiles) and the whole
-// file with the host code.
+// The device code alone (what nvcc -cubin or NVRTC compiles), the host
+// code alone (C, what the system C compiler compiles and the runtime or the
+// emulator runs), and the whole file with both (`teml emit`).
 std::string emitCudaKernels(const ir::Program& lowered, const target::Target& target);
+std::string emitCudaHost(const ir::Program& lowered);
 std::string emitCuda(const ir::Program& lowered, const target::Target& target);
 
 // The message of each run-time check, in the order the kernels number them

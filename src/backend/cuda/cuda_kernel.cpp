@@ -1,12 +1,12 @@
 #include "backend/cuda/cuda_kernel.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <functional>
-#include <set>
 
+#include "backend/cuda/cuda_host_interface.hpp"
 #include "diag/diagnostics.hpp"
-#include "ir/functor.hpp"
-#include "ir/mutator.hpp"
 #include "runtime/cublas.hpp"
 #include "runtime/cuda_compile.hpp"
 
@@ -18,138 +18,93 @@ using runtime::DevicePtr;
 
 namespace {
 
-// The value of an integer expression of the host (sizes, the host's
-// iterators; no tensor: gpu_kernels keeps reads of data in kernels).
-class HostValue : public ExprFunctor<int64_t()> {
+// What the host code's calls reach during one run on the device: the
+// driver, the kernels' functions, the spare tensors between kernels. No
+// exception crosses the C code: an entry keeps it and returns 1.
+class DeviceHost {
  public:
-  explicit HostValue(const std::map<std::string, int64_t>& env) : env_(env) {}
-  int64_t of(const ExprP& e) { return dispatch(e); }
-
- private:
-  int64_t visitIntConst(const IntConst& c) override { return c.value; }
-  int64_t visitVar(const Var& v) override {
-    auto it = env_.find(v.name);
-    if (it == env_.end()) throw InternalError("cuda host: unbound iterator '" + v.name + "'");
-    return it->second;
-  }
-  int64_t visitCast(const Cast& c) override { return of(c.a); }
-  int64_t visitSelect(const Select& s) override { return of(s.cond) ? of(s.a) : of(s.b); }
-  int64_t visitUnary(const Unary& u) override {
-    int64_t x = of(u.a);
-    if (u.op == UnaryOp::Neg) return -x;
-    if (u.op == UnaryOp::Abs) return x < 0 ? -x : x;
-    if (u.op == UnaryOp::Not) return !x;
-    return needsGpu();
-  }
-  int64_t visitBinary(const Binary& b) override {
-    std::optional<int64_t> v = integerValue(b.op, of(b.a), of(b.b));
-    if (!v) throw UserError({}, "integer division by zero on the host");
-    return *v;
-  }
-  int64_t visitFloatConst(const FloatConst&) override { return needsGpu(); }
-  int64_t visitLoad(const Load&) override { return needsGpu(); }
-  [[noreturn]] static int64_t needsGpu() {
-    throw InternalError("cuda host: an expression of the host that needs the GPU");
-  }
-  const std::map<std::string, int64_t>& env_;
-};
-
-int64_t hostValue(const ExprP& e, const std::map<std::string, int64_t>& env) { return HostValue(env).of(e); }
-
-// One run of the host code.
-class HostRun : StmtFunctor<void()> {
- public:
+  using Function = std::function<void*(const std::string&)>;
   using Take = std::function<DevicePtr(size_t)>;
   using Give = std::function<void(size_t, DevicePtr)>;
-  HostRun(CudaDriver& driver, const std::vector<TensorDecl>& declared, std::map<std::string, std::vector<DevicePtr>>& tensors,
-          void* stream, const std::function<void*(const std::string&)>& function, const Take& take, const Give& give)
-      : driver_(driver), tensors_(tensors), stream_(stream), function_(function), take_(take), give_(give) {
-    for (auto& t : declared)
-      if (t.dtype == DType::F32) single_.insert(t.name);
+  DeviceHost(CudaDriver& driver, void* stream, const Function& function, const Take& take, const Give& give)
+      : driver_(driver), stream_(stream), function_(function), take_(take), give_(give) {}
+  // Tensors the host code left allocated (it returned early) go back too.
+  ~DeviceHost() {
+    for (auto& [p, bytes] : live_) give_(bytes, p);
   }
 
-  void exec(const StmtP& s) { dispatch(s); }
+  teml_cuda_host table() {
+    return teml_cuda_host{this, &DeviceHost::launch, &DeviceHost::allocate, &DeviceHost::release, &DeviceHost::gemm,
+                          &DeviceHost::fail};
+  }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+    throw InternalError("cuda: the host code failed and said nothing");
+  }
 
  private:
-  void visitSeq(const Seq& q) override {
-    for (auto& t : q.stmts) exec(t);
-  }
-  void visitFor(const For& f) override {
-    if (!f.loopKind.kernel.name.empty()) return launch(f);
-    int64_t b = hostValue(f.begin, env_), e = hostValue(f.end, env_);
-    for (int64_t i = b; f.step > 0 ? i < e : i > e; i += f.step) {
-      env_[f.var] = i;
-      exec(f.body);
-    }
-    env_.erase(f.var);
-  }
-  void visitIf(const If& i) override {
-    if (hostValue(i.cond, env_)) exec(i.then);
-    else if (i.otherwise) exec(i.otherwise);
-  }
-  void visitAssert(const Assert& a) override {
-    if (!hostValue(a.cond, env_)) throw UserError(a.loc, assertionMessage(a.message, a.shown ? hostValue(a.shown, env_) : 0));
-    exec(a.body);
-  }
-  void visitVarDef(const VarDef& v) override {  // a tensor of global memory between kernels, all zeros
-    if (v.decl.dtype == DType::F32) single_.insert(v.decl.name);
-    size_t bytes = static_cast<size_t>(std::max<int64_t>(1, v.decl.elementCount()) * ir::bytes(v.decl.dtype));
-    DevicePtr p = take_(bytes);
-    driver_.zero(p, bytes, stream_);
-    tensors_[v.decl.name].push_back(p);
+  template <class F>
+  int guarded(F&& f) {
     try {
-      exec(v.body);
+      f();
+      return 0;
     } catch (...) {
-      tensors_[v.decl.name].pop_back();
-      give_(bytes, p);
-      throw;
+      error_ = std::current_exception();
+      return 1;
     }
-    tensors_[v.decl.name].pop_back();
-    give_(bytes, p);
   }
-  void visitStore(const Store&) override { outsideKernels(); }
-  void visitReduce(const Reduce&) override { outsideKernels(); }
-  // A matrix product as_lib made: cuBLAS on the stream, on the tensors' device memory.
-  void visitLibCall(const LibCall& c) override {
-    if (c.routine != "gemm" || c.tensors.size() != 3 || c.args.size() != 8)
-      throw InternalError("cuda host: unknown library call " + c.routine);
-    auto at = [&](size_t k) { return tensors_.at(c.tensors[k]).back(); };
-    const std::vector<int64_t>& a = c.args;
-    runtime::Cublas::get().gemm(single_.count(c.tensors[0]) > 0, a[0], a[1], a[2], a[3], a[4], at(1), a[5], at(2), a[6],
-                                at(0), a[7], stream_);
+  static DeviceHost& of(void* context) { return *static_cast<DeviceHost*>(context); }
+  static DevicePtr device(void* p) { return static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p)); }
+
+  static int launch(void* context, const char* kernel, const long* grid, const long* block, long shared, void** args,
+                    long count) {
+    DeviceHost& h = of(context);
+    return h.guarded([&] {
+      void* fn = h.function_(kernel);
+      if (shared > 0) h.driver_.allowSharedBytes(fn, shared);
+      int64_t g[3] = {grid[0], grid[1], grid[2]}, b[3] = {block[0], block[1], block[2]};
+      std::vector<void*> values(args, args + count);
+      h.driver_.launch(fn, g, b, shared, h.stream_, values);
+    });
   }
-  void visitBarrier(const Barrier&) override { outsideKernels(); }
-  void visitExchange(const Exchange&) override { throw InternalError("an MPI exchange in a CUDA program"); }
-  [[noreturn]] static void outsideKernels() { throw InternalError("cuda host: a statement outside every kernel"); }
 
-
- private:
-  // The launch as the kernel's plan has it (lowering/cuda/gpu_launches).
-  void launch(const For& root) {
-    const GpuKernelPlan& plan = root.loopKind.kernel;
-    int64_t grid[3];
-    for (int d = 0; d < 3; ++d) grid[d] = hostValue(plan.grid[d], env_);
-    if (grid[0] <= 0 || grid[1] <= 0 || grid[2] <= 0) return;  // no block
-    std::vector<DevicePtr> pointers;
-    std::vector<long> values;
-    for (auto& t : plan.tensorArgs) pointers.push_back(tensors_.at(t).back());
-    for (auto& v : plan.scalarArgs) values.push_back(static_cast<long>(env_.at(v)));
-    std::vector<void*> args;
-    for (auto& p : pointers) args.push_back(&p);
-    for (auto& v : values) args.push_back(&v);
-    void* fn = function_(plan.symbol);
-    if (plan.dynamicShared) driver_.allowSharedBytes(fn, plan.sharedBytes);
-    driver_.launch(fn, grid, plan.blockDim, plan.dynamicShared ? plan.sharedBytes : 0, stream_, args);
+  static void* allocate(void* context, const char*, long bytes) {
+    DeviceHost& h = of(context);
+    DevicePtr p = 0;
+    h.guarded([&] {
+      p = h.take_(static_cast<size_t>(bytes));
+      h.live_[p] = static_cast<size_t>(bytes);
+      h.driver_.zero(p, static_cast<size_t>(bytes), h.stream_);
+    });
+    return reinterpret_cast<void*>(static_cast<uintptr_t>(p));
+  }
+  static void release(void* context, void* pointer) {
+    DeviceHost& h = of(context);
+    auto it = h.live_.find(device(pointer));
+    if (it == h.live_.end()) return;
+    h.give_(it->second, it->first);
+    h.live_.erase(it);
+  }
+  static int gemm(void* context, int single, int transA, int transB, long m, long n, long k, void* a, long lda, void* b,
+                  long ldb, void* c, long ldc) {
+    DeviceHost& h = of(context);
+    return h.guarded([&] {
+      runtime::Cublas::get().gemm(single != 0, transA != 0, transB != 0, m, n, k, device(a), lda, device(b), ldb,
+                                  device(c), ldc, h.stream_);
+    });
+  }
+  static int fail(void* context, int line, int col, const char* message, long value) {
+    of(context).error_ = std::make_exception_ptr(UserError(SourceLoc{line, col}, assertionMessage(message, value)));
+    return 1;
   }
 
   CudaDriver& driver_;
-  std::map<std::string, std::vector<DevicePtr>>& tensors_;
   void* stream_;
-  const std::function<void*(const std::string&)>& function_;
+  const Function& function_;
   const Take& take_;
   const Give& give_;
-  std::map<std::string, int64_t> env_;
-  std::set<std::string> single_;  // the float32 tensors (a library call's type)
+  std::map<DevicePtr, size_t> live_;
+  std::exception_ptr error_;
 };
 
 }  // namespace
@@ -160,6 +115,10 @@ CudaKernel::CudaKernel(const Program& lowered, const target::Target& target, con
   auto cubin = runtime::compileCubin(codegen::emitCuda(lowered_, target), codegen::emitCudaKernels(lowered_, target),
                                      target.gpu.arch(), jit.cacheDir);
   cubin_ = cubin.image;
+  runtime::JitOptions hostJit = jit;  // the host code, compiled as the emulator compiles it
+  hostJit.entry = "teml_cuda_entry";
+  host_ = std::make_unique<runtime::Kernel>(codegen::emitCudaHost(lowered_), hostJit);
+  for (auto& w : host_->warnings()) warnings_.push_back(w);
   compiledNow_ = cubin.compiledNow;
   notes_.push_back("cuda: " + target.gpu.arch() + " kernels " + (compiledNow_ ? "compiled by " : "from the cache, by ") +
                    cubin.compiler);
@@ -183,13 +142,11 @@ void* CudaKernel::function(const std::string& name) const {
 
 void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream) const {
   CudaDriver& driver = CudaDriver::get();
-  std::map<std::string, std::vector<DevicePtr>> tensors;
-  for (size_t k = 0; k < lowered_.tensors.size(); ++k) tensors[lowered_.tensors[k].name].push_back(buffers.at(k));
   if (!module_) module_ = driver.loadModule(cubin_);
   auto failure = driver.global(module_, "teml_failure");
   driver.zero(failure.first, failure.second, stream);
-  std::function<void*(const std::string&)> fn = [this](const std::string& name) { return function(name); };
-  HostRun::Take take = [&](size_t bytes) {
+  DeviceHost::Function fn = [this](const std::string& name) { return function(name); };
+  DeviceHost::Take take = [&](size_t bytes) {
     std::lock_guard<std::mutex> hold(spareLock_);
     auto it = spare_.find({stream, bytes});
     if (it == spare_.end()) return driver.allocate(bytes);
@@ -197,11 +154,19 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
     spare_.erase(it);
     return p;
   };
-  HostRun::Give give = [&](size_t bytes, DevicePtr p) {
+  DeviceHost::Give give = [&](size_t bytes, DevicePtr p) {
     std::lock_guard<std::mutex> hold(spareLock_);
     spare_.emplace(std::make_pair(stream, bytes), p);
   };
-  for (auto& nest : lowered_.nests) HostRun(driver, lowered_.tensors, tensors, stream, fn, take, give).exec(nest);
+  {
+    DeviceHost host(driver, stream, fn, take, give);
+    teml_cuda_host table = host.table();
+    std::vector<void*> pointers;
+    for (size_t k = 0; k < lowered_.tensors.size(); ++k)
+      pointers.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(buffers.at(k))));
+    auto entry = reinterpret_cast<CudaHostEntry>(host_->symbol("teml_cuda_entry"));
+    if (entry(pointers.data(), &table) != 0) host.rethrow();
+  }
   struct Failure {
     int failed, line, col, message;
     long long value;

@@ -1,8 +1,8 @@
 // A program lowered for a CUDA target, compiled (runtime/cuda_compile) and
 // run on the GPU through the driver (runtime/cuda_driver): the host code
-// the emitter prints, performed here on the lowered IR (loops and branches
-// of the host, tensors in global memory, each kernel launched with the
-// arguments of its signature).
+// the emitter prints, compiled by the system C compiler (runtime/jit) and
+// called with the driver behind its interface (cuda_host_interface.hpp):
+// launches, tensors in global memory between kernels, cuBLAS.
 #pragma once
 #include <map>
 #include <memory>
@@ -10,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_emitter.hpp"
+#include "runtime/jit.hpp"
 #include "runtime/cuda_driver.hpp"
 
 namespace teml::backend {
@@ -34,6 +35,7 @@ class CudaKernel : public Kernel {
 
   ir::Program lowered_;
   std::string cubin_;
+  std::unique_ptr<runtime::Kernel> host_;  // the host code, compiled
   std::vector<std::string> messages_;
   bool compiledNow_ = false;
   std::vector<std::string> notes_, warnings_;

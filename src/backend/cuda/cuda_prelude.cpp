@@ -15,11 +15,12 @@ typedef long long int64_t;
 #endif
 #define _Bool bool
 #define TEML_D static __device__ __forceinline__
-TEML_D long teml_min(long a, long b) { return a < b ? a : b; }
-TEML_D long teml_max(long a, long b) { return a > b ? a : b; }
-TEML_D long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
-TEML_D long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }
-TEML_D long teml_abs(long a) { return a < 0 ? -a : a; }
+#define TEML_HD static __host__ __device__ __forceinline__ /* the host code's expressions call these too */
+TEML_HD long teml_min(long a, long b) { return a < b ? a : b; }
+TEML_HD long teml_max(long a, long b) { return a > b ? a : b; }
+TEML_HD long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+TEML_HD long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }
+TEML_HD long teml_abs(long a) { return a < 0 ? -a : a; }
 TEML_D float teml_minf(float a, float b) { return b < a ? b : a; }
 TEML_D float teml_maxf(float a, float b) { return b > a ? b : a; }
 TEML_D double teml_mind(double a, double b) { return b < a ? b : a; }
