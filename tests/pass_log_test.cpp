@@ -2,6 +2,8 @@
 // changed it, numbered in the order they ran, with its time; index.txt
 // lists every pass, changed or not. What a file holds is what the next
 // pass got: the last one's is the lowered program `--emit lowered` prints.
+// The passes that run for each target are those docs/lowering.md lists.
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -93,4 +95,58 @@ TEST(PassLog, ADirectoryThatCannotBeMadeIsAUsageError) {
   auto r = runTeml("emit " + programFile() + " --dump-passes /proc/teml-cannot-be-here");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--dump-passes"), std::string::npos) << r.out;
+}
+
+namespace {
+
+// The lowering passes nest 1 went through, in order, as index.txt lists them.
+std::vector<std::string> passesRun(const std::string& flags) {
+  auto dir = std::filesystem::temp_directory_path() / ("teml-pass-list-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto r = runTeml("emit " + programFile() + " --emit lowered " + flags + " --dump-passes " + dir.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  std::istringstream index(read(dir / "index.txt"));
+  std::vector<std::string> out;
+  std::string number, name, nest, which;
+  while (index >> number >> name >> nest >> which) {
+    if (nest == "nest" && which == "1" && name.find('.') == std::string::npos && name != "auto_schedule")
+      out.push_back(name);
+    std::getline(index, number);
+  }
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+// docs/lowering.md's list: its numbered passes (for CUDA the shared ones
+// but the CPU's range checks), then for CUDA the passes named in
+// backquotes in the sentence that starts "and for CUDA".
+std::vector<std::string> passesDocumented(bool cuda) {
+  std::string docs = read(std::string(TEML_SOURCE_DIR) + "/docs/lowering.md");
+  std::vector<std::string> out;
+  std::istringstream lines(docs);
+  for (std::string line; std::getline(lines, line);) {
+    size_t dot = line.find(". `");
+    if (dot == std::string::npos || dot == 0 || dot > 2 || !std::isdigit(static_cast<unsigned char>(line[0]))) continue;
+    int number = std::stoi(line);
+    std::string name = line.substr(dot + 3, line.find('`', dot + 3) - dot - 3);
+    if (cuda && (number > 11 || name == "checks_by_range")) continue;  // the CPU's own; the CPU with one rank
+    out.push_back(name);
+  }
+  if (cuda) {
+    size_t at = docs.find("and for CUDA"), end = docs.find(". ", docs.find("gpu_launches", at));
+    for (size_t q = docs.find('`', at); q < end; q = docs.find('`', q + 1)) {
+      size_t close = docs.find('`', q + 1);
+      std::string name = docs.substr(q + 1, close - q - 1);
+      if (name.find('/') == std::string::npos) out.push_back(name);  // not the folder's name
+      q = close;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(PassLog, ThePassesThatRunAreThoseDocsLoweringMdListsForEachTarget) {
+  EXPECT_EQ(passesRun(""), passesDocumented(false));
+  EXPECT_EQ(passesRun("--target cuda"), passesDocumented(true));
 }

@@ -1,6 +1,7 @@
 #include "backend/cuda/cuda_emitter.hpp"
 
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -372,15 +373,22 @@ class HostPrinter : StmtFunctor<void(int)> {
     std::string pad = indent(n);
     auto& v = st->as<VarDef>();
     std::string c = s_.names.claim(v.decl.name);
+    auto outer = s_.tensors.find(v.decl.name);  // a tensor of that name the definition hides
+    std::optional<TensorName> hidden;
+    if (outer != s_.tensors.end()) hidden = outer->second;
     s_.tensors[v.decl.name] = TensorName{c, &v.decl};
     const char* type = elementCType(v.decl.dtype);
     int64_t size = std::max<int64_t>(1, v.decl.elementCount()) * bytes(v.decl.dtype);
-    host_ << pad << type << " *" << c << " = (" << type << " *)teml_host->allocate(teml_host->context, "
+    // A C block of its own: another nest's tensor may take the same name.
+    host_ << pad << "{\n"
+          << pad << "  " << type << " *" << c << " = (" << type << " *)teml_host->allocate(teml_host->context, "
           << cString(v.decl.name) << ", " << size << ");  /* gpu/global, zeros */\n"
-          << pad << "if (!" << c << ") return 1;\n";
-    stmt(v.body, n);
-    host_ << pad << "teml_host->release(teml_host->context, " << c << ");\n";
-    s_.tensors.erase(v.decl.name);
+          << pad << "  if (!" << c << ") return 1;\n";
+    stmt(v.body, n + 1);
+    host_ << pad << "  teml_host->release(teml_host->context, " << c << ");\n"
+          << pad << "}\n";
+    if (hidden) s_.tensors[v.decl.name] = *hidden;
+    else s_.tensors.erase(v.decl.name);
     s_.names.release(c);
   }
 
