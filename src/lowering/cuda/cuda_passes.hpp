@@ -9,7 +9,8 @@
 // - gpu_reduction_trees: a reduction all threads of a block apply to one
 //   element, summed in a tree of shared memory instead of atomics;
 // - gpu_barriers: statements of a block that write shared memory in thread
-//   0 alone, and barriers where threads meet at an element;
+//   0 alone (gpu_guards), and barriers where threads meet at an element
+//   (gpu_thread_conflicts says where they may);
 // - gpu_launches: each kernel's launch (name, grid, arguments) on its plan,
 //   which everything after reads.
 #pragma once

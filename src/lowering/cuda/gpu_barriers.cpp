@@ -1,15 +1,15 @@
 // Guards and barriers in the blocks of each kernel. A statement outside
 // the kernel's thread loops runs in every thread of the block; one that
 // writes memory the threads share (gpu/shared, gpu/global) runs in thread
-// 0 alone, inside loops of one iteration bound to threadIdx (a guard).
+// 0 alone, inside loops of one iteration bound to threadIdx (a guard;
+// gpu_guards makes them, and deals a cache's copy to the threads instead).
 // Then, in each sequence of statements at block level (where control is
 // the same in every thread), a barrier goes before a statement that may
 // touch an element another thread touched since the last barrier, one of
 // them writing; and at the end of a loop's body where its next iteration
 // may touch what this one did. __syncwarp where the block is one warp,
-// else __syncthreads. Two statements meet in one thread only when both
-// are guarded, or both are loops over the same thread indices that reach
-// each element at an index determined by the thread. Inside a loop over
+// else __syncthreads. Whether threads may meet at an element in two
+// statements is gpu_thread_conflicts' question. Inside a loop over
 // threadIdx.y or .z whose every iteration is one warp (blockDim.x is 32),
 // the warp's statements are ordered likewise with __syncwarp, where the
 // threads that meet are of one warp; inside one whose count is the block's
@@ -22,12 +22,11 @@
 
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
-#include "ir/affine.hpp"
-#include "ir/fresh_name.hpp"
 #include "ir/functor.hpp"
-#include "ir/visitor.hpp"
 #include "ir/mutator.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
+#include "lowering/cuda/gpu_guards.hpp"
+#include "lowering/cuda/gpu_thread_conflicts.hpp"
 
 namespace teml::lowering {
 
@@ -36,13 +35,6 @@ using namespace ir;
 namespace {
 
 bool hasThreadLoop(const StmtP& s) { return hasLoop(s, &LoopKind::gpuThreads); }
-
-// A guard: loops of one iteration (from 0) bound to threadIdx around a statement.
-bool isGuardLoop(const For* f) {
-  int64_t b = -1, e = -1;
-  return f->loopKind.gpuThreads() && constValue(f->begin, &b) && constValue(f->end, &e) && b == 0 && e == 1;
-}
-bool isGuard(const StmtP& s) { return s->kind == StmtKind::For && isGuardLoop(&s->as<For>()); }
 
 class Barriers : StmtFunctor<StmtP()> {
  public:
@@ -79,8 +71,8 @@ class Barriers : StmtFunctor<StmtP()> {
     if (!warpLoop_.empty() && !hasThreadLoop(s)) return s;  // guarded where it must be by guardUnboundIndices
     if (!hasThreadLoop(s)) {
       if (!writesShared(s)) return s;  // each thread computes its own
-      if (StmtP shared = cooperativeCopy(s)) return shared;
-      return guard(s);
+      if (StmtP shared = guards().cooperativeCopy(s)) return shared;
+      return guards().inThreadZero(s);
     }
     return dispatch(s);
   }
@@ -272,7 +264,7 @@ class Barriers : StmtFunctor<StmtP()> {
   // the threads that meet must be of one warp: the loop's iterations
   // touch other elements, or the schedule is refused.
   bool needsBarrier(const StmtP& a, const StmtP& b, const std::string& varying = "") const {
-    if (!conflict(a, b, varying)) return false;
+    if (!threadsMayMeet(a, b, private_, varying)) return false;
     if (everyIterationInScope_ && nested_ > 0)  // iterations of the loop may take other paths through loops and branches
       throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
                                           " need a barrier between them inside a loop or branch within loop '" +
@@ -296,27 +288,7 @@ class Barriers : StmtFunctor<StmtP()> {
   // both accesses is the same function of the loop's iterator (with nothing
   // else that varies between threads): a multiplexed copy's first index.
   bool acrossWarps(const StmtP& a, const StmtP& b) const {
-    ThreadsOf ta = threadsOf(a), tb = threadsOf(b);
-    std::set<std::string> varies = ta.serial;
-    varies.insert(tb.serial.begin(), tb.serial.end());
-    for (auto& t : {&ta, &tb})
-      for (auto& [stmt, loops] : t->around)
-        for (const For* l : loops) varies.insert(l->var);
-    for (auto& x : accessesOf(a))
-      for (auto& y : accessesOf(b)) {
-        if (x.tensor != y.tensor || private_.count(x.tensor) || !insideWarp_.count(x.tensor)) continue;
-        if (x.kind == AccessKind::Read && y.kind == AccessKind::Read) continue;
-        bool apart = false;  // a subscript that differs between warps
-        for (size_t d = 0; d < x.indices.size() && d < y.indices.size() && !apart; ++d) {
-          Affine ax, ay;
-          if (!toAffine(x.indices[d], &ax) || !toAffine(y.indices[d], &ay)) continue;
-          bool clean = ax.coeffs == ay.coeffs && ax.constant == ay.constant && ax.coeff(warpLoop_) != 0;
-          for (auto& [w, c] : ax.coeffs) clean = clean && !varies.count(w);
-          apart = clean;
-        }
-        if (!apart) return true;
-      }
-    return false;
+    return warpsMayMeet(a, b, private_, insideWarp_, warpLoop_);
   }
 
   // Inside thread loops that leave a thread index of the block unbound (a
@@ -342,7 +314,7 @@ class Barriers : StmtFunctor<StmtP()> {
       StmtP leaf(const StmtP& s) {
         bool every = true;
         for (int d = 0; d < 3; ++d) every = every && (bound[d] || b.blockDim_[d] == 1);
-        return every || !b.writesShared(s) ? s : b.guard(s, bound);
+        return every || !b.writesShared(s) ? s : b.guards().inThreadZero(s, bound);
       }
       StmtP mutateStore(const StmtP& s) override { return leaf(s); }
       StmtP mutateReduce(const StmtP& s) override { return leaf(s); }
@@ -359,7 +331,7 @@ class Barriers : StmtFunctor<StmtP()> {
       auto& q = s->as<Seq>().stmts;
       for (size_t a = 0; a < q.size(); ++a)
         for (size_t b = a + 1; b < q.size(); ++b)
-          if ((hasThreadLoop(q[a]) || hasThreadLoop(q[b])) && conflict(q[a], q[b]))
+          if ((hasThreadLoop(q[a]) || hasThreadLoop(q[b])) && threadsMayMeet(q[a], q[b], private_))
             throw UserError(sourceLocOf(q[b]), "this statement and the one at line " + std::to_string(sourceLocOf(q[a]).line) +
                                              " need a barrier between them (threads touch each other's elements), "
                                              "and they are inside loop '" + loop->as<For>().var + "', bound to " +
@@ -432,230 +404,16 @@ class Barriers : StmtFunctor<StmtP()> {
     return found;
   }
 
-  // A cache's copy (a perfect nest of loops with constant trip counts
-  // around one store, each iteration its own element) runs on the block's
-  // threads: its innermost loops bound to threadIdx.x, .y, .z where their
-  // counts fit the block, the rest serial in every thread, and thread
-  // indices it does not use guarded to 0. Null when it does not fit.
-  StmtP cooperativeCopy(const StmtP& s) {
-    if (s->kind != StmtKind::For || s->made.primitive != "cache") return nullptr;
-    std::vector<const For*> chain;
-    StmtP at = s;
-    while (at->kind == StmtKind::For) {
-      auto& f = at->as<For>();
-      int64_t trips = 0;
-      if (!localsOf(f).empty() || f.step != 1 || !constValue(sub(f.end, f.begin), &trips)) return nullptr;
-      chain.push_back(&f);
-      at = f.body;
-    }
-    if (at->kind != StmtKind::Store) return nullptr;
-    std::vector<ParallelScope> bound(chain.size(), ParallelScope::Serial);
-    const ParallelScope scopes[3] = {ParallelScope::ThreadX, ParallelScope::ThreadY, ParallelScope::ThreadZ};
-    int used = 0;
-    for (size_t k = chain.size(); k-- > 0 && used < 3;) {
-      int64_t trips = 0;
-      constValue(sub(chain[k]->end, chain[k]->begin), &trips);
-      while (used < 3 && blockDim_[used] == 1) ++used;
-      if (used == 3 || trips > blockDim_[used]) break;
-      bound[k] = scopes[used++];
-    }
-    bool everyLoopBound = std::find(bound.begin(), bound.end(), ParallelScope::Serial) == bound.end();
-    if (!everyLoopBound) return flatCopy(chain, at);
-    StmtP out = at;
-    for (size_t k = chain.size(); k-- > 0;) {
-      LoopKind kind = chain[k]->loopKind;
-      kind.scope = bound[k];
-      kind.independent = bound[k] != ParallelScope::Serial;  // a copy: each iteration its own element
-      out = std::make_shared<For>(chain[k]->id, chain[k]->var, chain[k]->begin, chain[k]->end, 1, kind, out, chain[k]->made);
-    }
-    std::vector<bool> usedDims(3, false);
-    for (auto b : bound)
-      if (b != ParallelScope::Serial) usedDims[gpuDimension(b)] = true;
-    return guard(out, usedDims);
-  }
-
-  // A copy larger than the block, or not shaped like it: its elements
-  // numbered row-major and dealt to the block's threads in turn (thread t
-  // copies elements t, t + T, t + 2T, ...), so that neighbouring threads
-  // read neighbouring elements. Null where a loop's bounds use another
-  // loop of the copy.
-  StmtP flatCopy(const std::vector<const For*>& chain, const StmtP& store) {
-    std::set<std::string> own;
-    for (auto* f : chain) own.insert(f->var);
-    for (auto* f : chain)
-      for (auto& v : own)
-        if (usesVar(f->begin, v)) return nullptr;
-    std::vector<int64_t> trips;
-    int64_t total = 1;
-    for (auto* f : chain) {
-      int64_t n = 0;
-      constValue(sub(f->end, f->begin), &n);
-      trips.push_back(n);
-      total *= n;
-    }
-    int64_t threads = blockDim_[0] * blockDim_[1] * blockDim_[2];
-    Provenance made{sourceLocOf(chain[0]->self()), "gpu_barriers", ""};
-    std::string thread[3], round = freshName("teml_round", taken_);
-    ExprP tid = intConst(0);
-    for (int d = 3; d-- > 0;) {
-      if (blockDim_[d] == 1) continue;
-      thread[d] = freshName("teml_copy", taken_);
-      tid = add(mul(tid, intConst(blockDim_[d])), var(thread[d]));
-    }
-    ExprP element = add(mul(var(round), intConst(threads)), tid);
-    std::map<std::string, ExprP> at;
-    int64_t stride = 1;
-    for (size_t k = chain.size(); k-- > 0;) {
-      at[chain[k]->var] = add(chain[k]->begin, binary(BinOp::Mod, floorDiv(element, intConst(stride)), intConst(trips[k])));
-      stride *= trips[k];
-    }
-    StmtP out = substitute(store, at);
-    if (total % threads != 0) out = makeIf(binary(BinOp::Lt, element, intConst(total)), out, nullptr);
-    for (int d = 0; d < 3; ++d) {
-      if (thread[d].empty()) continue;
-      LoopKind kind;
-      kind.scope = threadScope(d);
-      kind.independent = true;
-      out = makeFor(thread[d], thread[d], intConst(0), intConst(blockDim_[d]), 1, kind, out, {}, made);
-    }
-    LoopKind serial;
-    serial.independent = true;
-    return makeFor(round, round, intConst(0), intConst((total + threads - 1) / threads), 1, serial, out, {}, made);
-  }
-
   bool writesShared(const StmtP& s) const {
     for (auto& a : accessesOf(s))
       if (a.kind != AccessKind::Read && !private_.count(a.tensor)) return true;
     return false;
   }
 
-  // `s` in thread 0 alone: a loop of one iteration per thread index the
-  // block uses (except those `s` itself is bound to).
-  StmtP guard(const StmtP& s, const std::vector<bool>& boundDims = {false, false, false}) {
-    StmtP out = s;
-    for (int d = 0; d < 3; ++d) {
-      if (blockDim_[d] == 1 || boundDims[d]) continue;
-      LoopKind kind;
-      kind.scope = threadScope(d);
-      kind.independent = true;
-      std::string name = freshName("teml_guard", taken_);
-      out = makeFor(name, name, intConst(0), intConst(1), 1, kind, out, {}, Provenance{sourceLocOf(s), "gpu_barriers", ""});
-    }
-    return out;
-  }
+  BlockGuards guards() { return BlockGuards(blockDim_, taken_); }
 
   StmtP barrier(SourceLoc loc) {
     return std::make_shared<Barrier>(scope_, "", Provenance{loc.line ? loc : kernelLoc_, "gpu_barriers", ""});
-  }
-
-  // May a thread of `b` touch an element a thread of `a` touched, another
-  // thread, one of them writing (not two atomic updates of one kind)?
-  // `varying`: an iterator that has different values in the two (the loop
-  // around both, when they are of different iterations).
-  bool conflict(const StmtP& a, const StmtP& b, const std::string& varying = "") const {
-    if (a->kind == StmtKind::Barrier || b->kind == StmtKind::Barrier) return false;
-    if (isGuard(a) && isGuard(b)) return false;  // both in thread 0
-    ThreadsOf ta = threadsOf(a), tb = threadsOf(b);
-    for (auto& x : accessesOf(a))
-      for (auto& y : accessesOf(b)) {
-        if (x.tensor != y.tensor || private_.count(x.tensor)) continue;
-        if (x.kind == AccessKind::Read && y.kind == AccessKind::Read) continue;
-        if (x.kind == AccessKind::Reduce && y.kind == AccessKind::Reduce && x.op == y.op &&
-            x.stmt->as<Reduce>().atomic && y.stmt->as<Reduce>().atomic)
-          continue;
-        if (!sameThread(ta, tb, x, y, varying)) return true;
-      }
-    return false;
-  }
-
-  // The thread loops around each statement of `s` (outermost first), and
-  // every iterator of a loop in `s` that is not a thread loop's.
-  struct ThreadsOf {
-    std::map<const Stmt*, std::vector<const For*>> around;
-    std::set<std::string> serial;
-  };
-  static ThreadsOf threadsOf(const StmtP& s) {
-    struct Walk : Visitor {
-      ThreadsOf out;
-      std::vector<const For*> stack;
-      using Visitor::visit;
-      void visit(const ExprP&) override {}
-      void visit(const StmtP& t) override {
-        out.around[t.get()] = stack;
-        Visitor::visit(t);
-      }
-      void visitFor(const For& f) override {
-        bool threads = f.loopKind.gpuThreads();
-        if (threads) stack.push_back(&f);
-        else out.serial.insert(f.var);
-        Visitor::visitFor(f);
-        if (threads) stack.pop_back();
-      }
-    } walk;
-    walk.visit(s);
-    return walk.out;
-  }
-
-  // Both accesses are inside loops over the same thread indices (same
-  // ranges), and for each index some subscript is the same affine function
-  // of it in both, using no other thread index: c * thread + the same terms
-  // in what is fixed + terms in iterators that vary between threads or
-  // between the two, each a multiple of c times the loop's thread count
-  // (lane + 32 * chunk: two lanes never meet). An element both reach is
-  // then reached by one thread.
-  static bool sameThread(const ThreadsOf& ta, const ThreadsOf& tb, const Access& x, const Access& y,
-                         const std::string& varying) {
-    auto ix = ta.around.find(x.stmt), iy = tb.around.find(y.stmt);
-    if (ix == ta.around.end() || iy == tb.around.end()) return false;
-    const auto &lx = ix->second, &ly = iy->second;
-    if (lx.empty() || lx.size() != ly.size()) return false;
-    if (std::all_of(lx.begin(), lx.end(), isGuardLoop) && std::all_of(ly.begin(), ly.end(), isGuardLoop)) {
-      bool sameScopes = true;  // guards over the same thread indices: both in thread 0
-      for (size_t k = 0; k < lx.size(); ++k) sameScopes = sameScopes && lx[k]->loopKind.scope == ly[k]->loopKind.scope;
-      if (sameScopes) return true;
-    }
-    if (x.indices.size() != y.indices.size()) return false;
-    std::map<std::string, ExprP> rename;
-    std::set<std::string> threadVars;
-    for (size_t k = 0; k < lx.size(); ++k) {
-      const For &f = *lx[k], &g = *ly[k];
-      if (f.loopKind.scope != g.loopKind.scope || f.step != g.step || !equal(f.begin, g.begin) || !equal(f.end, g.end))
-        return false;
-      if (!varying.empty() && (usesVar(f.begin, varying) || usesVar(f.end, varying)))
-        return false;  // the same bounds, of different values in the two
-      rename[g.var] = var(f.var);
-      threadVars.insert(f.var);
-    }
-    std::set<std::string> varies = ta.serial;
-    varies.insert(tb.serial.begin(), tb.serial.end());
-    if (!varying.empty()) varies.insert(varying);
-    for (const For* f : lx) {
-      bool counted = false;
-      int64_t threads = mostIterations(*f, &counted);
-      bool determined = false;
-      for (size_t d = 0; d < x.indices.size() && !determined; ++d) {
-        Affine ax, ay;
-        if (!toAffine(x.indices[d], &ax) || !toAffine(substitute(y.indices[d], rename), &ay)) continue;
-        int64_t c = ax.coeff(f->var);
-        if (c == 0 || ay.coeff(f->var) != c) continue;
-        int64_t period = counted && f->step == 1 ? std::abs(c) * threads : 0;  // 0: nothing may vary
-        auto apartByPeriods = [&](int64_t k) { return period ? k % period == 0 : k == 0; };
-        std::set<std::string> names;
-        for (auto* a : {&ax, &ay})
-          for (auto& [w, k] : a->coeffs) names.insert(w);
-        bool clean = apartByPeriods(ax.constant - ay.constant);
-        for (auto& w : names) {
-          if (w == f->var) continue;
-          int64_t kx = ax.coeff(w), ky = ay.coeff(w);
-          if (threadVars.count(w)) clean = clean && kx == 0 && ky == 0;
-          else if (varies.count(w)) clean = clean && apartByPeriods(kx) && apartByPeriods(ky);
-          else clean = clean && kx == ky;
-        }
-        determined = clean;
-      }
-      if (!determined) return false;
-    }
-    return true;
   }
 
   const target::Target& target_;
