@@ -3,7 +3,9 @@
 // conditions may not read tensors (they live on the GPU). Every other
 // statement of the host becomes a kernel of one thread, and a loop bound to
 // threadIdx alone a kernel of one block, so that every access to data
-// happens on the GPU. Each kernel's outermost loop gets its plan: its
+// happens on the GPU; so does the scope of a gpu/shared tensor defined
+// outside the loops bound to blockIdx, around thread loops, whole. Each
+// kernel's outermost loop gets its plan: its
 // threads per block, from the trip counts of its loops bound to threadIdx
 // (gpu_barriers then orders the block's statements).
 #include <algorithm>
@@ -79,6 +81,11 @@ class Kernels : StmtFunctor<StmtP()> {
   }
   StmtP visitVarDef(const VarDef& v) override {
     if (!hasGpuLoop(v.self())) return oneThread(v.self());
+    // A block's shared tensor defined around thread loops, outside every
+    // loop bound to blockIdx: its whole scope is one kernel of one block,
+    // so that the loops share it (FreeTensor's test_shmem_scalar).
+    if (v.decl.mem == MemKind::GpuShared && !hasLoop(v.self(), &LoopKind::gpuBlocks))
+      return kernel(wrapInLoop(v.self(), "teml_block", ParallelScope::BlockX)->as<For>());
     return std::make_shared<VarDef>(v.decl, host(v.body), v.loopLocal, v.id, v.made);
   }
   StmtP visitAssert(const Assert& a) override {

@@ -1,10 +1,4 @@
-"""Ports FreeTensor's test_gpu.py::test_shmem_scalar: 0-d gpu/shared tensors defined outside every loop, each written by one thread and read by the threads of a second loop.
-
-FreeTensor: accepts: both loops on threadIdx.x become one kernel of one block, the four scalars
-__shared__; runs and checks y = [4, 6, 3, 7].
-teml: 01_shared_scalars_outside_every_loop.py:14:5: error: 't4' is gpu/shared, but it is defined outside every kernel (shared memory is a block's)
-Case: the issue's case: gpu/shared scalars defined outside every loop (test_shmem_scalar).
-"""
+"""Ports FreeTensor's test_gpu.py::test_shmem_scalar: 0-d gpu/shared tensors defined outside every loop, each written by one thread of a first loop on threadIdx.x and read by the threads of a second; the scope of the scalars is one kernel of one block, the loops ordered by a barrier (FreeTensor checks y = [4, 6, 3, 7] for x = [1, 2, 3, 4])."""
 import teml
 @teml.transform
 def f(x: teml.Var[(4,), "int32"]):
