@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "autoschedule/gpu_cost.hpp"
 #include "autoschedule/loop_queries.hpp"
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -133,6 +134,62 @@ bool coalesced(AutoState& state, const std::string& loop) {
   return any;
 }
 
+// A loop whose bounds read data: a CSR row (range(ptr[i], ptr[i + 1])).
+bool boundsReadData(const For& f) { return !readsOf(f.begin).empty() || !readsOf(f.end).empty(); }
+
+// The loops in `s` whose bounds read data, outermost ones only.
+std::vector<std::string> rowLoops(const StmtP& s) {
+  std::vector<std::string> out;
+  std::set<const Stmt*> inside;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind != StmtKind::For || inside.count(t.get()) || !boundsReadData(t->as<For>())) return;
+    out.push_back(t->as<For>().id);
+    forEachStmt(t->as<For>().body, [&](const StmtP& u) { inside.insert(u.get()); });
+  });
+  return out;
+}
+
+// The array (not scalar) tensors defined in `s` among `names`.
+std::set<std::string> arraysAmong(const StmtP& s, const std::set<std::string>& names) {
+  std::set<std::string> out;
+  forEachStmt(s, [&](const StmtP& t) {
+    if (t->kind == StmtKind::VarDef && names.count(t->as<VarDef>().decl.name) && !t->as<VarDef>().decl.shape.empty())
+      out.insert(t->as<VarDef>().decl.name);
+  });
+  return out;
+}
+
+// `loop` to blocks of one warp, each CSR row inside it (a loop whose
+// bounds read data) dealt to the warp's lanes in 32 contiguous chunks,
+// each lane summing the arrays the row reduces into in registers
+// (cache_reduce) for the warp to fold once, and the loops left with
+// contiguous accesses (the row's features) on the lanes too: FreeTensor's
+// GAT schedule. Every lane no longer walks every edge of the row.
+bool rowsOnLanes(AutoState& state, const std::string& loop) {
+  const For* f = loopWithId(state.body, loop);
+  if (!f) return false;
+  std::vector<std::string> rows = rowLoops(f->body);
+  if (rows.empty() || !state.tryStep({"parallelize", {loop}, {}, "blockIdx.x"})) return false;
+  for (auto& id : rows) {
+    const For* row = loopWithId(state.body, id);
+    std::set<std::string> arrays = row ? arraysAmong(loopWithId(state.body, loop)->body, reducedOver(*row)) : std::set<std::string>{};
+    if (!state.tryStep({"split_parts", {id}, {kWarp}})) return false;
+    std::string lanes = state.made().at(0);
+    if (!state.tryStep({"parallelize", {lanes}, {}, "threadIdx.x"})) return false;
+    for (auto& t : arrays)
+      if (!state.tryStep({"cache_reduce", {lanes}, {}, t})) return false;
+  }
+  std::set<std::string> tried;
+  while (const For* g = loopWithId(state.body, loop)) {
+    std::string inner = coalescingLoop(*g, tried);
+    if (inner.empty()) break;
+    tried.insert(inner);
+    AutoState::Saved before = state.save();
+    if (!toThreads(state, inner, false, kWarp) || !kernelsAdmitted(state.body, state.target)) state.restore(before);
+  }
+  return true;
+}
+
 // Every write in `f` to a tensor from outside it names an element by f's
 // iterator: its iterations write different elements (no reduction over f).
 bool indexesEveryWrite(const For& f) {
@@ -165,6 +222,7 @@ bool mergeOuter(AutoState& state, const std::string& loop) {
 }  // namespace
 
 void autoGpu(AutoState& state) {
+  auto tensor = [&](const std::string& t) { return state.tensor(t); };
   for (const std::string& loop : outermostLoops(state.body)) {
     const std::function<bool(AutoState&)> candidates[] = {
         [&](AutoState& s) { return mergeOuter(s, loop) && coalesced(s, loop); },
@@ -173,11 +231,25 @@ void autoGpu(AutoState& state) {
         [&](AutoState& s) { return toThreads(s, loop, true); },
         [&](AutoState& s) { return s.tryStep({"parallelize", {loop}, {}, "blockIdx.x"}); },
     };
+    AutoState::Saved before = state.save();
     for (auto& candidate : candidates) {
-      AutoState::Saved before = state.save();
       if (candidate(state) && kernelsAdmitted(state.body, state.target)) break;
       state.restore(before);
     }
+    // CSR rows on a warp's lanes where the card's cost model finds them
+    // faster than the first candidate admitted (GAT's edges: every lane no
+    // longer walks every edge of its node). The other candidates keep their
+    // order, as measured on a card.
+    AutoState::Saved first = state.save();
+    std::vector<Step> firstSteps(state.steps.begin() + before.steps, state.steps.end());
+    state.restore(before);
+    if (rowsOnLanes(state, loop) && kernelsAdmitted(state.body, state.target) &&
+        (first.steps == before.steps ||
+         gpuCost(state.body, tensor, state.target).seconds < gpuCost(first.body, tensor, state.target).seconds))
+      continue;
+    state.restore(before);
+    state.body = first.body;
+    state.steps.insert(state.steps.end(), firstSteps.begin(), firstSteps.end());
   }
 }
 

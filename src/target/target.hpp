@@ -28,6 +28,12 @@ struct GpuLimits {
   int registersPerThread = 255;
   int64_t sharedBytes = 48 << 10;         // a block's static shared memory
   int64_t sharedBytesOptIn = 227 << 10;   // with the dynamic opt-in
+  // For the automatic schedule's cost model (autoschedule/gpu_cost): an
+  // H200's, the card this project measures on.
+  double clockGhz = 1.98;
+  double memoryGBs = 4800;            // DRAM
+  double l2GBs = 10000;
+  double l2Bytes = 50e6;
   std::string device;                 // the device's name ("" for defaults)
   std::string arch() const { return "sm_" + std::to_string(sm); }
 };

@@ -116,3 +116,19 @@ def test_the_automatic_gpu_schedule_sums_longformers_dot_products_on_a_warps_lan
                  's.cache_reduce("Ldot", "dot")', 's.split("Lacc", 32)']:
         assert step in steps, steps
     assert "256" not in steps, steps
+
+
+def test_the_automatic_gpu_schedule_deals_gats_edges_to_a_warps_lanes():
+    # At FreeTensor's sizes (100,000 nodes, 1.2 M edges): the structure of
+    # gat.py's own GPU schedule, which the cost model ranks above every lane
+    # walking every edge of its node: a block per node, each CSR row's edges
+    # in 32 contiguous parts on the lanes, the row's sum kept per lane.
+    result = subprocess.run([TEML, "check", str(EXAMPLES / "gat.py"), "--no-schedule", "--target", "cuda", "-v",
+                             "--set", "n_nodes=100000", "--set", "n_edges=1200000"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    steps = result.stderr
+    for step in ['s.parallelize("Lnode", "blockIdx.x")', 's.split("Lmax", nparts=32)',
+                 's.parallelize("Lmax.o", "threadIdx.x")', 's.split("Ledge", nparts=32)',
+                 's.parallelize("Ledge.o", "threadIdx.x")', 's.cache_reduce("Ledge.o", "acc")',
+                 's.parallelize("Lout", "threadIdx.x")']:
+        assert step in steps, steps
