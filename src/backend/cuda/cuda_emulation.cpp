@@ -14,7 +14,7 @@ using namespace ir;
 
 namespace {
 
-class Emulation {
+class Emulation : public HostFailures {
  public:
   Emulation(const Program& lowered, runtime::BufferMap& buffers, const interp::EmulatorOptions& options)
       : lowered_(lowered), buffers_(buffers), options_(options) {
@@ -24,10 +24,6 @@ class Emulation {
   teml_cuda_host table() {
     return teml_cuda_host{this, &Emulation::launch, &Emulation::allocate, &Emulation::release, &Emulation::gemm,
                           &Emulation::fail};
-  }
-  void rethrow() const {
-    if (error_) std::rethrow_exception(error_);
-    throw InternalError("emulator: the host code failed and said nothing");
   }
 
  private:
@@ -51,17 +47,6 @@ class Emulation {
     Host(*this).visit(s);
   }
 
-  // Each entry keeps what went wrong for rethrow(): no exception crosses the C code.
-  template <class F>
-  int guarded(F&& f) {
-    try {
-      f();
-      return 0;
-    } catch (...) {
-      error_ = std::current_exception();
-      return 1;
-    }
-  }
   static Emulation& of(void* context) { return *static_cast<Emulation*>(context); }
 
   // The buffer at `pointer`: the program's tensor `name`, or a tensor the host allocated.
@@ -145,9 +130,7 @@ class Emulation {
   }
 
   static int fail(void* context, int line, int col, const char* message, long value) {
-    Emulation& e = of(context);
-    e.error_ = std::make_exception_ptr(UserError(SourceLoc{line, col}, assertionMessage(message, value)));
-    return 1;
+    return of(context).failed(line, col, message, value);
   }
 
   const Program& lowered_;
@@ -156,7 +139,6 @@ class Emulation {
   std::map<std::string, const For*> kernels_;
   std::map<std::string, const TensorDecl*> hostTensors_;
   std::map<void*, runtime::Buffer> allocations_;
-  std::exception_ptr error_;
 };
 
 }  // namespace
@@ -171,7 +153,7 @@ void emulateCuda(const Program& lowered, runtime::BufferMap& buffers, const runt
   std::vector<void*> pointers;
   for (auto& t : lowered.tensors) pointers.push_back(buffers.at(t.name).data());
   teml_cuda_host table = emulation.table();
-  if (entry(pointers.data(), &table) != 0) emulation.rethrow();
+  if (entry(pointers.data(), &table) != 0) emulation.rethrow("emulator");
 }
 
 }  // namespace teml::backend

@@ -5,6 +5,7 @@
 // (backend/cuda/cuda_emulation). The declaration is written once, below,
 // and both compiled here and printed into the generated code.
 #pragma once
+#include <exception>
 
 // Every entry returns nonzero on failure, after the runner has kept why;
 // the host code then returns 1 at once.
@@ -37,5 +38,30 @@ using CudaHostEntry = int (*)(void** buffers, const teml_cuda_host* host);
 
 // The declaration as the generated code prints it.
 inline constexpr const char* kCudaHostDeclaration = TEML_CUDA_HOST_TEXT(TEML_CUDA_HOST_DECLARATION);
+
+// What a runner of the host code keeps of a failure: no C++ exception may
+// unwind through the C code, so each entry catches it, keeps it and
+// returns 1; the runner rethrows it when the host code has returned.
+class HostFailures {
+ public:
+  // `f()`, 0; or 1 with its exception kept.
+  template <class F>
+  int guarded(F&& f) {
+    try {
+      f();
+      return 0;
+    } catch (...) {
+      error_ = std::current_exception();
+      return 1;
+    }
+  }
+  // A run-time check of the host failed at line:col (the `fail` entry).
+  int failed(int line, int col, const char* message, long value);
+  // After the host code returned nonzero: what went wrong.
+  [[noreturn]] void rethrow(const char* runner) const;
+
+ private:
+  std::exception_ptr error_;
+};
 
 }  // namespace teml::backend

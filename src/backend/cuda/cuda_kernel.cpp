@@ -19,9 +19,8 @@ using runtime::DevicePtr;
 namespace {
 
 // What the host code's calls reach during one run on the device: the
-// driver, the kernels' functions, the spare tensors between kernels. No
-// exception crosses the C code: an entry keeps it and returns 1.
-class DeviceHost {
+// driver, the kernels' functions, the spare tensors between kernels.
+class DeviceHost : public HostFailures {
  public:
   using Function = std::function<void*(const std::string&)>;
   using Take = std::function<DevicePtr(size_t)>;
@@ -37,22 +36,8 @@ class DeviceHost {
     return teml_cuda_host{this, &DeviceHost::launch, &DeviceHost::allocate, &DeviceHost::release, &DeviceHost::gemm,
                           &DeviceHost::fail};
   }
-  void rethrow() const {
-    if (error_) std::rethrow_exception(error_);
-    throw InternalError("cuda: the host code failed and said nothing");
-  }
 
  private:
-  template <class F>
-  int guarded(F&& f) {
-    try {
-      f();
-      return 0;
-    } catch (...) {
-      error_ = std::current_exception();
-      return 1;
-    }
-  }
   static DeviceHost& of(void* context) { return *static_cast<DeviceHost*>(context); }
   static DevicePtr device(void* p) { return static_cast<DevicePtr>(reinterpret_cast<uintptr_t>(p)); }
 
@@ -94,8 +79,7 @@ class DeviceHost {
     });
   }
   static int fail(void* context, int line, int col, const char* message, long value) {
-    of(context).error_ = std::make_exception_ptr(UserError(SourceLoc{line, col}, assertionMessage(message, value)));
-    return 1;
+    return of(context).failed(line, col, message, value);
   }
 
   CudaDriver& driver_;
@@ -104,7 +88,6 @@ class DeviceHost {
   const Take& take_;
   const Give& give_;
   std::map<DevicePtr, size_t> live_;
-  std::exception_ptr error_;
 };
 
 }  // namespace
@@ -165,7 +148,7 @@ void CudaKernel::runOnDevice(const std::vector<DevicePtr>& buffers, void* stream
     for (size_t k = 0; k < lowered_.tensors.size(); ++k)
       pointers.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(buffers.at(k))));
     auto entry = reinterpret_cast<CudaHostEntry>(host_->symbol("teml_cuda_entry"));
-    if (entry(pointers.data(), &table) != 0) host.rethrow();
+    if (entry(pointers.data(), &table) != 0) host.rethrow("cuda");
   }
   struct Failure {
     int failed, line, col, message;
