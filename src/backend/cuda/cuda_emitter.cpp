@@ -304,8 +304,8 @@ class KernelPrinter : StmtFunctor<void(int, std::ostream&)> {
 // tensors in global memory between kernels.
 class HostPrinter : StmtFunctor<void(int)> {
  public:
-  HostPrinter(Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages)
-      : s_(scope), kernels_(kernels), host_(host), messages_(messages) {}
+  HostPrinter(size_t nest, Scope& scope, std::ostream& kernels, std::ostream& host, std::vector<std::string>& messages)
+      : nest_(nest), s_(scope), kernels_(kernels), host_(host), messages_(messages) {}
 
   void stmt(const StmtP& st, int n) { dispatch(st, n); }
 
@@ -382,7 +382,7 @@ class HostPrinter : StmtFunctor<void(int)> {
     // A C block of its own: another nest's tensor may take the same name.
     host_ << pad << "{\n"
           << pad << "  " << type << " *" << c << " = (" << type << " *)teml_host->allocate(teml_host->context, "
-          << cString(v.decl.name) << ", " << size << ");  /* gpu/global, zeros */\n"
+          << cString(backend::hostTensorKey(v.decl.name, nest_, v.id)) << ", " << size << ");  /* gpu/global, zeros */\n"
           << pad << "  if (!" << c << ") return 1;\n";
     stmt(v.body, n + 1);
     host_ << pad << "  teml_host->release(teml_host->context, " << c << ");\n"
@@ -434,6 +434,7 @@ class HostPrinter : StmtFunctor<void(int)> {
           << pad << "}\n";
   }
 
+  size_t nest_;
   Scope& s_;
   std::ostream& kernels_;
   std::ostream& host_;
@@ -487,7 +488,7 @@ Emitted emitAll(const Program& p) {
          << elementCType(p.tensors[k].dtype) << " *)teml_buffers[" << k << "];\n";
   for (size_t k = 0; k < p.nests.size(); ++k) {
     host << "  /* nest " << k + 1 << " */\n";
-    HostPrinter(program, kernels, host, out.messages).stmt(p.nests[k], 1);
+    HostPrinter(k, program, kernels, host, out.messages).stmt(p.nests[k], 1);
   }
   host << "  return 0;\n}\n"
           "#ifdef __cplusplus\n"

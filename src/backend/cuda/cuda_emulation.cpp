@@ -18,7 +18,7 @@ class Emulation : public HostFailures {
  public:
   Emulation(const Program& lowered, runtime::BufferMap& buffers, const interp::EmulatorOptions& options)
       : lowered_(lowered), buffers_(buffers), options_(options) {
-    for (auto& n : lowered.nests) findHostParts(n);
+    for (size_t k = 0; k < lowered.nests.size(); ++k) findHostParts(k, lowered.nests[k]);
   }
 
   teml_cuda_host table() {
@@ -28,23 +28,24 @@ class Emulation : public HostFailures {
 
  private:
   // Kernels by their functions' names; tensors the host defines between them.
-  void findHostParts(const StmtP& s) {
+  void findHostParts(size_t nest, const StmtP& s) {
     forEachStmt(s, [&](const StmtP& t) {
       if (t->kind == StmtKind::For && !t->as<For>().loopKind.kernel.symbol.empty())
         kernels_[t->as<For>().loopKind.kernel.symbol] = &t->as<For>();
     });
     struct Host : Visitor {
       Emulation& e;
-      explicit Host(Emulation& e) : e(e) {}
+      size_t nest;
+      Host(Emulation& e, size_t nest) : e(e), nest(nest) {}
       void visitFor(const For& f) override {
         if (f.loopKind.kernel.name.empty()) Visitor::visitFor(f);  // not into kernels
       }
       void visitVarDef(const VarDef& v) override {
-        e.hostTensors_.emplace(v.decl.name, &v.decl);
+        e.hostTensors_[hostTensorKey(v.decl.name, nest, v.id)] = &v.decl;
         Visitor::visitVarDef(v);
       }
     };
-    Host(*this).visit(s);
+    Host(*this, nest).visit(s);
   }
 
   static Emulation& of(void* context) { return *static_cast<Emulation*>(context); }

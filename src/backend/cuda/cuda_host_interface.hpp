@@ -6,6 +6,7 @@
 // and both compiled here and printed into the generated code.
 #pragma once
 #include <exception>
+#include <string>
 
 // Every entry returns nonzero on failure, after the runner has kept why;
 // the host code then returns 1 at once.
@@ -15,7 +16,7 @@
     /* runs __global__ function `kernel` on grid x block threads; args: a pointer to each argument's value */        \
     int (*launch)(void *context, const char *kernel, const long *grid, const long *block, long shared_bytes,         \
                   void **args, long argument_count);                                                                 \
-    /* a tensor of global memory between kernels, all zeros (null: failed) */                                         \
+    /* a tensor of global memory between kernels, all zeros (null: failed); tensor: hostTensorKey's */               \
     void *(*allocate)(void *context, const char *tensor, long bytes);                                                \
     void (*release)(void *context, void *pointer);                                                                   \
     /* row-major C[m][n] += op(A) op(B), as cblas_?gemm; single: float, else double */                               \
@@ -38,6 +39,13 @@ using CudaHostEntry = int (*)(void** buffers, const teml_cuda_host* host);
 
 // The declaration as the generated code prints it.
 inline constexpr const char* kCudaHostDeclaration = TEML_CUDA_HOST_TEXT(TEML_CUDA_HOST_DECLARATION);
+
+// How the host code names a tensor it allocates: NAME@NEST.ID, the
+// definition's nest (from 1) and statement id, one definition of the
+// program (a name alone may be defined in several nests, with other shapes).
+inline std::string hostTensorKey(const std::string& name, size_t nest, const std::string& id) {
+  return name + "@" + std::to_string(nest + 1) + "." + id;
+}
 
 // What a runner of the host code keeps of a failure: no C++ exception may
 // unwind through the C code, so each entry catches it, keeps it and
