@@ -1,5 +1,6 @@
 #include "backend/cuda/cuda_emulation.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "backend/cuda/cuda_emitter.hpp"
@@ -95,15 +96,20 @@ class Emulation : public HostFailures {
     interp::emulateKernel(lowered_, *k->second, lent, scalars, blocks, options_);
   }
 
-  static void* allocate(void* context, const char* tensor, long) {
+  static void* allocate(void* context, const char* tensor, long bytes) {
     Emulation& e = of(context);
     void* p = nullptr;
     e.guarded([&] {
       auto it = e.hostTensors_.find(tensor);
-      if (it == e.hostTensors_.end()) throw InternalError(std::string("emulator: the host allocates '") + tensor + "', no tensor of its");
+      if (it == e.hostTensors_.end())
+        throw InternalError(std::string("emulator: the host allocates '") + tensor + "', no tensor of its");
       runtime::Buffer b(it->second->dtype, it->second->shape);  // zeros
-      p = b.data();
-      e.allocations_.emplace(p, std::move(b));
+      if (static_cast<size_t>(bytes) != std::max<size_t>(b.bytes(), ir::bytes(b.dtype())))
+        throw InternalError(std::string("emulator: the host allocates ") + std::to_string(bytes) + " bytes for '" +
+                            tensor + "'");
+      void* data = b.data();
+      e.allocations_.emplace(data, std::move(b));
+      p = data;
     });
     return p;
   }

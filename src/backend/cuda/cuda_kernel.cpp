@@ -56,12 +56,12 @@ class DeviceHost : public HostFailures {
   static void* allocate(void* context, const char*, long bytes) {
     DeviceHost& h = of(context);
     DevicePtr p = 0;
-    h.guarded([&] {
+    bool failed = h.guarded([&] {
       p = h.take_(static_cast<size_t>(bytes));
       h.live_[p] = static_cast<size_t>(bytes);
       h.driver_.zero(p, static_cast<size_t>(bytes), h.stream_);
     });
-    return reinterpret_cast<void*>(static_cast<uintptr_t>(p));
+    return failed ? nullptr : reinterpret_cast<void*>(static_cast<uintptr_t>(p));  // one taken stays in live_
   }
   static void release(void* context, void* pointer) {
     DeviceHost& h = of(context);
