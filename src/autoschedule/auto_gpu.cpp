@@ -171,8 +171,7 @@ bool rowsOnLanes(AutoState& state, const std::string& loop) {
   std::vector<std::string> rows = rowLoops(f->body);
   if (rows.empty() || !state.tryStep({"parallelize", {loop}, {}, "blockIdx.x"})) return false;
   for (auto& id : rows) {
-    const For* row = loopWithId(state.body, id);
-    std::set<std::string> arrays = row ? arraysAmong(loopWithId(state.body, loop)->body, reducedOver(*row)) : std::set<std::string>{};
+    std::set<std::string> arrays = arraysAmong(loopWithId(state.body, loop)->body, reducedOver(*loopWithId(state.body, id)));
     if (!state.tryStep({"split_parts", {id}, {kWarp}})) return false;
     std::string lanes = state.made().at(0);
     if (!state.tryStep({"parallelize", {lanes}, {}, "threadIdx.x"})) return false;

@@ -8,7 +8,6 @@
 #include <cctype>
 
 #include "ir/mutator.hpp"
-#include "ir/visitor.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
 
 namespace teml::lowering {
