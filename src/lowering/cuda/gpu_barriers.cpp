@@ -90,21 +90,17 @@ class Barriers : StmtFunctor<StmtP()> {
       refuseInsideThreads(guarded);
       return guarded;
     }
-    ++nested_;  // a barrier at the end of the body is inside the loop too
+    bool uniform = uniformLoop(f);
+    // a barrier at the end of the body is inside the loop too
+    if (!uniform) divergent_.push_back("loop '" + f.var + "' (line " + std::to_string(f.made.loc.line) + ")");
     StmtP body = blockLevel(loopBody(f));
     // Its next iteration after this one: what runs after the body's
     // last barrier, then what runs before its first.
-    auto list = items(body);
-    std::vector<StmtP> tail, head;
-    for (auto it = list.rbegin(); it != list.rend() && (*it)->kind != StmtKind::Barrier; ++it) tail.push_back(*it);
-    for (auto& t : list) {
-      if (t->kind == StmtKind::Barrier) break;
-      head.push_back(t);
-    }
+    Parts parts = partsOf(body);
     bool carried = false;
-    for (auto& a : tail)
-      for (auto& b : head) carried = carried || needsBarrier(a, b, f.var);  // f's iterator differs between them
-    --nested_;
+    for (auto& a : parts.tail)
+      for (auto& b : parts.head) carried = carried || needsBarrier(a, b, f.var);  // f's iterator differs between them
+    if (!uniform) divergent_.pop_back();
     if (carried) body = makeSeq({body, barrier(f.made.loc)});
     return withBody(f, body);
   }
@@ -130,11 +126,13 @@ class Barriers : StmtFunctor<StmtP()> {
     return makeSeq(out);
   }
   StmtP visitIf(const If& i) override {
-    if (everyIterationInScope_ && nested_ == 0 && !writtenInBranches(i)) return splitAroundBarriers(i);
-    ++nested_;
+    if (everyIterationInScope_ && divergent_.empty() && !readsWhatItWrites(i.cond, i.then) &&
+        !(i.otherwise && readsWhatItWrites(i.cond, i.otherwise)))
+      return splitAroundBarriers(i);
+    divergent_.push_back("the branch at line " + std::to_string(sourceLocOf(i.self()).line));
     StmtP then = afterCondition(i, blockLevel(i.then));
     StmtP otherwise = i.otherwise ? afterCondition(i, blockLevel(i.otherwise)) : nullptr;
-    --nested_;
+    divergent_.pop_back();
     return std::make_shared<If>(i.cond, then, otherwise, i.id, i.made);
   }
   // Every thread reads the condition before it takes the branch: a branch
@@ -151,9 +149,16 @@ class Barriers : StmtFunctor<StmtP()> {
     return std::make_shared<VarDef>(v.decl, blockLevel(v.body), v.loopLocal, v.id, v.made);
   }
   StmtP visitAssert(const Assert& a) override {
-    ++nested_;  // a failed check skips its body in the threads that fail it
+    if (everyIterationInScope_ && divergent_.empty() && !readsWhatItWrites(a.cond, a.body)) {
+      int piece = 0;
+      return liftBarriers(blockLevel(a.body), [&](const std::vector<StmtP>& stmts) {
+        return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, makeSeq(stmts), pieceId(a.id, piece++), a.made);
+      });
+    }
+    // a failed check skips its body in the threads that fail it
+    divergent_.push_back("the run-time check at line " + std::to_string(a.loc.line));
     StmtP body = blockLevel(a.body);
-    --nested_;
+    divergent_.pop_back();
     return std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, body, a.id, a.made);
   }
   StmtP visitStore(const Store& st) override { return st.self(); }
@@ -248,7 +253,7 @@ class Barriers : StmtFunctor<StmtP()> {
     everyIterationInScope_ = blockWide || everyThreadOfOneWarp(f);
     if (!blockWide) scope_ = BarrierScope::Warp;
     warpLoop_ = f.var;
-    int outerNested = std::exchange(nested_, 0);
+    auto outerDivergent = std::exchange(divergent_, {});
     forEachStmt(f.body, [&](const StmtP& t) {
       if (t->kind == StmtKind::VarDef) insideWarp_.insert(t->as<VarDef>().decl.name);
     });
@@ -257,7 +262,7 @@ class Barriers : StmtFunctor<StmtP()> {
     insideWarp_.clear();
     scope_ = outer;
     everyIterationInScope_ = false;
-    nested_ = outerNested;
+    divergent_ = outerDivergent;
     return withBody(f, body);
   }
   // A barrier between `a` and `b` (see conflict). Inside a warp's loop
@@ -265,12 +270,13 @@ class Barriers : StmtFunctor<StmtP()> {
   // touch other elements, or the schedule is refused.
   bool needsBarrier(const StmtP& a, const StmtP& b, const std::string& varying = "") const {
     if (!threadsMayMeet(a, b, private_, varying)) return false;
-    if (everyIterationInScope_ && nested_ > 0)  // iterations of the loop may take other paths through loops and branches
+    if (everyIterationInScope_ && !divergent_.empty())  // iterations of the loop may take other paths through it
       throw UserError(sourceLocOf(b), "this statement and the one at line " + std::to_string(sourceLocOf(a).line) +
-                                          " need a barrier between them inside a loop or branch within loop '" +
-                                          warpLoop_ + "', whose iterations (threads of the barrier's " +
+                                          " need a barrier between them inside " + divergent_.front() +
+                                          ", within loop '" + warpLoop_ + "', whose iterations (threads of the " +
                                           (scope_ == BarrierScope::Warp ? "warp" : "block") +
-                                          ") may not all get there; move them out of it" +
+                                          ") may take it apart (its count or condition reads data or '" + warpLoop_ +
+                                          "'), so not all of them would reach the barrier; move them out of it" +
                                           (scope_ == BarrierScope::Warp ? ", or make each iteration a warp (blockDim.x of 32)" : ""));
     if (everyIterationInScope_) return true;  // threads of every iteration are in the warp or block the barrier orders
     if (!warpLoop_.empty() && acrossWarps(a, b))
@@ -345,56 +351,136 @@ class Barriers : StmtFunctor<StmtP()> {
   // split at its barriers as FreeTensor does: `if c: A; B else: C` with a
   // barrier between A and B becomes `if c: A else: C`, the barrier, `if c:
   // B`, which every thread reaches. Right where c reads nothing the
-  // branches write (each piece evaluates it again). A thread's own tensor
-  // (gpu/local) whose scope holds a barrier is defined around all the
-  // pieces; a barrier left inside a piece (in a loop, or a shared tensor's
-  // scope, within the branch) is refused.
+  // branches write (each piece evaluates it again). Where an arm keeps a
+  // barrier in a loop (liftBarriers), the arms run one after the other,
+  // the else arm under `not c`: threads of other iterations of the loop
+  // never meet (the loop's iterations are independent), so only the
+  // barriers' count must agree.
   StmtP splitAroundBarriers(const If& i) {
     StmtP then = blockLevel(i.then), otherwise = i.otherwise ? blockLevel(i.otherwise) : nullptr;
-    std::vector<const VarDef*> hoisted;  // a thread's own tensors the pieces share: defined around them all
-    std::function<void(const StmtP&, std::vector<std::vector<StmtP>>&)> split = [&](const StmtP& s, auto& out) {
-      for (auto& item : items(s)) {
-        if (item->kind == StmtKind::Barrier) {
-          out.emplace_back();
-        } else if (item->kind == StmtKind::VarDef && !item->as<VarDef>().loopLocal &&
-                   item->as<VarDef>().decl.mem == MemKind::GpuLocal && hasBarrier(item)) {
-          hoisted.push_back(&item->as<VarDef>());
-          split(item->as<VarDef>().body, out);
-        } else if (hasBarrier(item)) {
-          throw UserError(sourceLocOf(item), "this statement needs a barrier inside it, within a branch of loop '" +
-                                                 warpLoop_ + "' that not every thread takes; move it out of the branch");
-        } else {
-          out.back().push_back(item);
-        }
-      }
+    int piece = 0;
+    auto when = [&](const ExprP& cond) {
+      return [&, cond](const std::vector<StmtP>& stmts) {
+        return std::make_shared<If>(cond, makeSeq(stmts), nullptr, pieceId(i.id, piece++), i.made);
+      };
     };
-    auto pieces = [&](const StmtP& s) {
-      std::vector<std::vector<StmtP>> out(1);
-      if (s) split(s, out);
-      return out;
-    };
-    auto t = pieces(then), e = pieces(otherwise);
-    if (t.size() == 1 && e.size() == 1) return std::make_shared<If>(i.cond, then, otherwise, i.id, i.made);
+    std::vector<std::vector<StmtP>> t, e;
+    if (!flatPieces(then, t) || (otherwise && !flatPieces(otherwise, e))) {
+      StmtP first = liftBarriers(then, when(i.cond));
+      return otherwise ? makeSeq({first, liftBarriers(otherwise, when(unary(UnaryOp::Not, i.cond)))}) : first;
+    }
+    if (t.size() <= 1 && e.size() <= 1) return std::make_shared<If>(i.cond, then, otherwise, i.id, i.made);
     std::vector<StmtP> out;
     for (size_t k = 0; k < std::max(t.size(), e.size()); ++k) {
       if (k) out.push_back(barrier(sourceLocOf(i.self())));
       bool hasThen = k < t.size() && !t[k].empty(), hasElse = k < e.size() && !e[k].empty();
       if (!hasThen && !hasElse) continue;
-      std::string id = k == 0 || i.id.empty() ? i.id : i.id + ".split" + std::to_string(k);
       out.push_back(std::make_shared<If>(i.cond, hasThen ? makeSeq(t[k]) : makeSeq({}),
-                                         hasElse ? makeSeq(e[k]) : nullptr, id, i.made));
+                                         hasElse ? makeSeq(e[k]) : nullptr, pieceId(i.id, piece++), i.made));
     }
-    StmtP result = makeSeq(out);
-    for (auto it = hoisted.rbegin(); it != hoisted.rend(); ++it)
-      result = std::make_shared<VarDef>((*it)->decl, result, std::nullopt, (*it)->id, (*it)->made);
-    return result;
+    return withOwnTensorsAround(then, otherwise, makeSeq(out));
   }
-  static bool writtenInBranches(const If& i) {
-    std::set<std::string> written = tensorsWritten(i.then);
-    if (i.otherwise)
-      for (auto& t : tensorsWritten(i.otherwise)) written.insert(t);
+  // The statements of `s` between its barriers, where none is in a loop
+  // (false if one is).
+  static bool flatPieces(const StmtP& s, std::vector<std::vector<StmtP>>& out) {
+    out.assign(1, {});
+    std::function<bool(const StmtP&)> split = [&](const StmtP& body) {
+      for (auto& item : items(body)) {
+        if (item->kind == StmtKind::Barrier) out.emplace_back();
+        else if (!hasBarrier(item)) out.back().push_back(item);
+        else if (item->kind == StmtKind::Seq || liftable(item)) {
+          if (!split(item->kind == StmtKind::Seq ? item : item->as<VarDef>().body)) return false;
+        } else return false;
+      }
+      return true;
+    };
+    return split(s);
+  }
+  // `guard(body)` (a branch or a run-time check around `body`), with every
+  // barrier in `body` taken out of the guard so that every thread reaches
+  // it: the statements between barriers each get a copy of the guard; a
+  // loop whose trip count is the same in every thread (uniformLoop) keeps
+  // its barriers, with the guard moved inside it, as FreeTensor moves a
+  // branch into a loop of constant count; a thread's own or a shared
+  // tensor whose scope holds a barrier is defined around the pieces. A
+  // barrier left elsewhere (a loop whose count differs between threads)
+  // is refused.
+  StmtP liftBarriers(const StmtP& body, const std::function<StmtP(const std::vector<StmtP>&)>& guard) {
+    std::vector<StmtP> out, piece;
+    auto flush = [&] {
+      if (!piece.empty()) out.push_back(guard(piece));
+      piece.clear();
+    };
+    std::function<void(const StmtP&)> walk = [&](const StmtP& s) {
+      for (auto& item : items(s)) {
+        if (item->kind == StmtKind::Barrier) {
+          flush();
+          out.push_back(item);
+        } else if (!hasBarrier(item)) {
+          piece.push_back(item);
+        } else if (item->kind == StmtKind::Seq || liftable(item)) {
+          walk(item->kind == StmtKind::Seq ? item : item->as<VarDef>().body);
+        } else if (item->kind == StmtKind::For && uniformLoop(item->as<For>())) {
+          flush();
+          out.push_back(withBody(item->as<For>(), liftBarriers(loopBody(item->as<For>()), guard)));
+        } else {
+          throw UserError(sourceLocOf(item), "this statement needs a barrier inside it, within a branch of loop '" +
+                                                 warpLoop_ + "' that not every thread takes; move it out of the branch");
+        }
+      }
+    };
+    walk(body);
+    flush();
+    return withOwnTensorsAround(body, nullptr, makeSeq(out));
+  }
+  // A tensor definition whose scope holds a barrier, which the pieces of a
+  // split branch share: a thread's own (gpu/local) or the block's
+  // (gpu/shared, already one copy per iteration of the loop).
+  static bool liftable(const StmtP& s) {
+    if (s->kind != StmtKind::VarDef || s->as<VarDef>().loopLocal) return false;
+    MemKind mem = s->as<VarDef>().decl.mem;
+    return (mem == MemKind::GpuLocal || mem == MemKind::GpuShared) && hasBarrier(s);
+  }
+  // `pieces` inside the definitions of the liftable tensors of `a` and `b`
+  // (outside any loop in them), outermost first.
+  static StmtP withOwnTensorsAround(const StmtP& a, const StmtP& b, StmtP pieces) {
+    std::vector<const VarDef*> defs;
+    std::function<void(const StmtP&)> find = [&](const StmtP& s) {
+      if (!s) return;
+      for (auto& item : items(s)) {
+        if (item->kind == StmtKind::Seq) find(item);
+        else if (liftable(item)) {
+          defs.push_back(&item->as<VarDef>());
+          find(item->as<VarDef>().body);
+        }
+      }
+    };
+    find(a);
+    find(b);
+    for (auto it = defs.rbegin(); it != defs.rend(); ++it)
+      pieces = std::make_shared<VarDef>((*it)->decl, pieces, std::nullopt, (*it)->id, (*it)->made);
+    return pieces;
+  }
+  static std::string pieceId(const std::string& id, int k) {
+    return k == 0 || id.empty() ? id : id + ".split" + std::to_string(k);
+  }
+  // A loop inside the loop every thread runs once, outside its branches,
+  // that every thread runs as often: its bounds read no tensor and not
+  // that loop's iterator (FreeTensor's loops of constant count).
+  bool uniformLoop(const For& f) const {
+    if (!everyIterationInScope_ || !divergent_.empty() || f.loopKind.gpuThreads()) return false;
+    bool same = true;
+    for (const ExprP& bound : {f.begin, f.end})
+      forEachExpr(bound, [&](const ExprP& e) {
+        same = same && e->kind != ExprKind::Load && !(e->kind == ExprKind::Var && e->as<Var>().name == warpLoop_);
+      });
+    return same;
+  }
+  // Does `cond` read a tensor `body` writes?
+  static bool readsWhatItWrites(const ExprP& cond, const StmtP& body) {
+    std::set<std::string> written = tensorsWritten(body);
     bool reads = false;
-    forEachExpr(i.cond, [&](const ExprP& e) { reads = reads || (e->kind == ExprKind::Load && written.count(e->as<Load>().tensor)); });
+    forEachExpr(cond, [&](const ExprP& e) { reads = reads || (e->kind == ExprKind::Load && written.count(e->as<Load>().tensor)); });
     return reads;
   }
 
@@ -423,7 +509,7 @@ class Barriers : StmtFunctor<StmtP()> {
   SourceLoc kernelLoc_;
   std::string warpLoop_;             // the warp loop whose body is being ordered (empty outside)
   bool everyIterationInScope_ = false;             // all its iterations are in the scope of its barrier (one warp, or the block)
-  int nested_ = 0;                   // loops and branches around, inside it
+  std::vector<std::string> divergent_;  // loops, branches and checks around, inside it, that threads may take apart
   std::set<std::string> insideWarp_;  // the tensors it defines
 };
 

@@ -3,7 +3,9 @@
 FreeTensor: accepts: rows of one warp (32 lanes, threadIdx.y) in 3 groups (threadIdx.z); each warp's
 loop of lim[i, j] steps needs only __syncwarp, which it puts inside the loop (checks the lowered AST
 only). (teml.zeros where FreeTensor's ft.empty is summed into before any write.)
-teml: 15_warp_rows_in_a_3d_block.py:22:21: error: this statement and the one at line 20 need a barrier between them (threads touch each other's elements), and they are inside loop 'i', bound to threadIdx.z, which not every thread may run; bind them to threads of the same loops
+teml: 15_warp_rows_in_a_3d_block.py:24:21: error: this statement and the one at line 22 need a
+barrier between them (threads touch each other's elements), and they are inside loop 'j', bound to
+threadIdx.y, which not every thread may run; bind them to threads of the same loops
 Case: not one of the issue's listed cases; next to the rule for a loop over threadIdx.y whose rows
 are warps (docs/cuda.md), which teml applies where blockDim.z is 1: here threadIdx.z is 3.
 """

@@ -5,7 +5,10 @@ EXPECTED REFUSAL.
 FreeTensor: refuses it (InvalidProgram): the branch i * 4 + j < 10 cannot be split out of a loop of
 lim[i, j] steps (lim may be invalid where the branch is false), so the __syncthreads would sit in
 divergent control. (teml.zeros where FreeTensor's ft.empty is summed into before any write.)
-teml: 27_data_bounded_loop_in_a_branch_on_y.py:23:21: error: this statement and the one at line 23 need a barrier between them (threads touch each other's elements), and they are inside loop 'j', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: 27_data_bounded_loop_in_a_branch_on_y.py:26:21: error: this statement and the one at line 26
+need a barrier between them inside loop 'k' (line 23), within loop 'j', whose iterations (threads of
+the block) may take it apart (its count or condition reads data or 'j'), so not all of them would
+reach the barrier; move them out of it
 Case: EXPECTED REFUSAL: a barrier inside divergent control (FreeTensor refuses it too).
 """
 import teml

@@ -7,7 +7,10 @@ __syncthreads inside the loop over k (checks the lowered AST only). But that loo
 lim[i, j] differs between the block's rows (j is threadIdx.y, a row is 64 lanes: two warps), so rows
 that finish early never reach the barrier the others wait at. (teml.zeros where FreeTensor's
 ft.empty is summed into before any write.)
-teml: 28_barrier_in_a_loop_whose_steps_differ_between_rows.py:26:21: error: this statement and the one at line 24 need a barrier between them (threads touch each other's elements), and they are inside loop 'j', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: 28_barrier_in_a_loop_whose_steps_differ_between_rows.py:29:21: error: this statement and the
+one at line 27 need a barrier between them inside loop 'k' (line 26), within loop 'j', whose
+iterations (threads of the block) may take it apart (its count or condition reads data or 'j'), so
+not all of them would reach the barrier; move them out of it
 Case: EXPECTED REFUSAL: a block barrier inside divergent control (a loop whose trip count differs
 between threads of the block); FreeTensor accepts it, teml should not.
 """

@@ -4,7 +4,9 @@ FreeTensor: accepts: it splits the branch i * 4 + j < 10 so that the constant lo
 every thread, with a __syncthreads inside it and the branch repeated around the statements (checks
 the lowered AST only); t becomes (4, 2) shared. (teml.zeros where FreeTensor's ft.empty is summed
 into before any write.) 3 steps of k for FreeTensor's 10.
-teml: 10_constant_loop_inside_the_y_loop.py:22:21: error: this statement and the one at line 22 need a barrier between them (threads touch each other's elements), and they are inside loop 'j', bound to threadIdx.y, which not every thread may run; bind them to threads of the same loops
+teml: accepted since issue 46: the loop over k reads no tensor and not j in its bounds, so every
+thread runs it as often; the branch (and the index checks hoisted around the loop) move into it and
+split at its barriers: `for k: if c: fill; barrier; if c: sums; barrier; if c: y = t[0]`.
 Case: the issue's case: a constant-trip loop inside the y loop.
 """
 import teml
