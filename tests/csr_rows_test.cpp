@@ -5,7 +5,9 @@
 // into blocks too. Rows out of order stop the run with the row named; rows
 // the analysis cannot see checked are not taken apart.
 #include "analysis/legality.hpp"
+#include "backend/cuda/cuda_emulation.hpp"
 #include "frontend/freeform/freeform.hpp"
+#include "lowering/lower.hpp"
 #include "pipeline/freeform_schedule.hpp"
 #include "ir/csr_rows.hpp"
 #include "ir/printer.hpp"
@@ -181,4 +183,32 @@ TEST(CsrRows, RowsNotCheckedAreNotTakenApart) {
   EXPECT_FALSE(analysis::loopIsIndependent(nest, "Li"));
   StmtP checked = makeFor("Li", "i", intConst(0), intConst(8), 1, LoopKind{}, rowOrderCheck("ptr", DType::I32, var("i"), SourceLoc{1, 1}, row));
   EXPECT_TRUE(analysis::loopIsIndependent(checked, "Li"));
+}
+
+TEST(CsrRows, EachRowIsCheckedOnceInTheCodeThatRunsOnTheCpuAndTheGpu) {
+  // The whole array's check runs before the rows; the row loops' own
+  // checks (which the dependence analysis read) are gone from the lowered
+  // code, and rows out of order still stop the run (lowering/row_checks_once).
+  ir::Program cpu = asWritten(kRowsInPlace, "@teml.schedule(f)\ndef s(s):\n    s.parallelize(\"Lnode\")\n");
+  freeform::FreeformOptions o;
+  o.target = target::cudaTarget();
+  o.autoSchedule = false;
+  ir::Program gpu = pipeline::compileFreeform(
+      std::string(kRowsInPlace) + "@teml.schedule(f)\ndef s(s):\n    s.parallelize(\"Lnode\", \"blockIdx.x\")\n", o).program;
+  for (bool onGpu : {false, true}) {
+    std::string lowered = ir::toString(lowering::lower(onGpu ? gpu : cpu, onGpu ? target::cudaTarget() : target::hostCpu()), false);
+    EXPECT_EQ(occurrences(lowered, "assert ptr[i] <= ptr[i + 1]"), 0) << lowered;
+    EXPECT_GE(occurrences(lowered, "assert ptr[ptr.row] <= ptr[ptr.row + 1]"), 1) << lowered;
+  }
+  runtime::BufferMap in = rows(gpu, {0, 3, 6, 4, 9, 14, 15, 15, 20});  // rows 2 and 3 overlap
+  runtime::JitOptions jit;
+  jit.cacheDir = cacheDir();
+  for (bool onGpu : {false, true}) try {
+      auto b = in;
+      if (onGpu) backend::emulateCuda(lowering::lower(gpu, target::cudaTarget()), b, jit);
+      else runJit(cpu, b, 2);
+      ADD_FAILURE() << "the run should stop";
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("the rows of 'ptr' decrease after row 2"), std::string::npos) << e.what();
+    }
 }

@@ -119,18 +119,20 @@ std::vector<std::string> passesRun(const std::string& flags) {
 
 // docs/lowering.md's list: its numbered passes (for CUDA the shared ones
 // but the CPU's range checks), then for CUDA the passes named in
-// backquotes in the sentence that starts "and for CUDA".
+// backquotes in the sentence that starts "and for CUDA", then the passes
+// numbered "(after the target's own passes)".
 std::vector<std::string> passesDocumented(bool cuda) {
   std::string docs = read(std::string(TEML_SOURCE_DIR) + "/docs/lowering.md");
-  std::vector<std::string> out;
+  std::vector<std::string> out, last;
   std::istringstream lines(docs);
   for (std::string line; std::getline(lines, line);) {
     size_t dot = line.find(". `");
     if (dot == std::string::npos || dot == 0 || dot > 2 || !std::isdigit(static_cast<unsigned char>(line[0]))) continue;
     int number = std::stoi(line);
     std::string name = line.substr(dot + 3, line.find('`', dot + 3) - dot - 3);
-    if (cuda && (number > 11 || name == "checks_by_range")) continue;  // the CPU's own; the CPU with one rank
-    out.push_back(name);
+    if (line.find("(after the target's own passes)") != std::string::npos) last.push_back(name);
+    else if (cuda && (number > 11 || name == "checks_by_range")) continue;  // the CPU's own; the CPU with one rank
+    else out.push_back(name);
   }
   if (cuda) {
     size_t at = docs.find("and for CUDA"), end = docs.find(". ", docs.find("gpu_launches", at));
@@ -141,6 +143,7 @@ std::vector<std::string> passesDocumented(bool cuda) {
       q = close;
     }
   }
+  out.insert(out.end(), last.begin(), last.end());
   return out;
 }
 

@@ -70,6 +70,13 @@ StmtP wholeRowOrderCheck(const std::string& rows, DType dtype, int64_t length, S
   return makeFor(rows + ".rows", r, intConst(0), intConst(std::max<int64_t>(length - 1, 0)), 1, LoopKind{}, check);
 }
 
+std::optional<std::string> rowOrderChecked(const Assert& a) {
+  if (a.message.rfind(kOutOfOrder, 0) != 0 || a.cond->kind != ExprKind::Binary) return std::nullopt;
+  ExprP here = static_cast<const Binary&>(*a.cond).a;
+  if (here->kind != ExprKind::Load) return std::nullopt;
+  return static_cast<const Load&>(*here).tensor;
+}
+
 std::map<std::string, std::pair<const For*, CsrRow>> checkedRowLoops(const StmtP& s) {
   std::map<std::string, std::pair<const For*, CsrRow>> out;
   forEachStmt(s, [&](const StmtP& x) {

@@ -33,6 +33,9 @@ StmtP rowOrderCheck(const std::string& rows, DType dtype, const ExprP& row, Sour
 // The same check for every row of P (of `length` entries), as a loop.
 StmtP wholeRowOrderCheck(const std::string& rows, DType dtype, int64_t length, SourceLoc loc);
 
+// The array an order check (of either kind) is about, if `a` is one.
+std::optional<std::string> rowOrderChecked(const Assert& a);
+
 // The row loops of `s` inside their row order check, by id.
 std::map<std::string, std::pair<const For*, CsrRow>> checkedRowLoops(const StmtP& s);
 

@@ -19,6 +19,7 @@
 #include "lowering/pass_log.hpp"
 #include "lowering/parallel_reductions.hpp"
 #include "lowering/reduction_init.hpp"
+#include "lowering/row_checks_once.hpp"
 #include "lowering/single_iteration_loops.hpp"
 #include "lowering/target_passes.hpp"
 
@@ -66,6 +67,8 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
     run("single_iteration_loops", inlineSingleIterationLoops);
     for (auto& pass : targetPasses(target.kind))  // then the target's own
       run(pass.name, [&](const StmtP& s) { return pass.run(s, p, target); });
+    if (target.ranks <= 1)  // after every pass that asks the dependence analysis (the ranks' exchanges ask it below)
+      run("row_checks_once", rowChecksOnce);
   }
   // Several MPI ranks: exchanges between the steps, then each distributed loop bound to its rank's block.
   if (target.kind == target::Kind::Cpu && target.ranks > 1) {
