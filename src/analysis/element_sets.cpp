@@ -43,6 +43,24 @@ int storesAndReduces(const StmtP& s) {
   return n;
 }
 
+// `step` with each run-time check that guards no store standing for a
+// store of its condition into a tensor no step knows (ignored below): its
+// reads are then described as a store's are, in the instances that run it
+// (a CSR array's order check distributed with the rows: each rank reads
+// its block of the row pointers, not all of them). A check with no id to
+// describe it by stays, and its reads count whole.
+StmtP checksAsStores(const StmtP& step) {
+  struct Rewrite : Mutator {
+    StmtP mutateAssert(const StmtP& s) override {
+      auto& a = s->as<Assert>();
+      if (a.id.empty() || storesAndReduces(a.body) != 0) return Mutator::mutateAssert(s);
+      auto read = std::make_shared<Store>("teml.check", std::vector<ExprP>{}, a.cond, a.loc, StmtTag{a.id, {}, {}}, a.id, a.made);
+      return makeSeq({read, mutate(a.body)});
+    }
+  };
+  return Rewrite().mutate(step);
+}
+
 }  // namespace
 
 ElementSet ElementSet::box(isl_ctx* ctx, const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
@@ -163,8 +181,9 @@ bool sameAccess(const isl_model::Access& a, const isl_model::Access& b) {
 }
 }  // namespace
 
-StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& step, const std::map<std::string, std::vector<int64_t>>& shapes,
+StepAccesses stepAccesses(isl_ctx* ctx, const StmtP& written, const std::map<std::string, std::vector<int64_t>>& shapes,
                           const std::vector<LoopBlock>& blocks) {
+  const StmtP step = checksAsStores(written);
   StepAccesses out;
   isl_ctx_reset_operations(ctx);  // the budget is for one question, not for every rank's
   for (auto& [t, shape] : shapes) {

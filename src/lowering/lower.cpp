@@ -13,6 +13,7 @@
 #include "lowering/checks_by_range.hpp"
 #include "lowering/distributed/exchanges.hpp"
 #include "lowering/distributed/grid_choice.hpp"
+#include "lowering/distributed/row_checks_by_rank.hpp"
 #include "lowering/distributed/rows_by_index.hpp"
 #include "lowering/local_boxes.hpp"
 #include "lowering/narrow_float_conversions.hpp"
@@ -72,6 +73,7 @@ Program lower(const Program& scheduled, const target::Target& target, const std:
   }
   // Several MPI ranks: exchanges between the steps, then each distributed loop bound to its rank's block.
   if (target.kind == target::Kind::Cpu && target.ranks > 1) {
+    distributeRowChecks(p);
     p = planExchangesOnAGrid(p, target.ranks, target.rankGridRows);
     findRowsByIndex(p);
     p = boundToRanks(p);

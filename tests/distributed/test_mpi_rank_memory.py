@@ -60,3 +60,20 @@ def test_a_rank_reads_only_the_columns_of_its_rows(tmp_path):
         # The part starts up to 15 int32 early, so that col's origin keeps one process's alignment.
         assert 4 * span <= read[r] <= 4 * (span + 15), (r, span, stderr)
     assert sum(read.values()) < 4 * m + 4 * 16 * ranks
+
+
+READ_PTR = re.compile(r"rank (\d+): input 'ptr': read (\d+) B of")
+
+
+def test_a_rank_reads_only_the_row_pointers_of_its_rows(tmp_path):
+    # The check that ptr's rows do not decrease runs distributed with the
+    # rows (lowering/distributed/row_checks_by_rank): a rank reads
+    # ptr[lo..hi], not the whole of it.
+    n, m, c, ranks = 2000, 20000, 8, 3
+    _, stderr = csr_run(tmp_path, n, m, c, ranks, "ptr")
+    read = {int(r): int(b) for r, b in READ_PTR.findall(stderr)}
+    assert sorted(read) == list(range(ranks)), stderr
+    for r in range(ranks):
+        lo, hi = n * r // ranks, n * (r + 1) // ranks
+        # hi - lo + 1 pointers, the part starting up to 15 int32 early (alignment, as for col)
+        assert 4 * (hi - lo + 1) <= read[r] <= 4 * (hi - lo + 1 + 15), (r, stderr)
