@@ -380,6 +380,22 @@ def g(s):
         #! label: Lj
         for j in range(32):
             y[i, j] = x[i, j])", ""), "accepted");
+  // A thread's own copy, written in a thread loop: read back by the same
+  // thread, right; read by the block after the loop, one thread's part only.
+  EXPECT_EQ(shared(R"(        t = teml.zeros((32,), "float64", "gpu/local")
+        #! label: Lj
+        for j in range(32):
+            t[j] = x[i, j] * 2
+            y[i, j] = t[j])", ""), "accepted");
+  std::string r = shared(R"(        t = teml.zeros((32,), "float64", "gpu/local")
+        #! label: Lj
+        for j in range(32):
+            t[j] = x[i, j] * 2
+        for j in range(32):
+            y[i, j] = t[j])", "");
+  EXPECT_NE(r.find("'t' is gpu/local, but each thread writes its own copy of it inside loop 'j' (bound to "
+                   "threadIdx.x), and this statement reads it outside the thread loops"),
+            std::string::npos) << r;
   auto f = failureOf([&] {
     scheduledForCuda(R"(import teml
 @teml.transform

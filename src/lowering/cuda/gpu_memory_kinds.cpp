@@ -13,7 +13,9 @@
 // defined. Each kernel's shared memory is
 // checked against the GPU's limit and requested dynamically above the
 // static one.
+#include <map>
 #include <optional>
+#include <set>
 
 #include "diag/diagnostics.hpp"
 #include "ir/accesses.hpp"
@@ -120,6 +122,37 @@ class GpuMemoryKinds : public Mutator {
       throw UserError(v.made.loc, what + "it is defined outside every kernel (local memory is a thread's)");
     if (v.decl.mem == MemKind::GpuGlobal && inKernel_)
       throw UserError(v.made.loc, what + "it is defined inside a kernel; define it outside, or make it gpu/shared or gpu/local");
+    if (v.decl.mem == MemKind::GpuLocal && inKernel_) checkOwnCopiesMeet(v, what);
+  }
+  // gpu/local outside a kernel's thread loops is a copy per thread. What
+  // threads write there inside a thread loop is in their own copies, so a
+  // statement outside every thread loop (which runs in each thread, or in
+  // thread 0 alone) that reads it would see one thread's part only: a
+  // wrong result, refused (a matrix product's tile of sums flushed after
+  // the loop over k, with the sums in each thread's patch).
+  static void checkOwnCopiesMeet(const VarDef& v, const std::string& what) {
+    std::set<const Stmt*> inThreads;
+    std::map<const Stmt*, const For*> loopOf;
+    forEachStmt(v.body, [&](const StmtP& s) {
+      if (s->kind != StmtKind::For || !s->as<For>().loopKind.gpuThreads() || inThreads.count(s.get())) return;
+      forEachStmt(s, [&](const StmtP& t) {
+        inThreads.insert(t.get());
+        loopOf[t.get()] = &s->as<For>();
+      });
+    });
+    const For* writer = nullptr;
+    for (auto& a : accessesOf(v.body))
+      if (a.tensor == v.decl.name && a.kind != AccessKind::Read && inThreads.count(a.stmt)) writer = loopOf.at(a.stmt);
+    if (!writer) return;
+    for (auto& a : accessesOf(v.body)) {
+      if (a.tensor != v.decl.name || a.kind == AccessKind::Store || inThreads.count(a.stmt)) continue;
+      SourceLoc at = sourceLocOf(a.stmt->self());  // a cache's flush has none: where the tensor is used
+      throw UserError(at.line ? at : sourceLocOf(v.self()),
+                      what + "each thread writes its own copy of it inside loop '" + writer->var + "' (bound to " +
+                          parallelScopeName(writer->loopKind.scope) +
+                          "), and this statement reads it outside the thread loops, where a thread's copy lacks "
+                          "the others' values; make it gpu/shared, or read it inside the same thread loops");
+    }
   }
   // A small tensor of the block that its thread loops only read: each
   // thread keeps its own copy and runs the block's statements that write
