@@ -54,4 +54,13 @@ std::string cString(const std::string& text) {
   return out + "\"";
 }
 
+std::string integerHelpers(const std::string& qualifier) {
+  const std::string q = qualifier + " long ";
+  return q + "teml_min(long a, long b) { return a < b ? a : b; }\n" +
+         q + "teml_max(long a, long b) { return a > b ? a : b; }\n" +
+         q + "teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n" +
+         q + "teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }\n" +
+         q + "teml_abs(long a) { return a < 0 ? -a : a; }\n";
+}
+
 }  // namespace teml::codegen

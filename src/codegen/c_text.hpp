@@ -18,6 +18,11 @@ std::string paramDecl(const ir::TensorDecl& t, const std::string& cname);
 // A cast of an untyped buffer pointer to the tensor's C type.
 std::string castTo(const ir::TensorDecl& t);
 
+// The integer helpers the expressions of every generated file call
+// (c_expr): min, max, Python's floor division and modulo, abs, each after
+// `qualifier` ("static inline" in C; host and device functions in CUDA).
+std::string integerHelpers(const std::string& qualifier);
+
 // `text` as a C string literal.
 std::string cString(const std::string& text);
 

@@ -1,8 +1,12 @@
 #include "backend/cuda/cuda_prelude.hpp"
 
+#include "codegen/c_text.hpp"
+
 namespace teml::codegen {
 
-const char* const kCudaPrelude = R"(#pragma nv_diag_suppress 177 /* helpers a kernel does not call */
+namespace {
+
+const char* const kHead = R"(#pragma nv_diag_suppress 177 /* helpers a kernel does not call */
 #ifdef __CUDACC_RTC__
 typedef int int32_t;
 typedef long long int64_t;
@@ -16,12 +20,9 @@ typedef long long int64_t;
 #define _Bool bool
 #define TEML_D static __device__ __forceinline__
 #define TEML_HD static __host__ __device__ __forceinline__ /* the host code's expressions call these too */
-TEML_HD long teml_min(long a, long b) { return a < b ? a : b; }
-TEML_HD long teml_max(long a, long b) { return a > b ? a : b; }
-TEML_HD long teml_floordiv(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
-TEML_HD long teml_mod(long a, long b) { return a - teml_floordiv(a, b) * b; }
-TEML_HD long teml_abs(long a) { return a < 0 ? -a : a; }
-TEML_D float teml_minf(float a, float b) { return b < a ? b : a; }
+)";
+
+const char* const kRest = R"(TEML_D float teml_minf(float a, float b) { return b < a ? b : a; }
 TEML_D float teml_maxf(float a, float b) { return b > a ? b : a; }
 TEML_D double teml_mind(double a, double b) { return b < a ? b : a; }
 TEML_D double teml_maxd(double a, double b) { return b > a ? b : a; }
@@ -84,5 +85,9 @@ TEML_D void teml_fail(int line, int col, int message, long long value) {
   teml_failure.line = line; teml_failure.col = col; teml_failure.message = message; teml_failure.value = value;
 }
 )";
+
+}  // namespace
+
+std::string cudaPrelude() { return kHead + integerHelpers("TEML_HD") + kRest; }
 
 }  // namespace teml::codegen

@@ -4,9 +4,10 @@
 // first failed run-time check. Compiles with nvcc and with NVRTC (no
 // system headers there).
 #pragma once
+#include <string>
 
 namespace teml::codegen {
 
-extern const char* const kCudaPrelude;
+std::string cudaPrelude();
 
 }  // namespace teml::codegen
