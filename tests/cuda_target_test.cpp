@@ -365,7 +365,7 @@ def f(x: teml.Var[(8, 32), "float64"], y: teml.Var[(8, 32), "float64", "output"]
 def g(s):
     s.parallelize("Li", "blockIdx.x")
     s.parallelize("Lj", "threadIdx.x")
-)";
+)" + (placement.find("Lk") == std::string::npos ? "" : "    s.parallelize(\"Lk\", \"threadIdx.x\")\n");
     (void)mtype;
     auto f = failureOf([&] { lowering::lower(scheduledForCuda(source), target::cudaTarget()); });
     return f.failed ? f.message : "accepted";
@@ -395,6 +395,24 @@ def g(s):
             y[i, j] = t[j])", "");
   EXPECT_NE(r.find("'t' is gpu/local, but each thread writes its own copy of it inside loop 'j' (bound to "
                    "threadIdx.x), and this statement reads it outside the thread loops"),
+            std::string::npos) << r;
+  // Read by another thread loop: right where each element stays with its thread.
+  EXPECT_EQ(shared(R"(        t = teml.zeros((32,), "float64", "gpu/local")
+        #! label: Lj
+        for j in range(32):
+            t[j] = x[i, j] * 2
+        #! label: Lk
+        for k in range(32):
+            y[i, k] = t[k])", ""), "accepted");
+  r = shared(R"(        t = teml.zeros((32,), "float64", "gpu/local")
+        #! label: Lj
+        for j in range(32):
+            t[j] = x[i, j] * 2
+        #! label: Lk
+        for k in range(32):
+            y[i, k] = t[31 - k])", "");
+  EXPECT_NE(r.find("'t' is gpu/local, but each thread has its own copy of it, and teml cannot show that a thread of this "
+                   "loop touches only elements its own thread wrote in loop 'j'"),
             std::string::npos) << r;
   auto f = failureOf([&] {
     scheduledForCuda(R"(import teml

@@ -22,6 +22,7 @@
 #include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 #include "lowering/cuda/cuda_passes.hpp"
+#include "lowering/cuda/gpu_thread_conflicts.hpp"
 
 namespace teml::lowering {
 
@@ -141,9 +142,24 @@ class GpuMemoryKinds : public Mutator {
       });
     });
     const For* writer = nullptr;
-    for (auto& a : accessesOf(v.body))
-      if (a.tensor == v.decl.name && a.kind != AccessKind::Read && inThreads.count(a.stmt)) writer = loopOf.at(a.stmt);
+    std::set<const For*> writers, touching;
+    std::set<std::string> others;  // the tensors the question below leaves out
+    for (auto& a : accessesOf(v.body)) {
+      if (a.tensor != v.decl.name) others.insert(a.tensor);
+      if (a.tensor != v.decl.name || !inThreads.count(a.stmt)) continue;
+      touching.insert(loopOf.at(a.stmt));
+      if (a.kind != AccessKind::Read) writers.insert(writer = loopOf.at(a.stmt));
+    }
     if (!writer) return;
+    // Inside thread loops, each element must be read by the thread that wrote it.
+    for (const For* w : writers)
+      for (const For* t : touching)
+        if (threadsMayMeet(w->self(), t->self(), others))
+          throw UserError(sourceLocOf(t->self()),
+                          what + "each thread has its own copy of it, and teml cannot show that a thread of this "
+                                 "loop touches only elements its own thread wrote in loop '" + w->var + "' (line " +
+                              std::to_string(sourceLocOf(w->self()).line) +
+                              "); make it gpu/shared, or index it by the same thread index in both loops");
     for (auto& a : accessesOf(v.body)) {
       if (a.tensor != v.decl.name || a.kind == AccessKind::Store || inThreads.count(a.stmt)) continue;
       SourceLoc at = sourceLocOf(a.stmt->self());  // a cache's flush has none: where the tensor is used

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "ir/accesses.hpp"
 #include "ir/affine.hpp"
@@ -49,6 +51,48 @@ ThreadsOf threadsOf(const StmtP& s) {
   return walk.out;
 }
 
+// The integer value of `e` with `name` at `value`, where nothing else
+// varies in it (constants, + - * // %, min, max); nothing otherwise.
+std::optional<int64_t> valueAt(const ExprP& e, const std::string& name, int64_t value) {
+  int64_t c = 0;
+  if (constValue(e, &c)) return c;
+  if (e->kind == ExprKind::Var) return e->as<Var>().name == name ? std::optional<int64_t>(value) : std::nullopt;
+  if (e->kind == ExprKind::Cast) return valueAt(e->as<Cast>().a, name, value);
+  if (e->kind != ExprKind::Binary) return std::nullopt;
+  auto& b = e->as<Binary>();
+  auto x = valueAt(b.a, name, value), y = valueAt(b.b, name, value);
+  if (!x || !y) return std::nullopt;
+  switch (b.op) {
+    case BinOp::Add: return *x + *y;
+    case BinOp::Sub: return *x - *y;
+    case BinOp::Mul: return *x * *y;
+    case BinOp::Min: return std::min(*x, *y);
+    case BinOp::Max: return std::max(*x, *y);
+    case BinOp::FloorDiv:
+    case BinOp::Mod: {
+      if (*y == 0) return std::nullopt;
+      int64_t q = *x / *y;
+      if (*x % *y != 0 && ((*x < 0) != (*y < 0))) --q;
+      return b.op == BinOp::FloorDiv ? q : *x - q * *y;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// The same subscript of the thread loop `f`'s iterator alone in both
+// accesses, giving each of its iterations another element (found by
+// trying them all: `(i + 1) % 10` over 10 threads).
+bool sameOneToOneSubscript(const ExprP& x, const ExprP& y, const For& f) {
+  int64_t b = 0, e = 0;
+  if (!equal(x, y) || !constValue(f.begin, &b) || !constValue(f.end, &e) || f.step <= 0 || e - b > 4096) return false;
+  std::set<int64_t> seen;
+  for (int64_t t = b; t < e; t += f.step) {
+    auto v = valueAt(x, f.var, t);
+    if (!v || !seen.insert(*v).second) return false;
+  }
+  return !seen.empty();
+}
+
 // Both accesses are inside loops over the same thread indices (same
 // ranges), and for each index some subscript is the same affine function
 // of it in both, using no other thread index: c * thread + the same terms
@@ -87,6 +131,10 @@ bool sameThread(const ThreadsOf& ta, const ThreadsOf& tb, const Access& x, const
     int64_t threads = mostIterations(*f, &counted);
     bool determined = false;
     for (size_t d = 0; d < x.indices.size() && !determined; ++d) {
+      if (sameOneToOneSubscript(x.indices[d], substitute(y.indices[d], rename), *f)) {
+        determined = true;
+        break;
+      }
       Affine ax, ay;
       if (!toAffine(x.indices[d], &ax) || !toAffine(substitute(y.indices[d], rename), &ay)) continue;
       int64_t c = ax.coeff(f->var);
