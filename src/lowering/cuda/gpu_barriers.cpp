@@ -424,8 +424,9 @@ class Barriers : StmtFunctor<StmtP()> {
           flush();
           out.push_back(withBody(item->as<For>(), liftBarriers(loopBody(item->as<For>()), guard)));
         } else {
-          throw UserError(sourceLocOf(item), "this statement needs a barrier inside it, within a branch of loop '" +
-                                                 warpLoop_ + "' that not every thread takes; move it out of the branch");
+          throw UserError(sourceLocOf(item), "this statement needs a barrier inside it, within a branch or run-time "
+                                             "check of loop '" + warpLoop_ + "' that not every thread takes, and its "
+                                             "count may differ between threads; move it out of the branch");
         }
       }
     };
