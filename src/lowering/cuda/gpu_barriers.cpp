@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "diag/diagnostics.hpp"
@@ -81,6 +82,7 @@ class Barriers : StmtFunctor<StmtP()> {
   StmtP visitFor(const For& f) override {
     if (f.loopKind.gpuThreads()) {
       if (!warpLoop_.empty()) {  // a loop of a warp's lanes
+        if (warpsInsideABlockWideLoop(f)) return nestedWarpLoop(f);
         refuseInsideThreads(f.self());
         return f.self();
       }
@@ -241,6 +243,24 @@ class Barriers : StmtFunctor<StmtP()> {
     return (f.loopKind.scope == ParallelScope::ThreadY || f.loopKind.scope == ParallelScope::ThreadZ) &&
            coversTheBlock(f);
   }
+  // In a block-wide loop over threadIdx.z (.y) of a block whose rows are
+  // warps (blockDim.x is 32), a loop over threadIdx.y (.z) that covers its
+  // dimension: each of its iterations, with the outer loop's, is one warp,
+  // which a warp's barrier orders (FreeTensor's
+  // test_syncthreads_no_need_to_split_branch_warp, tests/cuda/67).
+  bool warpsInsideABlockWideLoop(const For& f) const {
+    if (scope_ != BarrierScope::Block || !everyIterationInScope_ || !divergent_.empty() || isGuardLoop(&f)) return false;
+    ParallelScope inner = f.loopKind.scope;
+    bool crossed = (inner == ParallelScope::ThreadY && warpScope_ == ParallelScope::ThreadZ) ||
+                   (inner == ParallelScope::ThreadZ && warpScope_ == ParallelScope::ThreadY);
+    return crossed && blockDim_[0] == target_.gpu.warpSize && coversTheBlock(f);
+  }
+  StmtP nestedWarpLoop(const For& f) {
+    auto outer = std::tuple(warpLoop_, warpScope_, scope_, everyIterationInScope_, divergent_, insideWarp_);
+    StmtP out = threadLoopLevel(f);
+    std::tie(warpLoop_, warpScope_, scope_, everyIterationInScope_, divergent_, insideWarp_) = outer;
+    return out;
+  }
   // One whose barriers are the block's (a warp's where each iteration is a warp).
   bool blockWideLoop(const For& f) const { return everyThreadOnce(f) && !eachIterationAWarp(f); }
   // The body of such a loop ordered as a block's statements are, with
@@ -253,6 +273,7 @@ class Barriers : StmtFunctor<StmtP()> {
     everyIterationInScope_ = blockWide || everyThreadOfOneWarp(f);
     if (!blockWide) scope_ = BarrierScope::Warp;
     warpLoop_ = f.var;
+    warpScope_ = f.loopKind.scope;
     auto outerDivergent = std::exchange(divergent_, {});
     forEachStmt(f.body, [&](const StmtP& t) {
       if (t->kind == StmtKind::VarDef) insideWarp_.insert(t->as<VarDef>().decl.name);
@@ -509,6 +530,7 @@ class Barriers : StmtFunctor<StmtP()> {
   BarrierScope scope_ = BarrierScope::Block;
   SourceLoc kernelLoc_;
   std::string warpLoop_;             // the warp loop whose body is being ordered (empty outside)
+  ParallelScope warpScope_ = ParallelScope::Serial;  // the index it is bound to
   bool everyIterationInScope_ = false;             // all its iterations are in the scope of its barrier (one warp, or the block)
   std::vector<std::string> divergent_;  // loops, branches and checks around, inside it, that threads may take apart
   std::set<std::string> insideWarp_;  // the tensors it defines

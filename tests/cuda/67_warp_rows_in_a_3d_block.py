@@ -3,11 +3,11 @@
 FreeTensor: accepts: rows of one warp (32 lanes, threadIdx.y) in 3 groups (threadIdx.z); each warp's
 loop of lim[i, j] steps needs only __syncwarp, which it puts inside the loop (checks the lowered AST
 only). (teml.zeros where FreeTensor's ft.empty is summed into before any write.)
-teml: 15_warp_rows_in_a_3d_block.py:24:21: error: this statement and the one at line 22 need a
-barrier between them (threads touch each other's elements), and they are inside loop 'j', bound to
-threadIdx.y, which not every thread may run; bind them to threads of the same loops
-Case: not one of the issue's listed cases; next to the rule for a loop over threadIdx.y whose rows
-are warps (docs/cuda.md), which teml applies where blockDim.z is 1: here threadIdx.z is 3.
+teml: accepted since issue 46: in the block-wide loop over threadIdx.z, the loop over threadIdx.y
+covers its dimension and the block's rows are warps, so each (i, j) is one warp, which `__syncwarp`
+orders inside its loop of lim[i, j] steps.
+Case: not one of the issue's listed cases; the rule for a loop over threadIdx.y whose rows are warps
+(docs/cuda.md), inside a block-wide loop over threadIdx.z.
 """
 import teml
 @teml.transform
