@@ -6,6 +6,7 @@ layer, a rank's resident memory beyond a tiny run's stays below the part of
 the program's tensors it keeps plus three quarters of `h`; zeroed whole, as
 before, `h` alone put it about 3 MB past that bound."""
 import re
+import subprocess
 
 import numpy as np
 
@@ -77,3 +78,20 @@ def test_a_rank_reads_only_the_row_pointers_of_its_rows(tmp_path):
         lo, hi = n * r // ranks, n * (r + 1) // ranks
         # hi - lo + 1 pointers, the part starting up to 15 int32 early (alignment, as for col)
         assert 4 * (hi - lo + 1) <= read[r] <= 4 * (hi - lo + 1 + 15), (r, stderr)
+
+
+def test_rows_out_of_order_in_one_ranks_block_stop_the_run(tmp_path):
+    # Row 14 of 20 decreases: only rank 1's part of the check sees it, and the run stops naming it.
+    n, m, c = 20, 200, 2
+    inputs = mpi_runs.csr_inputs(n, m, c)
+    inputs["ptr"][15] = inputs["ptr"][13] - 1
+    args = [mpi_runs.TEML, "run", str(EXAMPLES / "csr.py"), "--cache-dir", str(tmp_path / "cache"),
+            "--set", f"N={n}", "--set", f"M={m}", "--set", f"C={c}"]
+    for name, value in inputs.items():
+        np.save(tmp_path / f"{name}.npy", value)
+        args += ["--input", f"{name}={tmp_path / f'{name}.npy'}"]
+    for ranks in (1, 2, 3):
+        result = subprocess.run(["mpirun", "-np", str(ranks)] + args, capture_output=True, text=True,
+                                env=mpi_runs.ENV, timeout=120)
+        assert result.returncode != 0, (ranks, result.stderr)
+        assert "the rows of 'ptr' decrease after row 14" in result.stderr, (ranks, result.stderr)
