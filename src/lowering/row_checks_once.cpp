@@ -3,6 +3,7 @@
 #include <set>
 
 #include "ir/csr_rows.hpp"
+#include "ir/functor.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::lowering {
@@ -13,37 +14,42 @@ namespace {
 
 bool isEmpty(const StmtP& s) { return s->kind == StmtKind::Seq && s->as<Seq>().stmts.empty(); }
 
-// The arrays whose whole order check `s` runs whatever path it takes: in
-// a sequence, any item's; in a loop (over the array's rows, or blocks of
-// them), its body's; in a branch, those both arms run (checks_by_range's
-// two versions each have it).
-std::set<std::string> checkedOnEveryPath(const StmtP& s) {
-  switch (s->kind) {
-    case StmtKind::Seq: {
-      std::set<std::string> out;
-      for (auto& item : s->as<Seq>().stmts)
-        for (auto& r : checkedOnEveryPath(item)) out.insert(r);
-      return out;
-    }
-    case StmtKind::For: return checkedOnEveryPath(s->as<For>().body);
-    case StmtKind::VarDef: return checkedOnEveryPath(s->as<VarDef>().body);
-    case StmtKind::If: {
-      auto& i = s->as<If>();
-      if (!i.otherwise) return {};
-      std::set<std::string> both, other = checkedOnEveryPath(i.otherwise);
-      for (auto& r : checkedOnEveryPath(i.then))
-        if (other.count(r)) both.insert(r);
-      return both;
-    }
-    case StmtKind::Assert: {
-      auto& a = s->as<Assert>();
-      auto rows = rowOrderChecked(a);
-      if (rows && isEmpty(a.body)) return {*rows};
-      return {};
-    }
-    default: return {};
+// The arrays whose whole order check a statement runs whatever path it
+// takes: in a sequence, any item's; in a loop (over the array's rows, or
+// blocks of them), its body's; in a branch, those both arms run
+// (checks_by_range's two versions each have it).
+class CheckedOnEveryPath : public StmtFunctor<std::set<std::string>()> {
+ public:
+  using Rows = std::set<std::string>;
+  Rows of(const StmtP& s) { return dispatch(s); }
+
+ protected:
+  Rows visitSeq(const Seq& q) override {
+    Rows out;
+    for (auto& item : q.stmts)
+      for (auto& r : of(item)) out.insert(r);
+    return out;
   }
-}
+  Rows visitFor(const For& f) override { return of(f.body); }
+  Rows visitVarDef(const VarDef& v) override { return of(v.body); }
+  Rows visitIf(const If& i) override {
+    if (!i.otherwise) return {};
+    Rows both, other = of(i.otherwise);
+    for (auto& r : of(i.then))
+      if (other.count(r)) both.insert(r);
+    return both;
+  }
+  Rows visitAssert(const Assert& a) override {
+    auto rows = rowOrderChecked(a);
+    if (rows && isEmpty(a.body)) return {*rows};
+    return {};
+  }
+  Rows visitStore(const Store&) override { return {}; }
+  Rows visitReduce(const Reduce&) override { return {}; }
+  Rows visitLibCall(const LibCall&) override { return {}; }
+  Rows visitBarrier(const Barrier&) override { return {}; }
+  Rows visitExchange(const Exchange&) override { return {}; }
+};
 
 class DropRowChecks : public Mutator {
  public:
@@ -64,7 +70,7 @@ class DropRowChecks : public Mutator {
 }  // namespace
 
 StmtP rowChecksOnce(const StmtP& nest) {
-  std::set<std::string> whole = checkedOnEveryPath(nest);
+  std::set<std::string> whole = CheckedOnEveryPath().of(nest);
   for (auto& w : tensorsWritten(nest)) whole.erase(w);  // the front end checks only arrays the nest reads
   return whole.empty() ? nest : DropRowChecks(whole).mutate(nest);
 }
