@@ -84,9 +84,10 @@ TEST(OverwriteElision, MainNestAndRemainderTogetherSetTheBox) {
 
 TEST(OverwriteElision, StripMinedAndSkewedLoopsSetTheBox) {
   // Columns strip-mined by 3 over 9 (the inner range moves with the block),
-  // and a skewed inner loop (j runs from i, the index is j - i): both reach
-  // every element once.
-  for (const char* step : {"m1 = stripmine(m1, 3, 3)\n", "m1 = skew(m1, 2, 3, 1)\n"}) {
+  // rows by 4 over 9 (the last block's range clamped by a min at the box's
+  // end), and a skewed inner loop (j runs from i, the index is j - i): each
+  // reaches every element once.
+  for (const char* step : {"m1 = stripmine(m1, 3, 3)\n", "m1 = stripmine(m1, 2, 4)\n", "m1 = skew(m1, 2, 3, 1)\n"}) {
     const std::string src = kInterp + step + "f = fuse_outer(m1, m2, 1)\ng = local(f, 1, t1)\ncodegen(g)\n";
     expectKeepsResultsOf(src, kFused + "codegen(f)\n", kSizes);
     EXPECT_FALSE(has(cOf(src), "memset(t1")) << cOf(src);
@@ -94,9 +95,10 @@ TEST(OverwriteElision, StripMinedAndSkewedLoopsSetTheBox) {
 }
 
 TEST(OverwriteElision, UnprovenCoverageKeepsTheFill) {
-  // Rows strip-mined by 4 over 9: the inner loop's range is clamped by a
-  // min, which the proof does not follow, so the fill stays.
-  const std::string src = kInterp + "m1 = stripmine(m1, 2, 4)\nf = fuse_outer(m1, m2, 1)\n"
+  // Rows strip-mined by 4 over 9, then each block by 3: the innermost
+  // range is clamped by a min of mins, which the proof does not follow, so
+  // the fill stays.
+  const std::string src = kInterp + "m1 = stripmine(m1, 2, 4)\nm1 = stripmine(m1, 3, 3)\nf = fuse_outer(m1, m2, 1)\n"
                                     "g = local(f, 1, t1)\ncodegen(g)\n";
   expectKeepsResultsOf(src, kFused + "codegen(f)\n", kSizes);
   EXPECT_TRUE(has(cOf(src), "memset(t1")) << cOf(src);

@@ -85,9 +85,47 @@ bool reaches(const ExprP& z, const Affine& base, const Affine& high, int64_t ext
   return toAffine(z, &a) && atLeast(combine(a, base, 1), high, extent);
 }
 
+// `end` is min(begin + S, E) or min(E, begin + S), S a constant: *unclamped
+// = begin + S, *clamp = E.
+bool clampedEnd(const ExprP& end, const Affine& begin, Affine* unclamped, Affine* clamp) {
+  if (end->kind != ExprKind::Binary || end->as<Binary>().op != BinOp::Min) return false;
+  auto& m = end->as<Binary>();
+  for (auto [a, b] : {std::make_pair(m.a, m.b), std::make_pair(m.b, m.a)}) {
+    int64_t span;
+    if (toAffine(a, unclamped) && constantDifference(*unclamped, begin, &span) && toAffine(b, clamp)) return true;
+  }
+  return false;
+}
+
+// Iterations of `l` at or past the constant `clamp` would touch only
+// elements past the tensor's end: in every access, one dimension is l's
+// iterator plus a constant c with clamp + c >= the extent, and no other
+// dimension moves with l.
+bool clampCutsOnlyPastTheEnd(const For& l, const Affine& clamp, const std::vector<std::vector<ExprP>>& accesses,
+                             const std::vector<int64_t>& shape) {
+  if (!clamp.coeffs.empty()) return false;
+  for (auto& idx : accesses) {
+    int found = 0;
+    for (size_t d = 0; d < idx.size() && d < shape.size(); ++d) {
+      Affine a;
+      if (!toAffine(idx[d], &a)) return false;
+      int64_t c = a.coeff(l.var);
+      if (c == 0) continue;
+      a.coeffs.erase(l.var);
+      if (c != 1 || !a.coeffs.empty() || clamp.constant + a.constant < shape[d]) return false;
+      ++found;
+    }
+    if (found != 1) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi);
+// `shape`: the tensor's; null where the answer only tells whether elements
+// repeat, so that a loop's end clamped by a min may cut the box anywhere.
+static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi,
+                     const std::vector<int64_t>* shape);
 
 // [lo, hi) holds every element of the box that lies inside the tensor.
 static bool holdsBox(const std::vector<Affine>& lo, const std::vector<Affine>& hi, const LocalBox& box,
@@ -104,7 +142,7 @@ bool iterationsDisjoint(const std::vector<const For*>& loops, const std::vector<
   if (accesses.empty()) return true;
   if (!countUp(loops)) return false;
   std::vector<Affine> lo, hi;
-  if (exactBox({loops, accesses}, &lo, &hi)) return true;
+  if (exactBox({loops, accesses}, &lo, &hi, nullptr)) return true;
   size_t rank = accesses.front().size();
   for (auto& idx : accesses)
     if (idx.size() != rank) return false;
@@ -130,7 +168,7 @@ bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vect
   size_t rank = box.extent.size();
   if (accesses.empty() || shape.size() != rank || box.offset.size() != rank || !countUp(loops)) return false;
   std::vector<Affine> lo, hi;
-  if (exactBox({loops, accesses}, &lo, &hi) && lo.size() == rank && holdsBox(lo, hi, box, shape)) return true;
+  if (exactBox({loops, accesses}, &lo, &hi, &shape) && lo.size() == rank && holdsBox(lo, hi, box, shape)) return true;
   std::vector<const For*> moved;
   for (size_t d = 0; d < rank; ++d) {
     Dimension dim;
@@ -194,8 +232,13 @@ bool coversBox(const std::vector<const For*>& loops, const std::vector<std::vect
 // strip-mined pair (whose range moves with the outer one) counts too. In
 // each dimension the loops moving it and the accesses' offsets must form
 // digits of one number: the offsets 0..r-1, then loops whose steps in the
-// index are r, r times the first loop's count, and so on.
-static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi) {
+// index are r, r times the first loop's count, and so on. A point loop
+// clamped at the end (`[b, min(b + S, E))`, the remainder of a strip-mined
+// loop) counts as S long where the clamp cuts only elements past the tensor:
+// the loop alone moves its dimension, plus constants c with E + c at or past
+// the extent.
+static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<Affine>* hi,
+                     const std::vector<int64_t>* shape) {
   struct Digit {
     int64_t unit, count;
   };
@@ -211,11 +254,16 @@ static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<
     }
     return out;
   };
+  std::map<const For*, Affine> clamps;  // a point loop's clamp E
   for (auto* l : g.loops) {
-    Affine begin, end;
+    Affine begin, end, clamp;
     int64_t span;
-    if (!toAffine(l->begin, &begin) || !toAffine(l->end, &end) || !constantDifference(end, begin, &span) || span < 1)
-      return false;
+    if (!toAffine(l->begin, &begin)) return false;
+    if (!toAffine(l->end, &end)) {
+      if (!clampedEnd(l->end, begin, &end, &clamp)) return false;
+      clamps[l] = clamp;
+    }
+    if (!constantDifference(end, begin, &span) || span < 1) return false;
     Affine v = rewrite(begin);
     std::string offset = "@" + l->var;
     v.coeffs[offset] = 1;
@@ -276,6 +324,9 @@ static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<
   // A loop that moves no dimension would repeat its elements.
   for (auto& [v, dg] : loopDigit)
     if (!used.count(v) && dg.count > 1) return false;
+  if (!shape) return true;
+  for (auto& [l, clamp] : clamps)
+    if (!clampCutsOnlyPastTheEnd(*l, clamp, g.accesses, *shape)) return false;
   return true;
 }
 
@@ -305,7 +356,7 @@ bool groupsTileBox(const std::vector<AccessGroup>& groups, const LocalBox& box, 
   size_t rank = box.extent.size();
   std::vector<std::vector<Affine>> lo(groups.size()), hi(groups.size());
   for (size_t g = 0; g < groups.size(); ++g)
-    if (groups[g].accesses.empty() || groups[g].accesses.front().size() != rank || !exactBox(groups[g], &lo[g], &hi[g]))
+    if (groups[g].accesses.empty() || groups[g].accesses.front().size() != rank || !exactBox(groups[g], &lo[g], &hi[g], &shape))
       return false;
   // The one dimension where the boxes differ; they must follow each other there.
   int split = -1;

@@ -86,6 +86,15 @@ class FirstReductions {
       *out = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, localsOf(f));
       return ok;
     }
+    // Into a run-time check around such loops (a CSR row's bounds): where it
+    // fails the call stops, so it does not matter which elements were set.
+    if (s->kind == StmtKind::Assert && moves) {
+      auto& a = s->as<Assert>();
+      StmtP body;
+      if (!visit(a.body, loops, &body)) return false;
+      *out = std::make_shared<Assert>(a.cond, a.message, a.shown, a.loc, body, a.id, a.made);
+      return true;
+    }
     std::set<std::string> innerVars;
     forEachStmt(s, [&](const StmtP& x) {
       if (x->kind == StmtKind::For) innerVars.insert(x->as<For>().var);

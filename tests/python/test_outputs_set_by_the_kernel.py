@@ -71,3 +71,67 @@ def test_sums_under_a_branch_start_at_zero_where_no_term_is_kept():
     reused = np.full(B, np.nan, np.float32)
     masked_sums(x, keep, out=reused)
     np.testing.assert_array_equal(reused, (x * keep).sum(axis=1))
+
+
+R, C, NNZ, F = 300, 40, 1900, 16  # 300 rows in blocks of 64: a last block of 44
+
+
+def csr_rows(ptr: teml.Var[(R + 1,), "int32"], col: teml.Var[(NNZ,), "int32"], val: teml.Var[(NNZ,), "float32"],
+             b: teml.Var[(C, F), "float32"], y: teml.Var[(R, F), "float32", "output"]):
+    #! label: Li
+    for i in range(R):
+        for k in range(ptr[i], ptr[i + 1]):
+            for f in range(F):
+                y[i, f] += val[k] * b[col[k], f]
+
+
+def rows_in_blocks(s):
+    outer, inner = s.split("Li", 64)
+    s.parallelize(outer)
+
+
+def csr(seed):
+    rng = np.random.default_rng(seed)
+    ptr = np.concatenate([[0], np.sort(rng.integers(0, NNZ, R - 1)), [NNZ]]).astype(np.int32)
+    ptr[R // 2] = ptr[R // 2 - 1]  # an empty row: its sums stay zero
+    return ptr, rng.integers(0, C, NNZ).astype(np.int32), whole(NNZ, seed + 1), whole((C, F), seed + 2)
+
+
+def product(ptr, col, val, b):
+    y = np.zeros((R, F), np.float32)
+    for i in range(R):
+        y[i] = val[ptr[i]:ptr[i + 1]] @ b[col[ptr[i]:ptr[i + 1]]]
+    return y
+
+
+@pytest.mark.parametrize("schedule", [rows_in_blocks, None], ids=["rows_in_blocks", "automatic"])
+def test_csr_rows_in_blocks_that_do_not_divide_them_set_their_sums_to_zero_themselves(schedule):
+    # The last block's loop is clamped at R (min(64 * o + 64, 300)): it cuts
+    # only rows past y's end, and the row loop sits inside a run-time check
+    # of the row's bounds, which the zeros go inside.
+    f = teml.transform(csr_rows, schedule=schedule) if schedule else teml.transform(csr_rows)
+    ptr, col, val, b = csr(5)
+    reused = np.full((R, F), np.nan, np.float32)
+    f(ptr, col, val, b, out=reused)
+    np.testing.assert_array_equal(reused, product(ptr, col, val, b))
+    assert "y" in f._last.written_before_read()
+
+
+def rows_but_the_last_three(x: teml.Var[(R, F), "float32"], y: teml.Var[(R, F), "float32", "output"]):
+    #! label: Li
+    for i in range(R - 3):
+        for f in range(F):
+            y[i, f] += x[i, f] * 2
+
+
+def test_a_clamp_that_cuts_rows_inside_the_output_leaves_the_zeros_to_the_caller():
+    # min(64 * o + 64, 297): rows 297-299 are never summed, so the kernel
+    # does not set them, and the caller zeroes the array.
+    f = teml.transform(rows_but_the_last_three, schedule=rows_in_blocks)
+    x = whole((R, F), 6)
+    reused = np.full((R, F), np.nan, np.float32)
+    f(x, out=reused)
+    want = x * 2
+    want[R - 3:] = 0
+    np.testing.assert_array_equal(reused, want)
+    assert "y" not in f._last.written_before_read()
