@@ -276,8 +276,8 @@ def mm(args):
         per_rank = timed(f"mm: emit {grid[0]}x{grid[1]}", boxes, program, MM_SIZES, grid, False)
         messages[grid] = max(n for _, n in per_rank.values())
     lines += [f"The program of tests/distributed/test_mpi_rank_grids.py (`PRODUCT_OF_COMPUTED_MATRICES`: A2 = 2 A + 1 "
-              "and B2 = B - 3 computed on the grid, then C = A2 B2 with i and j distributed; examples/distributed/ "
-              f"has no grid product: mm.teml splits rows only), N = K = M = {MM_N}, int64 (the test's dtype). The "
+              "and B2 = B - 3 computed on the grid, then C = A2 B2 with i and j distributed; "
+              f"examples/distributed/mm_grid.py is the same program in float64), N = K = M = {MM_N}, int64 (the test's dtype). The "
               "closed form (`mm_closed_form`, the test's on any grid): rank (i, j) of R x C receives A2's rows of "
               "its grid row outside its own columns from the other C - 1 ranks of its row and B2's columns of its "
               "grid column outside its own rows from the other R - 1 of its column, 8 B x (N/R x (K - K/C) + "

@@ -129,6 +129,18 @@ def test_a_product_of_computed_matrices_moves_what_summa_broadcasts(tmp_path):
         assert got[(r, "B2")][1::2] == (want_b, want_b), result.stderr
 
 
+@pytest.mark.parametrize("grid", ["2x1", "1x2"])
+def test_the_grid_product_example_on_two_ranks_equals_numpy(tmp_path, grid):
+    # examples/distributed/mm_grid.py, timed in bench/distributed.md: float64
+    # holding small integers, so every sum is exact.
+    n, k, m = 21, 17, 19
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(-9, 9, (n, k)).astype(np.float64), rng.integers(-9, 9, (k, m)).astype(np.float64)
+    together, _ = run(tmp_path, EXAMPLES / "mm_grid.py", {"N": n, "K": k, "M": m}, {"A": a, "B": b}, ["C"], 2,
+                      grid=grid)
+    np.testing.assert_array_equal(together["C"], (a * 2 + 1) @ (b - 3))
+
+
 def test_check_and_mpirun_agree_on_grids(tmp_path):
     sizes = ["--set", "N=23", "--set", "M=17", "--set", "T=5"]
     for ranks in (2, 4):
