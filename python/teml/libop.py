@@ -60,6 +60,10 @@ def _result(name, arrays, kwargs):
 
 
 def _call(name, arrays, kwargs, list_argument=False):
+    """The result of libop's `name` on these arrays: a one-line program that
+    returns it (so its result is the output itself, not a copy of it, which
+    the automatic schedule would fuse into the loops that compute it),
+    compiled once per signature with the automatic schedule."""
     arrays = [np.ascontiguousarray(x) for x in arrays]
     shape, dtype = _result(name, arrays, kwargs)
     key = (name, tuple((x.shape, x.dtype.str) for x in arrays), tuple(sorted(kwargs.items())), list_argument)
@@ -67,16 +71,16 @@ def _call(name, arrays, kwargs, list_argument=False):
         compiled = _compiled.get(key)
         if compiled is None:
             params = [f'a{k}: teml.Var[{tuple(x.shape)!r}, "{x.dtype.name}"]' for k, x in enumerate(arrays)]
-            params.append(f'y: teml.Var[{tuple(shape)!r}, "{dtype.name}", "output"]')
             args = [f"a{k}" for k in range(len(arrays))]
             args = [f"[{', '.join(args)}]"] if list_argument else args
             args += [f"{k}={v!r}" for k, v in kwargs.items()]
             source = (f"import teml\n\n@teml.transform\ndef libop_call({', '.join(params)}):\n"
-                      f"    y[()] = teml.libop.{name}({', '.join(args)})\n")
-            compiled = _compiled[key] = _teml.compile_freeform(source, "libop_call", {}, {}, auto_schedule=False)
-    out = np.zeros(shape, dtype)
+                      f"    return teml.libop.{name}({', '.join(args)})\n")
+            compiled = _compiled[key] = _teml.compile_freeform(source, "libop_call", {}, {})
+    (_, result_dtype, result_shape, _), = [p for p in compiled.params() if p[3] == "output"]
+    out = np.zeros(tuple(result_shape), np.dtype(result_dtype))
     compiled.run(arrays + [out], 0)
-    return out
+    return out.reshape(shape).astype(dtype, copy=False)
 
 
 def _elementwise(name):

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "autoschedule/loop_queries.hpp"
+#include "ir/affine.hpp"
 #include "ir/mutator.hpp"
 #include "schedule/loop_target.hpp"
 
@@ -76,6 +77,31 @@ std::set<std::string> definedTensors(const StmtP& body) {
   return defined;
 }
 
+// Accesses in `loop` that walk memory with a stride other than one element
+// along iterator v: v in a dimension before the last, or in the last with a
+// coefficient other than 1 (or not affine there).
+int stridedAlong(const StmtP& loop, const std::string& v) {
+  std::vector<std::vector<ExprP>> all;
+  forEachStmt(loop, [&](const StmtP& x) {
+    if (x->kind == StmtKind::Store) all.push_back(x->as<Store>().indices);
+    if (x->kind == StmtKind::Reduce) all.push_back(x->as<Reduce>().indices);
+  });
+  forEachExprIn(loop, [&](const ExprP& e) {
+    if (e->kind == ExprKind::Load) all.push_back(e->as<Load>().indices);
+  });
+  int strided = 0;
+  for (auto& idx : all) {
+    bool bad = false;
+    for (size_t d = 0; d < idx.size() && !bad; ++d) {
+      if (!usesVar(idx[d], v)) continue;
+      Affine a;
+      bad = d + 1 < idx.size() || !toAffine(idx[d], &a) || a.coeff(v) != 1;
+    }
+    strided += bad;
+  }
+  return strided;
+}
+
 // What to fuse: the loops of a run from one on, each with the loop of its
 // perfect nest to move outermost and fuse over, for the tensor to shrink.
 struct Plan {
@@ -144,6 +170,7 @@ class Fuser {
       if (over.empty()) return std::nullopt;
       const For* f = loopWithId(state_.body, over);
       if (range ? !sameRange(*range, *f) : !sameRange(*f, *f)) return std::nullopt;
+      if (!keepsInnermostContiguous(run[q], over)) return std::nullopt;
       range = f;
       plan.runLoops.push_back(run[q]);
       plan.fuseOver.push_back(over);
@@ -179,6 +206,21 @@ class Fuser {
       if (!some) return false;
     }
     return true;
+  }
+
+  // Moving `inner` outermost in `loop`'s perfect nest does not leave the
+  // innermost loop walking memory with strides where it did not: a product
+  // `for k: for j: y[i, j] += a[i, k] * b[k, j]` fused over j would sum
+  // down b's columns (libop's matmul, y = its result: 150x slower), where
+  // a row maximum `for k: for i: m[i] max= x[i, k]` fused over i walks x's
+  // rows instead of its columns.
+  bool keepsInnermostContiguous(const std::string& loop, const std::string& inner) const {
+    auto chain = perfectChain(state_.body, loop);
+    if (chain.empty() || chain.back() != inner || chain.size() < 2) return true;
+    const StmtP nest = loopIn(state_.body, loop);
+    const std::string& before = loopWithId(state_.body, inner)->var;
+    const std::string& after = loopWithId(state_.body, chain[chain.size() - 2])->var;
+    return stridedAlong(nest, after) <= stridedAlong(nest, before);
   }
 
   // The loop of `loop`'s perfect nest whose iterator is the index of

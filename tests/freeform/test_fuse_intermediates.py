@@ -82,3 +82,41 @@ def test_a_fusion_inside_a_loop_that_reverses_a_dependence_is_refused(tmp_path):
     assert r.returncode == 1, r.stderr
     assert ("program.py:19:5: error: fuse would reverse the dependence (k, i) -> (k, i_2 - 1) from the statement at "
             "line 11 to the one at line 14 on 'a'") in r.stderr, r.stderr
+
+
+PRODUCT_COPIED_OUT = '''import teml
+N = 24
+K = 20
+M = 40
+
+
+@teml.transform
+def f(a: teml.Var[(N, K), "float32"], b: teml.Var[(K, M), "float32"], y: teml.Var[(N, M), "float32", "output"]):
+    t = teml.zeros((N, M), "float32")
+    #! label: Li
+    for i in range(N):
+        #! label: Lk
+        for k in range(K):
+            #! label: Lj
+            for j in range(M):
+                t[i, j] += a[i, k] * b[k, j]
+    #! label: Ci
+    for i in range(N):
+        #! label: Cj
+        for j in range(M):
+            y[i, j] = t[i, j]
+'''
+
+
+def test_a_fusion_that_would_sum_down_columns_is_not_planned(tmp_path):
+    # Fusing over i keeps t to a row; fusing further over j would need j
+    # outside k, and the product would then read b down its columns one
+    # element at a time (`y[()] = teml.libop.matmul(a, b)` ran 150x slower).
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(-4, 4, (24, 20)).astype(np.float32), rng.integers(-4, 4, (20, 40)).astype(np.float32)
+    t = Teml(tmp_path)
+    r = t.attempt(PRODUCT_COPIED_OUT, {"a": a, "b": b}, ["y"], extra=["-v"])
+    assert r.returncode == 0, r.stderr
+    assert 's.fuse("Li", "Ci")' in r.stderr, r.stderr
+    assert 's.fuse("Lj", "Cj")' not in r.stderr and 's.reorder(["Lj", "Lk"])' not in r.stderr, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out_y.npy"), a @ b)

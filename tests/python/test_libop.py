@@ -29,3 +29,14 @@ def test_softmax_along_a_middle_axis_with_its_loops_fused():
     x = np.random.default_rng(3).standard_normal((5, 1000, 7))
     e = np.exp(x - x.max(1, keepdims=True))
     np.testing.assert_allclose(teml.libop.softmax(x, axis=1), e / e.sum(1, keepdims=True), rtol=1e-12)
+
+
+def test_libop_on_numpy_arrays_runs_the_automatic_schedule():
+    # The one-line program returns libop's result (no copy into an output
+    # for the schedule to fuse into the product's loops) and is scheduled
+    # like any function with no schedule: rows on threads, a vector loop.
+    x, y = rng.standard_normal((64, 48)), rng.standard_normal((48, 80))
+    np.testing.assert_allclose(teml.libop.matmul(x, y), x @ y, rtol=1e-12)
+    (kernel,) = [c for key, c in teml.libop._compiled.items() if key[0] == "matmul" and key[1][0][0] == (64, 48)]
+    assert "parallel" in kernel.ir() and "vector" in kernel.ir(), kernel.ir()
+    assert "tensor out :" in kernel.ir(), kernel.ir()  # the returned result is the output
