@@ -192,6 +192,7 @@ std::vector<StmtP> Builder::ifStmt(const Node& s) {
 TensorP Builder::defineTensor(const std::string& name, const std::vector<int64_t>& shape, DType dtype,
                                SourceLoc loc, MemKind mem) {
   TensorDecl decl{freshName(name), dtype, shape, mem};
+  madeAt_[decl.name] = madeAt_.size();
   scopes_.back().tensors.push_back({decl, loc});
   auto t = std::make_shared<TensorValue>();
   t->shape = t->fullShape = shape;
@@ -243,8 +244,11 @@ std::vector<StmtP> Builder::assign(const Node& s) {
     Value base = eval(target->kids[0]);
     std::vector<NodeP> idx(target->kids.begin() + 1, target->kids.end());
     Value view = index(base, idx, target->loc, true);
+    size_t madeBefore = madeAt_.size();
     Value v = eval(s.kids[1]);
-    return storeInto(*view.tensor, v, std::nullopt, false, s.loc);
+    auto stmts = storeInto(*view.tensor, v, std::nullopt, false, s.loc);
+    noteCopyIntoOutput(s, *view.tensor, v, madeBefore, stmts);
+    return stmts;
   }
   if (target->kind == NodeKind::Tuple) fail(target->loc, "not supported in teml programs: assigning to several names at once");
   fail(target->loc, "cannot assign to this expression");

@@ -55,6 +55,17 @@ class Builder {
   ir::StmtP returnedAsOutputs(ir::StmtP body);
   std::vector<Returned> returned_;
   std::string returnForm_;
+  // ---- `y[()] = f(...)` into an output (copies_into_outputs.cpp): where f's
+  // result is a tensor the call made, it becomes the output itself.
+  struct CopyIntoOutput {
+    std::string made, output;
+    ir::StmtP copy;  // the copy's loops, as assign made them
+  };
+  void noteCopyIntoOutput(const Node& s, const TensorValue& target, const Value& v, size_t madeBefore,
+                          const std::vector<ir::StmtP>& stmts);
+  ir::StmtP elideCopiesIntoOutputs(ir::StmtP body);
+  std::vector<CopyIntoOutput> copiesIntoOutputs_;
+  std::map<std::string, size_t> madeAt_;  // tensor -> how many tensors were defined before it
   // A new tensor of the innermost scope, named after `name`.
   TensorP defineTensor(const std::string& name, const std::vector<int64_t>& shape, ir::DType dtype, SourceLoc loc,
                        ir::MemKind mem = ir::MemKind::Auto);

@@ -408,7 +408,7 @@ FreeformProgram Builder::run() {
   const Node& entry = chooseEntry();
   bindSizes(entry);
   declareParameters(entry);
-  StmtP body = returnedAsOutputs(makeSeq(block(entry.kids)));
+  StmtP body = returnedAsOutputs(elideCopiesIntoOutputs(makeSeq(block(entry.kids))));
   // Row checks first: those that do not depend on a loop move out of it too.
   StmtP nest = uniqueStatementIds(hoistInvariantChecks(withRowOrderChecks(body, program_.tensors)));
   FreeformProgram out;

@@ -16,17 +16,6 @@ namespace {
 
 [[noreturn]] void fail(SourceLoc loc, const std::string& m) { throw UserError(loc, m); }
 
-// The view is a whole tensor, not a part of one.
-bool isWholeTensor(const TensorValue& t) {
-  if (!t.isView() || t.shape != t.fullShape) return false;
-  for (size_t d = 0; d < t.dims.size(); ++d) {
-    int64_t start = -1;
-    if (t.dims[d].index || !constValue(t.dims[d].start, &start) || start != 0 || t.dims[d].length != t.fullShape[d])
-      return false;
-  }
-  return true;
-}
-
 // `body` without the VarDef of `tensor` (its statements stay); that VarDef's
 // declaration in `decl`.
 class TakeVarDef : public Mutator {
@@ -106,7 +95,7 @@ std::vector<StmtP> Builder::entryReturn(const Node& s) {
     Value v = eval(e);
     if (v.kind != Value::Kind::Tensor && v.kind != Value::Kind::Scalar && !v.isNumber())
       fail(e->loc, "the entry function returns tensors (or numbers); this is " + std::string(kindWord(v.kind)));
-    bool own = v.kind == Value::Kind::Tensor && isWholeTensor(*v.tensor) && !access_.count(v.tensor->tensor);
+    bool own = v.kind == Value::Kind::Tensor && v.tensor->isWhole() && !access_.count(v.tensor->tensor);
     for (auto& r : returned_)
       if (own && r.tensor == v.tensor->tensor) own = false;
     std::string tensor = own ? v.tensor->tensor : "";

@@ -4,6 +4,16 @@ namespace teml::freeform {
 
 using namespace ir;
 
+bool TensorValue::isWhole() const {
+  if (!isView() || shape != fullShape) return false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int64_t start = -1;
+    if (dims[d].index || !constValue(dims[d].start, &start) || start != 0 || dims[d].length != fullShape[d])
+      return false;
+  }
+  return true;
+}
+
 std::vector<ExprP> TensorValue::underlying(const std::vector<ExprP>& idx) const {
   std::vector<ExprP> out;
   size_t k = 0;

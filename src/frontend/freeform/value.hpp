@@ -36,6 +36,8 @@ struct TensorValue {
   double fill = 0;
   ir::MemKind mem = ir::MemKind::Auto;  // teml.empty(shape, dtype, "gpu/shared")
   bool isView() const { return !tensor.empty(); }
+  // A view of a whole tensor, not a part of one.
+  bool isWhole() const;
   // The named tensor's indices for view indices.
   std::vector<ir::ExprP> underlying(const std::vector<ir::ExprP>& idx) const;
 };
