@@ -1,5 +1,6 @@
 #include "autoschedule/auto_schedule.hpp"
 
+#include "autoschedule/auto_fission_contractions.hpp"
 #include "autoschedule/auto_fission_math.hpp"
 #include "autoschedule/auto_fuse_intermediates.hpp"
 #include "autoschedule/auto_gpu.hpp"
@@ -23,6 +24,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
     autoGpu(search);
   } else {
     autoFuseIntermediates(search);
+    autoFissionContractions(search);
     autoRegisterBlocks(search);
     autoFissionMath(search);
     autoLoopOrder(search);

@@ -120,3 +120,46 @@ def test_a_fusion_that_would_sum_down_columns_is_not_planned(tmp_path):
     assert 's.fuse("Li", "Ci")' in r.stderr, r.stderr
     assert 's.fuse("Lj", "Cj")' not in r.stderr and 's.reorder(["Lj", "Lk"])' not in r.stderr, r.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "out_y.npy"), a @ b)
+
+
+LAYER = '''import teml
+N = 40
+K = 64
+M = 80
+
+
+@teml.transform
+def f(x: teml.Var[(N, K), "float32"], w: teml.Var[(K, M), "float32"], b: teml.Var[(M,), "float32"]):
+    return teml.libop.relu(teml.libop.matmul(x, w) + b)
+'''
+
+
+def layer_inputs():
+    rng = np.random.default_rng(6)
+    x, w = rng.integers(-3, 4, (40, 64)).astype(np.float32), rng.integers(-3, 4, (64, 80)).astype(np.float32)
+    return x, w, rng.integers(-9, 9, 80).astype(np.float32) + 0.5  # no sum lands on relu's corner
+
+
+def test_a_product_is_not_fused_with_what_reads_it_row_by_row(tmp_path):
+    # Fused over i, the product's rows would run one at a time, without the
+    # blocks of rows that reuse w (a 5,120-element operand) from registers.
+    x, w, b = layer_inputs()
+    t = Teml(tmp_path)
+    r = t.attempt(LAYER, {"x": x, "w": w, "b": b}, ["out"], extra=["-v"])
+    assert r.returncode == 0, r.stderr
+    assert "s.fuse(" not in r.stderr and "s.unroll_and_jam(" in r.stderr, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out_out.npy"), np.maximum(x @ w + b, 0))
+
+
+def test_a_gradient_summed_across_rows_is_not_fused_into_them(tmp_path):
+    # w.grad[k, j] += y.grad[i, j] * x[i, k] fused over i with the loop that
+    # makes y.grad would update all of w.grad once a row, on every thread.
+    x, w, b = layer_inputs()
+    t = Teml(tmp_path)
+    r = t.attempt(LAYER, {"x": x, "w": w, "b": b}, ["w.grad", "b.grad"], command="grad",
+                  extra=["-v", "--wrt", "w,b", "--of", "out"])
+    assert r.returncode == 0, r.stderr
+    assert 's.local("L8.0.grad", "y.grad")' not in r.stderr and "s.fuse(" not in r.stderr, r.stderr
+    kept = (x @ w + b > 0).astype(np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "out_w.grad.npy"), x.T @ kept)
+    np.testing.assert_array_equal(np.load(tmp_path / "out_b.grad.npy"), kept.sum(0))
