@@ -138,6 +138,39 @@ int64_t sumsCount(const For& j) {
   return std::max<int64_t>(n, 1);
 }
 
+// Dot products jammed `rows` at a time (k's rows) jammed with rows of the
+// loop i around their block too: `x.grad[i, k] += y.grad[i, j] * w[k, j]`,
+// an MLP layer's gradient, four rows of y.grad by four of w, each row read
+// once for four sums (the joint sums of code generation keep one vector
+// each: as many sums as a vector has lanes at most). Sixteen such sums of
+// 384 floats: 2.4 ms with four, 0.5 ms with sixteen (AMD EPYC, AVX-512).
+void jamTheRowsAround(AutoState& state, const std::string& outer, const std::string& blocks, const std::string& jid,
+                      int64_t rows) {
+  const For* j = loopWithId(state.body, jid);
+  std::string sums;
+  forEachStmt(j->body, [&](const StmtP& s) {
+    if (s->kind == StmtKind::Reduce) sums = s->as<Reduce>().tensor;
+  });
+  const TensorDecl* decl = state.tensor(sums);
+  if (!decl) return;
+  int64_t lanes = state.target.lanes(decl->dtype), factor = lanes / rows;
+  if (factor < 2 || constantTrips(*j) % lanes) return;
+  bool guarded = false;
+  const For* i = loopAround(loopWithId(state.body, outer)->self(), blocks, &guarded);
+  if (!i || guarded || i->loopKind.concurrent() || constantTrips(*i) < 2 * factor) return;
+  bool moves = false;
+  forEachStmt(j->body, [&](const StmtP& s) {
+    if (s->kind != StmtKind::Reduce) return;
+    for (auto& e : s->as<Reduce>().indices) moves = moves || usesVar(e, i->var);
+  });
+  if (!moves) return;
+  AutoState::Saved before = state.save();
+  std::string iid = i->id;
+  if (!state.tryStep({"split", {iid}, {factor}}) || !state.tryStep({"reorder", {blocks, iid}}) ||
+      !state.tryStep({"unroll_and_jam", {iid}, {factor}}))
+    state.restore(before);
+}
+
 }  // namespace
 
 void autoSumsInRegisters(AutoState& state) {
@@ -223,8 +256,13 @@ void autoSumsInRegisters(AutoState& state) {
     // at once share the loads of what they multiply them by).
     int64_t rows = sums == Sums::AlongJ && !rowsShareCacheSets(state, *k, *j) ? kRowsJammedAlong : kRowsJammed;
     if (constantTrips(*k) < 2 * rows) continue;
-    if (!state.tryStep({"split", {kid}, {rows}}) || !state.tryStep({"unroll_and_jam", {kid}, {rows}}))
+    if (!state.tryStep({"split", {kid}, {rows}})) continue;
+    std::string blocks = state.made().back();
+    if (!state.tryStep({"unroll_and_jam", {kid}, {rows}})) {
       state.restore(before);
+      continue;
+    }
+    if (sums == Sums::OnePerKAlong) jamTheRowsAround(state, outer, blocks, jid, rows);
   }
 }
 

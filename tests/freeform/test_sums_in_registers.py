@@ -247,3 +247,33 @@ def test_rows_under_a_guard_keep_their_sums_in_registers_across_it(teml, monkeyp
     monkeypatch.delenv("TEML_VECTOR_BYTES")
     c = teml.attempt(WINDOW, {}, [], command="emit").stdout
     assert re.search(r"for \(long t = -4; t < 5; t\+\+\) \{\n\s+if \([^\n]*\n\s+vacc \+= ", c), c
+
+
+PRODUCT_WITH_A_TRANSPOSE = '''import teml
+
+
+@teml.transform
+def nt(a: teml.Var[(20, 256), "float32"], b: teml.Var[(36, 256), "float32"], c: teml.Var[(20, 36), "float32", "output"]):
+    #! label: Li
+    for i in range(20):
+        #! label: Lk
+        for k in range(36):
+            #! label: Lj
+            for j in range(256):
+                c[i, k] += a[i, j] * b[k, j]
+'''
+
+
+def test_dot_products_of_two_rows_are_jammed_over_both(teml):
+    # c = a b^T (x.grad = y.grad w^T in an MLP layer's gradient): four rows
+    # of b jammed, then rows of a around them, as many sums as a vector has
+    # lanes, each kept in a vector of its own (docs/lowering.md, partial sums).
+    rng = np.random.default_rng(9)
+    a, b = rng.integers(-4, 4, (20, 256)).astype(np.float32), rng.integers(-4, 4, (36, 256)).astype(np.float32)
+    out = teml.run(PRODUCT_WITH_A_TRANSPOSE, {"a": a, "b": b}, ["c"], extra=["--threads", "2"])
+    np.testing.assert_array_equal(out["c"], a @ b.T)
+    steps = teml.attempt(PRODUCT_WITH_A_TRANSPOSE, {"a": a, "b": b}, [], extra=["-v"]).stderr
+    rows = vector_floats() // 4
+    assert 's.unroll_and_jam("Lk", 4)' in steps and f's.unroll_and_jam("Li", {rows})' in steps, steps
+    c_code = teml.attempt(PRODUCT_WITH_A_TRANSPOSE, {}, [], command="emit").stdout
+    assert "_part[" not in c_code, c_code  # no four vectors of partial sums per dot product

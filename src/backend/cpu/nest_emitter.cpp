@@ -149,13 +149,13 @@ void NestEmitter::emitFor(const For& f, int indent) {
     streamed_ |= streamedBefore;
   } else if (explicitVector) {
     emitVectorLoop(f, cvar, indent);
-  } else if (int64_t parts = partialSums(f)) {
-    emitPartialSums(f, cvar, parts, indent);
+  } else if (int64_t lanes = jointSums(f)) {  // before partial sums: jammed sums take it at any length
+    emitJointSums(f, lanes, indent);
     iterNames_.pop_back();
     names_.release(cvar);
     return;
-  } else if (int64_t lanes = jointSums(f)) {
-    emitJointSums(f, lanes, indent);
+  } else if (int64_t parts = partialSums(f)) {
+    emitPartialSums(f, cvar, parts, indent);
     iterNames_.pop_back();
     names_.release(cvar);
     return;

@@ -28,6 +28,11 @@ using namespace ir;
 
 namespace {
 constexpr int64_t kVectorsWorthPartialSums = 16;  // from there on, emitPartialSums
+// ... unless this many sums or more run side by side: their chains are
+// already independent, and four vectors of partial sums each would not fit
+// in the registers (sixteen jammed dot products of 384 floats, x.grad = y.grad
+// w^T in an MLP layer's gradient: 64 vectors, spilled).
+constexpr size_t kSumsSideBySide = 8;
 
 // A vector literal of lane indices for __builtin_shuffle.
 std::string indices(const std::string& type, const std::vector<int64_t>& lanes) {
@@ -51,7 +56,8 @@ int64_t NestEmitter::jointSums(const For& f) {
     dtype = reg->second.dtype;
   }
   lanes = target_.lanes(*dtype);
-  if (lanes <= 1 || (lanes & (lanes - 1)) || trips % lanes || trips >= kVectorsWorthPartialSums * lanes) return 0;
+  if (lanes <= 1 || (lanes & (lanes - 1)) || trips % lanes) return 0;
+  if (trips >= kVectorsWorthPartialSums * lanes && f.loopKind.reductions.size() < kSumsSideBySide) return 0;
   if (static_cast<int64_t>(f.loopKind.reductions.size()) > lanes) return 0;
   return lanes;
 }
