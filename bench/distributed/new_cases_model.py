@@ -24,7 +24,6 @@ Usage: TEML_BINARY=build/teml /usr/bin/python3 bench/distributed/new_cases_model
            [--heat-plan-up-to 64] [--mm-plan-up-to 256]
 """
 import argparse
-import ast
 import json
 import os
 import pathlib
@@ -258,11 +257,7 @@ def heat(args):
 
 def mm(args):
     lines = ["**The matrix product on a grid** (SUMMA's volumes).", ""]
-    source = (TESTS / "test_mpi_rank_grids.py").read_text()
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PRODUCT_OF_COMPUTED_MATRICES":
-            (WORK / "mm_grid.py").write_text(ast.literal_eval(node.value))
-    program = WORK / "mm_grid.py"
+    program = ROOT / "examples" / "distributed" / "mm_grid.py"
     one = timed("mm: 1 process, 1 thread", bench, program, MM_SIZES)
     checks = {}
     for grid in MM_GRIDS:
@@ -275,9 +270,8 @@ def mm(args):
     for grid in MM_GRIDS[:2]:
         per_rank = timed(f"mm: emit {grid[0]}x{grid[1]}", boxes, program, MM_SIZES, grid, False)
         messages[grid] = max(n for _, n in per_rank.values())
-    lines += [f"The program of tests/distributed/test_mpi_rank_grids.py (`PRODUCT_OF_COMPUTED_MATRICES`: A2 = 2 A + 1 "
-              "and B2 = B - 3 computed on the grid, then C = A2 B2 with i and j distributed; "
-              f"examples/distributed/mm_grid.py is the same program in float64), N = K = M = {MM_N}, int64 (the test's dtype). The "
+    lines += ["examples/distributed/mm_grid.py (A2 = 2 A + 1 and B2 = B - 3 computed on the grid, then C = A2 B2 "
+              f"with i and j distributed; tests/distributed/test_mpi_rank_grids.py runs it), N = K = M = {MM_N}, float64. The "
               "closed form (`mm_closed_form`, the test's on any grid): rank (i, j) of R x C receives A2's rows of "
               "its grid row outside its own columns from the other C - 1 ranks of its row and B2's columns of its "
               "grid column outside its own rows from the other R - 1 of its column, 8 B x (N/R x (K - K/C) + "
@@ -291,7 +285,7 @@ def mm(args):
         lines.append(f"| {grid[0] * grid[1]} | {grid[0]} x {grid[1]} | {sent} | {received} | {want} | "
                      f"{messages.get(grid, '-')} | {n_messages} | {seconds:.1f} |")
     flops = 2 * MM_N**3
-    lines += ["", f"One process, 1 thread: {one:.3f} s ({flops / one / 1e9:.2f} G int64 operations a second, a "
+    lines += ["", f"One process, 1 thread: {one:.3f} s ({flops / one / 1e9:.2f} G float64 operations a second, a "
               "multiply and an add each, `teml bench --threads 1 --runs 3` median; the schedule is the test's: no "
               "tiling); a rank's work is 2 N^3 / ranks at that speed.", "",
               "| ranks | grid | bytes per rank | messages | exchange (us) | work (us) | bound by |",

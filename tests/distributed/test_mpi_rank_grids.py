@@ -18,40 +18,9 @@ from test_mpi_time_loops import HALO
 
 HEAT = EXAMPLES / "heat2d_blocks.py"
 
-PRODUCT_OF_COMPUTED_MATRICES = '''import teml
-
-
-@teml.transform
-def mm(A: teml.Var[(N, K), "int64"], B: teml.Var[(K, M), "int64"], C: teml.Var[(N, M), "int64", "output"]):
-    A2 = teml.zeros((N, K), "int64")
-    B2 = teml.zeros((K, M), "int64")
-    #! label: La
-    for i in range(N):
-        #! label: La_k
-        for k in range(K):
-            A2[i, k] = A[i, k] * 2 + 1
-    #! label: Lb
-    for k in range(K):
-        #! label: Lb_j
-        for j in range(M):
-            B2[k, j] = B[k, j] - 3
-    #! label: Li
-    for i in range(N):
-        #! label: Lj
-        for j in range(M):
-            for k in range(K):
-                C[i, j] += A2[i, k] * B2[k, j]
-
-
-@teml.schedule(mm)
-def schedule(s):
-    s.distribute("La")
-    s.distribute("La_k")
-    s.distribute("Lb")
-    s.distribute("Lb_j")
-    s.distribute("Li")
-    s.distribute("Lj")
-'''
+# A2 = 2 A + 1 and B2 = B - 3 computed on the grid, then C = A2 B2 (float64 holding
+# small integers: every sum exact).
+PRODUCT = EXAMPLES / "mm_grid.py"
 
 
 def run(tmp_path, program, sizes, inputs, outputs, ranks=None, tag="", grid=None):
@@ -110,13 +79,11 @@ def test_heat_2d_in_blocks_moves_the_rows_and_columns_next_to_each_block(tmp_pat
 
 
 def test_a_product_of_computed_matrices_moves_what_summa_broadcasts(tmp_path):
-    path = tmp_path / "mm.py"
-    path.write_text(PRODUCT_OF_COMPUTED_MATRICES)
     n, k, m = 30, 20, 26
     rng = np.random.default_rng(3)
-    a, b = rng.integers(-9, 9, (n, k)), rng.integers(-9, 9, (k, m))
+    a, b = rng.integers(-9, 9, (n, k)).astype(np.float64), rng.integers(-9, 9, (k, m)).astype(np.float64)
     sizes = {"N": n, "K": k, "M": m}
-    together, result = run(tmp_path, path, sizes, {"A": a, "B": b}, ["C"], 4)
+    together, result = run(tmp_path, PRODUCT, sizes, {"A": a, "B": b}, ["C"], 4)
     np.testing.assert_array_equal(together["C"], (a * 2 + 1) @ (b - 3))
     got = moved(result)
     for r in range(4):
@@ -131,12 +98,11 @@ def test_a_product_of_computed_matrices_moves_what_summa_broadcasts(tmp_path):
 
 @pytest.mark.parametrize("grid", ["2x1", "1x2"])
 def test_the_grid_product_example_on_two_ranks_equals_numpy(tmp_path, grid):
-    # examples/distributed/mm_grid.py, timed in bench/distributed.md: float64
-    # holding small integers, so every sum is exact.
+    # timed in bench/distributed.md
     n, k, m = 21, 17, 19
     rng = np.random.default_rng(4)
     a, b = rng.integers(-9, 9, (n, k)).astype(np.float64), rng.integers(-9, 9, (k, m)).astype(np.float64)
-    together, _ = run(tmp_path, EXAMPLES / "mm_grid.py", {"N": n, "K": k, "M": m}, {"A": a, "B": b}, ["C"], 2,
+    together, _ = run(tmp_path, PRODUCT, {"N": n, "K": k, "M": m}, {"A": a, "B": b}, ["C"], 2,
                       grid=grid)
     np.testing.assert_array_equal(together["C"], (a * 2 + 1) @ (b - 3))
 
