@@ -16,15 +16,6 @@ namespace {
 // each ran its long sum down a column of its own).
 constexpr int64_t kLeastElements = 4096;
 
-int64_t elementsOf(const AutoState& state, const std::string& t) {
-  if (const TensorDecl* decl = state.tensor(t)) return decl->elementCount();
-  int64_t n = 0;
-  forEachStmt(state.body, [&](const StmtP& x) {
-    if (x->kind == StmtKind::VarDef && x->as<VarDef>().decl.name == t) n = x->as<VarDef>().decl.elementCount();
-  });
-  return n;
-}
-
 // The loops of `chain` whose iterators index the reduced element.
 std::set<std::string> loopsIndexing(const Reduce& r, const std::vector<std::string>& vars) {
   std::set<std::string> out;
@@ -48,7 +39,7 @@ bool productsTogether(const AutoState& state, const std::vector<std::string>& ch
   for (auto& s : items) {
     if (s->kind != StmtKind::Reduce || s->as<Reduce>().op != ReduceOp::Add) return false;
     if (!tensors.insert(s->as<Reduce>().tensor).second) return false;
-    if (elementsOf(state, s->as<Reduce>().tensor) < kLeastElements) return false;
+    if (state.elementCount(s->as<Reduce>().tensor).value_or(0) < kLeastElements) return false;
     kept.insert(loopsIndexing(s->as<Reduce>(), vars));
   }
   return kept.size() > 1;

@@ -203,7 +203,7 @@ class Fuser {
         if (e->kind != ExprKind::Load) return;
         bool indexed = false;
         for (auto& i : e->as<Load>().indices) indexed = indexed || usesVar(i, var);
-        contraction = contraction || (!indexed && elementsOf(e->as<Load>().tensor) >= kMostElementsSummedAcross);
+        contraction = contraction || (!indexed && large(e->as<Load>().tensor));
       });
     });
     return contraction;
@@ -214,27 +214,22 @@ class Fuser {
   bool sumsLargeTensorsAcross(const Plan& plan) const {
     for (size_t q = 0; q < plan.runLoops.size(); ++q) {
       const std::string& var = loopWithId(state_.body, plan.fuseOver[q])->var;
-      bool large = false;
+      bool sums = false;
       forEachStmt(loopIn(state_.body, plan.runLoops[q]), [&](const StmtP& x) {
         if (x->kind != StmtKind::Reduce) return;
         auto& r = x->as<Reduce>();
         bool indexed = false;
         for (auto& e : r.indices) indexed = indexed || usesVar(e, var);
-        large = large || (!indexed && elementsOf(r.tensor) >= kMostElementsSummedAcross);
+        sums = sums || (!indexed && large(r.tensor));
       });
-      if (large) return true;
+      if (sums) return true;
     }
     return false;
   }
 
-  // A program's tensor or one the nest defines (unknown: as large as any).
-  int64_t elementsOf(const std::string& t) const {
-    if (const TensorDecl* decl = state_.tensor(t)) return decl->elementCount();
-    int64_t n = INT64_MAX;
-    forEachStmt(state_.body, [&](const StmtP& x) {
-      if (x->kind == StmtKind::VarDef && x->as<VarDef>().decl.name == t) n = x->as<VarDef>().decl.elementCount();
-    });
-    return n;
+  // kMostElementsSummedAcross elements or more (not known: as large as any).
+  bool large(const std::string& t) const {
+    return state_.elementCount(t).value_or(INT64_MAX) >= kMostElementsSummedAcross;
   }
 
   // Every tensor one loop of the plan writes and another uses is indexed,

@@ -5,6 +5,15 @@
 
 namespace teml::autoschedule {
 
+std::optional<int64_t> AutoState::elementCount(const std::string& name) const {
+  if (const ir::TensorDecl* decl = tensor(name)) return decl->elementCount();
+  std::optional<int64_t> n;
+  ir::forEachStmt(body, [&](const ir::StmtP& x) {
+    if (x->kind == ir::StmtKind::VarDef && x->as<ir::VarDef>().decl.name == name) n = x->as<ir::VarDef>().decl.elementCount();
+  });
+  return n;
+}
+
 AutoState AutoState::fork(bool checked) const {
   AutoState copy = *this;
   copy.owned_ = std::make_shared<schedule::Schedule>(checked ? schedule_->checked() : *schedule_);

@@ -52,6 +52,8 @@ class AutoState {
   bool checks() const { return schedule_->checksLegality(); }
   // A tensor of the program (its shape and element type); null if none.
   const ir::TensorDecl* tensor(const std::string& name) const { return schedule_->program().find(name); }
+  // The elements of a tensor of the program or one the nest defines (nullopt: neither).
+  std::optional<int64_t> elementCount(const std::string& name) const;
   // The ids of the loops the last step made.
   const std::vector<std::string>& made() const { return steps.back().created; }
 
