@@ -11,10 +11,12 @@ using namespace ir;
 
 namespace {
 
-// Sums into smaller tensors stay together (GAT's 32 x 32 weight gradient and
-// its 32-element attention vectors, summed over 100,000 nodes: cut apart,
-// each ran its long sum down a column of its own).
-constexpr int64_t kLeastElements = 4096;
+// Sums into smaller tensors (under 256 KiB of floats, half of a core's L2
+// or less) stay together: GAT's 32 x 32 weight gradient and 32-element
+// attention vectors, summed over 100,000 nodes, ran their long sums down
+// columns when cut apart, and attention's gradient at 256 x 64 (q.grad and
+// k.grad, 16,384 elements each) kept its rows fused with the softmax's.
+constexpr int64_t kLeastElements = 65536;
 
 // The loops of `chain` whose iterators index the reduced element.
 std::set<std::string> loopsIndexing(const Reduce& r, const std::vector<std::string>& vars) {

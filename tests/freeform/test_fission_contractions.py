@@ -2,7 +2,7 @@
 products in one nest, each over a loop the other keeps; the automatic
 schedule cuts such a nest into one nest per product (`fission` at every
 level, docs/auto-schedule.md, "fission contractions"), each then blocked as
-a product of its own. Sums into small tensors (under 4,096 elements) stay
+a product of its own. Sums into small tensors (under 65,536 elements) stay
 together. Either way the gradients are NumPy's."""
 import numpy as np
 
@@ -34,7 +34,7 @@ def gradients(tmp_path, n, k, m):
 
 
 def test_the_two_products_of_a_products_gradient_run_apart(tmp_path):
-    steps = gradients(tmp_path, 70, 64, 96)  # x.grad 4,480 and w.grad 6,144 elements
+    steps = gradients(tmp_path, 300, 256, 288)  # x.grad 76,800 and w.grad 73,728 elements
     assert steps.count("s.fission(") == 3, steps  # the three loops of the nest, innermost first
     assert "s.unroll_and_jam(" in steps, steps
 

@@ -124,8 +124,8 @@ def test_a_fusion_that_would_sum_down_columns_is_not_planned(tmp_path):
 
 LAYER = '''import teml
 N = 40
-K = 64
-M = 80
+K = 256
+M = 256
 
 
 @teml.transform
@@ -136,13 +136,13 @@ def f(x: teml.Var[(N, K), "float32"], w: teml.Var[(K, M), "float32"], b: teml.Va
 
 def layer_inputs():
     rng = np.random.default_rng(6)
-    x, w = rng.integers(-3, 4, (40, 64)).astype(np.float32), rng.integers(-3, 4, (64, 80)).astype(np.float32)
-    return x, w, rng.integers(-9, 9, 80).astype(np.float32) + 0.5  # no sum lands on relu's corner
+    x, w = rng.integers(-3, 4, (40, 256)).astype(np.float32), rng.integers(-3, 4, (256, 256)).astype(np.float32)
+    return x, w, rng.integers(-9, 9, 256).astype(np.float32) + 0.5  # no sum lands on relu's corner
 
 
 def test_a_product_is_not_fused_with_what_reads_it_row_by_row(tmp_path):
     # Fused over i, the product's rows would run one at a time, without the
-    # blocks of rows that reuse w (a 5,120-element operand) from registers.
+    # blocks of rows that reuse w (65,536 elements, out of L2) from registers.
     x, w, b = layer_inputs()
     t = Teml(tmp_path)
     r = t.attempt(LAYER, {"x": x, "w": w, "b": b}, ["out"], extra=["-v"])
