@@ -61,9 +61,8 @@ def _result(name, arrays, kwargs):
 
 def _call(name, arrays, kwargs, list_argument=False):
     """The result of libop's `name` on these arrays: a one-line program that
-    returns it (so its result is the output itself, not a copy of it, which
-    the automatic schedule would fuse into the loops that compute it),
-    compiled once per signature with the automatic schedule."""
+    returns it (its result the output itself), compiled once per signature
+    with the automatic schedule."""
     arrays = [np.ascontiguousarray(x) for x in arrays]
     shape, dtype = _result(name, arrays, kwargs)
     key = (name, tuple((x.shape, x.dtype.str) for x in arrays), tuple(sorted(kwargs.items())), list_argument)
