@@ -1,7 +1,9 @@
 // How many times a program's statements run, each weighted: the walk
 // behind a program's flops (flops.hpp) and the loads of a tensor (reuse.hpp).
 // A loop whose work is the same in every iteration is counted once and
-// multiplied by its trips.
+// multiplied by its trips; one whose work varies is counted iteration by
+// iteration up to a budget (about a million in all), then at its middle
+// iteration. A branch on data counts half of each arm.
 #pragma once
 #include <functional>
 
