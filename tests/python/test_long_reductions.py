@@ -1,6 +1,6 @@
 """Reductions along a long loop in SIMD lanes: max and min as C's fmax and
-fmin (a NaN loses, as the interpreter's), vectorized; sums of at least 16
-vectors in independent partial sums (src/backend/cpu/nest_emitter_partial_sums.cpp),
+fmin (a NaN loses, as the interpreter's), vectorized; sums, maxima and minima
+of at least 16 vectors in independent partial results (src/backend/cpu/nest_emitter_partial_sums.cpp),
 with trip counts that whole blocks do not divide, other statements in the
 loop, and a sum that starts from the output's value."""
 import numpy as np
@@ -61,6 +61,28 @@ def test_max_and_min_skip_nans_wherever_they_are():
     top, bottom = row_max_min(x)
     np.testing.assert_array_equal(top, np.fmax.reduce(x, axis=1))
     np.testing.assert_array_equal(bottom, np.fmin.reduce(x, axis=1))
+
+
+@pytest.mark.parametrize("shift", [0, 1, 5, 15])
+def test_maxima_in_partial_results_are_those_of_every_element_wherever_the_rows_start(shift):
+    # Each partial maximum starts from NaN, fmax's identity: a row of NaN but
+    # one element, infinities, and extremes in the first, the blocks' and the
+    # last iterations all come out as NumPy's fmax and fmin over the row.
+    rng = np.random.default_rng(5)
+    store = np.empty(5 * 1037 + 16, np.float32)
+    x = store[shift:shift + 5 * 1037].reshape(5, 1037)
+    x[...] = rng.standard_normal((5, 1037))
+    x[0, 3], x[0, 700] = np.inf, -np.inf
+    x[1, :] = np.nan
+    x[1, 333] = -2.5
+    x[2, 1036], x[2, 0] = 1e30, -1e30
+    x[3, 64:128] = np.nan
+    x[4, :] = -np.inf
+    top, bottom = row_max_min(x)
+    np.testing.assert_array_equal(top, np.fmax.reduce(x, axis=1))
+    np.testing.assert_array_equal(bottom, np.fmin.reduce(x, axis=1))
+    c = row_max_min.c_source(x)
+    assert "top_acc_part[j_lane] = NAN;" in c and "bottom_acc_part[j_lane] = NAN;" in c
 
 
 def test_softmax_over_long_rows():

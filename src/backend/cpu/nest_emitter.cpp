@@ -82,6 +82,19 @@ bool NestEmitter::runsOnce(const For& f) {
          span <= (f.step > 0 ? f.step : -f.step);
 }
 
+const char* NestEmitter::clauseOperator(const ReductionClause& r) const {
+  // Bools: += and max= are "or", *= and min= "and" (the interpreter's 0/1 results).
+  const TensorDecl* acc = view_.find(r.of);
+  bool boolean = acc && acc->dtype == DType::Bool;
+  // Floats' max and min: fmax and fmin, whose identity is NaN (c_emitter.cpp declares them).
+  bool f32 = acc && acc->dtype == DType::F32, f64 = acc && acc->dtype == DType::F64;
+  return boolean ? (r.op == ReduceOp::Add || r.op == ReduceOp::Max ? "|" : "&")
+         : r.op == ReduceOp::Add ? "+"
+         : r.op == ReduceOp::Mul ? "*"
+         : r.op == ReduceOp::Max ? (f32 ? "teml_fmaxf" : f64 ? "teml_fmaxd" : "max")
+                                 : (f32 ? "teml_fminf" : f64 ? "teml_fmind" : "min");
+}
+
 void NestEmitter::emitFor(const For& f, int indent) {
   if (f.loopKind.cpu.copy.form == CopyForm::Flat || f.loopKind.cpu.copy.form == CopyForm::FlatStreaming)
     return emitFlatCopy(f, indent);
@@ -95,17 +108,7 @@ void NestEmitter::emitFor(const For& f, int indent) {
       onHeap.push_back(&r);
       continue;
     }
-    // Bools: += and max= are "or", *= and min= "and" (the interpreter's 0/1 results).
-    const TensorDecl* acc = view_.find(r.of);
-    bool boolean = acc && acc->dtype == DType::Bool;
-    // Floats' max and min: fmax and fmin, whose identity is NaN (c_emitter.cpp declares them).
-    bool f32 = acc && acc->dtype == DType::F32, f64 = acc && acc->dtype == DType::F64;
-    const char* op = boolean ? (r.op == ReduceOp::Add || r.op == ReduceOp::Max ? "|" : "&")
-                     : r.op == ReduceOp::Add ? "+"
-                     : r.op == ReduceOp::Mul ? "*"
-                     : r.op == ReduceOp::Max ? (f32 ? "teml_fmaxf" : f64 ? "teml_fmaxd" : "max")
-                                             : (f32 ? "teml_fminf" : f64 ? "teml_fmind" : "min");
-    clauses += std::string(" reduction(") + op + ":" + tensorNames_.at(r.accumulator) + ")";
+    clauses += std::string(" reduction(") + clauseOperator(r) + ":" + tensorNames_.at(r.accumulator) + ")";
   }
   iterNames_.push_back({f.var, cvar});
   bool explicitVector = f.loopKind.lanes() && f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma;

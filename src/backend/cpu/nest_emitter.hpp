@@ -70,10 +70,13 @@ class NestEmitter {
   std::string loopHeader(const For& f, const std::string& cvar);
 
   void emitFor(const For& f, int indent);
+  // The operator of an OpenMP reduction clause for r's accumulator.
+  const char* clauseOperator(const ir::ReductionClause& r) const;
   static bool runsOnce(const For& f);
   bool emitWithIndexLoadsHoisted(const For& f, int indent);
-  // A long reduction loop in lanes summed in independent partial sums
-  // (nest_emitter_partial_sums.cpp): how many (0: the loop as it is).
+  // A long reduction loop in lanes (sums, floats' maxima and minima) run in
+  // independent partial results (nest_emitter_partial_sums.cpp): how many
+  // (0: the loop as it is).
   int64_t partialSums(const For& f);
   void emitPartialSums(const For& f, const std::string& cvar, int64_t parts, int indent);
   std::string alignedStart(const For& f);
