@@ -162,6 +162,23 @@ double worthThreads() {
   return any && std::string(any) == "1" ? 0 : 1 << 14;
 }
 
+// A parallel loop under serial ones (a maximum's gradient walks each row's
+// positions backwards: for k serial, for row parallel) starts its threads
+// once per iteration of those. Where each start would run little work, the
+// loop moves outside them, if that order is legal, and starts them once:
+// 256 regions of 256 rows each took a quarter of attention's gradient on
+// one thread (1.23 -> 0.84-0.96 ms in C), and two thirds on two threads of
+// a busy machine (1.70-1.86 -> 0.59-0.62 ms).
+constexpr double kLeastWorkOfARegion = 1 << 14;
+
+bool movedOutward(AutoState& state, const std::vector<std::string>& chain, size_t k) {
+  double work = instances(loopWithId(state.body, chain[k])->self());
+  if (work < 0 || work >= kLeastWorkOfARegion) return false;
+  std::vector<std::string> order = {chain[k]};
+  order.insert(order.end(), chain.begin(), chain.begin() + static_cast<long>(k));
+  return state.replay({Step{"reorder", order}, Step{"parallelize", {chain[k]}}});
+}
+
 }  // namespace
 
 void autoParallelize(AutoState& state) {
@@ -181,6 +198,7 @@ void autoParallelize(AutoState& state) {
     // seed 3368; issue 47's ground).
     if (work >= 0 && work < worthThreads() && state.target.ranks <= 1) continue;
     auto chain = perfectChain(state.body, outer);
+    bool everyLoopAboveRefused = true;  // not passed over for its size
     for (size_t k = 0; k < chain.size(); ++k) {
       const std::string& id = chain[k];
       const For* f = loopWithId(state.body, id);
@@ -190,13 +208,18 @@ void autoParallelize(AutoState& state) {
       // threads): a loop inside with more takes it, unless its iterations
       // would share elements where this loop's do not (a gradient's
       // scatter-adds across tokens, not across heads).
-      if (known && trips < threads) continue;
-      if (known && trips < 8 * threads && k + 1 < chain.size() &&
-          !(conflictFree(state.body, *f) && !conflictFree(state.body, *loopWithId(state.body, chain[k + 1]))))
+      bool few = known && (trips < threads ||
+                           (trips < 8 * threads && k + 1 < chain.size() &&
+                            !(conflictFree(state.body, *f) &&
+                              !conflictFree(state.body, *loopWithId(state.body, chain[k + 1])))));
+      if (few) {
+        everyLoopAboveRefused = false;
         continue;
+      }
       // The nest stays serial rather than pay for atomic updates (a loop
       // inside would only start threads more often).
       if (threads < kAtomicBreakEvenThreads && mostlyAtomic(state.body, *f, tensors)) break;
+      if (k > 0 && everyLoopAboveRefused && !irregular(*f) && movedOutward(state, chain, k)) break;
       bool taken = irregular(*f) ? parallelizeDynamically(state, id, known ? trips : 0, threads)
                                  : state.tryStep({"parallelize", {id}});
       if (taken) break;

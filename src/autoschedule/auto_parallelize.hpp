@@ -4,7 +4,10 @@
 // or than 8 iterations a thread when a loop is nested in it, is passed over
 // for one inside it. A loop whose iterations do work that data
 // decide (a loop inside over range(ptr[i], ptr[i + 1])) gets a dynamic
-// schedule, over blocks of iterations when it has many.
+// schedule, over blocks of iterations when it has many. A loop that may run
+// on threads only under serial loops, with little work each time, moves
+// outside them where that order is legal (one start of the threads, not
+// one per iteration of the serial loops).
 #pragma once
 #include "autoschedule/auto_state.hpp"
 

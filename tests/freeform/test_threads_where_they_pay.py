@@ -88,3 +88,48 @@ def test_a_scatter_with_a_copy_per_thread_runs_on_threads(tmp_path):
     steps = scatter_schedule(tmp_path, 2_000, 2)
     assert 's.parallelize("Lpush' in steps, steps
     assert "atomic" not in steps, steps
+
+
+RECURRENCE = '''import teml
+
+
+@teml.transform
+def f(x: teml.Var[(N, 64), "int64"], y: teml.Var[(N, 64), "int64", "inout"]):
+    #! label: Lk
+    for k in range(1, 64):
+        #! label: Li
+        for i in range(ROWS):
+            y[i, k] = (y[i, k - 1] * 3 + x[i, k] + i * 7 + k) % 1000003
+'''
+
+
+def recurrence_schedule(tmp_path, rows, shift):
+    """The automatic schedule of a recurrence along k in each row (k serial,
+    the rows independent), checked against the interpreter; with `shift` 1
+    row i reads row i + 1, so rows may not run ahead of each other."""
+    path = tmp_path / "program.py"
+    text = RECURRENCE.replace("ROWS", str(rows - shift)).replace("N", str(rows))
+    path.write_text(text.replace("y[i, k - 1]", f"y[i + {shift}, k - 1]") if shift else text)
+    r = subprocess.run([TEML, "run", str(path), "-v", "--threads", "2", "--random", "1", "--verify",
+                        "--cache-dir", str(tmp_path / "cache")], capture_output=True, text=True,
+                       env=dict(os.environ, TEML_THREADS_AT_ANY_SIZE="1"))
+    assert r.returncode == 0, r.stderr
+    assert "reference interpreter 0.00e+00 (ok)" in r.stdout, r.stdout
+    assert "sum = 0 " not in r.stdout, r.stdout  # the recurrence did run
+    return r.stderr
+
+
+def test_rows_on_threads_move_outside_a_serial_loop_that_would_start_them_each_step(tmp_path):
+    # 63 steps of k, each 256 rows: one start of the threads, not 63
+    steps = recurrence_schedule(tmp_path, 256, 0)
+    assert 's.reorder(["Li", "Lk"])' in steps and 's.parallelize("Li")' in steps, steps
+
+
+def test_rows_that_read_their_neighbours_last_step_stay_inside_the_serial_loop(tmp_path):
+    steps = recurrence_schedule(tmp_path, 256, 1)
+    assert "reorder" not in steps and 's.parallelize("Li")' in steps, steps
+
+
+def test_rows_with_enough_work_each_step_stay_inside_the_serial_loop(tmp_path):
+    steps = recurrence_schedule(tmp_path, 20000, 0)  # 20,000 rows a step: each start of the threads pays
+    assert "reorder" not in steps and 's.parallelize("Li")' in steps, steps
