@@ -11,12 +11,14 @@ using namespace ir;
 
 namespace {
 
-// Sums into smaller tensors (under 256 KiB of floats, half of a core's L2
-// or less) stay together: GAT's 32 x 32 weight gradient and 32-element
-// attention vectors, summed over 100,000 nodes, ran their long sums down
-// columns when cut apart, and attention's gradient at 256 x 64 (q.grad and
-// k.grad, 16,384 elements each) kept its rows fused with the softmax's.
-constexpr int64_t kLeastElements = 65536;
+// Sums into smaller tensors (under 64 KiB of floats) stay together: GAT's
+// 32 x 32 weight gradient and 32-element attention vectors, summed over
+// 100,000 nodes, ran their long sums down columns when cut apart. At 16,384
+// elements (attention's q.grad and k.grad at 256 x 64) the cut pays: that
+// gradient, one thread, 0.86-0.90 -> 0.69-0.83 ms (`teml bench --wrt`, in
+// turns), once its maximum's gradient no longer started threads 256 times
+// (auto_parallelize); with those starts it had looked slower cut.
+constexpr int64_t kLeastElements = 16384;
 
 // The loops of `chain` whose iterators index the reduced element.
 std::set<std::string> loopsIndexing(const Reduce& r, const std::vector<std::string>& vars) {

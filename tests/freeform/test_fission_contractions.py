@@ -2,7 +2,7 @@
 products in one nest, each over a loop the other keeps; the automatic
 schedule cuts such a nest into one nest per product (`fission` at every
 level, docs/auto-schedule.md, "fission contractions"), each then blocked as
-a product of its own. Sums into small tensors (under 65,536 elements) stay
+a product of its own. Sums into small tensors (under 16,384 elements) stay
 together. Either way the gradients are NumPy's."""
 import numpy as np
 
@@ -42,3 +42,8 @@ def test_the_two_products_of_a_products_gradient_run_apart(tmp_path):
 def test_sums_into_small_tensors_stay_together(tmp_path):
     steps = gradients(tmp_path, 30, 20, 24)
     assert "s.fission(" not in steps, steps
+
+
+def test_sums_into_tensors_of_16384_elements_run_apart(tmp_path):
+    steps = gradients(tmp_path, 128, 128, 128)  # x.grad and w.grad 16,384 elements each: attention's q.grad, k.grad
+    assert steps.count("s.fission(") == 3, steps
