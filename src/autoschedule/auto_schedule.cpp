@@ -26,8 +26,9 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
     autoFuseIntermediates(search);
     autoFissionContractions(search);
     autoRegisterBlocks(search);
-    autoFissionMath(search);
+    autoFissionMath(search, MathCut::BeforeLoops);
     autoLoopOrder(search);
+    autoFissionMath(search, MathCut::AfterLoops);
     autoRowBlocks(search);
     autoSumsInRegisters(search);
     autoParallelize(search);
