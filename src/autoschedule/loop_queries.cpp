@@ -66,7 +66,7 @@ int64_t constantTrips(const For& f) {
 }
 
 std::vector<StmtP> bodyItems(const For& f) {
-  StmtP inner = f.body;
+  StmtP inner = loopBody(f);
   while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal) inner = inner->as<VarDef>().body;
   return items(inner);
 }

@@ -19,8 +19,8 @@ std::vector<std::string> innermostLoops(const ir::StmtP& s);
 const ir::For* loopWithId(const ir::StmtP& s, const std::string& id);
 // The iterations of a step-1 loop with constant bounds (-1: not known).
 int64_t constantTrips(const ir::For& f);
-// The statements of a loop's body, inside the tensors it defines (as
-// fission counts them).
+// The statements of a loop's body, inside its local tensors and the
+// tensors it defines (as fission counts them).
 std::vector<ir::StmtP> bodyItems(const ir::For& f);
 // `e` is the iterator `v` itself.
 bool isVar(const ir::ExprP& e, const std::string& v);

@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "ir/mutator.hpp"
 #include "schedule/access_rewrite.hpp"
+#include "schedule/loop_target.hpp"
 #include "schedule/nest_path.hpp"
 #include "schedule/schedule_error.hpp"
 #include "schedule/transforms.hpp"
@@ -33,8 +35,7 @@ struct Cut {
   StmtP first, second;
 };
 
-Cut cutOf(const std::vector<const For*>& chain, int r, int k) {
-  const For& f = *chain[r - 1];
+Cut cutOf(const For& f, int k) {
   Cut c{&f, {}, nullptr, nullptr};
   StmtP inner = loopBody(f);
   while (inner->kind == StmtKind::VarDef && !inner->as<VarDef>().loopLocal) {
@@ -78,11 +79,48 @@ bool usedOnBothSides(const Cut& c, const std::string& tensor) {
   return tensorsAccessed(c.first).count(tensor) && tensorsAccessed(c.second).count(tensor);
 }
 
+// The nearest loop of `top` around `inner` (null where none is).
+const For* enclosingLoop(const StmtP& top, const Stmt* inner) {
+  const For* nearest = nullptr;
+  forEachStmt(top, [&](const StmtP& t) {  // in pre-order: the last loop around `inner` is the nearest
+    if (t->kind != StmtKind::For || t.get() == inner) return;
+    bool around = false;
+    forEachStmt(t->as<For>().body, [&](const StmtP& u) { around = around || u.get() == inner; });
+    if (around) nearest = &t->as<For>();
+  });
+  return nearest;
+}
+
 }  // namespace
+
+StmtP hoistLocalsAcrossFission(const StmtP& top, const std::string& loopId, int k) {
+  StmtP loop = findLoop(top, loopId, "fission");
+  const For& f = loop->as<For>();
+  Cut c = cutOf(f, k);
+  std::vector<LocalTensor> stay, hoisted;
+  for (auto& l : localsOf(f)) (!l.isCopy && usedOnBothSides(c, l.decl.name) ? hoisted : stay).push_back(l);
+  const For* outer = hoisted.empty() ? nullptr : enclosingLoop(top, loop.get());
+  if (!outer) return top;  // nothing to move, or nowhere: analysis/locals refuses the cut, naming the tensor
+  std::set<std::string> usedAround = tensorsAccessed(replaceStmt(loopBody(*outer), loop, makeSeq({})));
+  for (auto& l : hoisted)
+    if (usedAround.count(l.decl.name)) return top;  // there the tensor itself is meant, not f's copy
+  std::vector<LocalTensor> outerLocals = localsOf(*outer);
+  for (auto& l : hoisted) {
+    if (std::find(outerLocals.begin(), outerLocals.end(), l) != outerLocals.end()) return top;
+    for (auto& [owner, local] : localTensorsIn(outer->body))
+      if (owner != &f && local.decl.name == l.decl.name) return top;  // another loop holds a copy of it too
+  }
+  outerLocals.insert(outerLocals.end(), hoisted.begin(), hoisted.end());
+  StmtP inner = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, loopBody(f), stay, f.made);
+  StmtP outerBody = replaceStmt(loopBody(*outer), loop, inner);
+  return replaceStmt(top, findLoop(top, outer->id, "fission"),
+                     makeFor(outer->id, outer->var, outer->begin, outer->end, outer->step, outer->loopKind, outerBody,
+                             outerLocals, outer->made));
+}
 
 StmtP expandAcrossFission(const StmtP& nest, int r, int k) {
   auto chain = loopsToLevel(nest, r, "fission");
-  Cut c = cutOf(chain, r, k);
+  Cut c = cutOf(*chain[r - 1], k);
   const For& f = *c.loop;
   std::vector<Scoped> kept, expanded;
   StmtP body = makeSeq({c.first, c.second});
@@ -114,7 +152,7 @@ StmtP expandAcrossFission(const StmtP& nest, int r, int k) {
 
 StmtP fission(const StmtP& nest, int r, int k) {
   auto chain = loopsToLevel(nest, r, "fission");
-  Cut c = cutOf(chain, r, k);
+  Cut c = cutOf(*chain[r - 1], k);
   const For& f = *c.loop;
   std::vector<Scoped> onlyFirst, onlySecond;
   for (auto& t : c.scoped) {
@@ -122,9 +160,17 @@ StmtP fission(const StmtP& nest, int r, int k) {
       throw ScheduleError("fission: tensor '" + t.decl.name + "' is used on both sides of the cut (expandAcrossFission first)");
     (tensorsAccessed(c.second).count(t.decl.name) ? onlySecond : onlyFirst).push_back(t);
   }
-  StmtP a = withBody(f, defined(onlyFirst, c.first));
+  // Each loop keeps the local tensors its statements use (one both use
+  // stays with both, which analysis/locals refuses).
+  std::vector<LocalTensor> localsA, localsB;
+  for (auto& l : localsOf(f)) {
+    bool second = tensorsAccessed(c.second).count(l.decl.name) > 0;
+    if (!second || tensorsAccessed(c.first).count(l.decl.name)) localsA.push_back(l);
+    if (second) localsB.push_back(l);
+  }
+  StmtP a = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, defined(onlyFirst, c.first), localsA, f.made);
   StmtP b = makeFor(freshLoopId(nest, f.id + ".f"), f.var, f.begin, f.end, f.step, f.loopKind,
-                    defined(onlySecond, c.second), localsOf(f));
+                    defined(onlySecond, c.second), localsB);
   return replaceLevel(chain, r, makeSeq({a, b}));
 }
 

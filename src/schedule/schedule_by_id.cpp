@@ -131,9 +131,13 @@ Schedule::Applied Schedule::fission(const StmtP& top, const std::string& loop, i
   // A tensor of the body used on both sides of the cut first gets one
   // element per iteration, around the loop (always legal), so that the
   // check compares the split alone.
-  auto s = siteOf(top, loop, "fission");
+  // The loop's local tensors used on both sides become local to the loop
+  // around it, likewise.
+  StmtP hoisted = schedule::hoistLocalsAcrossFission(top, loop, k);
+  StmtP first = hoisted == top ? top : apply("fission", {top}, false, [&] { return hoisted; });
+  auto s = siteOf(first, loop, "fission");
   StmtP expanded = schedule::expandAcrossFission(s.nest, s.level, k);
-  StmtP start = expanded == s.nest ? top : apply("fission", {top}, false, [&] { return replaceStmt(top, s.nest, expanded); });
+  StmtP start = expanded == s.nest ? first : apply("fission", {first}, false, [&] { return replaceStmt(first, s.nest, expanded); });
   auto t = siteOf(start, loop, "fission");
   return onNest("fission", start, t.nest, true, [&] { return schedule::fission(t.nest, t.level, k); });
 }

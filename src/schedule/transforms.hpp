@@ -63,6 +63,14 @@ ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);
 // after statement k, defined around the loop with one element per iteration
 // (the iteration its new first index); the nest itself when there is none.
 ir::StmtP expandAcrossFission(const ir::StmtP& nest, int r, int k);
+// The local tensors of loop `loopId` (not a cache's copies) that its body
+// uses on both sides of fission's cut after statement k, made local to the
+// nearest loop around it instead: a copy per iteration of that loop holds
+// every iteration's elements, as FreeTensor's fission expands the tensors
+// its loop defines (analysis/locals checks the result as any local tensor).
+// `top` itself where there are none, no loop around, or another loop there
+// holds a copy of one of them.
+ir::StmtP hoistLocalsAcrossFission(const ir::StmtP& top, const std::string& loopId, int k);
 // The body of level r (a sequence, counted inside the tensors it defines) is
 // split after its k-th statement into two loops.
 ir::StmtP fission(const ir::StmtP& nest, int r, int k);
