@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _teml
 from ._errors import ProgramError
-from ._transform import Transform, _THREADS, _TORCH_DTYPES, _as_array, _cuda_interface
+from ._transform import Transform, _THREADS, _TORCH_DTYPES, _aligned_copy, _aligned_zeros, _as_array, _cuda_interface
 
 
 class _GradientProgram:
@@ -118,12 +118,14 @@ class _Pass(_Backward):
                     raise ValueError(f"parameter '{name}' of {f.__name__} must be {dtype} of shape {shape}, "
                                      f"not {a.dtype} of shape {a.shape}")
             buffer = program.take(name, dtype, shape) if role != "output" else None
+            # Every buffer on a cache line's boundary: the kernels' vector loads
+            # of a NumPy array's 16-byte start would cross lines.
             if role in ("input", "inout"):  # the backward pass reads these values
-                self.buffers[name] = np.array(a, dtype, order="C") if buffer is None else buffer
+                self.buffers[name] = _aligned_copy(a) if buffer is None else buffer
                 if buffer is not None:
                     np.copyto(buffer, a)
             elif buffer is None:
-                self.buffers[name] = np.zeros(shape, dtype)
+                self.buffers[name] = _aligned_zeros(shape, dtype)
             else:
                 buffer[...] = 0
                 self.buffers[name] = buffer

@@ -45,6 +45,14 @@ def _aligned_copy(a):
     return copy
 
 
+def _aligned_zeros(shape, dtype):
+    """Zeros that start on a _VECTOR_ALIGNMENT boundary (from calloc, as np.zeros)."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    raw = np.zeros(nbytes + _VECTOR_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % _VECTOR_ALIGNMENT
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 def _as_array(value):
     """A NumPy array for `value`; a CPU PyTorch tensor shares its memory."""
     if type(value).__module__.split(".")[0] == "torch":
