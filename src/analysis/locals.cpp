@@ -157,6 +157,18 @@ std::string checkDisjoint(const StmtP& nest, const std::vector<Owner>& owners) {
   }
 }
 
+// Every loop serial: what a local tensor's soundness does not depend on.
+class LoopKindsErased : public Mutator {
+ public:
+  using Mutator::mutate;
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    auto& f = s->as<For>();
+    return std::make_shared<For>(f.id, f.var, f.begin, f.end, f.step, LoopKind{}, mutate(f.body), f.made);
+  }
+};
+
 }  // namespace
 
 std::string checkLocals(const StmtP& nest, bool dependences, const std::string& cacheDir) {
@@ -183,8 +195,10 @@ std::string checkLocals(const StmtP& nest, bool dependences, const std::string& 
   });
   if (!dependences) return "";
   if (cacheDir.empty()) return checkDisjoint(nest, st.owners);
-  // The nest as printed (loops, locals, accesses) decides the answer.
-  std::string question = "teml-locals-1\n" + toString(nest, true);
+  // The nest as printed (loops, locals, accesses) decides the answer; how
+  // loops run (threads, lanes) does not, so a step that only parallelizes or
+  // vectorizes asks the question the step before it asked.
+  std::string question = "teml-locals-2\n" + toString(LoopKindsErased().mutate(nest), true);
   if (auto kept = keptAnswer(cacheDir, 'l', question)) return *kept;
   std::string answer = checkDisjoint(nest, st.owners);
   if (answer.find("could not decide") == std::string::npos) keepAnswer(cacheDir, 'l', question, answer);
