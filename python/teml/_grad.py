@@ -74,6 +74,13 @@ class _GradientProgram:
         return [n for n, d, s, a in probe.params() if a != "output" and np.dtype(d).kind == "f"]
 
 
+# The roles of the buffers the backward call zeroes, and of those it fills,
+# before its kernel runs; the forward kernel does not use them, so a taken
+# one needs no zeros before the forward call.
+_ZEROED_BY_BACKWARD = ("gradient", "adjoint")
+_SET_BY_BACKWARD = _ZEROED_BY_BACKWARD + ("weights",)
+
+
 class _Backward:
     """The backward call over one forward call's buffers; a subclass says how
     its buffers are zeroed, filled and copied out."""
@@ -83,7 +90,7 @@ class _Backward:
         if len(weights) != len(self.of):
             raise TypeError(f"backward takes one weight array per result ({', '.join(self.of)}), not {len(weights)}")
         for name, _, _, role in self.params:
-            if role in ("gradient", "adjoint"):
+            if role in _ZEROED_BY_BACKWARD:
                 self._zero(self.buffers[name])
         names = self.compiled.gradient_of()
         for name, w in zip(self.of, weights):
@@ -127,7 +134,8 @@ class _Pass(_Backward):
             elif buffer is None:
                 self.buffers[name] = _aligned_zeros(shape, dtype)
             else:
-                buffer[...] = 0
+                if role not in _SET_BY_BACKWARD:
+                    buffer[...] = 0
                 self.buffers[name] = buffer
         self.threads = f.threads or _THREADS
         self._run("forward")
