@@ -1,6 +1,7 @@
 #include "schedule/schedule.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "analysis/concurrency_with_isl.hpp"
 #include "analysis/legality.hpp"
@@ -27,7 +28,7 @@ StmtP Schedule::apply(const std::string& what, const std::vector<StmtP>& inputs,
     throw InternalError(what + " produced ill-formed IR: " + broken);
   if (reorders && reorderedFrom) checkReordering(what, *reorderedFrom, *reorderedTo);
   else if (reorders) checkReordering(what, inputs.size() == 1 ? inputs[0] : makeSeq(inputs), result);
-  localsStaySound(what, result);
+  localsStaySound(what, result, reorderedFrom && reorderedTo ? std::vector<StmtP>{*reorderedFrom, *reorderedTo} : inputs);
   return result;
 }
 
@@ -61,8 +62,18 @@ void Schedule::keepsLocals(const std::string& what, const std::vector<StmtP>& in
 }
 
 // ... each still used within one iteration of its loop only.
-void Schedule::localsStaySound(const std::string& what, const StmtP& result) {
-  if (localTensorsIn(result).empty()) return;
+void Schedule::localsStaySound(const std::string& what, const StmtP& result, const std::vector<StmtP>& changed) {
+  std::set<std::string> locals;
+  for (auto& l : localTensorsIn(result)) locals.insert(l.tensor.decl.name);
+  if (locals.empty()) return;
+  // Statements that own no local tensor and access none, before and after
+  // the step, leave every local tensor's accesses and owners as they were.
+  bool touched = false;
+  for (auto& s : changed) {
+    touched = touched || !localTensorsIn(s).empty();
+    for (auto& t : tensorsAccessed(s)) touched = touched || locals.count(t);
+  }
+  if (!touched) return;
   if (!options_.checkLegality) stats_.unchecked.push_back(what + " (isl's condition on local tensors)");
   auto t = Clock::now();
   std::string problem = analysis::checkLocals(result, options_.checkLegality, options_.analysisCacheDir);

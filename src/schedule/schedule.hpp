@@ -133,7 +133,8 @@ class Schedule {
   std::string freshCopyName(const ir::StmtP& top, const std::string& tensor, int line);
   void checkReordering(const std::string& what, const ir::StmtP& before, const ir::StmtP& after);
   void keepsLocals(const std::string& what, const std::vector<ir::StmtP>& inputs, const ir::StmtP& result);
-  void localsStaySound(const std::string& what, const ir::StmtP& result);
+  // `changed`: the statements the step replaced and those it made.
+  void localsStaySound(const std::string& what, const ir::StmtP& result, const std::vector<ir::StmtP>& changed);
 
   const ir::Program& program_;
   ScheduleOptions options_;
