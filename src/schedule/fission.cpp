@@ -101,9 +101,12 @@ StmtP hoistLocalsAcrossFission(const StmtP& top, const std::string& loopId, int 
   for (auto& l : localsOf(f)) (!l.isCopy && usedOnBothSides(c, l.decl.name) ? hoisted : stay).push_back(l);
   const For* outer = hoisted.empty() ? nullptr : enclosingLoop(top, loop.get());
   if (!outer) return top;  // nothing to move, or nowhere: analysis/locals refuses the cut, naming the tensor
-  std::set<std::string> usedAround = tensorsAccessed(replaceStmt(loopBody(*outer), loop, makeSeq({})));
-  for (auto& l : hoisted)
-    if (usedAround.count(l.decl.name)) return top;  // there the tensor itself is meant, not f's copy
+  std::set<std::string> usedAround = tensorsAccessed(replaceStmt(loopBody(*outer), loop, makeSeq({}))), definedInside;
+  forEachStmt(loopBody(*outer), [&](const StmtP& s) {
+    if (s->kind == StmtKind::VarDef && !s->as<VarDef>().loopLocal) definedInside.insert(s->as<VarDef>().decl.name);
+  });
+  for (auto& l : hoisted)  // there the tensor itself is meant, not f's copy; or it is not yet defined
+    if (usedAround.count(l.decl.name) || definedInside.count(l.decl.name)) return top;
   std::vector<LocalTensor> outerLocals = localsOf(*outer);
   for (auto& l : hoisted) {
     if (std::find(outerLocals.begin(), outerLocals.end(), l) != outerLocals.end()) return top;
