@@ -29,7 +29,7 @@ def scaled(e: teml.Var[(N, M), "int32"], s: teml.Var[(N,), "int32"], g: teml.Var
 
 @teml.schedule(scaled)
 def schedule(s):
-    s.local("{owner}", "t")
+    s.local("Lj", "t")
     s.fission("Lj", 1)
 '''
 
@@ -41,7 +41,7 @@ def inputs():
 
 
 def test_a_local_both_halves_use_becomes_one_row_of_the_loop_around(teml):
-    program = SCALED.replace("{owner}", "Lj")
+    program = SCALED
     x = inputs()
     out = teml.run(program, x, ["vg", "out"], extra=["--threads", "2"])
     t = x["e"] * x["s"][:, None] + 1
