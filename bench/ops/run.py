@@ -336,7 +336,9 @@ def run_threads(threads, names, quick, out_dir):
     its results per call); each side keeps the faster of the two (`merged`)."""
     import limits
     machine = limits.measure(threads)
-    print(f"limits on {threads} thread(s): {machine['fma_gflops']:.0f} GFLOP/s, {machine['triad_gbs']:.1f} GB/s", flush=True)
+    measure_gathers(threads, names, quick, machine)
+    print(f"limits on {threads} thread(s): {machine['fma_gflops']:.0f} GFLOP/s, {machine['triad_gbs']:.1f} GB/s, "
+          f"gathered rows {machine['gather_rows_per_s']}", flush=True)
     installed = run_workers(threads, names, quick, None)
     huge = run_workers(threads, names, quick, HUGE_PAGES)
     records = {n: merged(installed[n], huge.get(n)) for n in names if n in installed}
@@ -406,12 +408,36 @@ def run_workers(threads, names, quick, tunables):
     return records
 
 
+def gathered_rows(name, s):
+    """(rows, table bytes, row bytes) of the rows an op reads at indices from data: once the
+    table outgrows the caches those reads wait on the memory's latency, not its bandwidth
+    (as GAT's in bench/freetensor/work.py)."""
+    if name in ("spmm", "sddmm"):  # a row of B (of V) per nonzero
+        return s["NNZ"], s["C"] * s["F"] * 4, s["F"] * 4
+    if name == "embedding_bag":  # a row of the table per index
+        return s["B"] * s["L"], s["V"] * s["D"] * 4, s["D"] * 4
+    return None
+
+
+def measure_gathers(threads, names, quick, machine):
+    """The rate of rows gathered at random from each op's table (limits.c), in this run."""
+    import limits
+    rates = machine.setdefault("gather_rows_per_s", {})
+    for name in names:
+        g = gathered_rows(name, OPS[name][2 if quick else 1])
+        if g and f"{g[1]}/{g[2]}" not in rates:
+            rates[f"{g[1]}/{g[2]}"] = limits.measure(threads, g[1:])["gather_rows_per_s"]
+
+
 def add_limit(r, machine):
     if "flops" not in r:
         return
     peak = machine["fma_gflops"] * 1e9 * (0.5 if r["dtype"] == "float64" and r["name"].startswith("matmul") else 1)
     t_flops, t_bytes = r["flops"] / peak, r["bytes"] / (machine["triad_gbs"] * 1e9)
-    r["limit_s"], r["bound"] = max(t_flops, t_bytes), ("compute" if t_flops > t_bytes else "memory")
+    g = gathered_rows(r["name"], r["sizes"])
+    rate = machine.get("gather_rows_per_s", {}).get(f"{g[1]}/{g[2]}") if g else None
+    t_gathers = g[0] / rate if rate else 0.0
+    r["limit_s"], r["bound"] = max((t_flops, "compute"), (t_bytes, "memory"), (t_gathers, "gathers"))
     if "times" in r:
         r["teml_pct_of_limit"] = 100 * r["limit_s"] / r["times"]["teml"]["median_s"]
         r["baseline_pct_of_limit"] = 100 * r["limit_s"] / r["times"][r["best_baseline"]]["median_s"]
@@ -442,7 +468,11 @@ def table(record):
              "taken in turns (teml, each baseline, teml, ...); ratio = baseline median / teml median "
              "(> 1: teml faster). Limit: the op's flops at the measured FMA peak (float32; half for "
              "float64 matmul) or its minimal bytes (inputs read once, outputs written once) at the "
-             "measured STREAM triad bandwidth, whichever is longer; % = limit / median. First call: "
+             "measured STREAM triad bandwidth, or, for ops that read rows of a table at "
+             "indices from data (SpMM, SDDMM, embedding bag), those rows at the rate limits.c gathers rows "
+             "of that size from a table that size at random indices (measured in the same run, below each "
+             "table's heading; its loop prefetches 16 rows ahead), whichever is longest; % = limit / median. "
+             "First call: "
              "teml's compile (and tuning) and first run, with an empty kernel cache. New shape: teml's "
              "first call after that at other sizes (each of 128 or more a quarter smaller: its own stages "
              "again, the C compiler only where a size decides the code; docs/python.md). Check: teml's result "
@@ -456,7 +486,9 @@ def table(record):
     for run in record["runs"]:
         lim = run["limits"]
         lines += [f"## {run['threads']} thread(s): FMA peak {lim['fma_gflops']:.0f} GFLOP/s, "
-                  f"triad {lim['triad_gbs']:.1f} GB/s", "",
+                  f"triad {lim['triad_gbs']:.1f} GB/s"
+                  + "".join(f", rows of {int(k.split('/')[1])} B gathered from {int(k.split('/')[0]) / 1e3:.0f} kB "
+                            f"{v / 1e6:.0f} M/s" for k, v in lim.get("gather_rows_per_s", {}).items()), "",
                   "| op | sizes | teml | best baseline | baseline time | ratio | work (MFLOP, MB) | limit | "
                   "teml % of limit | baseline % of limit | teml first call | new shape | check | runs | load |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
