@@ -481,8 +481,8 @@ def table(record):
              "processes took time from both sides; the higher of the two runs). Each op runs twice, with malloc as "
              "installed and with huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, first touch of fresh memory "
              "being slow on these VMs); each side keeps its faster median, † where that was with huge pages. "
-             "The FMA peak is limits.c's (256-bit vectors): with "
-             "AVX-512 the real float32 peak is higher, so compute-bound ops can pass 100%.", ""]
+             "The FMA peak is limits.c's on the machine's widest vectors (64 bytes with AVX-512): a core "
+             "whose clock rises above the one it ran at alone can pass 100%.", ""]
     for run in record["runs"]:
         lim = run["limits"]
         lines += [f"## {run['threads']} thread(s): FMA peak {lim['fma_gflops']:.0f} GFLOP/s, "

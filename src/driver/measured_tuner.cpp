@@ -67,7 +67,8 @@ MeasuredTuner::MeasuredTuner(target::Target target, runtime::JitOptions jit, std
 std::string MeasuredTuner::storedChoicePath(const std::string& key) const {
   if (cacheDir_.empty()) return "";
   // The same nest and candidates, on the same machine, compiled the same way.
-  std::string full = key + "\nisa " + target_.isa + " " + std::to_string(target_.vectorBytes) + " threads " +
+  std::string full = key + "\nisa " + target_.isa + " " + std::to_string(target_.vectorBytes) +
+                     (target_.halvesWideVectors ? " halved" : "") + " threads " +
                      std::to_string(target_.threads) + "\ncc " + jit_.cc + " " + jit_.cflags;
   return cacheDir_ + "/tuning/" + runtime::contentHash(full);
 }

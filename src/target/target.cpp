@@ -1,11 +1,37 @@
 #include "target/target.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "diag/diagnostics.hpp"
 
 namespace teml::target {
+
+namespace {
+
+// AMD's Zen 4 (family 19h; Zen 3, the same family, has no AVX-512) runs
+// AVX-512 on 256-bit units; Zen 5 (1Ah) and Intel's cores have 512-bit ones.
+bool halvesWideVectors() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+  char vendor[13] = {0};
+  std::memcpy(vendor, &b, 4), std::memcpy(vendor + 4, &d, 4), std::memcpy(vendor + 8, &c, 4);
+  if (std::strcmp(vendor, "AuthenticAMD") != 0 || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+  unsigned family = (a >> 8) & 0xf;
+  if (family == 0xf) family += (a >> 20) & 0xff;
+  return family == 0x19 && __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+}  // namespace
 
 Target hostCpu(int threads) {
   static const Target host = [] {
@@ -19,6 +45,8 @@ Target hostCpu(int threads) {
       std::string v = env;
       if (v == "16" || v == "32" || v == "64") t.vectorBytes = std::stoi(v);
     }
+    t.halvesWideVectors = halvesWideVectors();
+    if (const char* env = std::getenv("TEML_WIDE_VECTORS")) t.halvesWideVectors = std::string(env) == "halved";
     return t;
   }();
   Target t = host;

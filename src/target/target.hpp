@@ -46,6 +46,10 @@ struct Target {
   GpuLimits gpu;             // of a CUDA target
   int ranks = 1;             // MPI ranks a CPU program is lowered for (docs/distributed.md)
   int rankGridRows = 0;      // rows of the grid of ranks of two distributed loops (0: chosen)
+  // The core runs each 64-byte vector operation as two 32-byte halves (AMD
+  // Zen 4's AVX-512): a 64-byte load off a line's edge then costs no more
+  // than the two 32-byte loads that would replace it.
+  bool halvesWideVectors = false;
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
   // Vector registers an x86-64 core names: 32 with AVX-512, else 16.
@@ -55,7 +59,8 @@ struct Target {
 // The machine teml runs on: its widest vector unit (64 bytes with AVX-512,
 // 32 with AVX, else 16), or TEML_VECTOR_BYTES (16, 32 or 64) when set.
 // Wider vectors than the machine's would be split by the C compiler into
-// several registers and run far slower.
+// several registers and run far slower. halvesWideVectors: an AMD core of
+// family 19h with AVX-512 (Zen 4), or TEML_WIDE_VECTORS=halved (=whole: not).
 Target hostCpu(int threads = 0);
 
 // A CUDA target for `arch` ("sm_80", "sm_90", ...; "" for sm_90) with that

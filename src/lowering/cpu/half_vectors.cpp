@@ -32,8 +32,7 @@ class StreamCount : public Visitor {
   }
 
   HalfWidthChoice choice() const {
-    if (gathers_ || !streamsLargeTensor_ || longerThanAVector_ || operations_ >= 2 * int64_t(vectors_.size()))
-      return {};
+    if (gathers_ || !streamsLargeTensor_ || operations_ >= 2 * int64_t(vectors_.size())) return {};
     if (misaligned_) return {HalfWidth::Always, {}};
     return {HalfWidth::WhereMisaligned, {tensors_.begin(), tensors_.end()}};
   }
@@ -85,19 +84,8 @@ class StreamCount : public Visitor {
     }
     if (t->elementCount() * bytes(t->dtype) >= kStreamedBytes && movesWithEveryLoopAround(indices))
       streamsLargeTensor_ = true;
-    longerThanAVector_ |= !fitsOneVector(t->dtype);
     misaligned_ |= !onBoundary(*t, indices);
     return true;
-  }
-
-  // The whole run of the vector loop fits in one full-width vector of `dtype`
-  // (a row of 16 floats): there a 64-byte access off a line's edge touches a
-  // line that no neighbouring access shares. A longer run reads its lines in
-  // order, and the line a vector crosses into is the next one's anyway.
-  bool fitsOneVector(DType dtype) const {
-    int64_t begin, end;
-    return constValue(loop_.begin, &begin) && constValue(loop_.end, &end) &&
-           (end - begin) * bytes(dtype) <= vectorBytes_;
   }
 
   // An access moves with a loop around that its indices name, or that
@@ -141,15 +129,15 @@ class StreamCount : public Visitor {
   std::vector<std::string> inner_;
   std::set<std::string> vectors_, tensors_;
   int64_t operations_ = 0;
-  bool gathers_ = false, streamsLargeTensor_ = false, misaligned_ = false, longerThanAVector_ = false;
+  bool gathers_ = false, streamsLargeTensor_ = false, misaligned_ = false;
 };
 
 }  // namespace
 
 HalfWidthChoice halfWidthOf(const For& loop, const std::vector<const For*>& around, const Program& program,
-                            int vectorBytes) {
-  if (vectorBytes != 64) return {};
-  return StreamCount(loop, around, program, vectorBytes).choice();
+                            const target::Target& target) {
+  if (target.vectorBytes != 64 || target.halvesWideVectors) return {};
+  return StreamCount(loop, around, program, target.vectorBytes).choice();
 }
 
 }  // namespace teml::lowering

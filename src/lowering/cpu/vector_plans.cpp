@@ -211,7 +211,7 @@ class VectorPlans : public Mutator {
       plan.form = VectorForm::Loop;
     }
     if (plan.form != VectorForm::Streaming && span >= width) {
-      HalfWidthChoice half = halfWidthOf(loop, around_, view_, target_.vectorBytes);
+      HalfWidthChoice half = halfWidthOf(loop, around_, view_, target_);
       plan.half = half.when;
       for (auto& t : half.alignmentTested)  // the nest's own tensors are allocated on boundaries
         if (!defined_.count(t)) plan.alignmentTested.push_back(t);
