@@ -157,6 +157,16 @@ def test_dot_products_along_long_rows_are_jammed_four_rows_at_a_time(teml):
     assert jammed_by_four(teml.attempt(GEMV, {"A": A, "x": x}, [], extra=["-v"]).stderr)
 
 
+def test_sums_of_rows_that_share_no_load_are_not_jammed(teml):
+    # y[i] += A[i, j]: four rows at once would share nothing and read four streams at once.
+    source = GEMV.replace(" * x[j]", "")
+    A = np.random.default_rng(7).integers(-50, 50, (42, 300)).astype(np.float64)
+    out = teml.run(source, {"A": A, "x": A[0]}, ["y"], extra=["--threads", "2"])
+    np.testing.assert_array_equal(out["y"], A.sum(axis=1))
+    steps = teml.attempt(source, {"A": A, "x": A[0]}, [], extra=["-v"]).stderr
+    assert "unroll_and_jam" not in steps and re.search(r's\.vectorize\("L\d+"\)', steps), steps
+
+
 def test_dot_products_that_start_from_a_store_of_their_own_are_jammed_too(teml):
     # A user's gemv with `y[i] = 0` first: the stores go to a loop of their own (fission), then the jam.
     source = GEMV.replace("    for i in range(42):\n", "    for i in range(42):\n        y[i] = 1\n")
