@@ -6,7 +6,8 @@ triad bandwidth on N threads (limits.c, compiled with the flags teml uses).
 
 prints {"threads": 2, "fma_gflops": ..., "triad_gbs": ..., "cpu": ...,
 "cores": ...}; bench/freetensor/run.py calls measure() at the start of a run,
-with the size of GAT's gathered table and rows (gather_rows_per_s)."""
+with the size of GAT's gathered table and rows (gather_rows_per_s), and
+bench/ops/run.py with those of SpMM, SDDMM and the embedding bag."""
 import json
 import os
 import pathlib
