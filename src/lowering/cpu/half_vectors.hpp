@@ -5,8 +5,7 @@
 // a cache line's edge touch two lines each; 32-byte ones half as often.
 // Measured on an AMD EPYC with 512-bit units (its one-thread float32 matmul
 // ran at 180 GFLOP/s, past 256-bit units' peak), same run, bench/ops from
-// Python: A^T x
-// (rows of 3000 floats) 546 -> 437 us, a 5-point stencil (x[i][j + 1])
+// Python: A^T x (rows of 3000 floats) 546 -> 437 us, a 5-point stencil (x[i][j + 1])
 // 1704 -> 1027 us, both misaligned wherever the arrays start; sums of
 // columns 2071 -> 1631 and scatter-add 1871 -> 1107 us, misaligned because
 // NumPy's arrays start 16 bytes past a boundary. Where every access is on a
