@@ -419,14 +419,19 @@ def gathered_rows(name, s):
     return None
 
 
+def gather_key(table_bytes, row_bytes):
+    """How a gather rate is kept in the machine's limits (and read back in the table)."""
+    return f"{table_bytes}/{row_bytes}"
+
+
 def measure_gathers(threads, names, quick, machine):
     """The rate of rows gathered at random from each op's table (limits.c), in this run."""
     import limits
     rates = machine.setdefault("gather_rows_per_s", {})
     for name in names:
         g = gathered_rows(name, OPS[name][2 if quick else 1])
-        if g and f"{g[1]}/{g[2]}" not in rates:
-            rates[f"{g[1]}/{g[2]}"] = limits.measure(threads, g[1:])["gather_rows_per_s"]
+        if g and gather_key(*g[1:]) not in rates:
+            rates[gather_key(*g[1:])] = limits.measure(threads, g[1:])["gather_rows_per_s"]
 
 
 def add_limit(r, machine):
@@ -435,7 +440,7 @@ def add_limit(r, machine):
     peak = machine["fma_gflops"] * 1e9 * (0.5 if r["dtype"] == "float64" and r["name"].startswith("matmul") else 1)
     t_flops, t_bytes = r["flops"] / peak, r["bytes"] / (machine["triad_gbs"] * 1e9)
     g = gathered_rows(r["name"], r["sizes"])
-    rate = machine.get("gather_rows_per_s", {}).get(f"{g[1]}/{g[2]}") if g else None
+    rate = machine.get("gather_rows_per_s", {}).get(gather_key(*g[1:])) if g else None
     t_gathers = g[0] / rate if rate else 0.0
     r["limit_s"], r["bound"] = max((t_flops, "compute"), (t_bytes, "memory"), (t_gathers, "gathers"))
     if "times" in r:
