@@ -239,3 +239,23 @@ def test_calls_of_different_shapes_from_threads_at_once(tmp_path):
     for t in threads:
         t.join()
     assert not wrong
+
+
+def test_a_matrix_products_rows_of_a_at_displacements_of_a_new_stride(tmp_path):
+    # A[i + r, k] for the jammed rows r is read at r * K elements from one pointer
+    # (docs/lowering.md, scalar rows): a new K is a new displacement, bound at run time
+    out = run_fresh(tmp_path, '''
+        @teml.transform
+        def mm(A: teml.Var[(M, K), "float32"], B: teml.Var[(K, N), "float32"], C: teml.Var[(M, N), "float32", "output"]):
+            for i in range(M):
+                for j in range(N):
+                    for k in range(K):
+                        C[i, j] += A[i, k] * B[k, j]
+
+        for k in (300, 251, 403):
+            a = rng.standard_normal((40, k)).astype(np.float32)
+            b = rng.standard_normal((k, 70)).astype(np.float32)
+            assert np.allclose(mm(a, b), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3), k
+            print(kernels())
+    ''')
+    assert out.split() == ["1", "1", "1"]

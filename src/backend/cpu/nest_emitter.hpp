@@ -159,6 +159,18 @@ class NestEmitter {
   void loadSharedVectors(const For& f, std::vector<SharedLoad>& shared, int indent);
   void releaseSharedLoads(std::vector<SharedLoad>& shared);
 
+  // Scalars of an innermost loop's body read through one pointer per tensor
+  // at constant displacements, and short loops unrolled outright
+  // (nest_emitter_scalar_rows.cpp).
+  struct ScalarRow {
+    std::string name, base;                        // the pointer, and the load it points at
+    std::map<std::string, std::string> displaced;  // a load's text -> `name[displacement]`
+  };
+  std::vector<ScalarRow> planScalarRows(const For& f);
+  void declareScalarRows(const std::vector<ScalarRow>& rows, int indent);
+  void releaseScalarRows(const std::vector<ScalarRow>& rows);
+  void unrollIfShort(const For& f, int indent);
+
   // C (M x N) += op(A) (M x K) * op(B) (K x N), row-major, through CBLAS.
   void emitLibCall(const LibCall& c, int indent);
 
@@ -206,6 +218,7 @@ class NestEmitter {
   std::map<std::pair<std::string, int>, std::string> vectorRegs_;  // (reduction's id, copy) -> register
   std::map<std::string, ExprP> factoredTerms_;  // a factored sum's id -> what its register adds up
   std::map<std::string, std::string> sharedLoads_;  // a load's text -> the register it was loaded into
+  std::map<std::string, std::string> scalarRows_;  // a scalar load's text -> its row pointer's element
   int vectorWidth_ = 0;
   int vectorCopies_ = 1;
   int copy_ = 0;

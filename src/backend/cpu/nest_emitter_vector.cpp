@@ -144,7 +144,9 @@ class NestEmitter::VectorExpr : public ExprFunctor<std::pair<std::string, bool>(
       auto shared = e_.sharedLoads_.find(text);
       return {shared != e_.sharedLoads_.end() ? shared->second : "(" + text + ")", true};
     }
-    return {e_.access(l.tensor, e_.shifted(l.indices)), false};
+    std::string text = e_.access(l.tensor, e_.shifted(l.indices));
+    auto row = e_.scalarRows_.find(text);
+    return {row != e_.scalarRows_.end() ? row->second : text, false};
   }
   std::pair<std::string, bool> visitBinary(const Binary& b, bool single) override {
     auto x = of(b.a, single), y = of(b.b, single);
@@ -270,8 +272,11 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
   iterNames_.push_back({f.var, cvar});
   auto shared = planSharedLoads(f);
   declareSharedRows(f, shared, indent);
+  unrollIfShort(f, indent);
   line(indent, loopHeader(f, cvar));
   loadSharedVectors(f, shared, indent + 1);
+  auto scalarRows = planScalarRows(f);
+  declareScalarRows(scalarRows, indent + 1);
   // What later iterations read through indices from data, for each vector of the copy.
   for (copy_ = 0; copy_ < vectorCopies_ && !f.loopKind.cpu.prefetches.empty(); ++copy_)
     emitPrefetches(f, indent + 1, true);
@@ -279,6 +284,7 @@ void NestEmitter::emitVectorFor(const For& f, int indent) {
   emitVectorStmt(f.body, indent + 1);
   line(indent, "}");
   releaseSharedLoads(shared);
+  releaseScalarRows(scalarRows);
   iterNames_.pop_back();
   names_.release(cvar);
   for (auto& [where, reg] : promoted) {
