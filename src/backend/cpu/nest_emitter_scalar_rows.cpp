@@ -48,7 +48,9 @@ void NestEmitter::unrollIfShort(const For& f, int indent) {
   if (f.step <= 0 || !onlyStatementsIn(f.body) || !constValue(sub(f.end, f.begin), &span)) return;
   int64_t trips = (span + f.step - 1) / f.step, statements = 0;
   forEachStmt(f.body, [&](const StmtP& s) { statements += s->kind == StmtKind::Store || s->kind == StmtKind::Reduce; });
-  if (trips >= 2 && trips <= kMostUnrolledIterations && trips * statements * vectorCopies_ <= kMostUnrolledStatements)
+  // A register block: two sums or more (one sum's chain of FMAs gains nothing from it).
+  if (statements * vectorCopies_ >= 2 && trips >= 2 && trips <= kMostUnrolledIterations &&
+      trips * statements * vectorCopies_ <= kMostUnrolledStatements)
     line(indent, "#pragma GCC unroll " + std::to_string(kMostUnrolledIterations));
 }
 
