@@ -45,11 +45,8 @@ def test_a_convolutions_input_vector_is_loaded_once_for_the_jammed_channels(teml
             assert "teml_keep(vload" in c and "*vrow = &x[c]" in c, c
 
 
-
-def test_a_row_of_b_that_moves_with_the_loop_is_still_loaded_once(teml):
-    # C[i, j] += A[i, k] * B[k, j]: the jammed rows of C share B's vectors,
-    # whose row is k itself (no row pointer); the load is named and kept.
-    source = '''import teml
+# C[i, j] += A[i, k] * B[k, j] at sizes neither the vectors nor the jammed rows divide.
+MM = '''import teml
 
 
 @teml.transform
@@ -60,6 +57,12 @@ def mm(A: teml.Var[(37, 300), "float32"], B: teml.Var[(300, 45), "float32"],
             for k in range(300):
                 C[i, j] += A[i, k] * B[k, j]
 '''
+
+
+def test_a_row_of_b_that_moves_with_the_loop_is_still_loaded_once(teml):
+    # C[i, j] += A[i, k] * B[k, j]: the jammed rows of C share B's vectors,
+    # whose row is k itself (no row pointer); the load is named and kept.
+    source = MM
     rng = np.random.default_rng(3)
     a = rng.standard_normal((37, 300)).astype(np.float32)
     b = rng.standard_normal((300, 45)).astype(np.float32)

@@ -21,6 +21,10 @@
 
 namespace teml::codegen {
 
+// No loop and no branch in `body`: every statement runs once per iteration
+// (the innermost loop of a register block; nest_emitter_shared_loads.cpp).
+bool onlyStatements(const ir::StmtP& body);
+
 using ir::CopyLoop;
 using ir::CopyPlan;
 using ir::ExprP;

@@ -28,12 +28,6 @@ namespace {
 constexpr int64_t kMostUnrolledIterations = 16;
 constexpr int64_t kMostUnrolledStatements = 512;
 
-bool onlyStatementsIn(const StmtP& body) {
-  bool free = true;
-  forEachStmt(body, [&](const StmtP& s) { free &= s->kind != StmtKind::For && s->kind != StmtKind::If; });
-  return free;
-}
-
 // Elements between consecutive indices of each dimension.
 std::vector<int64_t> stridesOf(const TensorDecl& decl) {
   std::vector<int64_t> strides(decl.shape.size(), 1);
@@ -45,7 +39,7 @@ std::vector<int64_t> stridesOf(const TensorDecl& decl) {
 
 void NestEmitter::unrollIfShort(const For& f, int indent) {
   int64_t span = 0;
-  if (f.step <= 0 || !onlyStatementsIn(f.body) || !constValue(sub(f.end, f.begin), &span)) return;
+  if (f.step <= 0 || !onlyStatements(f.body) || !constValue(sub(f.end, f.begin), &span)) return;
   int64_t trips = (span + f.step - 1) / f.step, statements = 0;
   forEachStmt(f.body, [&](const StmtP& s) { statements += s->kind == StmtKind::Store || s->kind == StmtKind::Reduce; });
   // A register block: two sums or more (one sum's chain of FMAs gains nothing from it).
@@ -56,7 +50,7 @@ void NestEmitter::unrollIfShort(const For& f, int indent) {
 
 std::vector<NestEmitter::ScalarRow> NestEmitter::planScalarRows(const For& f) {
   std::vector<ScalarRow> rows;
-  if (!onlyStatementsIn(f.body)) return rows;
+  if (!onlyStatements(f.body)) return rows;
   std::vector<const Load*> reads;
   auto collect = [&](const ExprP& e) {
     forEachExpr(e, [&](const ExprP& x) {

@@ -35,14 +35,13 @@ void vectorReads(const ExprP& e, const std::string& vectorVar, std::vector<const
   });
 }
 
-// No loop and no branch: every statement runs once per iteration.
+}  // namespace
+
 bool onlyStatements(const StmtP& body) {
   bool free = true;
   forEachStmt(body, [&](const StmtP& s) { free &= s->kind != StmtKind::For && s->kind != StmtKind::If; });
   return free;
 }
-
-}  // namespace
 
 std::vector<NestEmitter::SharedLoad> NestEmitter::planSharedLoads(const For& f) {
   std::vector<SharedLoad> shared;
