@@ -68,7 +68,6 @@ std::vector<NestEmitter::ScalarRow> NestEmitter::planScalarRows(const For& f) {
   struct Member {
     std::string text;
     int64_t offset;
-    const Load* load;
   };
   std::map<std::string, std::vector<Member>> groups;
   for (auto* l : reads) {
@@ -91,7 +90,7 @@ std::vector<NestEmitter::ScalarRow> NestEmitter::planScalarRows(const For& f) {
     auto& g = groups[key];
     bool seen = false;
     for (auto& m : g) seen |= m.text == text;
-    if (!seen) g.push_back({text, offset, l});
+    if (!seen) g.push_back({text, offset});
   }
   for (auto& [key, members] : groups) {
     if (members.size() < 2) continue;
