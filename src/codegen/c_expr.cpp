@@ -107,6 +107,7 @@ class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
         if (u.dtype == DType::I32) return toInt32("teml_abs(" + x + ")");
         return u.isInt() ? "teml_abs(" + x + ")" : std::string(f32 ? "fabsf(" : "fabs(") + x + ")";
       case UnaryOp::Sigmoid: return std::string(f32 ? "teml_sigmoidf(" : "teml_sigmoid(") + x + ")";
+      case UnaryOp::Exp: return std::string(f32 ? "teml_expf(" : "teml_exp(") + x + ")";  // the target's prelude
       default: return std::string(unaryOpName(u.op)) + (f32 ? "f(" : "(") + x + ")";  // exp, log, ... of math.h
     }
   }

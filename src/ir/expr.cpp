@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/exp_as_generated.hpp"
 #include "ir/mutator.hpp"
 
 namespace teml::ir {
@@ -55,14 +56,13 @@ double applyUnary(UnaryOp op, double x) {
     case UnaryOp::Neg: return -x;
     case UnaryOp::Not: return x == 0;
     case UnaryOp::Abs: return std::fabs(x);
-    case UnaryOp::Exp: return std::exp(x);
+    case UnaryOp::Exp: return expAsGenerated(x);
     case UnaryOp::Log: return std::log(x);
     case UnaryOp::Sqrt: return std::sqrt(x);
     case UnaryOp::Tanh: return std::tanh(x);
-    case UnaryOp::Sigmoid: {  // as generated code computes it (backend/cpu/c_emitter.cpp)
+    case UnaryOp::Sigmoid: {  // as generated code computes it (backend/cpu/math_prelude.cpp)
       if (x != x) return x;
-      if (-std::fabs(x) < -708) return x >= 0 ? 1 : 0;
-      double e = std::exp(-std::fabs(x));
+      double e = expAsGenerated(-std::fabs(x));
       return x >= 0 ? 1 / (1 + e) : e / (1 + e);
     }
     case UnaryOp::Sin: return std::sin(x);

@@ -30,6 +30,8 @@ TEML_D double teml_floordivd(double a, double b) { return floor(a / b); }
 TEML_D float teml_floordivf(float a, float b) { return floorf(a / b); }
 TEML_D double teml_modd(double a, double b) { return a - floor(a / b) * b; }
 TEML_D float teml_modf(float a, float b) { return a - floorf(a / b) * b; }
+TEML_HD double teml_exp(double a) { return exp(a); }
+TEML_HD float teml_expf(float a) { return expf(a); }
 TEML_D double teml_sigmoid(double a) { double e = exp(-fabs(a)); return a != a ? a : (a >= 0 ? 1 : e) / (1 + e); }
 TEML_D float teml_sigmoidf(float a) { float e = expf(-fabsf(a)); return a != a ? a : (a >= 0 ? 1 : e) / (1 + e); }
 /* Reductions that threads share: atomicAdd where there is an instruction,
