@@ -14,9 +14,7 @@ at its start, torch.set_num_threads, teml's `threads`, and a fresh, empty
 kernel cache (XDG_CACHE_HOME in a temporary directory), so teml's first call
 is its whole compile (and tuning) time. Each operation: seeded random inputs;
 teml's first call, timed; teml's result checked against the baseline's; then
-turns of (teml, every baseline candidate) until the budget or --reps runs
-(on 2 threads each side's calls after a pause, in which the other sides'
-waiting threads go to sleep; the pauses do not count against the budget);
+turns of (teml, every baseline candidate) until the budget or --reps runs;
 median and min of each side. ratio = fastest baseline's median / teml's
 median (> 1: teml faster). The limit is the op's minimal work (WORK below) at
 the measured peak or bandwidth, whichever takes longer; % of limit = limit /
@@ -182,9 +180,6 @@ def close(got, want):
     return bool(np.allclose(got, want, rtol=1e-3, atol=1e-4 * scale)), err
 
 
-PAUSE_BETWEEN_SIDES_S = 0.15
-
-
 def run_op(name, threads, quick, reps, budget):
     import programs
     import baselines
@@ -255,15 +250,9 @@ def run_op(name, threads, quick, reps, budget):
     for f in sides.values():  # one more warm run each
         f()
     times = {k: [] for k in sides}
-    start, slept = time.perf_counter(), 0.0
+    start = time.perf_counter()
     for turn in range(reps):  # in turns: teml, baseline 1, baseline 2, ..., teml, ...
         for label, f in sides.items():
-            # On more than one thread, each side's calls start with the other sides' waiting
-            # threads asleep: OpenBLAS's spin on sched_yield for about 2^28 cycles after a call and
-            # took a core from teml's next call (matmul_f64, 2 threads: 3.5 ms in turns, 3.2 alone).
-            if threads > 1:
-                time.sleep(PAUSE_BETWEEN_SIDES_S)
-                slept += PAUSE_BETWEEN_SIDES_S
             # Each timed call follows an untimed one of its own side, so each finds
             # the caches as its own last call left them, not as another side did
             # (NumPy's embedding bag allocates 34 MB a call and evicts the table).
@@ -271,7 +260,7 @@ def run_op(name, threads, quick, reps, budget):
             t = time.perf_counter()
             f()
             times[label].append(time.perf_counter() - t)
-        if turn >= 2 and time.perf_counter() - start - slept > budget:
+        if turn >= 2 and time.perf_counter() - start > budget:
             break
     record["runs"] = len(times["teml"])
     record["load_average"] = os.getloadavg()[0]  # other work on the machine while this op ran
@@ -481,9 +470,7 @@ def table(record):
              "teml runs each operation as a new user writes it (bench/ops/programs.py, loops, no schedule: "
              "the automatic schedule). The baseline is the fastest of the library calls in "
              "bench/ops/baselines.py on the same inputs. Times are medians (min in parentheses) of runs "
-             "taken in turns (teml, each baseline, teml, ...; on 2 threads each side's calls after "
-             f"{PAUSE_BETWEEN_SIDES_S} s asleep, so that no side's waiting threads still spin: a user's process "
-             "runs one library's calls, not another's in between); ratio = baseline median / teml median "
+             "taken in turns (teml, each baseline, teml, ...); ratio = baseline median / teml median "
              "(> 1: teml faster). Limit: the op's flops at the measured FMA peak (float32; half for "
              "float64 matmul) or its minimal bytes (inputs read once, outputs written once) at the "
              "measured STREAM triad bandwidth, or, for ops that read rows of a table at "
