@@ -47,8 +47,9 @@ bool gathersMoreThanItComputes(const For& f) {
 
 // A max= or min= reduction whose terms call vector math (log, tanh, sin,
 // cos: glibc's libmvec in SIMD lanes, within 4 ulp of the scalar libm; exp
-// and sigmoid, teml's own and the same in lanes, are kept with them). Its gradient finds the term that won by computing the terms
-// again, in scalar code, and comparing them with the reduction's result
+// and sigmoid, teml's own and the same in lanes, are kept with them). Its
+// gradient finds the term that won by computing the terms again, in scalar
+// code, and comparing them with the reduction's result
 // exactly: a vector tanh one ulp away from the scalar one leaves no term
 // equal and the gradient lost (fuzz seed 6465). Such a loop stays scalar.
 bool extremeOfVectorMath(const For& f) {

@@ -10,7 +10,7 @@ namespace teml::codegen {
 // result below the smallest normal number rounds once into the subnormals
 // and one above the largest becomes inf. Arguments are held in the range
 // where that holds (below it the result is 0, above it inf); NaN passes through
-// (the comparisons are false for it).
+// (the comparisons are false for it; its n is garbage, shifted as unsigned).
 std::string mathPrelude() {
   return "/* exp within 1 ulp (backend/cpu/math_prelude.cpp), inline: vectorized with the loop around it. Its\n"
          "   rounding by adding 1.5 * 2^23 is what -ffast-math may fold away: math.h's exp then. */\n"
@@ -21,7 +21,8 @@ std::string mathPrelude() {
          "static inline float teml_expf(float x) {\n"
          "  x = x < -104.0f ? -104.0f : x;\n"
          "  x = x > 89.0f ? 89.0f : x;\n"
-         "  union { float f; int32_t i; } k, s1, s2;\n"
+         "  union { float f; int32_t i; } k;\n"
+         "  union { float f; uint32_t u; } s1, s2;\n"
          "  k.f = x * 1.44269504088896341f + 12582912.0f;\n"
          "  float n = k.f - 12582912.0f;\n"
          "  int32_t ni = k.i - 0x4B400000, h = ni >> 1;\n"
@@ -34,14 +35,15 @@ std::string mathPrelude() {
          "  p = p * r + 1.6666665459e-1f;\n"
          "  p = p * r + 5.0000001201e-1f;\n"
          "  p = p * (r * r) + r + 1.0f;\n"
-         "  s1.i = (h + 127) << 23;\n"
-         "  s2.i = (ni - h + 127) << 23;\n"
+         "  s1.u = (uint32_t)(h + 127) << 23;\n"
+         "  s2.u = (uint32_t)(ni - h + 127) << 23;\n"
          "  return p * s1.f * s2.f;\n"
          "}\n"
          "static inline double teml_exp(double x) {\n"
          "  x = x < -746.0 ? -746.0 : x;\n"
          "  x = x > 710.0 ? 710.0 : x;\n"
-         "  union { double f; int64_t i; } k, s1, s2;\n"
+         "  union { double f; int64_t i; } k;\n"
+         "  union { double f; uint64_t u; } s1, s2;\n"
          "  k.f = x * 1.4426950408889634 + 6755399441055744.0;\n"
          "  double n = k.f - 6755399441055744.0;\n"
          "  int64_t ni = k.i - 0x4338000000000000LL, h = ni >> 1;\n"
@@ -60,8 +62,8 @@ std::string mathPrelude() {
          "  p = p * r + 1.0 / 6.0;\n"
          "  p = p * r + 0.5;\n"
          "  p = p * (r * r) + r + 1.0;\n"
-         "  s1.i = (h + 1023) << 52;\n"
-         "  s2.i = (ni - h + 1023) << 52;\n"
+         "  s1.u = (uint64_t)(h + 1023) << 52;\n"
+         "  s2.u = (uint64_t)(ni - h + 1023) << 52;\n"
          "  return p * s1.f * s2.f;\n"
          "}\n"
          "#endif\n"
