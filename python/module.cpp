@@ -124,14 +124,19 @@ class Compiled {
   // The inputs worth copying to a 64-byte boundary when an array arrives
   // off one (NumPy aligns to 16): a vector load of such an array crosses a
   // cache line every other time, which costs where the program reads each
-  // element many times from the caches (attention's Q, K and V: 9%), and
-  // the copy is cheap where the array fits in them.
+  // element many times from the caches (attention's Q, K and V: 9% with
+  // AVX2), and the copy is cheap where the array fits in them. Not on a
+  // core that runs 64-byte vectors as two 32-byte halves (Zen 4): there
+  // the kernels ran as fast on NumPy's arrays as on aligned copies, and
+  // the copy only added its time (docs/python.md).
   const std::set<std::string>& alignedCopies() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!aligned_) {
       aligned_.emplace();
+      bool split_loads_cost = !(target_.vectorBytes == 64 && target_.halvesWideVectors);
       for (auto& t : program_.program.tensors)
         if (program_.program.roleOf(t.name) == ir::TensorRole::Input && target_.kind == target::Kind::Cpu && !emulate_ &&
+            split_loads_cost &&
             t.elementCount() * ir::bytes(t.dtype) <= kAlignedCopyBytes &&
             analysis::estimatedReadsPerElement(program_.program, t.name) >= kAlignedCopyReads)
           aligned_->insert(t.name);
