@@ -259,11 +259,17 @@ static bool exactBox(const AccessGroup& g, std::vector<Affine>* lo, std::vector<
     Affine begin, end, clamp;
     int64_t span;
     if (!toAffine(l->begin, &begin)) return false;
+    int64_t first, last;
+    if (constValue(l->begin, &first) && constValue(l->end, &last) && first < last && last - first <= l->step) {
+      value[l->var] = Affine{{}, first};  // runs once (a remainder's block loop): a constant, no digit
+      continue;
+    }
     if (!toAffine(l->end, &end)) {
       if (!clampedEnd(l->end, begin, &end, &clamp)) return false;
       clamps[l] = clamp;
     }
-    if (!constantDifference(end, begin, &span) || span < 1) return false;
+    // The length with the loops around it as they run (a constant where an outer loop runs once).
+    if (!constantDifference(rewrite(end), rewrite(begin), &span) || span < 1) return false;
     Affine v = rewrite(begin);
     std::string offset = "@" + l->var;
     v.coeffs[offset] = 1;

@@ -83,7 +83,7 @@ class FirstReductions {
       StmtP body;
       bool ok = visit(loopBody(f), loops, &body);
       loops.pop_back();
-      *out = makeFor(f.id, f.var, f.begin, f.end, f.step, f.loopKind, body, localsOf(f));
+      *out = withBody(f, body);  // the same loop (separate_tail's remainder stays one for single_iteration_loops)
       return ok;
     }
     // Into a run-time check around such loops (a CSR row's bounds): where it
