@@ -58,7 +58,7 @@ def copies_made(monkeypatch):
 
 
 def copies_on(tmp_path, wide_vectors):
-    """What test_product_copies (below) finds in a process whose machine has
+    """What product_copies (below) finds in a process whose machine has
     64-byte vectors, run whole (TEML_WIDE_VECTORS=whole) or as halves."""
     script = tmp_path / "check.py"
     script.write_text(textwrap.dedent(f"""
