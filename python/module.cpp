@@ -133,10 +133,9 @@ class Compiled {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!aligned_) {
       aligned_.emplace();
-      bool split_loads_cost = !(target_.vectorBytes == 64 && target_.halvesWideVectors);
       for (auto& t : program_.program.tensors)
         if (program_.program.roleOf(t.name) == ir::TensorRole::Input && target_.kind == target::Kind::Cpu && !emulate_ &&
-            split_loads_cost &&
+            target_.misalignedLoadsCost() &&
             t.elementCount() * ir::bytes(t.dtype) <= kAlignedCopyBytes &&
             analysis::estimatedReadsPerElement(program_.program, t.name) >= kAlignedCopyReads)
           aligned_->insert(t.name);

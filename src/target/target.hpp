@@ -50,6 +50,11 @@ struct Target {
   // Zen 4's AVX-512): a 64-byte load off a line's edge then costs no more
   // than the two 32-byte loads that would replace it.
   bool halvesWideVectors = false;
+  // A vector load that starts off a cache line's edge costs more than one on
+  // it: not on a core that halves 64-byte vectors (measured there: copies
+  // to aligned memory, and peeling a reduction's first iterations to reach
+  // an edge, only added time; docs/python.md, nest_emitter_partial_sums.cpp).
+  bool misalignedLoadsCost() const { return !(vectorBytes == 64 && halvesWideVectors); }
   // Elements of type t in one SIMD register.
   int lanes(ir::DType t) const { return vectorBytes / ir::bytes(t); }
   // Vector registers an x86-64 core names: 32 with AVX-512, else 16.

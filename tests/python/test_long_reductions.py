@@ -3,6 +3,13 @@ fmin (a NaN loses, as the interpreter's), vectorized; sums, maxima and minima
 of at least 16 vectors in independent partial results (src/backend/cpu/nest_emitter_partial_sums.cpp),
 with trip counts that whole blocks do not divide, other statements in the
 loop, and a sum that starts from the output's value."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -134,3 +141,48 @@ def test_partial_sums_start_on_a_vector_boundary_wherever_the_arrays_start(shift
     b = rng.integers(-8, 8, 1001).astype(np.float32)
     np.testing.assert_array_equal(dots_f32(a, b), a @ b)
     assert "(uintptr_t)&a[i]" in dots_f32.c_source(a, b)
+
+
+@teml.transform
+def row_sums(a: teml.Var[(5, 1001), "float32"], y: teml.Var[(5,), "float32", "output"]):
+    for i in range(5):
+        for k in range(1001):
+            y[i] += a[i, k]
+
+
+def row_sums_start():
+    """Whether row_sums' partial sums wait for a line's edge, and its sums of
+    integers (exact in any order) on arrays starting anywhere are right."""
+    rng = np.random.default_rng(5)
+    store = np.empty(5 * 1001 + 16, np.float32)
+    for shift in (0, 3, 4, 13):
+        a = store[shift:shift + 5 * 1001].reshape(5, 1001)
+        a[...] = rng.integers(-8, 8, (5, 1001))
+        np.testing.assert_array_equal(row_sums(a), a.sum(axis=1))
+    return "(uintptr_t)&a[i]" in row_sums.c_source(a)
+
+
+def row_sums_start_on(tmp_path, wide_vectors):
+    """row_sums_start in a process whose machine has 64-byte vectors, run
+    whole (TEML_WIDE_VECTORS=whole) or as two halves (halved)."""
+    script = tmp_path / "check.py"
+    script.write_text(textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+        import test_long_reductions as t
+        print(json.dumps(t.row_sums_start()))
+    """))
+    env = dict(os.environ, TEML_VECTOR_BYTES="64", TEML_WIDE_VECTORS=wide_vectors, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_one_stream_waits_for_a_line_edge_where_misaligned_loads_cost(tmp_path):
+    assert row_sums_start_on(tmp_path, "whole")
+
+
+def test_one_stream_starts_at_once_on_a_core_that_halves_wide_vectors(tmp_path):
+    # There a load off the edge costs no more; the iterations before the
+    # edge only cost. A loop of two streams still waits (dots_f32 above).
+    assert not row_sums_start_on(tmp_path, "halved")

@@ -136,7 +136,7 @@ class StreamCount : public Visitor {
 
 HalfWidthChoice halfWidthOf(const For& loop, const std::vector<const For*>& around, const Program& program,
                             const target::Target& target) {
-  if (target.vectorBytes != 64 || target.halvesWideVectors) return {};
+  if (target.vectorBytes != 64 || !target.misalignedLoadsCost()) return {};
   return StreamCount(loop, around, program, target.vectorBytes).choice();
 }
 
