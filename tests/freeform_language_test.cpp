@@ -271,6 +271,34 @@ def f(x: teml.Var[(N,), "float64"], y: teml.Var[(N,), "float64", "output"]):
                 5, 18, "index i + 1 reaches 10, out of range [0, 10) for dimension 0 of 'x'", {{"N", 10}});
 }
 
+TEST(FreeformLanguage, IndicesOfLoopsWhoseBoundsMoveAreProvenFromTheLoopsAround) {
+  // j < N - i <= N: no check, so nothing stands between the two loops.
+  auto triangle = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(N, N), "float64"], y: teml.Var[(N, N), "float64", "output"]):
+    for i in range(N):
+        for j in range(N - i):
+            y[i, j] = x[i, j] * 2
+)",
+                     {{"N", 7}});
+  EXPECT_EQ(irOf(triangle).find("assert"), std::string::npos);
+  expectJitMatchesInterpreter(triangle.program);
+  // A window past the row's end on the last i only: its range, from the least
+  // begin to the greatest end, leaves x, but not on every iteration: checked
+  // at run time, where it fails on the last i.
+  auto window = ff(R"(import teml
+@teml.transform
+def f(x: teml.Var[(N,), "float64"], y: teml.Var[(N,), "float64", "output"]):
+    for i in range(N):
+        for j in range(i, i + 2):
+            y[i] += x[j]
+)",
+                   {{"N", 7}});
+  auto f = failureOf([&] { runJit(window.program, randomInputs(window.program)); });
+  ASSERT_TRUE(f.failed);
+  EXPECT_EQ(f.message, "index 7 out of range [0, 7) for dimension 0 of 'x'");
+}
+
 TEST(FreeformLanguage, AGuardedIndexIsCheckedWhereItRuns) {
   auto p = ff(R"(import teml
 @teml.transform

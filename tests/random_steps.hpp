@@ -27,7 +27,16 @@ inline ir::StmtP randomStepById(std::mt19937& rng, schedule::Schedule& s, const 
     case 5: return s.unroll(l, any(), factor()).result;
     case 6: return s.parallelize(l, any(), ir::ThreadSchedule::Static).result;
     case 7: return s.vectorize(l, any()).result;
-    case 8: return s.skew(l, any(), any(), 1).result;
+    case 8: {  // a skew, half the time with the skewed loop then outside
+      std::string outer = any(), inner = any();
+      ir::StmtP skewed = s.skew(l, outer, inner, 1).result;
+      if (rng() % 2) return skewed;
+      try {
+        return s.interchangeSkewed(skewed, outer, inner).result;
+      } catch (const schedule::ScheduleError&) {
+        return skewed;
+      }
+    }
     case 9: return s.merge(l, any(), any()).result;
     case 10: return s.fission(l, any(), 1).result;
     case 11: return s.blend(l, any()).result;

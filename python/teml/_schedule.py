@@ -118,6 +118,9 @@ class Schedule:
     def skew(self, outer, inner, factor):
         return self._record("skew", (outer, inner, factor))
 
+    def interchange_skewed(self, outer, inner):
+        return self._record("interchange_skewed", (outer, inner))
+
     def as_lib(self, loop):
         return self._record("as_lib", (loop,))
 

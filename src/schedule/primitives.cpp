@@ -66,6 +66,12 @@ std::vector<Primitive> table() {
        [](Schedule& s, const StmtP& t, const Step& p) {
          return s.skew(t, p.loops.at(0), p.loops.at(1), p.numbers.at(0));
        }},
+      {"interchange_skewed", "interchange_skewed", "interchange_skewed", {P::Loop, P::Loop}, 0,
+       "interchange_skewed(outer, inner): the inner loop, whose bounds move with the outer iterator, goes outside",
+       "interchange_skewed(l, level1, level2)", Returns::Created,
+       [](Schedule& s, const StmtP& t, const Step& p) {
+         return s.interchangeSkewed(t, p.loops.at(0), p.loops.at(1));
+       }},
       {"fission", "fission", "fission", {P::Loop, P::Integer}, 0,
        "fission(loop, k): the first k statements of its body stay, the rest go to a second loop",
        "fission(l, level, k)", Returns::Created,

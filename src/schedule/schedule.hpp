@@ -89,6 +89,7 @@ class Schedule {
   Applied hoistProduct(const ir::StmtP& top, const std::string& loop);
   Applied factorSum(const ir::StmtP& top, const std::string& loop);
   Applied skew(const ir::StmtP& top, const std::string& outer, const std::string& inner, int64_t factor);
+  Applied interchangeSkewed(const ir::StmtP& top, const std::string& outer, const std::string& inner);
   Applied asLib(const ir::StmtP& top, const std::string& loop);
   Applied makeLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);
   Applied makeDefinedLocal(const ir::StmtP& top, const std::string& loop, const std::string& tensor, int line);

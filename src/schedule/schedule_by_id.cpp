@@ -204,6 +204,13 @@ Schedule::Applied Schedule::skew(const StmtP& top, const std::string& outer, con
   return onNest("skew", top, o.nest, true, [&] { return schedule::skew(o.nest, o.level, i.level, factor); });
 }
 
+Schedule::Applied Schedule::interchangeSkewed(const StmtP& top, const std::string& outer, const std::string& inner) {
+  auto [o, i] = sitesOf(top, outer, inner, "interchange_skewed");
+  if (i.level != o.level + 1)
+    throw ScheduleError("interchange_skewed: loop '" + inner + "' is not the whole body of loop '" + outer + "'");
+  return onNest("interchange_skewed", top, o.nest, true, [&] { return schedule::interchangeSkewed(o.nest, o.level); });
+}
+
 Schedule::Applied Schedule::makeLocal(const StmtP& top, const std::string& loop, const std::string& tensor, int line) {
   const TensorDecl* decl = program_.find(tensor);
   if (!decl) return makeDefinedLocal(top, loop, tensor, line);

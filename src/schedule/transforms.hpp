@@ -59,6 +59,9 @@ ir::StmtP hoistProduct(const ir::StmtP& nest, int r);
 ir::StmtP factorSum(const ir::StmtP& nest, int r);
 // Loop r2 (inside r1) iterates over j + factor * i instead of j (loop skewing).
 ir::StmtP skew(const ir::StmtP& nest, int r1, int r2, int64_t factor);
+// Levels r and r + 1 trade places where level r + 1's bounds move with level
+// r's iterator (after skew), keeping the set of iterations (interchange_skewed.cpp).
+ir::StmtP interchangeSkewed(const ir::StmtP& nest, int r);
 // A tensor loop r's body defines and uses on both sides of fission's cut
 // after statement k, defined around the loop with one element per iteration
 // (the iteration its new first index); the nest itself when there is none.

@@ -135,6 +135,8 @@ def draw(text, seed, n=None):
                     step = f"s.merge({ref}, {cref})"
                 else:
                     step = f"s.skew({ref}, {cref}, {rng.choice([1, 2])})"
+                    if rng.random() < 0.5:  # the skewed loop then outside
+                        step += f"\n    s.interchange_skewed({ref}, {cref})"
             elif kind == "tile":
                 step = f"s.tile({ref}, {f})"
             elif kind == "fuse" and fusable:

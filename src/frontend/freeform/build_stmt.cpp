@@ -151,7 +151,18 @@ std::vector<StmtP> Builder::forLoop(const Node& s) {
     if (step < 0 && b > e) range = std::make_pair(b - (b - e - 1) / -step * -step, b);
     if (!range) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
   }
-  iterators_.push_back({v, range, step == 1 ? begin : nullptr, step == 1 ? end : nullptr, runtimeBranches_, {}});
+  bool exact = true;
+  auto first = valuesOf(begin), last = valuesOf(end);
+  if (!range && step == 1 && first && last) {
+    // A triangle's or a skewed window's loop (range(N - i), range(i, i + w)):
+    // from the least begin to the greatest end, so that indices it alone
+    // moves are proven in range, not checked at run time (where a check
+    // between the loops would also keep them from being interchanged).
+    range = std::make_pair(first->first, last->second - 1);
+    if (range->first > range->second) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
+    exact = false;
+  }
+  iterators_.push_back({v, range, exact, step == 1 ? begin : nullptr, step == 1 ? end : nullptr, runtimeBranches_, {}});
   scopes_.push_back(Scope{});
   scopes_.back().names[s.text] = Value::scalar(var(v));
   std::vector<StmtP> body = block(s.kids[1]->kids);

@@ -108,6 +108,9 @@ class Builder {
   // The index, checked against [0, extent): a compile error when it provably
   // leaves the range, a run-time check when data decide it.
   ir::ExprP checkedIndex(ir::ExprP index, int64_t extent, const std::string& tensor, size_t dim, SourceLoc loc);
+  // The least and greatest value of an integer expression over the ranges of
+  // the loops around; none where they are not known.
+  std::optional<std::pair<int64_t, int64_t>> valuesOf(const ir::ExprP& e) const;
   std::vector<ir::StmtP> withChecks(std::vector<ir::StmtP> stmts);  // wraps in the pending checks
 
   // ---- names
@@ -135,7 +138,10 @@ class Builder {
   static void addCheck(std::vector<Check>& checks, Check c);  // unless an earlier one tests the same
   struct IterRange {
     std::string var;
-    std::optional<std::pair<int64_t, int64_t>> range;  // inclusive, when the bounds are constants
+    // Inclusive, when the bounds are constants or move with loops around
+    // whose ranges are known (then `exact` is false: an end may not be reached).
+    std::optional<std::pair<int64_t, int64_t>> range;
+    bool exact = true;
     // A loop with a unit step whose bounds data decide: an index that is the
     // iterator itself is checked once, on the bounds, before the loop.
     ir::ExprP begin, end;

@@ -29,6 +29,7 @@ struct IntervalOf {
       for (auto it = iters.rbegin(); it != iters.rend(); ++it)
         if (it->var == name) {
           if (it->range && it->range->first > it->range->second) return std::nullopt;  // never runs
+          exact = exact && it->exact;
           return it->range;
         }
       return std::nullopt;
@@ -64,6 +65,11 @@ struct IntervalOf {
     return (a % b != 0 && a < 0) ? q - 1 : q;
   }
 };
+
+std::optional<std::pair<int64_t, int64_t>> Builder::valuesOf(const ExprP& e) const {
+  IntervalOf iv{iterators_, {}, true};
+  return iv.of(e);
+}
 
 void Builder::collectFacts(const ExprP& cond) {
   if (cond->kind != ExprKind::Binary) return;

@@ -283,7 +283,7 @@ void Evaluator::assign(const Statement& st) {
       "unroll",       "unroll_and_jam", "tile",          "parallelize", "vectorize",     "skew",         "fission",
       "swap",         "merge",          "separate_tail", "separate_interior", "as_lib",      "blend",         "local",        "cache",
       "cache_reduce", "cache_zeroed", "prefetch",       "var_reorder",   "var_split",   "var_merge",     "replace_array",
-      "reorder",      "hoist_product",  "factor_sum",    "auto_schedule", "distribute"};
+      "reorder",      "hoist_product",  "factor_sum",    "auto_schedule", "distribute",    "interchange_skewed"};
   if (loops.count(f)) {
     if (!st.targetName.empty()) fail(st.loc, "@name: applies to tensor expressions, not to loop nests");
     return loopStep(st);
