@@ -6,17 +6,11 @@ are passed as they are, and so is every input on a core that runs 64-byte
 vectors as two 32-byte halves (Zen 4), where the split loads cost nothing."""
 from __future__ import annotations
 
-import json
-import os
-import pathlib
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 
 import teml
 from teml import _transform
+from wide_vectors import result_on as wide_vectors_result_on
 
 N = 64
 
@@ -60,17 +54,7 @@ def copies_made(monkeypatch):
 def copies_on(tmp_path, wide_vectors):
     """What product_copies (below) finds in a process whose machine has
     64-byte vectors, run whole (TEML_WIDE_VECTORS=whole) or as halves."""
-    script = tmp_path / "check.py"
-    script.write_text(textwrap.dedent(f"""
-        import json, sys
-        sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
-        import test_aligned_copies as t
-        print(json.dumps(t.product_copies()))
-    """))
-    env = dict(os.environ, TEML_VECTOR_BYTES="64", TEML_WIDE_VECTORS=wide_vectors, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.splitlines()[-1])
+    return wide_vectors_result_on(tmp_path, "test_aligned_copies", "product_copies", wide_vectors)
 
 
 def product_copies():

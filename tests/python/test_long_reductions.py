@@ -3,17 +3,11 @@ fmin (a NaN loses, as the interpreter's), vectorized; sums, maxima and minima
 of at least 16 vectors in independent partial results (src/backend/cpu/nest_emitter_partial_sums.cpp),
 with trip counts that whole blocks do not divide, other statements in the
 loop, and a sum that starts from the output's value."""
-import json
-import os
-import pathlib
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
 import teml
+from wide_vectors import result_on as wide_vectors_result_on
 
 
 @teml.transform
@@ -165,17 +159,7 @@ def row_sums_start():
 def row_sums_start_on(tmp_path, wide_vectors):
     """row_sums_start in a process whose machine has 64-byte vectors, run
     whole (TEML_WIDE_VECTORS=whole) or as two halves (halved)."""
-    script = tmp_path / "check.py"
-    script.write_text(textwrap.dedent(f"""
-        import json, sys
-        sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
-        import test_long_reductions as t
-        print(json.dumps(t.row_sums_start()))
-    """))
-    env = dict(os.environ, TEML_VECTOR_BYTES="64", TEML_WIDE_VECTORS=wide_vectors, XDG_CACHE_HOME=str(tmp_path / "cache"))
-    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.splitlines()[-1])
+    return wide_vectors_result_on(tmp_path, "test_long_reductions", "row_sums_start", wide_vectors)
 
 
 def test_one_stream_waits_for_a_line_edge_where_misaligned_loads_cost(tmp_path):
