@@ -152,15 +152,17 @@ std::vector<StmtP> Builder::forLoop(const Node& s) {
     if (!range) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
   }
   bool exact = true;
-  auto first = valuesOf(begin), last = valuesOf(end);
-  if (!range && step == 1 && first && last) {
+  if (!range && step == 1) {
     // A triangle's or a skewed window's loop (range(N - i), range(i, i + w)):
     // from the least begin to the greatest end, so that indices it alone
     // moves are proven in range, not checked at run time (where a check
     // between the loops would also keep them from being interchanged).
-    range = std::make_pair(first->first, last->second - 1);
-    if (range->first > range->second) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
-    exact = false;
+    auto first = valuesOf(begin), last = valuesOf(end);
+    if (first && last) {
+      range = std::make_pair(first->first, last->second - 1);
+      if (range->first > range->second) range = std::make_pair(int64_t{1}, int64_t{0});  // never runs
+      exact = false;
+    }
   }
   iterators_.push_back({v, range, exact, step == 1 ? begin : nullptr, step == 1 ? end : nullptr, runtimeBranches_, {}});
   scopes_.push_back(Scope{});
