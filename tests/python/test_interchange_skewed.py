@@ -3,13 +3,14 @@ whose bounds move with the outer iterator goes outside and the outer one's
 bounds are solved for it, so that every iteration runs once: a recurrence
 skewed into wavefronts whose rows then run on threads, a token's window
 skewed so that each row of the window is visited once for all tokens,
-triangles and steeper slopes. Refused where the new order would break a
+triangles and steeper slopes, for PyTorch callers and through teml.grad. Refused where the new order would break a
 dependence, and where the bounds do not move. Integer data: every order
 sums exactly."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 import teml
 
@@ -114,3 +115,24 @@ def test_bounds_that_do_not_move_are_for_interchange():
     f = teml.transform(recurrence, schedule=lambda s: s.interchange_skewed("Li", "Lj"))
     with pytest.raises(teml.ProgramError, match="do not move with 'i'; use interchange"):
         f(np.zeros((4, 4), np.int64))
+
+
+def windows_f64(x: teml.Var[(T + 2 * W,), "float64"], y: teml.Var[(T, 2 * W + 1), "float64", "output"]):
+    #! label: Ltoken
+    for j in range(T):
+        #! label: Lwindow
+        for t in range(-W, W + 1):
+            y[j, t + W] = x[j + t + W] * (t + 5) + j
+
+
+def test_pytorch_callers_and_the_gradient_get_the_written_programs():
+    x = np.random.default_rng(3).standard_normal(9 + 2 * W)
+    scheduled = teml.transform(windows_f64, schedule=rows_once_for_all_tokens)
+    np.testing.assert_array_equal(scheduled(torch.from_numpy(x)).numpy(), teml.transform(windows_f64)(x))
+    weight = np.random.default_rng(4).standard_normal((9, 2 * W + 1))
+    gradients = []
+    for schedule in (rows_once_for_all_tokens, None):
+        forward, backward = teml.grad(teml.transform(windows_f64, schedule=schedule, auto=schedule is None))
+        forward(x)
+        gradients.append(backward(weight)[0])
+    np.testing.assert_allclose(gradients[0], gradients[1], rtol=1e-12)
