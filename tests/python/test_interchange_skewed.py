@@ -3,9 +3,9 @@ whose bounds move with the outer iterator goes outside and the outer one's
 bounds are solved for it, so that every iteration runs once: a recurrence
 skewed into wavefronts whose rows then run on threads, a token's window
 skewed so that each row of the window is visited once for all tokens,
-triangles and steeper slopes, for PyTorch callers and through teml.grad. Refused where the new order would break a
-dependence, and where the bounds do not move. Integer data: every order
-sums exactly."""
+triangles and steeper slopes, for PyTorch callers and through teml.grad.
+Refused where the new order would break a dependence, and where the
+bounds do not move. Integer data: every order sums exactly."""
 from __future__ import annotations
 
 import numpy as np
