@@ -147,6 +147,54 @@ class IntervalOf : public ExprFunctor<bool(Interval*)> {
 
 bool toAffine(const ExprP& e, Affine* out) { return AffineForm().of(e, out); }
 
+namespace {
+
+ExprP termOf(int64_t c, const std::string& v) { return c == 1 ? var(v) : mul(intConst(c), var(v)); }
+
+ExprP sumOf(const Affine& a) {
+  ExprP sum;
+  for (bool positive : {true, false})  // `t - j`, not `-1 * j + t`
+    for (auto& [v, c] : a.coeffs)
+      if ((c > 0) == positive) sum = !sum ? termOf(c, v) : c > 0 ? add(sum, termOf(c, v)) : sub(sum, termOf(-c, v));
+  if (!sum) return intConst(a.constant);
+  if (a.constant == 0) return sum;
+  return a.constant > 0 ? add(sum, intConst(a.constant)) : sub(sum, intConst(-a.constant));
+}
+
+}  // namespace
+
+ExprP collectTerms(const ExprP& e) {
+  Affine a;
+  if (toAffine(e, &a)) return sumOf(a);
+  if (e->kind != ExprKind::Binary) return e;
+  auto& b = e->as<Binary>();
+  auto minOrMax = [](const ExprP& x) {
+    return x->kind == ExprKind::Binary && (x->as<Binary>().op == BinOp::Min || x->as<Binary>().op == BinOp::Max);
+  };
+  if (b.op == BinOp::Add || b.op == BinOp::Sub) {
+    // An affine term moves into a min or max: x - min(p, q) = max(x - p, x - q).
+    ExprP x = collectTerms(b.a), y = collectTerms(b.b);
+    Affine unused;
+    if (minOrMax(y) && toAffine(x, &unused)) {
+      auto& m = y->as<Binary>();
+      BinOp op = b.op == BinOp::Add ? m.op : m.op == BinOp::Min ? BinOp::Max : BinOp::Min;
+      return collectTerms(binary(op, binary(b.op, x, m.a), binary(b.op, x, m.b)));
+    }
+    if (minOrMax(x) && toAffine(y, &unused)) {
+      auto& m = x->as<Binary>();
+      return collectTerms(binary(m.op, binary(b.op, m.a, y), binary(b.op, m.b, y)));
+    }
+    return binary(b.op, x, y);
+  }
+  if (!minOrMax(e)) return e;
+  ExprP x = collectTerms(b.a), y = collectTerms(b.b);
+  // Operands a constant apart: the min or max is one of them.
+  Affine ax, ay;
+  if (toAffine(x, &ax) && toAffine(y, &ay) && ax.coeffs == ay.coeffs)
+    return (ax.constant <= ay.constant) == (b.op == BinOp::Min) ? x : y;
+  return binary(b.op, x, y);
+}
+
 bool bounds(const ExprP& e, const Ranges& ranges, Interval* out) { return IntervalOf(ranges).of(e, out); }
 
 }  // namespace teml::ir

@@ -22,6 +22,11 @@ struct Affine {
 // False where e is not affine in its iterators (min, max, division, loads).
 bool toAffine(const ExprP& e, Affine* out);
 
+// e with its affine parts written as one sum (`8 * o + t - 4` for
+// `t - (5 + (0 - 8 * o)) + 1`), inside min and max too: bounds that
+// schedules build stay readable and compare term by term.
+ExprP collectTerms(const ExprP& e);
+
 struct Interval {
   int64_t lo, hi;  // inclusive
 };

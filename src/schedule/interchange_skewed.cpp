@@ -61,8 +61,10 @@ StmtP interchangeSkewed(const StmtP& nest, int r) {
   if (lo.p < 0) iBegin = max(iBegin, ceilDiv(sub(lo.c, j), -lo.p));
   if (hi.p > 0) iBegin = max(iBegin, ceilDiv(add(sub(j, hi.c), intConst(1)), hi.p));
   if (hi.p < 0) iEnd = min(iEnd, add(floorDivBy(sub(sub(hi.c, j), intConst(1)), -hi.p), intConst(1)));
-  StmtP newInner = makeFor(outer.id, outer.var, iBegin, iEnd, 1, outer.loopKind, loopBody(inner), localsOf(outer));
-  StmtP newOuter = makeFor(inner.id, inner.var, jBegin, jEnd, 1, inner.loopKind, newInner, localsOf(inner));
+  StmtP newInner = makeFor(outer.id, outer.var, collectTerms(iBegin), collectTerms(iEnd), 1, outer.loopKind,
+                           loopBody(inner), localsOf(outer));
+  StmtP newOuter = makeFor(inner.id, inner.var, collectTerms(jBegin), collectTerms(jEnd), 1, inner.loopKind, newInner,
+                           localsOf(inner));
   return replaceLevel(chain, r, newOuter);
 }
 

@@ -79,6 +79,7 @@ std::optional<Span> holdsWhere(const ExprP& cond, const std::string& v, Ranges r
     case BinOp::Lt: d = sub(b.b, b.a), least = 1; break;
     default: return std::nullopt;
   }
+  d = collectTerms(d);  // `8 * o - (8 * o + t - 4)` is `4 - t`: its other iterators cancel
   auto c = coefficientOf(d, v);
   if (!c) return std::nullopt;
   ranges[v] = {0, 0};  // d = c * v + d(v = 0)
@@ -90,6 +91,21 @@ std::optional<Span> holdsWhere(const ExprP& cond, const std::string& v, Ranges r
   return Span{-kNone, floorDivInt(rest.lo - least, -*c)};
 }
 
+// A loop bound max(A, B) (a begin) or min(A, B) (an end) of which one side
+// is free of v: the condition under which it is that side, and the side.
+struct FixedSide {
+  ExprP cond, side;
+};
+std::optional<FixedSide> fixedSide(const ExprP& bound, BinOp op, const std::string& v) {
+  if (bound->kind != ExprKind::Binary || bound->as<Binary>().op != op) return std::nullopt;
+  auto& b = bound->as<Binary>();
+  bool movesA = usesVar(b.a, v), movesB = usesVar(b.b, v);
+  if (movesA == movesB) return std::nullopt;
+  const ExprP& fixed = movesA ? b.b : b.a;
+  const ExprP& moving = movesA ? b.a : b.b;
+  return FixedSide{binary(op == BinOp::Max ? BinOp::Ge : BinOp::Le, fixed, moving), fixed};
+}
+
 // Walks the body of the split loop with the ranges of the loops it passes:
 // first to find where every guard it can read holds, then to drop those
 // guards in the interior.
@@ -97,9 +113,10 @@ class Guards : public Mutator {
  public:
   Guards(std::string v, Ranges ranges) : v_(std::move(v)), ranges_(std::move(ranges)) {}
 
-  // Where every guard that uses v and that the ranges decide holds; how many such guards.
-  Span interior;
-  int guards = 0;
+  // Where every branch, and every clamped bound, that uses v and that the
+  // ranges decide holds; how many of each.
+  Span branches, clamps;
+  int branchCount = 0, clampCount = 0;
   // Set: guards surely true there are replaced by their then-branch.
   std::optional<Interval> dropIn;
 
@@ -107,9 +124,16 @@ class Guards : public Mutator {
   StmtP mutateFor(const StmtP& s) override {
     auto& f = s->as<For>();
     if (f.var == v_) return s;  // its own iterator of that name: the branches inside are not about v
+    // A bound clamped by v (a window's tokens, `max(8 * o, 8 * o + t - 4)`) is
+    // a guard too: in the interior it is its side free of v.
+    ExprP begin = f.begin, end = f.end;
+    if (f.step == 1) {
+      if (auto b = fixedSide(f.begin, BinOp::Max, v_)) begin = surelyHolds(b->cond, false) ? b->side : f.begin;
+      if (auto e = fixedSide(f.end, BinOp::Min, v_)) end = surelyHolds(e->cond, false) ? e->side : f.end;
+    }
     Interval first, last;
     auto saved = ranges_;
-    if (f.step != 0 && bounds(f.begin, ranges_, &first) && bounds(f.end, ranges_, &last)) {
+    if (f.step != 0 && bounds(begin, ranges_, &first) && bounds(end, ranges_, &last)) {
       if (f.step > 0) ranges_[f.var] = {first.lo, last.hi - 1};
       else ranges_[f.var] = {last.lo + 1, first.hi};
     } else {
@@ -117,26 +141,49 @@ class Guards : public Mutator {
     }
     StmtP out = Mutator::mutateFor(s);
     ranges_ = saved;
-    return out;
+    if (begin == f.begin && end == f.end) return out;
+    auto& g = out->as<For>();
+    return makeFor(g.id, g.var, begin, end, g.step, g.loopKind, loopBody(g), localsOf(g), g.made);
   }
 
   StmtP mutateIf(const StmtP& s) override {
     auto& i = s->as<If>();
-    if (usesVar(i.cond, v_)) {
-      auto span = holdsWhere(i.cond, v_, ranges_);
-      if (dropIn) {
-        if (span && span->lo <= dropIn->lo && dropIn->hi <= span->hi) return mutate(i.then);
-      } else if (span) {
-        interior = {std::max(interior.lo, span->lo), std::min(interior.hi, span->hi)};
-        ++guards;
-      }
-    }
+    if (usesVar(i.cond, v_) && surelyHolds(i.cond, true)) return mutate(i.then);
     return Mutator::mutateIf(s);
   }
 
  private:
+  // Finding: counts a guard `cond` on v (a branch's or a clamped bound's)
+  // and narrows its kind's span to where it holds (false). Dropping: whether
+  // it holds all over the interior.
+  bool surelyHolds(const ExprP& cond, bool branch) {
+    auto span = holdsWhere(cond, v_, ranges_);
+    if (dropIn) return span && span->lo <= dropIn->lo && dropIn->hi <= span->hi;
+    if (span) {
+      Span& kind = branch ? branches : clamps;
+      kind = {std::max(kind.lo, span->lo), std::min(kind.hi, span->hi)};
+      ++(branch ? branchCount : clampCount);
+    }
+    return false;
+  }
+
   std::string v_;
   Ranges ranges_;
+};
+
+// The edges' statements are copies: they take ids ending in `.head` or
+// `.tail`, so that the interior, where the work is, keeps the names a
+// schedule goes on with.
+class SuffixIds : public Mutator {
+ public:
+  explicit SuffixIds(std::string suffix) : suffix_(std::move(suffix)) {}
+  StmtP mutate(const StmtP& s) override {
+    StmtP m = Mutator::mutate(s);
+    return m->id.empty() ? m : withIdentity(m, m->id + suffix_, m->made);
+  }
+
+ private:
+  std::string suffix_;
 };
 
 }  // namespace
@@ -156,10 +203,16 @@ StmtP separateInterior(const StmtP& nest, int r) {
   ranges[f.var] = {begin, end - 1};
   Guards find(f.var, ranges);
   find.mutate(loopBody(f));
-  if (find.guards == 0)
+  if (find.branchCount + find.clampCount == 0)
     throw ScheduleError("separate_interior: no branch inside '" + f.var + "' compares an expression linear in '" + f.var +
                         "' with bounds of the loops around it");
-  int64_t lo = std::max(begin, find.interior.lo), hi = std::min(end - 1, find.interior.hi);
+  // The branches decide; clamped bounds narrow the interior further where
+  // some iteration still takes every branch (the guards left are dropped
+  // wherever they hold all over it).
+  Span both{std::max(find.branches.lo, find.clamps.lo), std::min(find.branches.hi, find.clamps.hi)};
+  bool someTakeAll = std::max(begin, both.lo) <= std::min(end - 1, both.hi);
+  const Span& interior = someTakeAll || find.branchCount == 0 ? both : find.branches;
+  int64_t lo = std::max(begin, interior.lo), hi = std::min(end - 1, interior.hi);
   if (lo > hi)
     throw ScheduleError("separate_interior: no iteration of '" + f.var + "' takes the branches inside it in every case");
   Guards drop(f.var, ranges);
@@ -169,9 +222,12 @@ StmtP separateInterior(const StmtP& nest, int r) {
     return makeFor(id, f.var, intConst(from), intConst(to), 1, f.loopKind, body, localsOf(f));
   };
   std::vector<StmtP> parts;
-  if (lo > begin) parts.push_back(part(freshLoopId(nest, f.id + ".head"), begin, lo, loopBody(f)));
+  auto edge = [&](const std::string& suffix, int64_t from, int64_t to) {
+    return part(freshLoopId(nest, f.id + suffix), from, to, SuffixIds(suffix).mutate(loopBody(f)));
+  };
+  if (lo > begin) parts.push_back(edge(".head", begin, lo));
   parts.push_back(part(f.id, lo, hi + 1, interiorBody));
-  if (hi + 1 < end) parts.push_back(part(freshLoopId(nest, f.id + ".tail"), hi + 1, end, loopBody(f)));
+  if (hi + 1 < end) parts.push_back(edge(".tail", hi + 1, end));
   return replaceLevel(chain, r, makeSeq(parts));
 }
 
