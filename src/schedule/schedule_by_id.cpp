@@ -18,6 +18,40 @@ namespace teml::schedule {
 
 using namespace ir;
 
+namespace {
+
+// The loops a primitive made take ids that no loop of the program has: the
+// primitive saw only its nest, and a program has several (fission's `i.f`
+// beside an earlier fission's `i.f` would otherwise rename the older loop
+// and hand its id to the new one).
+class RenameLoops : public Mutator {
+ public:
+  explicit RenameLoops(std::map<std::string, std::string> names) : names_(std::move(names)) {}
+
+ protected:
+  StmtP mutateFor(const StmtP& s) override {
+    StmtP out = Mutator::mutateFor(s);
+    auto it = names_.find(out->id);
+    return it == names_.end() ? out : withIdentity(out, it->second, out->made);
+  }
+
+ private:
+  std::map<std::string, std::string> names_;
+};
+
+StmtP withProgramFreshIds(const StmtP& changed, const StmtP& nest, const StmtP& top) {
+  auto inNest = loopIds(nest), inTop = loopIds(top), made = loopIds(changed);
+  std::set<std::string> nestIds(inNest.begin(), inNest.end()), taken(inTop.begin(), inTop.end());
+  taken.insert(made.begin(), made.end());
+  std::map<std::string, std::string> names;
+  for (auto& id : made)
+    if (!nestIds.count(id) && std::count(inTop.begin(), inTop.end(), id) && !names.count(id))
+      names[id] = freshName(id, taken);
+  return names.empty() ? changed : RenameLoops(names).mutate(changed);
+}
+
+}  // namespace
+
 Schedule::Applied Schedule::onNest(const std::string& what, const StmtP& top, const StmtP& nest, bool reorders,
                                    const std::function<StmtP()>& fn) {
   // Only `nest` changes: the order of its instances is all there is to
@@ -27,7 +61,7 @@ Schedule::Applied Schedule::onNest(const std::string& what, const StmtP& top, co
   StmtP result = apply(
       what, {top}, reorders,
       [&] {
-        changed = fn();
+        changed = withProgramFreshIds(fn(), nest, top);
         return replaceStmt(top, nest, changed);
       },
       &nest, &changed);

@@ -117,7 +117,9 @@ class Guards : public Mutator {
   // ranges decide holds; how many of each.
   Span branches, clamps;
   int branchCount = 0, clampCount = 0;
-  // Set: guards surely true there are replaced by their then-branch.
+  // Set: a part of the loop (the interior or an edge), where guards surely
+  // true are replaced by their then-branch, and comparisons surely false
+  // by their else.
   std::optional<Interval> dropIn;
 
  protected:
@@ -149,7 +151,17 @@ class Guards : public Mutator {
   StmtP mutateIf(const StmtP& s) override {
     auto& i = s->as<If>();
     if (usesVar(i.cond, v_) && surelyHolds(i.cond, true)) return mutate(i.then);
+    if (dropIn && usesVar(i.cond, v_) && surelyFails(i.cond)) return i.otherwise ? mutate(i.otherwise) : makeSeq({});
     return Mutator::mutateIf(s);
+  }
+
+  // A select on v (Longformer's dilation, `select(h < 2, 4, 1)`) is a guard
+  // as a branch is: each part takes the side its condition gives there.
+  ExprP mutateSelect(const ExprP& e) override {
+    auto& c = e->as<Select>();
+    if (usesVar(c.cond, v_) && surelyHolds(c.cond, true)) return mutate(c.a);
+    if (dropIn && usesVar(c.cond, v_) && surelyFails(c.cond)) return mutate(c.b);
+    return Mutator::mutateSelect(e);
   }
 
  private:
@@ -165,6 +177,20 @@ class Guards : public Mutator {
       ++(branch ? branchCount : clampCount);
     }
     return false;
+  }
+  // Dropping: whether a comparison fails all over the part.
+  bool surelyFails(const ExprP& cond) {
+    if (cond->kind != ExprKind::Binary) return false;
+    auto& b = cond->as<Binary>();
+    BinOp negated;
+    switch (b.op) {
+      case BinOp::Lt: negated = BinOp::Ge; break;
+      case BinOp::Le: negated = BinOp::Gt; break;
+      case BinOp::Gt: negated = BinOp::Le; break;
+      case BinOp::Ge: negated = BinOp::Lt; break;
+      default: return false;
+    }
+    return surelyHolds(binary(negated, b.a, b.b), true);
   }
 
   std::string v_;
@@ -215,18 +241,21 @@ StmtP separateInterior(const StmtP& nest, int r) {
   int64_t lo = std::max(begin, interior.lo), hi = std::min(end - 1, interior.hi);
   if (lo > hi)
     throw ScheduleError("separate_interior: no iteration of '" + f.var + "' takes the branches inside it in every case");
-  Guards drop(f.var, ranges);
-  drop.dropIn = Interval{lo, hi};
-  StmtP interiorBody = drop.mutate(loopBody(f));
+  // Each part without the guards it decides.
+  auto decided = [&](int64_t from, int64_t to) {
+    Guards drop(f.var, ranges);
+    drop.dropIn = Interval{from, to - 1};
+    return drop.mutate(loopBody(f));
+  };
   auto part = [&](const std::string& id, int64_t from, int64_t to, const StmtP& body) {
     return makeFor(id, f.var, intConst(from), intConst(to), 1, f.loopKind, body, localsOf(f));
   };
   std::vector<StmtP> parts;
   auto edge = [&](const std::string& suffix, int64_t from, int64_t to) {
-    return part(freshLoopId(nest, f.id + suffix), from, to, SuffixIds(suffix).mutate(loopBody(f)));
+    return part(freshLoopId(nest, f.id + suffix), from, to, SuffixIds(suffix).mutate(decided(from, to)));
   };
   if (lo > begin) parts.push_back(edge(".head", begin, lo));
-  parts.push_back(part(f.id, lo, hi + 1, interiorBody));
+  parts.push_back(part(f.id, lo, hi + 1, decided(lo, hi + 1)));
   if (hi + 1 < end) parts.push_back(edge(".tail", hi + 1, end));
   return replaceLevel(chain, r, makeSeq(parts));
 }

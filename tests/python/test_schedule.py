@@ -69,3 +69,30 @@ def test_a_primitive_without_a_method_of_its_own_runs_from_the_table():
     row_sums = teml.transform(kernels.row_sums, schedule=schedule)
     x = np.arange(30, dtype=np.float64).reshape(10, 3)
     np.testing.assert_allclose(row_sums(x), x.sum(1))
+
+
+def four_columns(x: teml.Var[(9,), "float32"], y: teml.Var[(9, 4), "float32", "output"]):
+    #! label: Li
+    for i in range(9):
+        y[i, 0] = x[i]
+        y[i, 1] = x[i] + 1
+        y[i, 2] = x[i] + 2
+        y[i, 3] = x[i] + 3
+
+
+def test_a_loop_a_step_makes_has_an_id_no_other_loop_of_the_program_has():
+    # The third fission's second loop would be `Li.f` again, beside the
+    # first fission's loop (now a nest of its own): the handle must name
+    # the loop this fission made, not the older one.
+    def schedule(s):
+        rest = s.fission("Li", 2)
+        s.fission(rest, 1)
+        made = s.fission("Li", 1)
+        s.unroll(made, 2)
+
+    f = teml.transform(four_columns, schedule=schedule, auto=False)
+    x = np.arange(9, dtype=np.float32)
+    np.testing.assert_array_equal(f(x), x[:, None] + np.arange(4, dtype=np.float32))
+    ir = f.ir(x)
+    unrolled = ir[ir.index("step 2"):]
+    assert unrolled.index("y[i][1] =") < unrolled.index("y[i + 1][1] =") < unrolled.index("@Li.f ")

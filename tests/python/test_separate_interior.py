@@ -48,3 +48,24 @@ def test_the_gradient_of_the_split_program_is_the_written_ones():
         forward(x)
         gradients.append(backward(weight)[0])
     np.testing.assert_allclose(gradients[0], gradients[1], rtol=1e-12)
+
+
+def dilated(x: teml.Var[(4, N, 8), "float64"], y: teml.Var[(4, N, 8), "float64", "output"]):
+    #! label: Lh
+    for h in range(4):
+        for j in range(N):
+            for t in range(-3, 4):
+                # Longformer's dilation: 2 on the first head, 1 on the others.
+                if 0 <= j + t * (2 if h < 1 else 1) < N:
+                    for p in range(8):
+                        y[h, j, p] += x[h, j + t * (2 if h < 1 else 1), p] * (t + 4)
+
+
+def test_each_part_takes_the_side_of_a_select_its_condition_gives_there():
+    split = teml.transform(dilated, schedule=lambda s: s.separate_interior("Lh"), auto=False)
+    x = np.random.default_rng(3).integers(-9, 9, (4, 19, 8)).astype(np.float64)
+    y = teml.transform(dilated, auto=False)(x)
+    np.testing.assert_array_equal(split(x), y)
+    ir = split.ir()
+    first, rest = ir[ir.index("@Lh  "):ir.index("@Lh.tail")], ir[ir.index("@Lh.tail"):]
+    assert "x[h][j + t * 2][p]" in first and "x[h][j + t][p]" in rest and "select" not in ir
