@@ -1,5 +1,6 @@
 #include "autoschedule/auto_row_blocks.hpp"
 
+#include "autoschedule/cut_into_nests.hpp"
 #include "autoschedule/loop_queries.hpp"
 #include "ir/mutator.hpp"
 
@@ -48,46 +49,10 @@ bool candidate(const AutoState& state, const std::string& id) {
   return false;
 }
 
-// Cuts the block loop `rows` until each statement that reads shared rows is
-// a loop alone in a block loop of its own; returns those block loops.
-std::optional<std::vector<std::string>> cutIntoNests(AutoState& state, const std::string& rows) {
-  std::vector<std::string> blocks, pending{rows};
-  while (!pending.empty()) {
-    std::string cur = pending.back();
-    pending.pop_back();
-    for (;;) {
-      const For* f = loopWithId(state.body, cur);
-      auto items = bodyItems(*f);
-      int first = -1;
-      for (size_t k = 0; k < items.size() && first < 0; ++k)
-        if (readsSharedRows(state, items[k], f->var)) first = static_cast<int>(k);
-      if (first < 0) break;
-      if (first > 0) {  // the statements before it stay behind
-        if (!state.tryStep({"fission", {cur}, {first}})) return std::nullopt;
-        cur = state.made().at(0);
-        continue;
-      }
-      if (items.size() == 1) {
-        if (items[0]->kind != StmtKind::For) return std::nullopt;
-        blocks.push_back(cur);
-        break;
-      }
-      if (!state.tryStep({"fission", {cur}, {1}})) return std::nullopt;
-      std::string rest = state.made().at(0);
-      if (items[0]->kind == StmtKind::For) {
-        blocks.push_back(cur);
-        cur = rest;
-      } else {  // a tensor defined around loops: its loops are cut next
-        pending.push_back(rest);
-      }
-    }
-  }
-  return blocks;
-}
-
 bool blockRows(AutoState& state, const std::string& id) {
   if (!state.tryStep({"split", {id}, {kRowsInABlock}})) return false;
-  auto blocks = cutIntoNests(state, id);
+  auto blocks =
+      cutIntoNests(state, id, [&](const StmtP& s, const std::string& row) { return readsSharedRows(state, s, row); });
   if (!blocks || blocks->empty()) return false;
   for (auto& b : *blocks) {
     std::string nest = bodyItems(*loopWithId(state.body, b)).at(0)->id;

@@ -10,6 +10,7 @@
 #include "autoschedule/auto_row_blocks.hpp"
 #include "autoschedule/auto_sums_in_registers.hpp"
 #include "autoschedule/auto_vectorize.hpp"
+#include "autoschedule/auto_window_blocks.hpp"
 
 namespace teml::autoschedule {
 
@@ -29,6 +30,7 @@ AutoSchedule autoSchedule(schedule::Schedule& schedule, const ir::StmtP& body, c
     autoFissionMath(search, MathCut::BeforeLoops);
     autoLoopOrder(search);
     autoFissionMath(search, MathCut::AfterLoops);
+    autoWindowBlocks(search);
     autoRowBlocks(search);
     autoSumsInRegisters(search);
     autoParallelize(search);
