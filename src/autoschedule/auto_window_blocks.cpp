@@ -45,11 +45,12 @@ bool guardsOn(const StmtP& s, const std::string& v) {
 }
 
 // A statement of the token loop that is a window: a loop over constant
-// bounds, checked against the sequence's ends, reading rows j + t.
+// bounds, checked against the sequence's ends, reading rows j + t; wide
+// enough that most of a block's rows are in every token's window.
 bool isWindow(const AutoState& state, const StmtP& s, const std::string& token) {
   if (s->kind != StmtKind::For) return false;
   auto& f = s->as<For>();
-  return constantTrips(f) > 1 && guardsOn(s, f.var) && readsWindowRows(state, s, token, f.var);
+  return constantTrips(f) >= 2 * kTokensInABlock && guardsOn(s, f.var) && readsWindowRows(state, s, token, f.var);
 }
 
 // A select on `f`'s iterator in the index of a large tensor's load

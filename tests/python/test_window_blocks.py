@@ -87,3 +87,70 @@ def test_no_interior_is_refused():
     q, k = whole((16, 16), 1), whole((16, 16), 2)
     with pytest.raises(teml.ProgramError, match="no iteration of 'j_o' takes the branches inside it in every case"):
         teml.transform(scores, schedule=blocks_sharing_rows, auto=False)(q, k)
+
+
+# The automatic schedule (src/autoschedule/auto_window_blocks.cpp) takes the
+# same steps on windows as users write them: dot products and weighted
+# rows, on heads whose dilation is a select.
+H, WA, TA, FA = 3, 8, 64, 128  # K and V of 3 x 64 x 128 floats: beyond the L1 cache
+
+
+def window_layer(q: teml.Var[(H, TA, FA), "float32"], k: teml.Var[(H, TA, FA), "float32"],
+                 a: teml.Var[(H, TA, 2 * WA + 1), "float32"], v: teml.Var[(H, TA, FA), "float32"],
+                 s: teml.Var[(H, TA, 2 * WA + 1), "float32", "output"],
+                 y: teml.Var[(H, TA, FA), "float32", "output"]):
+    #! label: Lh
+    for h in range(H):
+        #! label: Lj
+        for j in range(TA):
+            for t in range(-WA, WA + 1):
+                if 0 <= j + t * (2 if h < 1 else 1) < TA:
+                    s[h, j, t + WA] = 0
+                    for p in range(FA):
+                        s[h, j, t + WA] += q[h, j, p] * k[h, j + t * (2 if h < 1 else 1), p]
+            for t in range(-WA, WA + 1):
+                if 0 <= j + t * (2 if h < 1 else 1) < TA:
+                    for p in range(FA):
+                        y[h, j, p] += a[h, j, t + WA] * v[h, j + t * (2 if h < 1 else 1), p]
+
+
+def test_the_automatic_schedule_blocks_the_tokens_of_undilated_heads():
+    q, k, v = (whole((H, TA, FA), seed) for seed in (3, 4, 5))
+    a = whole((H, TA, 2 * WA + 1), 6)
+    auto = teml.transform(window_layer)
+    for got, want in zip(auto(q, k, a, v), teml.transform(window_layer, auto=False)(q, k, a, v)):
+        np.testing.assert_array_equal(got, want)
+    ir = auto.ir(q, k, a, v)
+    dilated, rest = ir[:ir.index("@Lh.tail")], ir[ir.index("@Lh.tail"):]
+    assert "j_o" not in dilated  # rows j + 2t: tokens of a block share none
+    # Undilated heads: 8 tokens a row of K and a row of V in the interior.
+    assert rest.count("* k[h][8 * j_o + t][p]") >= 8
+    assert rest.count("* v[h][8 * j_o + t_2][") >= 8
+
+
+def stencil(x: teml.Var[(TA, FA), "float32"], y: teml.Var[(TA, FA), "float32", "output"]):
+    #! label: Lj
+    for j in range(1, TA - 1):
+        for t in range(-1, 2):
+            for p in range(FA):
+                y[j, p] += x[j + t, p]
+
+
+def test_a_window_without_a_bounds_check_is_not_blocked():
+    x = whole((TA, FA), 7)
+    f = teml.transform(stencil)
+    np.testing.assert_array_equal(f(x), teml.transform(stencil, auto=False)(x))
+    assert "j_o" not in f.ir(x)
+
+
+def test_teml_grad_of_the_blocked_windows_is_the_written_ones():
+    q, k, v = (whole((H, TA, FA), seed) for seed in (8, 9, 10))
+    a = whole((H, TA, 2 * WA + 1), 11)
+    ds, dy = whole((H, TA, 2 * WA + 1), 12), whole((H, TA, FA), 13)
+    gradients = []
+    for auto in (True, False):
+        forward, backward = teml.grad(teml.transform(window_layer, auto=auto))
+        forward(q, k, a, v)
+        gradients.append(backward(ds, dy))
+    for got, want in zip(*gradients):
+        np.testing.assert_array_equal(got, want)
