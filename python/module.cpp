@@ -28,6 +28,7 @@
 #include "runtime/cuda_driver.hpp"
 #include "lowering/lower.hpp"
 #include "diag/diagnostics.hpp"
+#include "cache/directory.hpp"
 #include "driver/driver.hpp"
 #include "driver/gradient_pipeline.hpp"
 #include "frontend/freeform/freeform.hpp"
@@ -229,6 +230,9 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
   target::Target t = targetNamed(targetName);
   if (emulate && t.kind != target::Kind::Cuda) throw UsageError("emulate=True runs a GPU program: give target=\"cuda\"");
   auto o = freeformOptions(entry, sizes, inputShapes, checkIndices, applySchedules, autoSchedule, t);
+  // The analysis's answers kept on disk, as the command line keeps them: a
+  // new process (a new Python session) asks isl nothing it asked before.
+  o.analysisCacheDir = driver::analysisCacheDirectory(cacheDir);
   auto start = std::chrono::steady_clock::now();
   freeform::FreeformProgram program = pipeline::compileFreeform(source, o);
   double seconds = secondsSince(start);
@@ -236,7 +240,9 @@ std::shared_ptr<Compiled> compileFreeform(const std::string& source, const std::
   auto compiled = std::make_shared<Compiled>(std::move(program), jitOptions(cacheDir), t, emulate);
   if (sizeGeneric(t, emulate, inputSizes))
     compiled->probes_ = [source, o, inputSizes, t, seconds](const std::string& base) {
-      auto emit = [&t](const ir::Program& p) { return codegen::emitC(lowering::lower(p, t), t); };
+      auto emit = [&t, &o](const ir::Program& p) {
+        return codegen::emitC(lowering::lower(p, t, o.analysisCacheDir), t);
+      };
       return pipeline::sizeProbes(source, o, inputSizes, emit, base, seconds);
     };
   return compiled;
@@ -333,7 +339,9 @@ class CompiledGradient {
   // One pass's part of the probes, made once for both.
   std::vector<std::string> probesOf(const std::string& pass) {
     if (!probed_) {
-      auto both = [&](const ir::Program& p) { return codegen::emitC(lowering::lower(p, target_), target_); };
+      auto both = [&](const ir::Program& p) {
+        return codegen::emitC(lowering::lower(p, target_, cache::analysisDirectory(jit_.cacheDir)), target_);
+      };
       probed_ = probes_(both(forward_) + kPassBreak + both(backward_));
     }
     std::vector<std::string> out;
@@ -379,8 +387,9 @@ std::shared_ptr<CompiledGradient> compileGradient(const std::string& source, con
       auto emit = [&](const ir::Program& p) {
         auto [forward, backward] =
             CompiledGradient::passes(CompiledGradient::differentiated(p, wrt, of, tapes, t, cacheDir).program);
-        return codegen::emitC(lowering::lower(forward, t), t) + CompiledGradient::kPassBreak +
-               codegen::emitC(lowering::lower(backward, t), t);
+        std::string analysis = cache::analysisDirectory(cacheDir);
+        return codegen::emitC(lowering::lower(forward, t, analysis), t) + CompiledGradient::kPassBreak +
+               codegen::emitC(lowering::lower(backward, t, analysis), t);
       };
       return pipeline::sizeProbes(source, o, inputSizes, emit, base, seconds);
     };

@@ -23,15 +23,34 @@ bool large(const AutoState& state, const std::string& tensor) {
   return t && t->elementCount() * bytes(t->dtype) >= kSharedBytes;
 }
 
-// `s` reads a large tensor at a row that moves with the token and the
-// window alike: `k[j + t]`.
+// The stride of the rows `s` reads from a large tensor, as the token and
+// the window move: 1 for `k[j + t]`, d for a dilated window's `k[j + d * t]`
+// (0: no such row; -1: rows of another form).
+int64_t windowStride(const AutoState& state, const StmtP& s, const std::string& token, const std::string& window) {
+  int64_t stride = 0;
+  forEachExprIn(s, [&](const ExprP& e) {
+    if (stride < 0 || e->kind != ExprKind::Load || !large(state, e->as<Load>().tensor)) return;
+    for (auto& i : e->as<Load>().indices) {
+      Affine a;
+      if (!toAffine(i, &a) || a.coeff(window) == 0) continue;
+      // Rows j + d * t; once the tokens are spread over d classes, d * m + d * t.
+      int64_t d = a.coeff(window);
+      bool rows = a.coeff(token) == 1 || a.coeff(token) == d;
+      stride = rows && d > 0 && (stride == 0 || stride == d) ? d : -1;
+    }
+  });
+  return stride;
+}
+
+// `s` reads rows that tokens next to each other share: `k[j + t]`, or
+// `k[d * m + d * t]` for tokens of one class mod d.
 bool readsWindowRows(const AutoState& state, const StmtP& s, const std::string& token, const std::string& window) {
   bool found = false;
   forEachExprIn(s, [&](const ExprP& e) {
     if (found || e->kind != ExprKind::Load || !large(state, e->as<Load>().tensor)) return;
     for (auto& i : e->as<Load>().indices) {
       Affine a;
-      found = found || (toAffine(i, &a) && a.coeff(token) == 1 && a.coeff(window) == 1);
+      found = found || (toAffine(i, &a) && a.coeff(window) > 0 && a.coeff(token) == a.coeff(window));
     }
   });
   return found;
@@ -69,11 +88,33 @@ bool decidesRows(const AutoState& state, const For& f) {
 }
 
 bool candidate(const AutoState& state, const For& f) {
-  int64_t trips = constantTrips(f);
-  if (f.loopKind.concurrent() || trips < 4 * kTokensInABlock || trips % kTokensInABlock != 0) return false;
+  if (f.loopKind.concurrent() || constantTrips(f) < 4 * kTokensInABlock) return false;
   for (auto& s : bodyItems(f))
     if (isWindow(state, s, f.var)) return true;
   return false;
+}
+
+// The dilation of a token loop's windows (rows j + d * t, d > 1, the same
+// for every window of it); 0 where there is none.
+int64_t dilation(const AutoState& state, const For& f) {
+  int64_t d = 0;
+  for (auto& s : bodyItems(f)) {
+    if (s->kind != StmtKind::For || !guardsOn(s, s->as<For>().var)) continue;
+    int64_t stride = windowStride(state, s, f.var, s->as<For>().var);
+    if (stride < 0 || (stride > 0 && d > 0 && stride != d)) return 0;
+    if (stride > 0) d = stride;
+  }
+  return d > 1 && constantTrips(f) % d == 0 ? d : 0;
+}
+
+// A dilated window's tokens share rows with the tokens d apart: the token
+// loop is split by d and its classes mod d go outside (j = d * m + r); the
+// loop over m is then the one to block.
+void spreadByDilation(AutoState& state, const std::string& id, int64_t d) {
+  AutoState::Saved saved = state.save();
+  if (!state.tryStep({"split", {id}, {d}})) return;
+  std::string blocks = state.made().at(0);
+  if (!state.tryStep({"interchange", {blocks, id}})) state.restore(saved);
 }
 
 // A window loop, the block's token loop inside it, and its feature loop:
@@ -130,8 +171,10 @@ bool tokensIntoFeatures(AutoState& state, const Window& w) {
 }
 
 bool blockTokens(AutoState& state, const std::string& id) {
+  bool whole = constantTrips(*loopWithId(state.body, id)) % kTokensInABlock == 0;
   if (!state.tryStep({"split", {id}, {kTokensInABlock}})) return false;
   std::string blocks = state.made().at(0);
+  if (!whole && !state.tryStep({"separate_tail", {blocks}})) return false;  // whole blocks first
   auto cut = cutIntoNests(state, id, [&](const StmtP& s, const std::string& token) { return isWindow(state, s, token); });
   if (!cut || cut->empty()) return false;
   std::vector<Window> windows;
@@ -144,6 +187,9 @@ bool blockTokens(AutoState& state, const std::string& id) {
   if (!state.tryStep({"separate_interior", {blocks}})) return false;
   for (auto& w : windows)
     if (!tokensIntoFeatures(state, w)) return false;
+  // The interior's blocks on threads: auto_parallelize leaves a nest with
+  // threads alone (its race analysis of the whole blocked nest took seconds).
+  state.tryStep({"parallelize", {blocks}});
   return true;
 }
 
@@ -153,6 +199,8 @@ void autoWindowBlocks(AutoState& state) {
   AutoState::Saved before = state.save();
   for (auto& id : state.loops([&](const For& f) { return decidesRows(state, f); }))
     state.tryStep({"separate_interior", {id}});
+  for (auto& id : state.loops([&](const For& f) { return !f.loopKind.concurrent() && dilation(state, f) > 0; }))
+    spreadByDilation(state, id, dilation(state, *loopWithId(state.body, id)));
   bool blocked = false;
   for (auto& id : state.loops([&](const For& f) { return candidate(state, f); })) {
     AutoState::Saved saved = state.save();

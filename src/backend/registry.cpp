@@ -7,6 +7,7 @@
 #include "backend/cpu/cpu_backend.hpp"
 #include "backend/cuda/cuda_backend.hpp"
 #include "diag/diagnostics.hpp"
+#include "cache/directory.hpp"
 #include "lowering/lower.hpp"
 
 namespace teml::backend {
@@ -38,7 +39,7 @@ std::string emitFor(const ir::Program& scheduled, const target::Target& target) 
 
 std::unique_ptr<Kernel> buildFor(const ir::Program& scheduled, const target::Target& target,
                                  const runtime::JitOptions& jit) {
-  return backendFor(target)->build(lowering::lower(scheduled, target), jit);
+  return backendFor(target)->build(lowering::lower(scheduled, target, cache::analysisDirectory(jit.cacheDir)), jit);
 }
 
 }  // namespace teml::backend

@@ -76,4 +76,11 @@ TemporaryDirectory::~TemporaryDirectory() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string analysisDirectory(const std::string& kernelCacheDir) {
+  std::string cache = kernelCacheDir.empty() ? defaultDirectory() : kernelCacheDir;
+  // Without a usable cache directory the analysis is simply not kept; the
+  // kernel's compilation says so (runtime::Kernel).
+  return prepareDirectory(cache).empty() ? cache + "/analysis" : "";
+}
+
 }  // namespace teml::cache

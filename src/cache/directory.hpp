@@ -14,6 +14,10 @@ void makeDirectories(const std::string& path);
 // "" when it can hold entries, else why not (for a warning).
 std::string prepareDirectory(const std::string& path);
 
+// Where the dependence analysis keeps its answers beside the kernels of
+// `kernelCacheDir` ("": the default cache); "" when no cache can be used.
+std::string analysisDirectory(const std::string& kernelCacheDir);
+
 // A private directory under $TMPDIR (or /tmp), removed with its contents
 // when the object goes: for kernels compiled when the cache cannot be used.
 class TemporaryDirectory {

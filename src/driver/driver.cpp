@@ -110,12 +110,7 @@ target::Target targetFor(const Options& o) {
   return t;
 }
 
-std::string analysisCacheDirectory(const std::string& kernelCacheDir) {
-  std::string cache = kernelCacheDir.empty() ? cache::defaultDirectory() : kernelCacheDir;
-  // Without a usable cache directory the analysis is simply not kept; the
-  // kernel's compilation says so (runtime::Kernel).
-  return cache::prepareDirectory(cache).empty() ? cache + "/analysis" : "";
-}
+std::string analysisCacheDirectory(const std::string& kernelCacheDir) { return cache::analysisDirectory(kernelCacheDir); }
 
 std::map<std::string, int64_t> withTargetSizes(std::map<std::string, int64_t> sizes, const target::Target& target) {
   sizes.emplace("VLEN", target.lanes(ir::DType::F64));

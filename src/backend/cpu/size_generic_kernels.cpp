@@ -1,3 +1,4 @@
+#include "cache/directory.hpp"
 #include "backend/cpu/size_generic_kernels.hpp"
 
 #include <map>
@@ -129,7 +130,7 @@ std::unique_ptr<Kernel> sizeGenericKernel(const std::string& source,
 std::unique_ptr<Kernel> sizeGenericKernelFor(const ir::Program& scheduled, const target::Target& target,
                                              const std::function<std::vector<std::string>(const std::string&)>& probes,
                                              const runtime::JitOptions& jit) {
-  ir::Program lowered = lowering::lower(scheduled, target);
+  ir::Program lowered = lowering::lower(scheduled, target, cache::analysisDirectory(jit.cacheDir));
   std::string c = codegen::emitC(lowered, target);
   auto generic = sizeGenericKernel(c, [&] { return probes(c); }, jit, codegen::linkFlags(lowered), target.threads);
   return generic ? std::move(generic) : backendFor(target)->build(lowered, jit);
