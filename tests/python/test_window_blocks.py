@@ -91,7 +91,8 @@ def test_no_interior_is_refused():
 
 # The automatic schedule (src/autoschedule/auto_window_blocks.cpp) takes the
 # same steps on windows as users write them: dot products and weighted
-# rows, on heads whose dilation is a select.
+# rows, on heads whose dilation is a select (its heads set apart, the
+# dilated one's tokens spread over their classes mod 2).
 H, WA, TA, FA = 3, 8, 64, 128  # K and V of 3 x 64 x 128 floats: beyond the L1 cache
 
 
@@ -114,7 +115,7 @@ def window_layer(q: teml.Var[(H, TA, FA), "float32"], k: teml.Var[(H, TA, FA), "
                         y[h, j, p] += a[h, j, t + WA] * v[h, j + t * (2 if h < 1 else 1), p]
 
 
-def test_the_automatic_schedule_blocks_the_tokens_of_undilated_heads():
+def test_the_automatic_schedule_blocks_the_tokens_of_every_head():
     q, k, v = (whole((H, TA, FA), seed) for seed in (3, 4, 5))
     a = whole((H, TA, 2 * WA + 1), 6)
     auto = teml.transform(window_layer)
@@ -122,10 +123,13 @@ def test_the_automatic_schedule_blocks_the_tokens_of_undilated_heads():
         np.testing.assert_array_equal(got, want)
     ir = auto.ir(q, k, a, v)
     dilated, rest = ir[:ir.index("@Lh.tail")], ir[ir.index("@Lh.tail"):]
-    assert "j_o" not in dilated  # rows j + 2t: tokens of a block share none
     # Undilated heads: 8 tokens a row of K and a row of V in the interior.
     assert rest.count("* k[h][8 * j_o + t][p]") >= 8
     assert rest.count("* v[h][8 * j_o + t_2][") >= 8
+    # Rows j + 2t: the tokens go in their two classes mod 2 (j outside),
+    # 8 tokens of a class (2 apart) to a row.
+    assert "for j in [0, 2)  @Lj " in dilated
+    assert dilated.count("* k[h][j + 16 * j_o_o + 2 * t][p]") >= 8
 
 
 def stencil(x: teml.Var[(TA, FA), "float32"], y: teml.Var[(TA, FA), "float32", "output"]):
