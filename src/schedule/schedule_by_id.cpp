@@ -41,12 +41,12 @@ class RenameLoops : public Mutator {
 
 StmtP withProgramFreshIds(const StmtP& changed, const StmtP& nest, const StmtP& top) {
   auto inNest = loopIds(nest), inTop = loopIds(top), made = loopIds(changed);
-  std::set<std::string> nestIds(inNest.begin(), inNest.end()), taken(inTop.begin(), inTop.end());
+  std::set<std::string> nestIds(inNest.begin(), inNest.end()), topIds(inTop.begin(), inTop.end());
+  std::set<std::string> taken = topIds;
   taken.insert(made.begin(), made.end());
   std::map<std::string, std::string> names;
   for (auto& id : made)
-    if (!nestIds.count(id) && std::count(inTop.begin(), inTop.end(), id) && !names.count(id))
-      names[id] = freshName(id, taken);
+    if (!nestIds.count(id) && topIds.count(id) && !names.count(id)) names[id] = freshName(id, taken);
   return names.empty() ? changed : RenameLoops(names).mutate(changed);
 }
 
