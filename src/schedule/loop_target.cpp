@@ -125,6 +125,15 @@ LoopSite siteOf(const StmtP& top, const std::string& id, const std::string& what
   return {path[k], level};
 }
 
+std::vector<const For*> loopsAround(const StmtP& top, const StmtP& s) {
+  std::vector<StmtP> path;
+  pathTo(top, s.get(), path);
+  std::vector<const For*> loops;
+  for (size_t p = 0; p + 1 < path.size(); ++p)
+    if (path[p]->kind == StmtKind::For) loops.push_back(&path[p]->as<For>());
+  return loops;
+}
+
 std::pair<LoopSite, LoopSite> sitesOf(const StmtP& top, const std::string& a, const std::string& b,
                                       const std::string& what) {
   LoopSite sa = siteOf(top, a, what), sb = siteOf(top, b, what);

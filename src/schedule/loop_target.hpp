@@ -28,6 +28,9 @@ struct LoopSite {
   int level = 0;
 };
 LoopSite siteOf(const ir::StmtP& top, const std::string& id, const std::string& what);
+// The loops of `top` around its statement `s`, the outermost first (the
+// ranges a transformation of s's nest may also rely on).
+std::vector<const ir::For*> loopsAround(const ir::StmtP& top, const ir::StmtP& s);
 // Two loops of one perfect nest (refused otherwise), the outer one first.
 std::pair<LoopSite, LoopSite> sitesOf(const ir::StmtP& top, const std::string& a, const std::string& b,
                                       const std::string& what);

@@ -200,7 +200,10 @@ Schedule::Applied Schedule::separateTail(const StmtP& top, const std::string& lo
   TEML_ON_LOOP("separate_tail", false, schedule::separateTail(s.nest, s.level))
 }
 Schedule::Applied Schedule::separateInterior(const StmtP& top, const std::string& loop) {
-  TEML_ON_LOOP("separate_interior", false, schedule::separateInterior(s.nest, s.level))
+  auto s = siteOf(top, loop, "separate_interior");
+  auto around = loopsAround(top, s.nest);
+  return onNest("separate_interior", top, s.nest, false,
+                [&] { return schedule::separateInterior(s.nest, s.level, around); });
 }
 // Race checks hold under --no-check too; a refusal then says so.
 #define TEML_RACE_CHECKED(body)                                                 \

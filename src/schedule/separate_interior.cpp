@@ -214,17 +214,18 @@ class SuffixIds : public Mutator {
 
 }  // namespace
 
-StmtP separateInterior(const StmtP& nest, int r) {
+StmtP separateInterior(const StmtP& nest, int r, const std::vector<const For*>& around) {
   auto chain = loopsToLevel(nest, r, "separate_interior");
   const For& f = *chain[r - 1];
   int64_t begin, end;
   if (f.step != 1 || !constValue(f.begin, &begin) || !constValue(f.end, &end))
     throw ScheduleError("separate_interior: loop '" + f.var + "' needs constant bounds and step 1");
   Ranges ranges;
-  for (int level = 0; level + 1 < r; ++level) {
-    const For& o = *chain[level];
+  std::vector<const For*> outer = around;
+  outer.insert(outer.end(), chain.begin(), chain.begin() + (r - 1));
+  for (const For* o : outer) {
     int64_t b, e;
-    if (o.step == 1 && constValue(o.begin, &b) && constValue(o.end, &e) && b < e) ranges[o.var] = {b, e - 1};
+    if (o->step == 1 && constValue(o->begin, &b) && constValue(o->end, &e) && b < e) ranges[o->var] = {b, e - 1};
   }
   ranges[f.var] = {begin, end - 1};
   Guards find(f.var, ranges);

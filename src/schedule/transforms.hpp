@@ -88,8 +88,9 @@ ir::StmtP separateTail(const ir::StmtP& nest, int r);
 // interior, the interior, and those after it: the interior is where every
 // branch inside whose condition compares expressions linear in the loop's
 // iterator surely holds, given the bounds of the loops around and inside;
-// there those branches are replaced by their then-branch.
-ir::StmtP separateInterior(const ir::StmtP& nest, int r);
+// there those branches are replaced by their then-branch. `around`: loops
+// outside the nest (a branch may ask about their iterators too).
+ir::StmtP separateInterior(const ir::StmtP& nest, int r, const std::vector<const ir::For*>& around = {});
 // A nest computing C[i][j] += A[i][k] * B[k][j] (A or B possibly transposed)
 // becomes a call of BLAS gemm (OpenBLAS).
 ir::StmtP asLib(const ir::StmtP& nest, const ir::Program& program);

@@ -69,3 +69,21 @@ def test_each_part_takes_the_side_of_a_select_its_condition_gives_there():
     ir = split.ir()
     first, rest = ir[ir.index("@Lh  "):ir.index("@Lh.tail")], ir[ir.index("@Lh.tail"):]
     assert "x[h][j + t * 2][p]" in first and "x[h][j + t][p]" in rest and "select" not in ir
+
+
+def classes(x: teml.Var[(2 * N,), "float64"], y: teml.Var[(2 * N,), "float64", "output"]):
+    for c in range(2):
+        #! label: Lj
+        for j in range(N):
+            for t in range(-3, 4):
+                if 0 <= 2 * j + c + 2 * t < 2 * N:
+                    y[2 * j + c] += x[2 * j + c + 2 * t] * (t + 4)
+        y[c] += 1  # Lj is not all of c's body: c is outside Lj's perfect nest
+
+
+def test_a_guard_may_ask_about_loops_outside_the_perfect_nest():
+    split = teml.transform(classes, schedule=lambda s: s.separate_interior("Lj"), auto=False)
+    x = np.random.default_rng(4).integers(-9, 9, 38).astype(np.float64)
+    np.testing.assert_array_equal(split(x), teml.transform(classes, auto=False)(x))
+    interior = split.ir().split("@Lj  ")[1].split("@Lj.tail")[0]
+    assert "if" not in interior

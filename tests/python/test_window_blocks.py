@@ -92,44 +92,51 @@ def test_no_interior_is_refused():
 # The automatic schedule (src/autoschedule/auto_window_blocks.cpp) takes the
 # same steps on windows as users write them: dot products and weighted
 # rows, on heads whose dilation is a select (its heads set apart, the
-# dilated one's tokens spread over their classes mod 2).
+# dilated one's tokens spread over their classes mod 2). A dot product's
+# interior rows go in pairs: 16 sums per vector of Q loaded.
 H, WA, TA, FA = 3, 8, 64, 128  # K and V of 3 x 64 x 128 floats: beyond the L1 cache
 
 
-def window_layer(q: teml.Var[(H, TA, FA), "float32"], k: teml.Var[(H, TA, FA), "float32"],
-                 a: teml.Var[(H, TA, 2 * WA + 1), "float32"], v: teml.Var[(H, TA, FA), "float32"],
-                 s: teml.Var[(H, TA, 2 * WA + 1), "float32", "output"],
-                 y: teml.Var[(H, TA, FA), "float32", "output"]):
+def window_layer(q: teml.Var[(H, n, FA), "float32"], k: teml.Var[(H, n, FA), "float32"],
+                 a: teml.Var[(H, n, 2 * WA + 1), "float32"], v: teml.Var[(H, n, FA), "float32"],
+                 s: teml.Var[(H, n, 2 * WA + 1), "float32", "output"],
+                 y: teml.Var[(H, n, FA), "float32", "output"]):
     #! label: Lh
     for h in range(H):
         #! label: Lj
-        for j in range(TA):
+        for j in range(n):
             for t in range(-WA, WA + 1):
-                if 0 <= j + t * (2 if h < 1 else 1) < TA:
+                if 0 <= j + t * (2 if h < 1 else 1) < n:
                     s[h, j, t + WA] = 0
                     for p in range(FA):
                         s[h, j, t + WA] += q[h, j, p] * k[h, j + t * (2 if h < 1 else 1), p]
             for t in range(-WA, WA + 1):
-                if 0 <= j + t * (2 if h < 1 else 1) < TA:
+                if 0 <= j + t * (2 if h < 1 else 1) < n:
                     for p in range(FA):
                         y[h, j, p] += a[h, j, t + WA] * v[h, j + t * (2 if h < 1 else 1), p]
 
 
-def test_the_automatic_schedule_blocks_the_tokens_of_every_head():
-    q, k, v = (whole((H, TA, FA), seed) for seed in (3, 4, 5))
-    a = whole((H, TA, 2 * WA + 1), 6)
+# 64 tokens: each class of the dilated head is 4 whole blocks; 70: each
+# class of 35 tokens ends in a tail of 3 (the blocks then sit in a loop
+# over the classes that holds their tail too).
+@pytest.mark.parametrize("tokens", [64, 70])
+def test_the_automatic_schedule_blocks_the_tokens_of_every_head(tokens):
+    q, k, v = (whole((H, tokens, FA), seed) for seed in (3, 4, 5))
+    a = whole((H, tokens, 2 * WA + 1), 6)
     auto = teml.transform(window_layer)
     for got, want in zip(auto(q, k, a, v), teml.transform(window_layer, auto=False)(q, k, a, v)):
         np.testing.assert_array_equal(got, want)
     ir = auto.ir(q, k, a, v)
     dilated, rest = ir[:ir.index("@Lh.tail")], ir[ir.index("@Lh.tail"):]
-    # Undilated heads: 8 tokens a row of K and a row of V in the interior.
-    assert rest.count("* k[h][8 * j_o + t][p]") >= 8
+    # Undilated heads: 8 tokens two rows of K, and a row of V, in the interior.
+    assert rest.count("* k[h][8 * j_o + (-1 + 2 * t_o)][p]") >= 8
+    assert rest.count("* k[h][8 * j_o + (-1 + 2 * t_o + 1)][p]") >= 8
     assert rest.count("* v[h][8 * j_o + t_2][") >= 8
     # Rows j + 2t: the tokens go in their two classes mod 2 (j outside),
-    # 8 tokens of a class (2 apart) to a row.
+    # 8 tokens of a class (2 apart) to two rows.
     assert "for j in [0, 2)  @Lj " in dilated
-    assert dilated.count("* k[h][j + 16 * j_o_o + 2 * t][p]") >= 8
+    assert dilated.count("* k[h][j + 16 * j_o_o + 2 * (-1 + 2 * t_o)][p]") >= 8
+    assert dilated.count("* v[h][j + 16 * j_o_o + 2 * t_2][") >= 8
 
 
 def stencil(x: teml.Var[(TA, FA), "float32"], y: teml.Var[(TA, FA), "float32", "output"]):
