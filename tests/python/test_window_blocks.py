@@ -139,6 +139,29 @@ def test_the_automatic_schedule_blocks_the_tokens_of_every_head(tokens):
     assert dilated.count("* v[h][j + 16 * j_o_o + 2 * t_2][") >= 8
 
 
+def lopsided(q: teml.Var[(2, n, FA), "float32"], k: teml.Var[(2, n, FA), "float32"],
+             s: teml.Var[(2, n, 16), "float32", "output"]):
+    for h in range(2):
+        for j in range(n):
+            for t in range(-8, 8):
+                if 0 <= j + t < n:
+                    s[h, j, t + 8] = 0
+                    for p in range(FA):
+                        s[h, j, t + 8] += q[h, j, p] * k[h, j + t, p]
+
+
+# A window of 16 rows has 9 in every token's window of a block of 8: four
+# pairs, and a last row alone (separate_tail of the pairs).
+@pytest.mark.parametrize("tokens", [64, 75])
+def test_an_odd_number_of_interior_rows_keeps_its_last_row_alone(tokens):
+    q, k = whole((2, tokens, FA), 14), whole((2, tokens, FA), 15)
+    auto = teml.transform(lopsided)
+    np.testing.assert_array_equal(auto(q, k), teml.transform(lopsided, auto=False)(q, k))
+    ir = auto.ir(q, k)
+    assert ir.count("* k[h][8 * j_o + (-1 + 2 * t_o + 1)][p]") >= 8
+    assert "for t_o in [0, 4)" in ir and "for t_o in [4, 5)" in ir
+
+
 def stencil(x: teml.Var[(TA, FA), "float32"], y: teml.Var[(TA, FA), "float32", "output"]):
     #! label: Lj
     for j in range(1, TA - 1):
