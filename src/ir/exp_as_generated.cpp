@@ -19,7 +19,7 @@ int64_t bitsOf(double f) {
 }  // namespace
 
 double expAsGenerated(double x) {
-  x = x < -746.0 ? -746.0 : x;
+  if (x < -746.0) return 0.0;
   x = x > 710.0 ? 710.0 : x;
   double k = x * 1.4426950408889634 + 6755399441055744.0;
   double n = k - 6755399441055744.0;
