@@ -111,6 +111,17 @@ class FirstReductions {
       *out = makeSeq(parts);
       return true;
     }
+    // A guard here that does not move with the loops inside may be what keeps
+    // the element in bounds (interchange's partial block: 5 * q_o + q < K):
+    // the zeros set in front of it would land outside the tensor.
+    bool guarded = false;
+    forEachStmt(s, [&](const StmtP& x) {
+      if (x->kind != StmtKind::If || usesOf(x, t_).reduces.empty()) return;
+      bool moves = false;
+      for (auto& v : innerVars) moves |= usesVar(x->as<If>().cond, v);
+      guarded |= !moves;
+    });
+    if (guarded) return false;
     // Stores count only where they surely run: directly here, not in a loop
     // that might not run or under a guard.
     for (auto* st : u.stores) {
