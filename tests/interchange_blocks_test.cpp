@@ -13,9 +13,7 @@ using namespace teml::testing;
 namespace {
 
 ir::Program lanesOutside(int64_t features) {
-  freeform::FreeformOptions o = hostFreeformOptions();
-  o.sizes = {{"N", 5}, {"F", features}};
-  return pipeline::compileFreeform(R"(import teml
+  return compileForHost(R"(import teml
 @teml.transform
 def f(x: teml.Var[(N, F), "float64"], w: teml.Var[(F,), "float64"], y: teml.Var[(N,), "float64", "output"]):
     for i in range(N):
@@ -27,7 +25,7 @@ def g(s):
     blocks, lanes = s.split("Lp", 32)
     s.reorder([lanes, blocks])
 )",
-                                   o)
+                        {{"N", 5}, {"F", features}})
       .program;
 }
 
@@ -53,9 +51,7 @@ TEST(InterchangeBlocks, ALastPartialBlockIsGuardedWhereTheFactorDoesNotDivide) {
 // (4 * i_o + i < 5) keeps y's element in bounds, so the output's zeros are
 // not set in front of it (they were, for i = 1..3 of the last block: past y).
 TEST(InterchangeBlocks, AnOutputsZerosStayBehindTheGuardOfALastPartialBlock) {
-  freeform::FreeformOptions o = hostFreeformOptions();
-  o.sizes = {{"N", 5}, {"F", 3}};
-  ir::Program p = pipeline::compileFreeform(R"(import teml
+  ir::Program p = compileForHost(R"(import teml
 @teml.transform
 def f(x: teml.Var[(N, F), "float64"], w: teml.Var[(F,), "float64"], y: teml.Var[(N,), "float64", "output"]):
     #! label: Li
@@ -67,7 +63,7 @@ def g(s):
     blocks, rows = s.split("Li", 4)
     s.reorder([rows, blocks])
 )",
-                                              o)
+                                 {{"N", 5}, {"F", 3}})
                       .program;
   std::string ir = ir::toString(p, true);
   ASSERT_NE(ir.find("if 4 * i_o + i < 5"), std::string::npos) << ir;

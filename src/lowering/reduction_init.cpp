@@ -117,9 +117,9 @@ class FirstReductions {
     bool guarded = false;
     forEachStmt(s, [&](const StmtP& x) {
       if (x->kind != StmtKind::If || usesOf(x, t_).reduces.empty()) return;
-      bool moves = false;
-      for (auto& v : innerVars) moves |= usesVar(x->as<If>().cond, v);
-      guarded |= !moves;
+      bool varies = false;
+      for (auto& v : innerVars) varies |= usesVar(x->as<If>().cond, v);
+      guarded |= !varies;
     });
     if (guarded) return false;
     // Stores count only where they surely run: directly here, not in a loop
