@@ -81,8 +81,9 @@ class ScalarExpr : public ExprFunctor<std::string(int, bool, bool)> {
       case BinOp::Mod: return ints ? call("teml_mod") : call(f32 ? "teml_modf" : "teml_modd");
       case BinOp::Min:
       case BinOp::Max:
-        return call(ints ? (b.op == BinOp::Min ? "teml_min" : "teml_max")
-                         : (b.op == BinOp::Min ? (f32 ? "teml_minf" : "teml_mind") : (f32 ? "teml_maxf" : "teml_maxd")));
+        if (ints) return call(b.op == BinOp::Min ? "teml_min" : "teml_max");
+        return call(std::string(b.op == BinOp::Min ? (f32 ? "teml_minf" : "teml_mind") : (f32 ? "teml_maxf" : "teml_maxd")) +
+                    (names_.inVectorLanes ? "_lanes" : ""));
       default: break;
     }
     // Both sides of `and`/`or` computed, as bitwise & and |, where the right

@@ -14,6 +14,11 @@ namespace teml::codegen {
 struct CExprNames {
   std::function<std::string(const std::string& var)> iterator;
   std::function<std::string(const std::string& tensor, const std::vector<ir::ExprP>& indices)> element;
+  // In a loop the C compiler vectorizes: float min and max as bitwise
+  // selects (teml_minf_lanes), which GCC's PRE cannot multiply through as it
+  // does through a branch's arms (SoftRas's clamps). Scalar code keeps the
+  // branch form, one minss.
+  bool inVectorLanes = false;
 };
 
 // `e` as C. `parent`: the precedence of the operator around it (0: none),

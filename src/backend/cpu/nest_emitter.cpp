@@ -61,6 +61,7 @@ std::string NestEmitter::access(const std::string& tensor, const std::vector<Exp
 std::string NestEmitter::expr(const ExprP& e, int parent, bool right, bool single) {
   CExprNames names{[this](const std::string& var) { return iterName(var); },
                    [this](const std::string& tensor, const std::vector<ExprP>& idx) { return access(tensor, idx); }};
+  names.inVectorLanes = pragmaLanesDepth_ > 0;
   return cExpr(e, names, parent, right, single);
 }
 
@@ -112,6 +113,12 @@ void NestEmitter::emitFor(const For& f, int indent) {
   }
   iterNames_.push_back({f.var, cvar});
   bool explicitVector = f.loopKind.lanes() && f.loopKind.cpu.vectorPlan.form != VectorForm::Pragma;
+  struct LanesScope {  // the loops GCC vectorizes around what is emitted now
+    int& depth;
+    bool counts;
+    ~LanesScope() { depth -= counts; }
+  } lanesScope{pragmaLanesDepth_, f.loopKind.lanes() && !explicitVector};
+  pragmaLanesDepth_ += lanesScope.counts;
   if (explicitVector && vectorType_) throw InternalError("code generation: a vector plan inside another");
   if (f.loopKind.threads() && f.loopKind.lanes()) {
     line(indent, std::string("#pragma omp parallel for simd schedule(") + threadScheduleName(f.loopKind.schedule) +

@@ -215,6 +215,7 @@ class NestEmitter {
   int hoistedIndices_ = 0;  // names of index loads read before their SIMD loops: teml.index0, ...
   CNames names_;
   std::vector<std::pair<std::string, std::string>> iterNames_;
+  int pragmaLanesDepth_ = 0;  // enclosing loops left to GCC to vectorize (`#pragma omp simd`)
   std::map<std::string, Register> registers_;  // scalars in registers in scope
   std::string nestName_;
   const char* vectorType_ = nullptr;  // set while emitting an explicitly vectorized loop
