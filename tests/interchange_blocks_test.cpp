@@ -12,22 +12,27 @@ using namespace teml::testing;
 
 namespace {
 
-ir::Program lanesOutside(int64_t features) {
+// y[i] += x[i, p] * w[p] with `loop` (Li or Lp) split by `factor` and its
+// block loop moved inside the loop of offsets.
+ir::Program offsetsOutside(const std::string& loop, int64_t factor, int64_t rows, int64_t features) {
   return compileForHost(R"(import teml
 @teml.transform
 def f(x: teml.Var[(N, F), "float64"], w: teml.Var[(F,), "float64"], y: teml.Var[(N,), "float64", "output"]):
+    #! label: Li
     for i in range(N):
         #! label: Lp
         for p in range(F):
             y[i] += x[i, p] * w[p]
 @teml.schedule(f)
 def g(s):
-    blocks, lanes = s.split("Lp", 32)
-    s.reorder([lanes, blocks])
+    blocks, offsets = s.split(")" + loop + "\", " + std::to_string(factor) + R"()
+    s.reorder([offsets, blocks])
 )",
-                        {{"N", 5}, {"F", features}})
+                        {{"N", rows}, {"F", features}})
       .program;
 }
+
+ir::Program lanesOutside(int64_t features) { return offsetsOutside("Lp", 32, 5, features); }
 
 }  // namespace
 
@@ -51,20 +56,7 @@ TEST(InterchangeBlocks, ALastPartialBlockIsGuardedWhereTheFactorDoesNotDivide) {
 // (4 * i_o + i < 5) keeps y's element in bounds, so the output's zeros are
 // not set in front of it (they were, for i = 1..3 of the last block: past y).
 TEST(InterchangeBlocks, AnOutputsZerosStayBehindTheGuardOfALastPartialBlock) {
-  ir::Program p = compileForHost(R"(import teml
-@teml.transform
-def f(x: teml.Var[(N, F), "float64"], w: teml.Var[(F,), "float64"], y: teml.Var[(N,), "float64", "output"]):
-    #! label: Li
-    for i in range(N):
-        for p in range(F):
-            y[i] += x[i, p] * w[p]
-@teml.schedule(f)
-def g(s):
-    blocks, rows = s.split("Li", 4)
-    s.reorder([rows, blocks])
-)",
-                                 {{"N", 5}, {"F", 3}})
-                      .program;
+  ir::Program p = offsetsOutside("Li", 4, 5, 3);
   std::string ir = ir::toString(p, true);
   ASSERT_NE(ir.find("if 4 * i_o + i < 5"), std::string::npos) << ir;
   std::string c = cSource(p);
